@@ -1,0 +1,33 @@
+// Bundles the CLI (and the test servers) with esbuild. Start-up time is dominated by module loading:
+// one bundled file loads in a fraction of the time of hundreds of node_modules files (see ../shared/STACK.md).
+import { build } from "esbuild";
+import { readdirSync } from "node:fs";
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  logLevel: "warning",
+  // Bundled CommonJS dependencies may call require(); give the ESM bundle one.
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+};
+
+await build({
+  ...common,
+  entryPoints: { cli: "src/cli.ts" },
+  outdir: "dist",
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  external: ["react-devtools-core"],
+});
+
+const servers = readdirSync("test/servers").filter((f) => /\.ts$/.test(f) && !f.endsWith(".d.ts"));
+if (servers.length > 0) {
+  await build({
+    ...common,
+    entryPoints: servers.map((f) => `test/servers/${f}`),
+    outdir: "dist/test-servers",
+  });
+}
