@@ -1,1 +1,105 @@
-console.log("mcp-task: under construction");
+// The command surface, declared in one place, and the entry point bin/mcp-task.js calls.
+import { Command, CommanderError } from "commander";
+import { registerCall } from "./commands/call.js";
+import { registerServer } from "./commands/server.js";
+import { registerTools } from "./commands/tools.js";
+import { systemClock, type Context, type IO } from "./context.js";
+import { ExitCode, InterruptedError, describeError } from "./errors.js";
+import { createPrinter } from "./output/printer.js";
+import { connect } from "./protocol/connect.js";
+import { Settings, homeDir } from "./store/settings.js";
+
+export const VERSION = "0.1.0";
+
+export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
+  const wantsJson = (argv: string[]) => argv.includes("--json");
+  let json = false;
+  const run = async (job: Promise<number>) => {
+    try {
+      setExit(await job);
+    } catch (error) {
+      const report = describeError(error);
+      createPrinter(ctx.io, json).error(report);
+      setExit(report.exitCode);
+    }
+  };
+  const program = new Command("mcp-task")
+    .description("Drive and inspect MCP Tasks: start long tool calls, follow them, answer their input, read their results.")
+    .version(VERSION)
+    .option("--no-color", "no colour")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => ctx.io.stdout.write(text),
+      writeErr: (text) => ctx.io.stderr.write(text),
+    })
+    .hook("preAction", (_this, action) => {
+      json = wantsJson(action.args) || Boolean(action.opts().json);
+    });
+  registerServer(program, ctx, run);
+  registerTools(program, ctx, run);
+  registerCall(program, ctx, run);
+  return program;
+}
+
+/** Runs the CLI with the real process as context; resolves to the exit code. */
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const env = process.env;
+  const noColor = argv.includes("--no-color") || env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
+  const ci = Boolean(env.CI) && env.CI !== "false" && env.CI !== "0";
+  const io: IO = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    color: !noColor && (forceColor || Boolean(process.stderr.isTTY)),
+    interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY) && !ci,
+  };
+  const interrupt = new AbortController();
+  process.on("SIGINT", () => {
+    if (interrupt.signal.aborted) process.exit(ExitCode.interrupted);
+    interrupt.abort(new InterruptedError("interrupted"));
+  });
+  let exitCode: number = ExitCode.ok;
+  let settings: Settings;
+  try {
+    settings = new Settings(homeDir(env));
+  } catch (error) {
+    const report = describeError(error);
+    createPrinter(io, argv.includes("--json")).error(report);
+    return report.exitCode;
+  }
+  const ctx: Context = {
+    io,
+    clock: systemClock,
+    env,
+    settings,
+    interrupt: interrupt.signal,
+    connect: (descriptor, name) =>
+      connect(descriptor, {
+        env,
+        name,
+        verdicts: {
+          get: (key) => settings.verdict(key, Date.now()),
+          set: (key, verdict) => settings.saveVerdict(key, verdict, Date.now()),
+          delete: (key) => settings.forgetVerdict(key),
+        },
+      }),
+  };
+  const program = buildProgram(ctx, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return ExitCode.ok;
+      return ExitCode.usage;
+    }
+    const report = describeError(error);
+    createPrinter(io, argv.includes("--json")).error(report);
+    return report.exitCode;
+  }
+  return exitCode;
+}

@@ -1,0 +1,94 @@
+// Parsing shared by the verbs: which server, tool arguments, JSON options, durations.
+import { readFile } from "node:fs/promises";
+import type { Context } from "../context.js";
+import { UsageError } from "../errors.js";
+import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../protocol/server.js";
+
+export interface ServerOptions {
+  server?: string;
+  stdio?: string;
+}
+
+export interface ResolvedServer {
+  name: string;
+  descriptor: ServerDescriptor;
+}
+
+/** `--stdio`, `-s <name|url>`, else the default server, else MCP_TASK_SERVER. */
+export function resolveServer(options: ServerOptions, ctx: Context): ResolvedServer {
+  if (options.stdio !== undefined) {
+    if (options.server !== undefined) throw new UsageError("give either --server or --stdio, not both");
+    const { command, args } = parseCommandLine(options.stdio);
+    return { name: [command, ...args].join(" "), descriptor: { transport: "stdio", command, args } };
+  }
+  const wanted = options.server ?? ctx.settings.defaultServer() ?? ctx.env.MCP_TASK_SERVER;
+  if (!wanted) {
+    throw new UsageError("no server given", 'pass -s <name|url> or --stdio "<command>", or set a default with: mcp-task server use <name>');
+  }
+  if (/^https?:\/\//i.test(wanted)) return { name: wanted, descriptor: httpDescriptor(wanted) };
+  const saved = ctx.settings.server(wanted);
+  if (!saved) {
+    const known = Object.keys(ctx.settings.servers());
+    throw new UsageError(`unknown server: ${wanted}`, known.length ? `known servers: ${known.join(", ")}` : "add one with: mcp-task server add <name> --url <url>");
+  }
+  return { name: wanted, descriptor: saved };
+}
+
+/** Reads `<json>`, `@file` or `-` (stdin) into a JSON object. */
+export async function readJsonObject(value: string, what: string, ctx: Context): Promise<Record<string, unknown>> {
+  let text = value;
+  if (value === "-") text = await readAll(ctx.io.stdin);
+  else if (value.startsWith("@")) {
+    try {
+      text = await readFile(value.slice(1), "utf8");
+    } catch (error) {
+      throw new UsageError(`cannot read ${what} from ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} is not valid JSON: ${(error as Error).message}`, `example: ${what === "--input" ? `--input '{"name":"Ada"}'` : `--args '{"n":3}'`}`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`${what} must be a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** `key=value` pairs; a value that parses as JSON is taken as JSON, else as a string. */
+export function parsePairs(pairs: string[]): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new UsageError(`not a key=value argument: ${pair}`, "write arguments as key=value, e.g. topic=python n=3");
+    const raw = pair.slice(at + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      /* a plain string */
+    }
+    args[pair.slice(0, at)] = value;
+  }
+  return args;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is seconds. */
+export function parseDuration(value: string, what: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
+  if (!match) throw new UsageError(`${what}: not a duration: ${value}`, "write durations like 30s, 5m, 2h or 1500ms");
+  return Math.round(Number(match[1]) * UNITS[match[2] ?? "s"]);
+}
+
+export function parseMilliseconds(value: string, what: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${what}: not a whole number of milliseconds: ${value}`, `example: ${what} 60000`);
+  return Number(value);
+}

@@ -1,0 +1,54 @@
+// The one injected context: IO streams with their TTY facts, a clock, the environment, settings and a way to
+// connect to servers. Nothing below bin/ reaches for process.*, Date.now or setTimeout directly.
+import type { Settings } from "./store/settings.js";
+import type { ServerDescriptor } from "./protocol/server.js";
+import type { Wire } from "./protocol/wire.js";
+
+export interface OutStream {
+  write(text: string): unknown;
+}
+
+export interface IO {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: NodeJS.ReadableStream;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Colour wanted on the terminal (NO_COLOR / FORCE_COLOR / --no-color / TTY). */
+  color: boolean;
+  /** Interactive: a person can be asked (stdin and stderr are TTYs and not CI). */
+  interactive: boolean;
+}
+
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or early when `signal` aborts; never rejects. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface Context {
+  io: IO;
+  clock: Clock;
+  env: Record<string, string | undefined>;
+  settings: Settings;
+  /** Opens a connection to a server (generation detected, verdict cached). */
+  connect(server: ServerDescriptor, name?: string): Promise<Wire>;
+  /** Aborted on Ctrl-C. */
+  interrupt: AbortSignal;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal?.aborted || ms <= 0) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener("abort", done, { once: true });
+    }),
+};

@@ -1,0 +1,101 @@
+// The typed errors of mcp-task. Each class carries its exit code (see ../shared/CLI.md), a stable code string
+// and an optional hint (the next command to run). `describeError` is the one place that turns any thrown value
+// into what the user sees; nothing classifies an error by matching its message text.
+
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  cancelled: 3,
+  server: 4,
+  notFound: 5,
+  inputRequired: 6,
+  stillRunning: 7,
+  interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class McpTaskError extends Error {
+  readonly exitCode: ExitCodeValue = ExitCode.failed;
+  readonly code: string = "failed";
+  constructor(
+    message: string,
+    readonly hint?: string,
+    readonly taskId: string | null = null,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad arguments, unknown server names, unreadable files: exit 2. */
+export class UsageError extends McpTaskError {
+  override readonly exitCode = ExitCode.usage;
+  override readonly code = "usage";
+}
+
+/** The server cannot be reached, exited, or answered something that is not valid MCP: exit 4. */
+export class ServerError extends McpTaskError {
+  override readonly exitCode = ExitCode.server;
+  override readonly code: string = "server";
+  /** True when waiting and trying again may help (connection refused, reset, timeout). */
+  transient = false;
+}
+
+/** The server's reply does not match the protocol: exit 4. */
+export class ProtocolViolation extends ServerError {
+  override readonly code = "protocol";
+}
+
+/** A JSON-RPC error returned by the server for a request (other than the classified cases). */
+export class RpcError extends ServerError {
+  override readonly code = "rpc";
+  constructor(
+    message: string,
+    readonly rpcCode: number,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The task is unknown or expired on the server, or no saved handle matches: exit 5. */
+export class TaskNotFoundError extends McpTaskError {
+  override readonly exitCode = ExitCode.notFound;
+  override readonly code = "not_found";
+}
+
+/** Input is required and no answer is available, or the answer does not fit the requested schema: exit 6. */
+export class InputRequiredError extends McpTaskError {
+  override readonly exitCode = ExitCode.inputRequired;
+  override readonly code = "input_required";
+}
+
+/** Stopped waiting (--timeout) while the task still runs: exit 7. */
+export class StillRunningError extends McpTaskError {
+  override readonly exitCode = ExitCode.stillRunning;
+  override readonly code = "still_running";
+}
+
+/** Interrupted by the user (Ctrl-C); the task keeps running: exit 130. */
+export class InterruptedError extends McpTaskError {
+  override readonly exitCode = ExitCode.interrupted;
+  override readonly code = "interrupted";
+}
+
+export interface ErrorReport {
+  exitCode: ExitCodeValue;
+  code: string;
+  message: string;
+  hint?: string;
+  taskId: string | null;
+}
+
+/** Turns anything thrown into the one-line report the user sees. Unknown errors are internal failures (exit 1). */
+export function describeError(error: unknown): ErrorReport {
+  if (error instanceof McpTaskError) {
+    return { exitCode: error.exitCode, code: error.code, message: error.message, hint: error.hint, taskId: error.taskId };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { exitCode: ExitCode.failed, code: "internal", message: `internal error: ${message}`, taskId: null };
+}

@@ -1,0 +1,113 @@
+// One printer writes either human text (status to stderr, result to stdout) or NDJSON events (stdout only), so
+// commands never branch on the format. Event shapes are the contract of ../shared/CLI.md.
+import type { IO } from "../context.js";
+import type { ErrorReport } from "../errors.js";
+import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
+import type { FinalOutcome } from "../tasks/engine.js";
+import { renderResult } from "./render.js";
+import { sanitizeLine } from "./sanitize.js";
+import { paint } from "./style.js";
+
+export interface TaskInfo {
+  taskId: string;
+  server: string;
+  tool: string;
+  generation: Generation;
+  status: string;
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+}
+
+export interface Printer {
+  task(info: TaskInfo): void;
+  status(snapshot: Snapshot, at: Date): void;
+  input(taskId: string, request: InputRequest): void;
+  result(outcome: FinalOutcome): void;
+  error(report: ErrorReport): void;
+  /** A side remark for a person (stderr; nothing in JSON mode). */
+  note(text: string): void;
+  /** A single JSON document (get, list, cancel, export) or its text form. */
+  document(value: unknown, text: () => string): void;
+}
+
+export function createPrinter(io: IO, json: boolean): Printer {
+  return json ? jsonPrinter(io) : textPrinter(io);
+}
+
+const short = (taskId: string) => sanitizeLine(taskId.length > 12 ? `${taskId.slice(0, 8)}…` : taskId);
+
+function textPrinter(io: IO): Printer {
+  const p = paint(io.color);
+  const err = (line: string) => io.stderr.write(`${line}\n`);
+  return {
+    task(info) {
+      err(`${p.dim("mcp-task:")} started task ${sanitizeLine(info.taskId)} (${sanitizeLine(info.tool)} on ${sanitizeLine(info.server)}, ${info.generation.toUpperCase()})`);
+    },
+    status(snapshot) {
+      const message = snapshot.statusMessage ? ` ${p.dim("-")} ${sanitizeLine(snapshot.statusMessage)}` : "";
+      err(`${p.dim("mcp-task:")} ${short(snapshot.taskId)} ${p.status(snapshot.status)}${message}`);
+    },
+    input(taskId, request) {
+      const message = typeof request.params.message === "string" ? sanitizeLine(request.params.message) : sanitizeLine(request.method);
+      err(`${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}`);
+    },
+    result(outcome) {
+      if (outcome.result) {
+        const text = renderResult(outcome.result);
+        if (text) io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+      }
+      if (outcome.outputProblem) err(`${p.yellow("warning:")} ${sanitizeLine(outcome.outputProblem)}`);
+      if (outcome.status === "failed") {
+        const why = outcome.error ? `${sanitizeLine(outcome.error.message)} (code ${outcome.error.code})` : "the tool reported an error";
+        err(`${p.red("failed:")} ${why}`);
+      } else if (outcome.result?.isError) {
+        err(`${p.red("failed:")} the tool reported an error`);
+      } else if (outcome.status === "cancelled") {
+        err(`${p.yellow("cancelled:")} the task was cancelled`);
+      }
+    },
+    error(report) {
+      err(`${p.red("mcp-task: error:")} ${sanitizeLine(report.message)}`);
+      if (report.hint) err(`${p.dim("hint:")} ${sanitizeLine(report.hint)}`);
+    },
+    note(text) {
+      err(`${p.dim("mcp-task:")} ${sanitizeLine(text)}`);
+    },
+    document(_value, text) {
+      const out = text();
+      io.stdout.write(out.endsWith("\n") || out === "" ? out : `${out}\n`);
+    },
+  };
+}
+
+function jsonPrinter(io: IO): Printer {
+  const line = (event: Record<string, unknown>) => io.stdout.write(`${JSON.stringify(event)}\n`);
+  return {
+    task(info) {
+      line({ type: "task", ...info });
+    },
+    status(snapshot, at) {
+      line({ type: "status", taskId: snapshot.taskId, status: snapshot.status, statusMessage: snapshot.statusMessage ?? null, at: at.toISOString() });
+    },
+    input(taskId, request) {
+      line({ type: "input", taskId, key: request.key, request: { method: request.method, params: request.params } });
+    },
+    result(outcome) {
+      line({
+        type: "result",
+        taskId: outcome.taskId,
+        status: outcome.status,
+        result: outcome.result ?? null,
+        error: outcome.error ?? null,
+        ...(outcome.outputProblem ? { outputSchemaError: outcome.outputProblem } : {}),
+      });
+    },
+    error(report) {
+      line({ type: "error", taskId: report.taskId, exitCode: report.exitCode, code: report.code, message: report.message, ...(report.hint ? { hint: report.hint } : {}) });
+    },
+    note() {},
+    document(value) {
+      io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+  };
+}

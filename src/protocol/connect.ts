@@ -1,0 +1,136 @@
+// Opening a connection: transport, handshake with generation detection, and the wire adapter on top.
+import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Transport } from "@modelcontextprotocol/client";
+import { ServerError, UsageError } from "../errors.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { RawChannel } from "./rpc.js";
+import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
+import { V1Wire } from "./v1.js";
+import { V2Wire } from "./v2.js";
+import type { Wire } from "./wire.js";
+
+export const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
+export const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
+
+/** Where generation verdicts are remembered between processes. */
+export interface VerdictCache {
+  get(key: string): PriorDiscovery | undefined;
+  set(key: string, verdict: PriorDiscovery): void;
+  delete(key: string): void;
+}
+
+export interface ConnectOptions {
+  env: Record<string, string | undefined>;
+  verdicts?: VerdictCache;
+  /** Handshake timeout (ms). */
+  timeoutMs?: number;
+  /** Display name of the server, for messages. */
+  name?: string;
+}
+
+const STDERR_TAIL_BYTES = 2000;
+
+export async function connect(descriptor: ServerDescriptor, options: ConnectOptions): Promise<Wire> {
+  const key = descriptorKey(descriptor);
+  const prior = options.verdicts?.get(key);
+  try {
+    return await connectOnce(descriptor, options, prior);
+  } catch (error) {
+    // A stale cached verdict (the server changed generation): forget it and negotiate afresh.
+    if (prior && !(error instanceof UsageError)) {
+      options.verdicts?.delete(key);
+      return connectOnce(descriptor, options, undefined);
+    }
+    throw error;
+  }
+}
+
+async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined): Promise<Wire> {
+  const label = options.name ?? describeServer(descriptor);
+  const stderrTail = { text: "" };
+  const transport = makeTransport(descriptor, options.env, stderrTail);
+  const client = new Client(CLIENT_INFO, {
+    capabilities: CLIENT_CAPABILITIES,
+    versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(options.timeoutMs ?? 10_000, 10_000) } },
+  });
+  const describeClose = () => {
+    const tail = sanitizeLine(stderrTail.text.trim()).slice(-400);
+    const base = descriptor.transport === "stdio" ? `the server process exited (${label})` : `the connection to ${label} closed`;
+    return redact(tail ? `${base}; its stderr ends with: ${tail}` : base);
+  };
+  const redact = (text: string) => redactSecrets(text, descriptor, options.env);
+  try {
+    await client.connect(transport, { ...(prior ? { prior } : {}), timeout: options.timeoutMs ?? 30_000 });
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw connectError(error, label, descriptor, stderrTail.text, redact);
+  }
+  const era = client.getProtocolEra();
+  const verdict: PriorDiscovery | undefined =
+    era === "modern" ? { kind: "modern", discover: client.getDiscoverResult()! } : era === "legacy" ? { kind: "legacy" } : undefined;
+  if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
+  const rpc = new RawChannel(transport, describeClose);
+  const protocolVersion = client.getNegotiatedProtocolVersion() ?? "";
+  const serverName = client.getServerVersion()?.name ?? label;
+  return era === "modern" ? new V2Wire(client, rpc, protocolVersion, serverName) : new V1Wire(client, rpc, protocolVersion, serverName);
+}
+
+function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }): Transport {
+  if (descriptor.transport === "http") {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
+    return new StreamableHTTPClientTransport(new URL(descriptor.url), { requestInit: { headers } });
+  }
+  const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
+  for (const [name, value] of Object.entries(descriptor.env ?? {})) childEnv[name] = resolveEnvRefs(value, env);
+  const transport = new StdioClientTransport({
+    command: descriptor.command,
+    args: descriptor.args,
+    env: childEnv,
+    cwd: descriptor.cwd,
+    stderr: "pipe",
+  });
+  // Keep the end of the server's stderr: it is what explains a crash.
+  const attach = () => {
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      stderrTail.text = (stderrTail.text + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+    });
+  };
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    attach();
+  };
+  return transport;
+}
+
+/** The first `code` found along an error's cause chain (fetch wraps ECONNREFUSED two levels deep). */
+export function causeCode(error: unknown): string | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = (e.cause ?? (e as { data?: { cause?: unknown } }).data?.cause) as typeof e, depth++) {
+    if (typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+function connectError(error: unknown, label: string, descriptor: ServerDescriptor, stderr: string, redact: (s: string) => string): Error {
+  if (error instanceof UsageError) return error;
+  const code = causeCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const tail = sanitizeLine(stderr.trim()).slice(-400);
+  let text: string;
+  if (descriptor.transport === "stdio" && code === "ENOENT") {
+    text = `cannot start the server: command not found: ${descriptor.command}`;
+  } else if (code === "ECONNREFUSED") {
+    text = `cannot reach ${label}: connection refused`;
+  } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    text = `cannot reach ${label}: host not found`;
+  } else {
+    text = `cannot connect to ${label}: ${sanitizeLine(message)}${tail ? `; the server's stderr ends with: ${tail}` : ""}`;
+  }
+  const out = new ServerError(redact(text), descriptor.transport === "stdio" ? "check the command with --stdio, or run it by hand" : "check that the server is running and the URL is right");
+  // Over HTTP a refused or dropped connection may heal; a protocol-level refusal will not.
+  out.transient = descriptor.transport === "http" && code !== undefined;
+  return out;
+}

@@ -1,0 +1,75 @@
+// Validating what servers send, with the spec-generated schemas of @modelcontextprotocol/ext-tasks, and turning
+// it into the neutral Snapshot. Every mismatch becomes a ProtocolViolation (exit 4) that says what was wrong.
+import { CallToolResultV1Schema, TaskV1Schema } from "@modelcontextprotocol/ext-tasks/core/v1";
+import { ErrorV2Schema, InputRequestsV2Schema, TaskV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
+import type { z } from "zod/v4";
+import { ProtocolViolation } from "../errors.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import type { CallToolResult, InputRequest, Snapshot, TaskError } from "./wire.js";
+
+type Schema<T> = { safeParse(value: unknown): { success: true; data: T } | { success: false; error: z.ZodError } };
+
+/** Parses `value` or throws a ProtocolViolation naming the first problems found. */
+export function parseOrThrow<T>(schema: Schema<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`)
+    .join("; ");
+  throw new ProtocolViolation(sanitizeLine(`the server sent an invalid ${what}: ${problems}`));
+}
+
+export function toolResultOrThrow(value: unknown, what: string): CallToolResult {
+  return parseOrThrow(CallToolResultV1Schema, value, what) as unknown as CallToolResult;
+}
+
+export function snapshotFromV1(value: unknown, what = "task"): Snapshot {
+  const task = parseOrThrow(TaskV1Schema, value, what);
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    statusMessage: task.statusMessage,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttl,
+    pollIntervalMs: task.pollInterval,
+    inputRequests: [],
+  };
+}
+
+/** A V2 task (flat create reply, tasks/get result or notification) with its status-dependent fields. */
+export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
+  const task = parseOrThrow(TaskV2Schema, value, what);
+  const raw = value as Record<string, unknown>;
+  const snapshot: Snapshot = {
+    taskId: task.taskId,
+    status: task.status,
+    statusMessage: task.statusMessage,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    inputRequests: [],
+  };
+  if (task.status === "input_required" && raw.inputRequests !== undefined) {
+    snapshot.inputRequests = inputRequestsFromV2(raw.inputRequests, `${what} inputRequests`);
+  }
+  if (task.status === "completed" && raw.result !== undefined) {
+    // The spec's own examples omit `resultType` on the inlined result: a missing one means `complete`.
+    const result = raw.result as Record<string, unknown>;
+    if (result && typeof result === "object" && result.resultType !== undefined && result.resultType !== "complete") {
+      throw new ProtocolViolation(`the server sent a completed task whose result has resultType "${sanitizeLine(String(result.resultType))}"`);
+    }
+    snapshot.result = toolResultOrThrow(result, `${what} result`);
+  }
+  if (task.status === "failed" && raw.error !== undefined) {
+    snapshot.error = parseOrThrow(ErrorV2Schema, raw.error, `${what} error`) as TaskError;
+  }
+  return snapshot;
+}
+
+export function inputRequestsFromV2(value: unknown, what: string): InputRequest[] {
+  const requests = parseOrThrow(InputRequestsV2Schema, value, what) as Record<string, { method: string; params?: Record<string, unknown> }>;
+  return Object.entries(requests).map(([key, request]) => ({ key, method: request.method, params: request.params ?? {} }));
+}

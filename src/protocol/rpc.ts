@@ -1,0 +1,130 @@
+// A raw JSON-RPC channel beside the SDK client, on the same transport.
+//
+// Why not `client.request`: the SDK v2 rejects a V2 `resultType: "task"` reply (UNSUPPORTED_RESULT_TYPE) and
+// refuses `tasks/*` on a 2026 connection without explicit schemas (see ../shared/STACK.md). Task traffic is
+// therefore sent here with request ids of our own ("mt-N", a space the SDK never uses) and matched in a
+// wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
+// still flows through the SDK client.
+import type { Transport } from "@modelcontextprotocol/client";
+import { RpcError, ServerError } from "../errors.js";
+
+interface Pending {
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+  cleanup: () => void;
+}
+
+export interface RawRequestOptions {
+  signal?: AbortSignal;
+  /** 0 or undefined: no timeout. */
+  timeoutMs?: number;
+}
+
+export class RawChannel {
+  private readonly pending = new Map<string, Pending>();
+  private next = 0;
+  private closedError: ServerError | undefined;
+
+  constructor(
+    private readonly transport: Transport,
+    /** Describes why the connection closed (e.g. with a stdio server's stderr tail). */
+    private readonly describeClose: () => string,
+  ) {
+    const onmessage = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const msg = message as { id?: unknown; method?: unknown };
+      if (typeof msg.id === "string" && msg.id.startsWith("mt-") && msg.method === undefined) {
+        this.settle(msg.id, message as unknown as Record<string, unknown>);
+        return;
+      }
+      onmessage?.call(transport, message, extra);
+    };
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      this.failAll(new ServerError(this.describeClose()));
+      onclose?.call(transport);
+    };
+  }
+
+  get closed(): boolean {
+    return this.closedError !== undefined;
+  }
+
+  request(method: string, params: Record<string, unknown>, options: RawRequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const id = `mt-${++this.next}`;
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const abortController = new AbortController();
+      const onAbort = () => {
+        this.pending.delete(id);
+        cleanup();
+        abortController.abort();
+        void this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }).catch(() => {});
+        reject(options.signal?.reason instanceof Error ? options.signal.reason : new ServerError(`${method} aborted`));
+      };
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+      };
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.timeoutMs) {
+        timer = setTimeout(() => {
+          this.pending.delete(id);
+          cleanup();
+          abortController.abort();
+          const error = new ServerError(`the server did not answer ${method} within ${Math.round(options.timeoutMs! / 1000)} s`);
+          error.transient = true;
+          reject(error);
+        }, options.timeoutMs);
+      }
+      this.pending.set(id, { resolve, reject, cleanup });
+      this.transport
+        .send({ jsonrpc: "2.0", id, method, params } as never, { requestSignal: abortController.signal } as never)
+        .catch((error: unknown) => {
+          if (!this.pending.delete(id)) return;
+          cleanup();
+          reject(toServerError(error, method));
+        });
+    });
+  }
+
+  private settle(id: string, message: Record<string, unknown>): void {
+    const waiter = this.pending.get(id);
+    if (!waiter) return;
+    this.pending.delete(id);
+    waiter.cleanup();
+    const error = message.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    if (error && typeof error === "object") {
+      const code = typeof error.code === "number" ? error.code : -32603;
+      waiter.reject(new RpcError(typeof error.message === "string" ? error.message : "error without a message", code, error.data));
+      return;
+    }
+    const result = message.result;
+    if (result === null || typeof result !== "object" || Array.isArray(result)) {
+      waiter.reject(new ServerError("the server's reply has no result object"));
+      return;
+    }
+    waiter.resolve(result as Record<string, unknown>);
+  }
+
+  failAll(error: ServerError): void {
+    this.closedError ??= error;
+    for (const [id, waiter] of this.pending) {
+      this.pending.delete(id);
+      waiter.cleanup();
+      waiter.reject(error);
+    }
+  }
+}
+
+/** Maps a transport-level failure to a ServerError; network failures are transient. */
+export function toServerError(error: unknown, what: string): ServerError {
+  if (error instanceof ServerError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = (error as { cause?: { code?: string } })?.cause?.code ?? (error as { code?: string })?.code;
+  const out = new ServerError(`${what} failed: ${cause ? `${cause}: ` : ""}${message}`);
+  out.transient = true;
+  return out;
+}

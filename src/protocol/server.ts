@@ -1,0 +1,96 @@
+// What a server is: a stdio command line or a Streamable HTTP URL. Secrets are kept as `${env:NAME}`
+// references and resolved only when connecting.
+import { createHash } from "node:crypto";
+import { parse as parseShell } from "shell-quote";
+import { UsageError } from "../errors.js";
+
+export type ServerDescriptor =
+  | { transport: "stdio"; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
+  | { transport: "http"; url: string; headers?: Record<string, string> };
+
+/** Splits a `--stdio "<command line>"` the way a POSIX shell would, refusing shell operators. */
+export function parseCommandLine(line: string): { command: string; args: string[] } {
+  const words: string[] = [];
+  for (const part of parseShell(line, (name) => `$${name}`)) {
+    if (typeof part !== "string") {
+      throw new UsageError(`the stdio command line may not contain shell operators: ${line}`, "quote the argument, or wrap the server in a script");
+    }
+    words.push(part);
+  }
+  const [command, ...args] = words;
+  if (!command) throw new UsageError("the stdio command line is empty", 'pass --stdio "node server.js"');
+  return { command, args };
+}
+
+export function httpDescriptor(url: string, headers?: Record<string, string>): ServerDescriptor {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`not a valid URL: ${url}`, "give an http:// or https:// URL");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new UsageError(`not an http(s) URL: ${url}`, "give an http:// or https:// URL");
+  }
+  return { transport: "http", url: parsed.toString(), ...(headers && Object.keys(headers).length ? { headers } : {}) };
+}
+
+/** Parses `Name: value` header flags. */
+export function parseHeaders(values: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf(":");
+    if (at <= 0) throw new UsageError(`not a header: ${value}`, 'write it as --header "Name: value"');
+    headers[value.slice(0, at).trim()] = value.slice(at + 1).trim();
+  }
+  return headers;
+}
+
+/** Parses `KEY=VALUE` env flags. */
+export function parseEnvPairs(values: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf("=");
+    if (at <= 0) throw new UsageError(`not an environment assignment: ${value}`, "write it as --env KEY=VALUE");
+    env[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return env;
+}
+
+const ENV_REF = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Replaces `${env:NAME}` references with their values; a missing variable is a usage error. */
+export function resolveEnvRefs(value: string, env: Record<string, string | undefined>): string {
+  return value.replace(ENV_REF, (_, name: string) => {
+    const resolved = env[name];
+    if (resolved === undefined) throw new UsageError(`environment variable ${name} is not set`, `export ${name}=... before running mcp-task`);
+    return resolved;
+  });
+}
+
+/** Replaces resolved secrets with their references again, for messages that may echo them. */
+export function redactSecrets(text: string, descriptor: ServerDescriptor, env: Record<string, string | undefined>): string {
+  const values = descriptor.transport === "http" ? Object.values(descriptor.headers ?? {}) : Object.values(descriptor.env ?? {});
+  let out = text;
+  for (const value of values) {
+    for (const match of value.matchAll(ENV_REF)) {
+      const secret = env[match[1]];
+      if (secret && secret.length >= 4) out = out.split(secret).join(match[0]);
+    }
+  }
+  return out;
+}
+
+/** A stable key for a server's identity (what the generation verdict is cached under). */
+export function descriptorKey(descriptor: ServerDescriptor): string {
+  const identity =
+    descriptor.transport === "http"
+      ? ["http", descriptor.url]
+      : ["stdio", descriptor.command, ...descriptor.args, descriptor.cwd ?? ""];
+  return createHash("sha256").update(JSON.stringify(identity)).digest("hex").slice(0, 32);
+}
+
+/** A short human label: the URL, or the command line. */
+export function describeServer(descriptor: ServerDescriptor): string {
+  return descriptor.transport === "http" ? descriptor.url : [descriptor.command, ...descriptor.args].join(" ");
+}

@@ -1,0 +1,211 @@
+// The 2025-11-25 core tasks ("V1") wire adapter.
+//
+// Traps handled here (../shared/PROTOCOL.md): a call is task-augmented only when the server has
+// `tasks.requests.tools.call` AND the tool's `taskSupport` allows it; `input_required` is resolved only by opening
+// `tasks/result`, on whose stream the server sends ordinary `elicitation/create` requests; `tasks/result` blocks
+// until the task is terminal and then carries exactly what the call would have returned.
+import type { Client } from "@modelcontextprotocol/client";
+import { ProtocolViolation, RpcError, TaskNotFoundError, UsageError } from "../errors.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
+import type { RawChannel } from "./rpc.js";
+import type {
+  CallOptions,
+  CallOutcome,
+  CallToolResult,
+  InputHandler,
+  InputRequest,
+  ServiceInputOptions,
+  Snapshot,
+  TaskError,
+  TaskPage,
+  ToolInfo,
+  Wire,
+} from "./wire.js";
+
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+const INVALID_PARAMS = -32602;
+
+type Outcome = { result: CallToolResult } | { error: TaskError };
+
+export class V1Wire implements Wire {
+  readonly generation = "v1" as const;
+  inputHandler?: InputHandler;
+  private tools?: Map<string, ToolInfo>;
+  /** Open `tasks/result` requests, one per task. */
+  private readonly resultRequests = new Map<string, Promise<Outcome | undefined>>();
+  private readonly outcomes = new Map<string, Outcome>();
+  private readonly listeners = new Set<(snapshot: Snapshot) => void>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly rpc: RawChannel,
+    readonly protocolVersion: string,
+    readonly serverName: string,
+  ) {
+    client.setRequestHandler("elicitation/create", async (request) => this.ask(request.method, request.params as Record<string, unknown>, request) as never);
+    client.setRequestHandler("sampling/createMessage", async (request) => this.ask(request.method, request.params as Record<string, unknown>, request) as never);
+    client.fallbackNotificationHandler = async (notification) => {
+      if (notification.method !== "notifications/tasks/status" || this.listeners.size === 0) return;
+      let snapshot: Snapshot;
+      try {
+        snapshot = snapshotFromV1(notification.params, "task status notification");
+      } catch {
+        return; // A malformed notification is ignored: polling remains the source of truth.
+      }
+      for (const listener of this.listeners) listener(snapshot);
+    };
+  }
+
+  private get taskCaps(): Record<string, unknown> | undefined {
+    return this.client.getServerCapabilities()?.tasks as Record<string, unknown> | undefined;
+  }
+
+  get canListTasks(): boolean {
+    return this.taskCaps?.list !== undefined;
+  }
+
+  /** Routes a server-to-client request to the input handler, tagged with its task when it has one. */
+  private async ask(method: string, params: Record<string, unknown>, request: unknown): Promise<Record<string, unknown>> {
+    const meta = (params._meta ?? {}) as Record<string, { taskId?: unknown } | undefined>;
+    const taskId = typeof meta[RELATED_TASK]?.taskId === "string" ? (meta[RELATED_TASK]!.taskId as string) : null;
+    const id = (request as { id?: unknown }).id;
+    const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
+    if (!this.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
+    const response = await this.inputHandler(input, taskId);
+    if (method === "sampling/createMessage") {
+      // mcp-task has no model; a declined sampling request is reported to the server as an error.
+      throw new RpcError("sampling declined: mcp-task is not connected to a model", -1);
+    }
+    return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const listed = await this.client.listTools();
+    const tools = listed.tools.map((tool): ToolInfo => {
+      const support = (tool as { execution?: { taskSupport?: string } }).execution?.taskSupport;
+      return {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
+        taskSupport: support === "optional" || support === "required" ? support : "forbidden",
+      };
+    });
+    this.tools = new Map(tools.map((tool) => [tool.name, tool]));
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+    if (!this.tools) await this.listTools();
+    const tool = this.tools!.get(name);
+    const serverTakesTasks = (this.taskCaps?.requests as { tools?: { call?: unknown } } | undefined)?.tools?.call !== undefined;
+    const asTask = options.task === "auto" && serverTakesTasks && (tool?.taskSupport === "optional" || tool?.taskSupport === "required");
+    const params: Record<string, unknown> = { name, arguments: args };
+    if (asTask) params.task = options.ttlMs !== undefined ? { ttl: options.ttlMs } : {};
+    const reply = await this.rpc.request("tools/call", params, { signal: options.signal });
+    if (reply.task !== undefined) {
+      if (!asTask) throw new ProtocolViolation("the server answered a plain tools/call with a task");
+      return { kind: "task", snapshot: snapshotFromV1(reply.task, "task") };
+    }
+    // A server may answer a task request with a plain result.
+    return { kind: "result", result: toolResultOrThrow(reply, "tools/call result") };
+  }
+
+  async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
+    const reply = await this.taskRequest("tasks/get", taskId, signal);
+    const snapshot = snapshotFromV1(reply, "tasks/get result");
+    if (snapshot.status === "completed" || snapshot.status === "failed") {
+      const outcome = this.outcomes.get(taskId) ?? (await this.fetchOutcome(taskId, signal));
+      if (outcome && "result" in outcome) snapshot.result = outcome.result;
+      if (outcome && "error" in outcome) snapshot.error = outcome.error;
+    }
+    return snapshot;
+  }
+
+  async serviceInput(snapshot: Snapshot, _options: ServiceInputOptions): Promise<string[]> {
+    // The questions arrive as elicitation requests once tasks/result is open; they reach inputHandler.
+    if (!this.resultRequests.has(snapshot.taskId)) void this.fetchOutcome(snapshot.taskId);
+    return [];
+  }
+
+  /** Opens (or joins) the task's `tasks/result` request; resolves once the task is terminal. */
+  private fetchOutcome(taskId: string, signal?: AbortSignal): Promise<Outcome | undefined> {
+    let pending = this.resultRequests.get(taskId);
+    if (!pending) {
+      pending = this.rpc.request("tasks/result", { taskId }).then(
+        (reply) => {
+          const outcome = { result: toolResultOrThrow(reply, "tasks/result") };
+          this.outcomes.set(taskId, outcome);
+          return outcome;
+        },
+        (error: unknown) => {
+          this.resultRequests.delete(taskId);
+          if (error instanceof RpcError && error.rpcCode !== INVALID_PARAMS) {
+            // A failed task's tasks/result is the JSON-RPC error the call would have returned.
+            const outcome = { error: { code: error.rpcCode, message: error.message, data: error.data } };
+            this.outcomes.set(taskId, outcome);
+            return outcome;
+          }
+          throw error;
+        },
+      );
+      pending.catch(() => {});
+      this.resultRequests.set(taskId, pending);
+    }
+    if (!signal) return pending;
+    return Promise.race([
+      pending,
+      new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+    ]);
+  }
+
+  async cancelTask(taskId: string): Promise<Snapshot | undefined> {
+    try {
+      return snapshotFromV1(await this.taskRequest("tasks/cancel", taskId), "tasks/cancel result");
+    } catch (error) {
+      // Cancelling a terminal task is -32602 too: tell it apart from an unknown one.
+      if (error instanceof TaskNotFoundError) return this.getTask(taskId);
+      throw error;
+    }
+  }
+
+  async listTasks(cursor?: string): Promise<TaskPage> {
+    if (!this.canListTasks) throw new UsageError(`${sanitizeLine(this.serverName)} does not list its tasks`, "list saved handles without --remote");
+    const reply = await this.rpc.request("tasks/list", cursor ? { cursor } : {});
+    if (!Array.isArray(reply.tasks)) throw new ProtocolViolation("the server sent a tasks/list result without a tasks array");
+    const tasks: Snapshot[] = [];
+    // One malformed entry must not hide the others.
+    for (const entry of reply.tasks) {
+      try {
+        tasks.push(snapshotFromV1(entry, "tasks/list entry"));
+      } catch {
+        /* skipped: reported by the count difference */
+      }
+    }
+    return { tasks, nextCursor: typeof reply.nextCursor === "string" ? reply.nextCursor : undefined };
+  }
+
+  async watchNotifications(_taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
+    // V1 status notifications are unsolicited: nothing to subscribe to.
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private async taskRequest(method: string, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    try {
+      return await this.rpc.request(method, { taskId }, { signal, timeoutMs: 30_000 });
+    } catch (error) {
+      if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
+        throw new TaskNotFoundError(`the server does not know task ${taskId} (expired, or created on another connection): ${sanitizeLine(error.message)}`, undefined, taskId);
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    // Never a session DELETE: tasks may be wanted by a later process.
+    await this.client.close().catch(() => {});
+  }
+}

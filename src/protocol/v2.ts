@@ -1,0 +1,176 @@
+// The 2026-07-28 tasks extension ("V2") wire adapter.
+//
+// Traps handled here (../shared/PROTOCOL.md): every request carries the `_meta` envelope, with the tasks extension
+// declared on `tools/call` and `tasks/*`; the server alone decides whether a call becomes a task; request-level
+// input (`resultType: "input_required"`) is answered by retrying the call with `inputResponses` and the echoed
+// `requestState`; task input keys are answered exactly once through `tasks/update`; `tasks/update` and
+// `tasks/cancel` only acknowledge.
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, type Client } from "@modelcontextprotocol/client";
+import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
+import type { RawChannel } from "./rpc.js";
+import type { CallOptions, CallOutcome, InputHandler, InputRequest, InputResponse, ServiceInputOptions, Snapshot, TaskPage, ToolInfo, Wire } from "./wire.js";
+
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const INVALID_PARAMS = -32602;
+/** Missing extension declaration: -32021 (older texts: -32003). */
+const EXTENSION_REQUIRED = new Set([-32021, -32003]);
+const MAX_INPUT_ROUNDS = 16;
+
+export class V2Wire implements Wire {
+  readonly generation = "v2" as const;
+  readonly canListTasks = false;
+  inputHandler?: InputHandler;
+  private readonly listeners = new Set<(snapshot: Snapshot) => void>();
+  private subscription?: { taskIds: string[]; abort: AbortController };
+
+  constructor(
+    private readonly client: Client,
+    private readonly rpc: RawChannel,
+    readonly protocolVersion: string,
+    readonly serverName: string,
+  ) {
+    client.fallbackNotificationHandler = async (notification) => {
+      // `notifications/tasks/status` is the older name of `notifications/tasks`.
+      if (notification.method !== "notifications/tasks" && notification.method !== "notifications/tasks/status") return;
+      let snapshot: Snapshot;
+      try {
+        snapshot = snapshotFromV2(notification.params, "task notification");
+      } catch {
+        return; // Ignored: polling remains the source of truth.
+      }
+      for (const listener of this.listeners) listener(snapshot);
+    };
+  }
+
+  /** The per-request `_meta` envelope; `tasks` declares the extension. */
+  private meta(tasks: boolean): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = { elicitation: { form: {} } };
+    if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    return {
+      [PROTOCOL_VERSION_META_KEY]: this.protocolVersion,
+      [CLIENT_CAPABILITIES_META_KEY]: capabilities,
+      [CLIENT_INFO_META_KEY]: { name: "mcp-task", version: "0.1.0" },
+    };
+  }
+
+  private request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number; tasks?: boolean } = {}) {
+    return this.rpc.request(method, { ...params, _meta: this.meta(options.tasks ?? true) }, { signal: options.signal, timeoutMs: options.timeoutMs });
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const listed = await this.client.listTools();
+    return listed.tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema as Record<string, unknown>,
+      outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
+      taskSupport: "server",
+    }));
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+    const params: Record<string, unknown> = { name, arguments: args };
+    for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
+      let reply: Record<string, unknown>;
+      try {
+        reply = await this.request("tools/call", params, { signal: options.signal, tasks: options.task === "auto" });
+      } catch (error) {
+        if (error instanceof RpcError && EXTENSION_REQUIRED.has(error.rpcCode) && options.task === "never") {
+          throw new UsageError(`${sanitizeLine(name)} can only run as a task: ${sanitizeLine(error.message)}`, "call it without --no-task");
+        }
+        throw error;
+      }
+      const resultType = reply.resultType ?? "complete";
+      if (resultType === "task") {
+        if (options.task === "never") throw new ProtocolViolation("the server answered with a task although mcp-task did not declare the tasks extension");
+        return { kind: "task", snapshot: snapshotFromV2(reply, "task creation reply") };
+      }
+      if (resultType === "complete") return { kind: "result", result: toolResultOrThrow(reply, "tools/call result") };
+      if (resultType !== "input_required") throw new ProtocolViolation(`the server sent an unknown resultType "${sanitizeLine(String(resultType))}"`);
+      // Request-level input: answer every request, then retry the same call with the echoed requestState.
+      const requests = inputRequestsFromV2(reply.inputRequests ?? {}, "inputRequests");
+      const inputResponses: Record<string, unknown> = {};
+      for (const request of requests) inputResponses[request.key] = wireResponse(request, await this.handler()(request, null));
+      params.inputResponses = inputResponses;
+      if (typeof reply.requestState === "string") params.requestState = reply.requestState;
+      else delete params.requestState;
+    }
+    throw new ProtocolViolation(`the server asked for input more than ${MAX_INPUT_ROUNDS} times before answering the call`);
+  }
+
+  private handler(): InputHandler {
+    if (!this.inputHandler) throw new ServerError("internal: no input handler set");
+    return this.inputHandler;
+  }
+
+  async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
+    const reply = await this.taskRequest("tasks/get", { taskId }, signal);
+    const snapshot = snapshotFromV2(reply, "tasks/get result");
+    if (snapshot.taskId !== taskId) throw new ProtocolViolation("the server answered tasks/get with another task");
+    return snapshot;
+  }
+
+  async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {
+    const open = snapshot.inputRequests.filter((request) => !options.answered.has(request.key));
+    if (open.length === 0) return [];
+    const inputResponses: Record<string, unknown> = {};
+    for (const request of open) inputResponses[request.key] = wireResponse(request, await this.handler()(request, snapshot.taskId));
+    await this.taskRequest("tasks/update", { taskId: snapshot.taskId, inputResponses }, options.signal);
+    return open.map((request) => request.key);
+  }
+
+  async cancelTask(taskId: string): Promise<Snapshot | undefined> {
+    await this.taskRequest("tasks/cancel", { taskId });
+    return undefined; // Only an acknowledgement: the effect shows in later reads.
+  }
+
+  async listTasks(): Promise<TaskPage> {
+    throw new UsageError(`${sanitizeLine(this.serverName)} speaks the 2026-07-28 tasks extension, which has no tasks/list`, "list saved handles without --remote");
+  }
+
+  async watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
+    this.listeners.add(listener);
+    this.resubscribe(taskIds);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.subscription?.abort.abort();
+    };
+  }
+
+  /** Keeps one `subscriptions/listen` stream open for the watched tasks (best effort: polling still runs). */
+  private resubscribe(taskIds: string[]): void {
+    const wanted = [...new Set([...(this.subscription?.taskIds ?? []), ...taskIds])];
+    this.subscription?.abort.abort();
+    const abort = new AbortController();
+    this.subscription = { taskIds: wanted, abort };
+    void this.request("subscriptions/listen", { notifications: { taskIds: wanted } }, { signal: abort.signal }).catch(() => {});
+  }
+
+  private async taskRequest(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    try {
+      return await this.request(method, params, { signal, timeoutMs: 30_000 });
+    } catch (error) {
+      if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
+        const taskId = String(params.taskId);
+        throw new TaskNotFoundError(`the server does not know task ${taskId} (expired or unknown): ${sanitizeLine(error.message)}`, undefined, taskId);
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.subscription?.abort.abort();
+    await this.client.close().catch(() => {});
+  }
+}
+
+function wireResponse(request: InputRequest, response: InputResponse): Record<string, unknown> {
+  if (request.method !== "elicitation/create" && response.action !== "accept") {
+    // V2 has no way to decline a sampling or roots request: the task cannot go on without a model.
+    throw new InputRequiredError(`the server asks for ${sanitizeLine(request.method)}, which mcp-task cannot answer (it has no model)`);
+  }
+  return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
+}

@@ -1,0 +1,122 @@
+// The generation-neutral face of a connected MCP server. Everything above src/protocol sees only this;
+// the two adapters (v1.ts for 2025-11-25 core tasks, v2.ts for the 2026-07-28 tasks extension) implement it.
+
+export type Generation = "v1" | "v2";
+
+export const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
+export const isTerminal = (status: TaskStatus): boolean => TERMINAL_STATUSES.includes(status);
+
+/** How a tool may run as a task. `server` means the server decides per call (V2). */
+export type TaskSupport = "forbidden" | "optional" | "required" | "server";
+
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  taskSupport: TaskSupport;
+}
+
+export interface ContentBlock {
+  type: string;
+  text?: string;
+  [key: string]: unknown;
+}
+
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export interface TaskError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A question the server asks: an elicitation form, or a sampling request mcp-task cannot serve. */
+export interface InputRequest {
+  /** Unique for the task's life (V2 input key; V1 the elicitation request's id). */
+  key: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export type InputResponse =
+  | { action: "accept"; content: Record<string, unknown> }
+  | { action: "decline" }
+  | { action: "cancel" };
+
+/** One observed state of a task. */
+export interface Snapshot {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt?: string;
+  lastUpdatedAt?: string;
+  /** Milliseconds, or null for unlimited; undefined when the server did not say. */
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+  /** Outstanding input requests, where the wire knows them from the status read (V2). */
+  inputRequests: InputRequest[];
+  /** The tool result, once completed (and on V1, once failed with a tool error). */
+  result?: CallToolResult;
+  /** The JSON-RPC error a failed task carries. */
+  error?: TaskError;
+}
+
+export type CallOutcome = { kind: "result"; result: CallToolResult } | { kind: "task"; snapshot: Snapshot };
+
+export interface CallOptions {
+  /** `auto`: run as a task where the server allows; `never`: a plain call (--no-task). */
+  task: "auto" | "never";
+  ttlMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Answers one input request. Throws to refuse (the error propagates to the caller of the wire method that
+ * asked). `taskId` is null for input asked before any task exists.
+ */
+export type InputHandler = (request: InputRequest, taskId: string | null) => Promise<InputResponse>;
+
+export interface ServiceInputOptions {
+  /** Keys already answered (in this or an earlier process): never answered twice. */
+  answered: ReadonlySet<string>;
+  signal?: AbortSignal;
+}
+
+export interface TaskPage {
+  tasks: Snapshot[];
+  nextCursor?: string;
+}
+
+export interface Wire {
+  readonly generation: Generation;
+  readonly protocolVersion: string;
+  readonly serverName: string;
+  /** True when the server can list its tasks (V1 `tasks/list`). */
+  readonly canListTasks: boolean;
+  /** Called for every input request the server makes (set it before calling tools). */
+  inputHandler?: InputHandler;
+
+  listTools(): Promise<ToolInfo[]>;
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome>;
+  getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot>;
+  /**
+   * Makes the server's outstanding questions reach `inputHandler` and delivers the answers. Returns the keys
+   * whose answers were delivered (V1 answers each request as it arrives and returns none).
+   */
+  serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]>;
+  /** Asks the server to cancel. Returns the task as the server reports it, when it does. */
+  cancelTask(taskId: string): Promise<Snapshot | undefined>;
+  listTasks(cursor?: string): Promise<TaskPage>;
+  /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
+  watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
+  close(): Promise<void>;
+}

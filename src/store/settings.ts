@@ -1,0 +1,101 @@
+// Settings: saved servers, the default server, and the cached generation verdicts. Kept with `conf` (atomic
+// writes); task handles will not live here, since conf rewrites one file per change and loses concurrent writes
+// (see ../shared/STACK.md).
+import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import Conf from "conf";
+import envPaths from "env-paths";
+import type { PriorDiscovery } from "@modelcontextprotocol/client";
+import { UsageError } from "../errors.js";
+import type { ServerDescriptor } from "../protocol/server.js";
+
+export interface SavedVerdict {
+  verdict: PriorDiscovery;
+  /** When it was found (ms since epoch): a legacy verdict is trusted only for a while. */
+  at: number;
+}
+
+interface SettingsData {
+  servers: Record<string, ServerDescriptor>;
+  defaultServer?: string;
+  verdicts: Record<string, SavedVerdict>;
+}
+
+/** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. */
+export const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+export function homeDir(env: Record<string, string | undefined>): string {
+  return env.MCP_TASK_HOME || envPaths("mcp-task", { suffix: "" }).config;
+}
+
+/** Creates the private directory (0700) or tightens it. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
+export class Settings {
+  private readonly conf: Conf<SettingsData>;
+
+  constructor(readonly home: string) {
+    ensurePrivateDir(home);
+    try {
+      this.conf = new Conf<SettingsData>({
+        cwd: home,
+        configName: "settings",
+        projectSuffix: "",
+        configFileMode: 0o600,
+        defaults: { servers: {}, verdicts: {} },
+        clearInvalidConfig: false,
+      });
+    } catch (error) {
+      throw new UsageError(`cannot read ${join(home, "settings.json")}: ${(error as Error).message}`, "fix or remove the file");
+    }
+  }
+
+  servers(): Record<string, ServerDescriptor> {
+    return this.conf.get("servers");
+  }
+
+  server(name: string): ServerDescriptor | undefined {
+    return this.servers()[name];
+  }
+
+  saveServer(name: string, descriptor: ServerDescriptor): void {
+    this.conf.set("servers", { ...this.servers(), [name]: descriptor });
+  }
+
+  removeServer(name: string): boolean {
+    const servers = this.servers();
+    if (!(name in servers)) return false;
+    delete servers[name];
+    this.conf.set("servers", servers);
+    if (this.defaultServer() === name) this.conf.delete("defaultServer");
+    return true;
+  }
+
+  defaultServer(): string | undefined {
+    return this.conf.get("defaultServer");
+  }
+
+  setDefaultServer(name: string): void {
+    this.conf.set("defaultServer", name);
+  }
+
+  verdict(key: string, now: number): PriorDiscovery | undefined {
+    const saved = this.conf.get("verdicts")[key];
+    if (!saved) return undefined;
+    if (saved.verdict.kind === "legacy" && now - saved.at > LEGACY_VERDICT_MAX_AGE_MS) return undefined;
+    return saved.verdict;
+  }
+
+  saveVerdict(key: string, verdict: PriorDiscovery, now: number): void {
+    this.conf.set("verdicts", { ...this.conf.get("verdicts"), [key]: { verdict, at: now } });
+  }
+
+  forgetVerdict(key: string): void {
+    const verdicts = this.conf.get("verdicts");
+    delete verdicts[key];
+    this.conf.set("verdicts", verdicts);
+  }
+}

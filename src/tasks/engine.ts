@@ -1,0 +1,216 @@
+// The generation-neutral task engine: start a call, watch a task as an async iterator of snapshots, answer its
+// input, cancel it. It sees only the Wire interface; it never knows which generation the server speaks.
+import type { Clock } from "../context.js";
+import { McpTaskError, ServerError } from "../errors.js";
+import {
+  isTerminal,
+  type CallOutcome,
+  type CallToolResult,
+  type InputRequest,
+  type Snapshot,
+  type TaskError,
+  type ToolInfo,
+  type Wire,
+} from "../protocol/wire.js";
+import type { InputProvider } from "./input.js";
+import { outputProblem } from "./schema.js";
+
+/** Used when the server gives no poll interval. */
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+const MAX_BACKOFF_MS = 30_000;
+
+export interface FinalOutcome {
+  taskId: string | null;
+  status: "completed" | "failed" | "cancelled";
+  result?: CallToolResult;
+  error?: TaskError;
+  /** Set when structuredContent breaks the tool's outputSchema. */
+  outputProblem?: string;
+}
+
+export interface WatchOptions {
+  signal?: AbortSignal;
+  /** The user's floor on the poll interval. */
+  floorMs?: number;
+  /** How long transient failures may last before giving up. */
+  giveUpMs?: number;
+  /** Input keys already answered (across processes): never answered twice. Grows as answers are delivered. */
+  answered?: Set<string>;
+  /** Answer input when the task asks (without it, input_required is only reported). */
+  answerInput?: boolean;
+  /** Called when input requests are seen (for display); keys already answered are left out. */
+  onInput?: (taskId: string, requests: InputRequest[]) => void;
+}
+
+export class TaskEngine {
+  private tools?: Map<string, ToolInfo>;
+  /** Errors raised while answering input, per task (null: input before a task exists). */
+  private readonly inputErrors = new Map<string | null, McpTaskError | Error>();
+  private readonly wakers = new Map<string, () => void>();
+
+  constructor(
+    readonly wire: Wire,
+    private readonly clock: Clock,
+    private readonly input?: InputProvider,
+  ) {
+    wire.inputHandler = async (request, taskId) => {
+      if (!this.input) throw new ServerError("internal: no input provider");
+      try {
+        return await this.input(request, taskId);
+      } catch (error) {
+        this.inputErrors.set(taskId, error as Error);
+        if (taskId) this.wakers.get(taskId)?.();
+        throw error;
+      }
+    };
+  }
+
+  async tool(name: string): Promise<ToolInfo | undefined> {
+    if (!this.tools) this.tools = new Map((await this.wire.listTools()).map((tool) => [tool.name, tool]));
+    return this.tools.get(name);
+  }
+
+  /** Starts a tool call: an immediate result (already checked against the outputSchema) or a task. */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    options: { task: "auto" | "never"; ttlMs?: number; signal?: AbortSignal },
+  ): Promise<{ kind: "result"; outcome: FinalOutcome } | Extract<CallOutcome, { kind: "task" }>> {
+    let outcome: CallOutcome;
+    try {
+      outcome = await this.wire.callTool(name, args, options);
+    } finally {
+      // Input refused during a plain call surfaces as what it was, not as the server's reaction to it.
+      const refused = this.inputErrors.get(null);
+      this.inputErrors.delete(null);
+      if (refused) throw refused;
+    }
+    if (outcome.kind === "task") return outcome;
+    return { kind: "result", outcome: await this.finalFromResult(null, name, outcome.result) };
+  }
+
+  private async finalFromResult(taskId: string | null, toolName: string | undefined, result: CallToolResult): Promise<FinalOutcome> {
+    const tool = toolName ? await this.tool(toolName).catch(() => undefined) : undefined;
+    return { taskId, status: "completed", result, outputProblem: outputProblem(tool, result) };
+  }
+
+  /** The final outcome of a terminal snapshot, with the result checked against the tool's outputSchema. */
+  async final(snapshot: Snapshot, toolName?: string): Promise<FinalOutcome> {
+    if (snapshot.status === "completed" && snapshot.result) return this.finalFromResult(snapshot.taskId, toolName, snapshot.result);
+    if (snapshot.status === "completed" || snapshot.status === "failed") {
+      return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
+    }
+    return { taskId: snapshot.taskId, status: "cancelled" };
+  }
+
+  /**
+   * Follows a task until it is terminal, yielding each changed snapshot. Polls at the server's pace (never faster
+   * than its interval or the user's floor); a pushed update is shown at once and only a terminal one triggers an
+   * early poll (to read the result). Transient failures back off exponentially with jitter. Abort with `signal`;
+   * the abort reason is thrown.
+   */
+  async *watch(taskId: string, options: WatchOptions = {}): AsyncGenerator<Snapshot> {
+    const answered = options.answered ?? new Set<string>();
+    let wake = new AbortController();
+    const wakeUp = () => wake.abort();
+    this.wakers.set(taskId, wakeUp);
+    let pushed: Snapshot | undefined;
+    const unsubscribe = await this.wire
+      .watchNotifications([taskId], (snapshot) => {
+        if (snapshot.taskId !== taskId) return;
+        pushed = snapshot;
+        wakeUp();
+      })
+      .catch(() => () => {});
+    let last: Snapshot | undefined;
+    let inputJob: Promise<void> | undefined;
+    let failingSince: number | undefined;
+    let failures = 0;
+    let due = this.clock.now();
+    const changed = (next: Snapshot) => !last || fingerprint(last, answered) !== fingerprint(next, answered);
+    const serviceInput = (snapshot: Snapshot) => {
+      if (snapshot.status !== "input_required" || inputJob) return;
+      const open = snapshot.inputRequests.filter((request) => !answered.has(request.key));
+      if (open.length) options.onInput?.(taskId, open);
+      if (!options.answerInput) return;
+      inputJob = this.wire.serviceInput(snapshot, { answered, signal: options.signal }).then(
+        (keys) => {
+          for (const key of keys) answered.add(key);
+          inputJob = undefined;
+        },
+        (error: unknown) => {
+          this.inputErrors.set(taskId, error as Error);
+          inputJob = undefined;
+          wakeUp();
+        },
+      );
+    };
+    try {
+      for (;;) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        const refused = this.inputErrors.get(taskId);
+        if (refused) {
+          this.inputErrors.delete(taskId);
+          throw refused;
+        }
+        if (pushed) {
+          const snapshot = pushed;
+          pushed = undefined;
+          if (isTerminal(snapshot.status)) due = this.clock.now();
+          else if (changed(snapshot)) {
+            last = snapshot;
+            yield snapshot;
+            serviceInput(snapshot);
+          }
+        }
+        if (this.clock.now() >= due) {
+          let snapshot: Snapshot;
+          try {
+            snapshot = await this.wire.getTask(taskId, options.signal);
+            failures = 0;
+            failingSince = undefined;
+          } catch (error) {
+            if (options.signal?.aborted) throw options.signal.reason;
+            if (!(error instanceof ServerError) || !error.transient) throw error;
+            failingSince ??= this.clock.now();
+            if (this.clock.now() - failingSince > (options.giveUpMs ?? 60_000)) throw error;
+            failures++;
+            due = this.clock.now() + backoff(failures, options.floorMs);
+            continue;
+          }
+          if (changed(snapshot) || isTerminal(snapshot.status)) {
+            last = snapshot;
+            yield snapshot;
+          }
+          if (isTerminal(snapshot.status)) return;
+          serviceInput(snapshot);
+          due = this.clock.now() + Math.max(snapshot.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
+        }
+        if (wake.signal.aborted) wake = new AbortController();
+        const signals = options.signal ? [options.signal, wake.signal] : [wake.signal];
+        await this.clock.sleep(due - this.clock.now(), AbortSignal.any(signals));
+      }
+    } finally {
+      this.wakers.delete(taskId);
+      unsubscribe();
+    }
+  }
+
+  /** Asks the server to cancel; returns what the server reports afterwards (a cancel request is no proof). */
+  async cancel(taskId: string): Promise<Snapshot> {
+    const reported = await this.wire.cancelTask(taskId);
+    return reported ?? (await this.wire.getTask(taskId));
+  }
+}
+
+/** What counts as a visible change between two snapshots. */
+function fingerprint(snapshot: Snapshot, answered: ReadonlySet<string>): string {
+  const open = snapshot.inputRequests.filter((request) => !answered.has(request.key)).map((request) => request.key);
+  return JSON.stringify([snapshot.status, snapshot.statusMessage ?? "", open, snapshot.pollIntervalMs ?? null]);
+}
+
+/** Exponential backoff with full jitter, from 500 ms up to 30 s. */
+export function backoff(failures: number, floorMs = 0): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures, 10));
+  return Math.max(floorMs, Math.round(ceiling / 2 + (Math.random() * ceiling) / 2));
+}

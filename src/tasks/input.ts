@@ -1,0 +1,40 @@
+// Where answers to a server's questions come from: given ahead of time (--input / --decline), or nowhere (a
+// pipeline never waits for a person: exit 6). The interactive prompt is another InputProvider.
+import { InputRequiredError } from "../errors.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import type { InputRequest, InputResponse } from "../protocol/wire.js";
+import { schemaProblem } from "./schema.js";
+
+export type InputProvider = (request: InputRequest, taskId: string | null) => Promise<InputResponse>;
+
+const SAMPLING = "sampling/createMessage";
+
+function describe(request: InputRequest): string {
+  const message = typeof request.params.message === "string" ? sanitizeLine(request.params.message) : "";
+  return message ? `"${message}"` : `a ${request.method} request`;
+}
+
+function needInput(request: InputRequest, taskId: string | null, why: string): InputRequiredError {
+  const hint = taskId ? `mcp-task respond ${taskId} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
+  return new InputRequiredError(`${why}: ${describe(request)}`, hint, taskId);
+}
+
+/**
+ * Answers from the command line. `--input` is an object of field values: each form takes the fields its
+ * requestedSchema names, so one object can answer several questions.
+ */
+export function preparedAnswers(answer: { input?: Record<string, unknown>; decline?: boolean }): InputProvider {
+  return async (request, taskId) => {
+    if (request.method === SAMPLING) return { action: "decline" }; // mcp-task has no model
+    if (request.method !== "elicitation/create") throw needInput(request, taskId, `the server asks for unsupported input (${sanitizeLine(request.method)})`);
+    if (answer.decline) return { action: "decline" };
+    if (!answer.input) throw needInput(request, taskId, "input required and no answer given");
+    const schema = request.params.requestedSchema as { properties?: Record<string, unknown> } | undefined;
+    if (request.params.mode === "url" || !schema) throw needInput(request, taskId, "the server asks for input mcp-task cannot give from --input");
+    const names = Object.keys(schema.properties ?? {});
+    const content = Object.fromEntries(Object.entries(answer.input).filter(([key]) => names.includes(key)));
+    const problem = schemaProblem(schema as Record<string, unknown>, content);
+    if (problem) throw needInput(request, taskId, `the --input answer does not fit the requested form (${sanitizeLine(problem)})`);
+    return { action: "accept", content };
+  };
+}

@@ -1,0 +1,76 @@
+// Command-line options of the V2 test server.
+
+export interface ServerOptions {
+  mode: "stdio" | "http";
+  /** HTTP port; 0 picks a free one. */
+  port: number;
+  /** Default `pollIntervalMs` stamped on tasks. */
+  pollIntervalMs: number;
+  /** Default `ttlMs` stamped on tasks. */
+  ttlMs: number;
+  /** Directory that persists tasks as JSON files (one per task), or undefined for memory only. */
+  storeDir?: string;
+  /** Log one stderr line per request (default on). */
+  logRequests: boolean;
+}
+
+export const USAGE = `usage: v2-server (--stdio | --port <n>) [--poll-interval <ms>] [--ttl <ms>] [--store <dir>] [--quiet]
+
+  --stdio              serve MCP 2026-07-28 over stdin/stdout
+  --port <n>           serve Streamable HTTP on http://127.0.0.1:<n>/mcp (0 = pick a free port);
+                       prints exactly one line "listening http://127.0.0.1:PORT/mcp" on stdout when ready
+  --poll-interval <ms> pollIntervalMs given to tasks (default 200)
+  --ttl <ms>           ttlMs given to tasks (default 300000)
+  --store <dir>        persist tasks as JSON files in <dir>; a restarted server knows (and resumes) them
+  --quiet              no per-request stderr lines (the _stats tool still counts)
+`;
+
+function intArg(name: string, value: string | undefined, min: number): number {
+  if (value === undefined || !/^\d+$/.test(value)) throw new Error(`${name} needs a non-negative integer`);
+  const n = Number(value);
+  if (n < min) throw new Error(`${name} must be >= ${min}`);
+  return n;
+}
+
+export function parseOptions(argv: string[]): ServerOptions {
+  const opts: ServerOptions = { mode: "stdio", port: 0, pollIntervalMs: 200, ttlMs: 300_000, logRequests: true };
+  let modeSeen = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    switch (arg) {
+      case "--stdio":
+        opts.mode = "stdio";
+        modeSeen = true;
+        break;
+      case "--port":
+        opts.mode = "http";
+        opts.port = intArg("--port", argv[++i], 0);
+        modeSeen = true;
+        break;
+      case "--poll-interval":
+        opts.pollIntervalMs = intArg("--poll-interval", argv[++i], 1);
+        break;
+      case "--ttl":
+        opts.ttlMs = intArg("--ttl", argv[++i], 1);
+        break;
+      case "--store": {
+        const dir = argv[++i];
+        if (!dir) throw new Error("--store needs a directory");
+        opts.storeDir = dir;
+        break;
+      }
+      case "--quiet":
+        opts.logRequests = false;
+        break;
+      case "-h":
+      case "--help":
+        process.stderr.write(USAGE);
+        process.exit(0);
+      // falls through (unreachable)
+      default:
+        throw new Error(`unknown argument: ${arg}`);
+    }
+  }
+  if (!modeSeen) throw new Error("choose --stdio or --port <n>");
+  return opts;
+}
