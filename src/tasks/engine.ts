@@ -12,7 +12,7 @@ import {
   type ToolInfo,
   type Wire,
 } from "../protocol/wire.js";
-import type { InputProvider } from "./input.js";
+import { inputUnavailable, type InputProvider } from "./input.js";
 import { outputProblem } from "./schema.js";
 
 /** Used when the server gives no poll interval. */
@@ -56,7 +56,7 @@ export class TaskEngine {
     wire.inputHandler = async (request, taskId) => {
       if (!this.input) throw new ServerError("internal: no input provider");
       try {
-        return await this.input(request, taskId);
+        return await this.input.answer(request, taskId);
       } catch (error) {
         this.inputErrors.set(taskId, error as Error);
         if (taskId) this.wakers.get(taskId)?.();
@@ -112,7 +112,11 @@ export class TaskEngine {
   async *watch(taskId: string, options: WatchOptions = {}): AsyncGenerator<Snapshot> {
     const answered = options.answered ?? new Set<string>();
     let wake = new AbortController();
-    const wakeUp = () => wake.abort();
+    let woken = false;
+    const wakeUp = () => {
+      woken = true;
+      wake.abort();
+    };
     this.wakers.set(taskId, wakeUp);
     let pushed: Snapshot | undefined;
     const unsubscribe = await this.wire
@@ -133,6 +137,13 @@ export class TaskEngine {
       const open = snapshot.inputRequests.filter((request) => !answered.has(request.key));
       if (open.length) options.onInput?.(taskId, open);
       if (!options.answerInput) return;
+      if (!this.input?.available) {
+        // Nobody can answer: fail now, before the server hands the question over (V1 would consume it).
+        const question = open[0]?.params.message;
+        this.inputErrors.set(taskId, inputUnavailable(taskId, typeof question === "string" ? question : snapshot.statusMessage));
+        wakeUp();
+        return;
+      }
       inputJob = this.wire.serviceInput(snapshot, { answered, signal: options.signal }).then(
         (keys) => {
           for (const key of keys) answered.add(key);
@@ -186,9 +197,12 @@ export class TaskEngine {
           serviceInput(snapshot);
           due = this.clock.now() + Math.max(snapshot.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
         }
+        if (!woken) {
+          const signals = options.signal ? [options.signal, wake.signal] : [wake.signal];
+          await this.clock.sleep(due - this.clock.now(), AbortSignal.any(signals));
+        }
+        woken = false;
         if (wake.signal.aborted) wake = new AbortController();
-        const signals = options.signal ? [options.signal, wake.signal] : [wake.signal];
-        await this.clock.sleep(due - this.clock.now(), AbortSignal.any(signals));
       }
     } finally {
       this.wakers.delete(taskId);

@@ -5,13 +5,23 @@ import { sanitizeLine } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import { schemaProblem } from "./schema.js";
 
-export type InputProvider = (request: InputRequest, taskId: string | null) => Promise<InputResponse>;
+export interface InputProvider {
+  /** False when no answer can come from anywhere: input_required then fails at once, before asking the server. */
+  readonly available: boolean;
+  answer(request: InputRequest, taskId: string | null): Promise<InputResponse>;
+}
 
 const SAMPLING = "sampling/createMessage";
 
 function describe(request: InputRequest): string {
   const message = typeof request.params.message === "string" ? sanitizeLine(request.params.message) : "";
   return message ? `"${message}"` : `a ${request.method} request`;
+}
+
+/** The error for a task that waits for input nobody here can give. */
+export function inputUnavailable(taskId: string | null, question: string | undefined): InputRequiredError {
+  const hint = taskId ? `mcp-task respond ${taskId} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
+  return new InputRequiredError(`input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`, hint, taskId);
 }
 
 function needInput(request: InputRequest, taskId: string | null, why: string): InputRequiredError {
@@ -24,7 +34,7 @@ function needInput(request: InputRequest, taskId: string | null, why: string): I
  * requestedSchema names, so one object can answer several questions.
  */
 export function preparedAnswers(answer: { input?: Record<string, unknown>; decline?: boolean }): InputProvider {
-  return async (request, taskId) => {
+  return { available: answer.input !== undefined || Boolean(answer.decline), answer: async (request, taskId) => {
     if (request.method === SAMPLING) return { action: "decline" }; // mcp-task has no model
     if (request.method !== "elicitation/create") throw needInput(request, taskId, `the server asks for unsupported input (${sanitizeLine(request.method)})`);
     if (answer.decline) return { action: "decline" };
@@ -36,5 +46,5 @@ export function preparedAnswers(answer: { input?: Record<string, unknown>; decli
     const problem = schemaProblem(schema as Record<string, unknown>, content);
     if (problem) throw needInput(request, taskId, `the --input answer does not fit the requested form (${sanitizeLine(problem)})`);
     return { action: "accept", content };
-  };
+  } };
 }

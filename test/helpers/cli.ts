@@ -1,0 +1,46 @@
+// Runs the built binary as a user or a pipeline would: a fresh process, no TTY, CI set.
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "./servers.js";
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function tempHome(): string {
+  return mkdtempSync(join(tmpdir(), "mcp-task-test-"));
+}
+
+export function runCli(args: string[], options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
+      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_HOME: options.home, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${stderr}`));
+    }, options.timeoutMs ?? 45_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Parses NDJSON stdout, failing on any line that is not JSON. */
+export function events(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line));
+}

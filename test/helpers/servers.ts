@@ -1,0 +1,80 @@
+// Real servers for the tests, started as child processes on loopback only.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+
+const require = createRequire(import.meta.url);
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const EVERYTHING = join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
+export const V2_SERVER = join(ROOT, "dist/test-servers/v2-server.js");
+
+/** The stdio command line of server-everything, for --stdio. */
+export const everythingStdio = `node ${EVERYTHING} stdio`;
+export const v2Stdio = (...flags: string[]) => ["node", V2_SERVER, "--stdio", ...flags].join(" ");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+export interface RunningServer {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      await fetch(url, { method: "GET", signal: AbortSignal.timeout(500) }).then((r) => r.body?.cancel());
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`server at ${url} did not come up`);
+}
+
+function stopper(child: ChildProcess) {
+  return () =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once("exit", () => done());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 2000).unref();
+    });
+}
+
+/** server-everything over Streamable HTTP (a real V1 server). */
+export async function startEverythingHttp(): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  child.stderr?.resume();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  await waitForHttp(url, child);
+  return { url, process: child, stop: stopper(child) };
+}
+
+/** Our V2 test server over Streamable HTTP; it prints `listening <url>` when ready. */
+export async function startV2Http(...flags: string[]): Promise<RunningServer> {
+  const child = spawn(process.execPath, [V2_SERVER, "--port", "0", ...flags], { stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr?.resume();
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      const match = /^listening (\S+)/.exec(line);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`v2 server exited with ${code}`)));
+  });
+  return { url, process: child, stop: stopper(child) };
+}

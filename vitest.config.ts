@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    pool: "threads",
+    include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Real servers and real processes: two cores, so few files at once.
+    maxWorkers: 2,
+  },
+});
