@@ -1,0 +1,91 @@
+// The command line as users and scripts meet it: usage errors, saved servers, help. The built binary runs in a
+// fresh process each time.
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { everythingStdio } from "./helpers/servers.js";
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
+
+describe("usage errors exit 2 with one clear line", () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ["malformed JSON arguments", ["call", "echo", "--args", "{nope", "--stdio", everythingStdio], /--args is not valid JSON/],
+    ["arguments that break the inputSchema", ["call", "get-sum", "a=x", "b=2", "--stdio", everythingStdio], /do not fit get-sum's inputSchema/],
+    ["an unknown server name", ["call", "echo", "-s", "nowhere"], /unknown server: nowhere/],
+    ["no server at all", ["call", "echo"], /no server given/],
+    ["a bad duration", ["call", "echo", "--timeout", "soon", "--stdio", everythingStdio], /not a duration: soon/],
+    ["an unreadable --input file", ["call", "echo", "--input", "@/nonexistent/answers.json", "--stdio", everythingStdio], /cannot read --input from \/nonexistent\/answers.json: ENOENT/],
+    ["an unknown tool", ["call", "no-such-tool", "--stdio", everythingStdio], /has no tool named no-such-tool/],
+    ["an unknown option", ["call", "echo", "--frobnicate"], /unknown option/],
+  ];
+  it.each(cases)("%s", async (_name, args, message) => {
+    const run = await runCli(args, { home: tempHome() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    noStack(run.stderr);
+  });
+
+  it("reports a usage error as a JSON error line under --json", async () => {
+    const run = await runCli(["call", "echo", "-s", "nowhere", "--json"], { home: tempHome() });
+    expect(run.code).toBe(2);
+    expect(events(run.stdout)).toEqual([expect.objectContaining({ type: "error", taskId: null, exitCode: 2 })]);
+  });
+});
+
+it("exits 4 with the reason when the server cannot be reached or started", async () => {
+  const refused = await runCli(["call", "echo", "-s", "http://127.0.0.1:1/mcp"], { home: tempHome() });
+  expect(refused.code).toBe(4);
+  noStack(refused.stderr);
+  const missing = await runCli(["call", "echo", "--stdio", "definitely-not-a-command-xyz"], { home: tempHome() });
+  expect(missing.code).toBe(4);
+  expect(missing.stderr).toMatch(/command not found: definitely-not-a-command-xyz/);
+});
+
+describe("saved servers", () => {
+  it("adds, lists, uses and removes servers; the store is private", async () => {
+    const home = tempHome();
+    expect((await runCli(["server", "add", "ev", "--stdio", everythingStdio], { home })).code).toBe(0);
+    expect((await runCli(["server", "add", "remote", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${env:TOKEN}"], { home })).code).toBe(0);
+    const list = await runCli(["server", "list", "--json"], { home });
+    const doc = JSON.parse(list.stdout);
+    expect(doc.defaultServer).toBe("ev");
+    expect(doc.servers.remote.headers.Authorization).toBe("Bearer ${env:TOKEN}");
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, "settings.json")).mode & 0o777).toBe(0o600);
+
+    // The default server is used when none is named.
+    const call = await runCli(["call", "echo", "message=via-default"], { home });
+    expect(call.stdout.trim()).toBe("Echo: via-default");
+
+    expect((await runCli(["server", "use", "remote"], { home })).code).toBe(0);
+    const missingSecret = await runCli(["call", "echo"], { home });
+    expect(missingSecret.code).toBe(2);
+    expect(missingSecret.stderr).toMatch(/environment variable TOKEN is not set/);
+    expect((await runCli(["server", "remove", "remote"], { home })).code).toBe(0);
+    expect((await runCli(["server", "use", "remote"], { home })).code).toBe(2);
+  });
+
+  it("imports a Claude Desktop style config", async () => {
+    const home = tempHome();
+    const file = join(mkdtempSync(join(tmpdir(), "cfg-")), "claude.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { everything: { command: "node", args: ["x.js", "stdio"], env: { K: "v" } }, web: { url: "http://127.0.0.1:1/mcp" } } }));
+    expect((await runCli(["server", "import", file], { home })).code).toBe(0);
+    const doc = JSON.parse((await runCli(["server", "list", "--json"], { home })).stdout);
+    expect(doc.servers.everything).toEqual({ transport: "stdio", command: "node", args: ["x.js", "stdio"], env: { K: "v" } });
+    expect(doc.servers.web).toEqual({ transport: "http", url: "http://127.0.0.1:1/mcp" });
+  });
+
+  it("refuses a server name that could escape into paths", async () => {
+    const run = await runCli(["server", "add", "../x", "--url", "http://127.0.0.1:1/mcp"], { home: tempHome() });
+    expect(run.code).toBe(2);
+  });
+});
+
+it("shows the server's generation and each tool's task support", async () => {
+  const run = await runCli(["tools", "--stdio", everythingStdio], { home: tempHome() });
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/V1 \(protocol 2025-11-25\)/);
+  expect(run.stdout).toMatch(/simulate-research-query\s+task required/);
+});
