@@ -184,6 +184,7 @@ export async function startHttp(port: number, factory: () => Server, hub: Listen
     url: `http://127.0.0.1:${address.port}/mcp`,
     close: async () => {
       hub.closeAll();
+      await new Promise((resolve) => setTimeout(resolve, 50)); // let the final listen frames flush
       await handler.close();
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));

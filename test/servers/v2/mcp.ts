@@ -6,10 +6,9 @@
 // params.taskId on HTTP.
 
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
-import type { ServerContext, StandardSchemaV1 } from "@modelcontextprotocol/server";
+import type { JSONRPCRequest, RequestStateCodec, Result, ServerContext, StandardSchemaV1 } from "@modelcontextprotocol/server";
 import type { JsonObject, TaskRecord, TaskRuntime } from "./runtime.js";
 import { TASKS_EXTENSION, callTool, declaresTasks, listTools, missingTasksExtension } from "./tools.js";
-import type { RequestStateCodec } from "@modelcontextprotocol/server";
 import { log } from "./stats.js";
 
 export const SERVER_INFO = { name: "mcp-task-v2-test-server", version: "0.1.0" };
@@ -38,26 +37,35 @@ function requireTasks(ctx: ServerContext, method: string): void {
   if (!declaresTasks(ctx)) throw missingTasksExtension(method);
 }
 
+/**
+ * `Server` wraps a registered tools/call handler to validate its result as a CallToolResult (it would
+ * add `content: []` to a CreateTaskResult, and reject nothing we care about), and to run the SDK's
+ * request-level-input seam. This server returns CreateTaskResults and its own input_required results,
+ * and must pass deliberately broken results (task_structured_bad) through, so tools/call goes
+ * unwrapped. The 2026 encoder then lets `resultType: "task"` / `"input_required"` through for
+ * tools/call and stamps `resultType: "complete"` on results that carry none.
+ */
+class TasksServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    return method === "tools/call" ? handler : super._wrapHandler(method, handler);
+  }
+}
+
 export function createServerFactory(runtime: TaskRuntime, stateCodec: RequestStateCodec<JsonObject>): () => Server {
   return () => {
-    const server = new Server(SERVER_INFO, {
+    const server = new TasksServer(SERVER_INFO, {
       capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
       instructions: "Test server for mcp-task: MCP 2026-07-28 with the io.modelcontextprotocol/tasks extension.",
     });
 
     server.setRequestHandler("tools/list", async () => ({ tools: listTools() }) as never);
-
-    // tools/call goes through the fallback handler on purpose: a registered tools/call handler is
-    // wrapped by the SDK, which validates the result as a CallToolResult (and would add `content: []`
-    // to a CreateTaskResult). Unwrapped, the 2026 encoder passes `resultType: "task"` through for
-    // tools/call and stamps `resultType: "complete"` on results that carry none.
-    server.fallbackRequestHandler = async (request, ctx) => {
-      if (request.method === "tools/call") {
-        const params = (request.params ?? {}) as JsonObject;
-        return (await callTool(params, ctx as ServerContext, { runtime, stateCodec })) as never;
-      }
-      throw new ProtocolError(-32601, "Method not found");
-    };
+    server.setRequestHandler("tools/call", async (request, ctx) => {
+      const params = (request.params ?? {}) as JsonObject;
+      return (await callTool(params, ctx, { runtime, stateCodec })) as never;
+    });
 
     server.setRequestHandler("tasks/get", { params: TaskIdParams }, async (params, ctx) => {
       requireTasks(ctx, "tasks/get");

@@ -265,8 +265,8 @@ const TOOLS: ToolDef[] = [
   {
     name: "echo",
     description: "Immediate: returns its text. Never a task.",
-    inputSchema: objectSchema({ text: { type: "string" } }, ["text"]),
-    now: (args) => text(strArg(args, "text")),
+    inputSchema: objectSchema({ text: { type: "string" } }),
+    now: (args) => text(strArg(args, "text", "")),
   },
   {
     name: "greet",
@@ -276,10 +276,11 @@ const TOOLS: ToolDef[] = [
   },
   {
     name: "_stats",
-    description: "Immediate: JSON text of {method: count} for every request this server received. `reset: true` clears the counts after reading them.",
-    inputSchema: objectSchema({ reset: { type: "boolean" } }),
+    description:
+      "Immediate: JSON text of {method: count} for every request this server received (with `taskId`: only the requests naming that task). `reset: true` clears all counts after reading them.",
+    inputSchema: objectSchema({ reset: { type: "boolean" }, taskId: { type: "string" } }),
     now: (args) => {
-      const snapshot = snapshotCounts();
+      const snapshot = snapshotCounts(args.taskId === undefined ? undefined : strArg(args, "taskId"));
       if (args.reset === true) resetCounts();
       return text(JSON.stringify(snapshot));
     },
