@@ -1,11 +1,11 @@
 // The command line as users and scripts meet it: usage errors, saved servers, help. The built binary runs in a
 // fresh process each time.
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { everythingStdio } from "./helpers/servers.js";
+import { everythingStdio, v2Stdio } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -88,4 +88,26 @@ it("shows the server's generation and each tool's task support", async () => {
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(/V1 \(protocol 2025-11-25\)/);
   expect(run.stdout).toMatch(/simulate-research-query\s+task required/);
+});
+
+describe("generation verdict cache", () => {
+  it.each([
+    ["V1 (server-everything)", everythingStdio, "echo", "message=x"],
+    ["V2 (our test server)", v2Stdio(), "echo", "text=x"],
+  ])("%s: the second connection skips the probe (one spawn, not two)", async (_name, command, tool, arg) => {
+    const home = tempHome();
+    const log = join(home, "spawns.log");
+    // Each start of the server appends a line; the wrapper then becomes the server.
+    const wrapped = `sh -c ${JSON.stringify(`echo start >> '${log}'; exec ${command}`)}`;
+    const spawns = () => readFileSync(log, "utf8").trim().split("\n").length;
+    expect((await runCli(["call", tool, arg, "--stdio", wrapped], { home })).code).toBe(0);
+    const first = spawns();
+    expect(first).toBe(2); // the SDK's discover probe runs on a sibling process, then the session process
+    expect((await runCli(["call", tool, arg, "--stdio", wrapped], { home })).code).toBe(0);
+    expect(spawns() - first).toBe(1);
+    const settings = JSON.parse(readFileSync(join(home, "settings.json"), "utf8"));
+    expect(Object.values(settings.verdicts).map((v) => (v as { verdict: { kind: string } }).verdict.kind)).toEqual([
+      command === everythingStdio ? "legacy" : "modern",
+    ]);
+  });
 });
