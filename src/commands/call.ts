@@ -5,6 +5,7 @@ import type { Context } from "../context.js";
 import { InterruptedError, StillRunningError, UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { preparedAnswers } from "../tasks/input.js";
+import { linePrompt } from "../ui/prompt.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { schemaProblem } from "../tasks/schema.js";
@@ -75,7 +76,10 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     });
   }
   try {
-    const engine = new TaskEngine(wire, ctx.clock, preparedAnswers({ input: options.input, decline: options.decline }));
+    const given = options.input !== undefined || options.decline;
+    // A person at a terminal is asked; anywhere else only answers given ahead of time count (exit 6 otherwise).
+    const answers = !given && ctx.io.interactive ? linePrompt(ctx.io) : preparedAnswers({ input: options.input, decline: options.decline });
+    const engine = new TaskEngine(wire, ctx.clock, answers);
     const tool = await engine.tool(options.tool);
     if (!tool) throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");
     const problem = schemaProblem(tool.inputSchema, options.args);
