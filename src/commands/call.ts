@@ -26,7 +26,8 @@ export function registerCall(program: Command, ctx: Context, run: (job: Promise<
   program
     .command("call")
     .summary("call a tool, as a task where the server allows, and wait for its result")
-    .description("Call a tool, as a task where the server allows, and wait for its result.\n\nExample:\n  mcp-task call simulate-research-query topic=python --input '{\"interpretation\":\"snake\"}'")
+    .description("Call a tool, as a task where the server allows, and wait for its result.")
+    .addHelpText("after", "\nExample:\n  mcp-task call simulate-research-query topic=python ambiguous=true --input '{\"interpretation\":\"snake\"}'")
     .argument("<tool>", "tool name")
     .argument("[args...]", "arguments as key=value (values parsed as JSON when they parse)")
     .option("-s, --server <name|url>", "saved server name or http(s) URL")

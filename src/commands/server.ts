@@ -17,7 +17,8 @@ function checkName(name: string): string {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerServer(program: Command, ctx: Context, run: (job: Promise<number>) => Promise<void>): void {
-  const server = program.command("server").summary("save, list and choose servers").description("Save, list and choose MCP servers.\n\nExample:\n  mcp-task server add everything --stdio \"npx -y @modelcontextprotocol/server-everything\"");
+  const server = program.command("server").summary("save, list and choose servers").description("Save, list and choose MCP servers.")
+    .addHelpText("after", '\nExample:\n  mcp-task server add everything --stdio "npx -y @modelcontextprotocol/server-everything"');
   server
     .command("add")
     .summary("save a server under a name")
