@@ -1,0 +1,71 @@
+// The engine on a V2 wire, in-process, against our V2 test server: push notifications, cancel, unknown ids.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../src/context.js";
+import { TaskNotFoundError, UsageError } from "../src/errors.js";
+import { connect } from "../src/protocol/connect.js";
+import type { Snapshot, Wire } from "../src/protocol/wire.js";
+import { TaskEngine } from "../src/tasks/engine.js";
+import { preparedAnswers } from "../src/tasks/input.js";
+import { startV2Http, type RunningServer } from "./helpers/servers.js";
+
+let server: RunningServer;
+let wire: Wire;
+let engine: TaskEngine;
+
+beforeAll(async () => {
+  // A slow poll interval (5 s), so that anything seen sooner than that came by push.
+  server = await startV2Http("--poll-interval", "5000");
+  wire = await connect({ transport: "http", url: server.url }, { env: {} });
+  engine = new TaskEngine(wire, systemClock, preparedAnswers({}));
+});
+afterAll(async () => {
+  await wire?.close();
+  await server?.stop();
+});
+
+async function stats(): Promise<Record<string, number>> {
+  const started = await engine.call("_stats", {}, { task: "auto" });
+  if (started.kind !== "result") throw new Error("_stats made a task");
+  return JSON.parse(String(started.outcome.result!.content[0].text));
+}
+
+describe("push notifications (subscriptions/listen + notifications/tasks)", () => {
+  it("shows status changes as they happen and ends without waiting for the next poll", async () => {
+    const before = (await stats())["tasks/get"] ?? 0;
+    const started = await engine.call("task_slow", { ms: 3000 }, { task: "auto" });
+    expect(started.kind).toBe("task");
+    if (started.kind !== "task") return;
+    const t0 = Date.now();
+    const seen: Array<[number, Snapshot]> = [];
+    for await (const snapshot of engine.watch(started.snapshot.taskId)) seen.push([Date.now() - t0, snapshot]);
+    const elapsed = Date.now() - t0;
+    // task_slow changes its status message every second: those changes arrive between polls 5 s apart.
+    const messages = new Set(seen.filter(([, s]) => s.status === "working").map(([, s]) => s.statusMessage));
+    expect(messages.size).toBeGreaterThanOrEqual(2);
+    expect(seen.at(-1)![1].status).toBe("completed");
+    // Completed at ~3 s; a poll-only client would have waited for the 5 s poll.
+    expect(elapsed).toBeLessThan(4900);
+    // The first read, and the early read that fetched the result after the terminal push: no extra polls.
+    const gets = (await stats())["tasks/get"] - before;
+    expect(gets).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("cancel and unknown tasks", () => {
+  it("cancels a running task; the server's own report says cancelled", async () => {
+    const started = await engine.call("task_slow", { ms: 30000 }, { task: "auto" });
+    if (started.kind !== "task") throw new Error("expected a task");
+    const after = await engine.cancel(started.snapshot.taskId);
+    expect(after.status).toBe("cancelled");
+    const final = await engine.final(after);
+    expect(final.status).toBe("cancelled");
+  });
+
+  it("turns an unknown id into TaskNotFoundError", async () => {
+    await expect(wire.getTask("00000000-0000-0000-0000-000000000000")).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+
+  it("says plainly that V2 has no tasks/list", async () => {
+    await expect(wire.listTasks()).rejects.toBeInstanceOf(UsageError);
+  });
+});
