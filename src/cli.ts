@@ -1,22 +1,29 @@
 // The command surface, declared in one place, and the entry point bin/mcp-task.js calls.
 import { Command, CommanderError } from "commander";
 import { registerCall } from "./commands/call.js";
+import { registerGet } from "./commands/get.js";
+import { registerList } from "./commands/list.js";
+import { registerRespond } from "./commands/respond.js";
+import { registerTransfer } from "./commands/transfer.js";
+import { registerWatch } from "./commands/watch.js";
 import { registerServer } from "./commands/server.js";
 import { registerTools } from "./commands/tools.js";
 import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { connect } from "./protocol/connect.js";
+import { HandleStore } from "./store/handles.js";
 import { Settings, homeDir } from "./store/settings.js";
+import { Tracker } from "./tasks/tracker.js";
 
 export const VERSION = "0.1.0";
 
 export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   const wantsJson = (argv: string[]) => argv.includes("--json");
   let json = false;
-  const run = async (job: Promise<number>) => {
+  const run = async (job: () => Promise<number>) => {
     try {
-      setExit(await job);
+      setExit(await job());
     } catch (error) {
       const report = describeError(error);
       createPrinter(ctx.io, json).error(report);
@@ -39,6 +46,11 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
   registerServer(program, ctx, run);
   registerTools(program, ctx, run);
   registerCall(program, ctx, run);
+  registerWatch(program, ctx, run);
+  registerRespond(program, ctx, run);
+  registerGet(program, ctx, run);
+  registerList(program, ctx, run);
+  registerTransfer(program, ctx, run);
   return program;
 }
 
@@ -77,11 +89,13 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     clock: systemClock,
     env,
     settings,
+    tracker: new Tracker(new HandleStore(settings.home), systemClock),
     interrupt: interrupt.signal,
-    connect: (descriptor, name) =>
+    connect: (descriptor, name, resume) =>
       connect(descriptor, {
         env,
         name,
+        resume,
         verdicts: {
           get: (key) => settings.verdict(key, Date.now()),
           set: (key, verdict) => settings.saveVerdict(key, verdict, Date.now()),

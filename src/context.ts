@@ -2,7 +2,8 @@
 // connect to servers. Nothing below bin/ reaches for process.*, Date.now or setTimeout directly.
 import type { Settings } from "./store/settings.js";
 import type { ServerDescriptor } from "./protocol/server.js";
-import type { Wire } from "./protocol/wire.js";
+import type { ResumeToken, Wire } from "./protocol/wire.js";
+import type { Tracker } from "./tasks/tracker.js";
 
 export interface OutStream {
   write(text: string): unknown;
@@ -32,8 +33,10 @@ export interface Context {
   clock: Clock;
   env: Record<string, string | undefined>;
   settings: Settings;
-  /** Opens a connection to a server (generation detected, verdict cached). */
-  connect(server: ServerDescriptor, name?: string): Promise<Wire>;
+  /** The saved task handles. */
+  tracker: Tracker;
+  /** Opens a connection to a server (generation detected, verdict cached), or resumes a saved task's session. */
+  connect(server: ServerDescriptor, name?: string, resume?: ResumeToken): Promise<Wire>;
   /** Aborted on Ctrl-C. */
   interrupt: AbortSignal;
 }

@@ -1,8 +1,13 @@
 // Parsing shared by the verbs: which server, tool arguments, JSON options, durations.
 import { readFile } from "node:fs/promises";
 import type { Context } from "../context.js";
-import { UsageError } from "../errors.js";
+import { InterruptedError, StillRunningError, UsageError } from "../errors.js";
 import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../protocol/server.js";
+import type { Wire } from "../protocol/wire.js";
+import { TaskEngine } from "../tasks/engine.js";
+import { preparedAnswers, type InputProvider } from "../tasks/input.js";
+import type { TrackedTask } from "../tasks/tracker.js";
+import { linePrompt } from "../ui/prompt.js";
 
 export interface ServerOptions {
   server?: string;
@@ -55,7 +60,7 @@ export async function readJsonObject(value: string, what: string, ctx: Context):
   return parsed as Record<string, unknown>;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   return Buffer.concat(chunks).toString("utf8");
@@ -91,4 +96,65 @@ export function parseDuration(value: string, what: string): number {
 export function parseMilliseconds(value: string, what: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`${what}: not a whole number of milliseconds: ${value}`, `example: ${what} 60000`);
   return Number(value);
+}
+
+/** Stop signals for a waiting command: Ctrl-C (exit 130) and --timeout (exit 7), both leaving the task running. */
+export function waitSignal(ctx: Context, timeoutMs: number | undefined): { signal: AbortSignal; dispose: () => void } {
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort(new InterruptedError("interrupted"));
+  ctx.interrupt.addEventListener("abort", onInterrupt, { once: true });
+  if (ctx.interrupt.aborted) onInterrupt();
+  const timer = new AbortController();
+  if (timeoutMs !== undefined) {
+    void ctx.clock.sleep(timeoutMs, timer.signal).then(() => {
+      if (!timer.signal.aborted) stop.abort(new StillRunningError(`stopped waiting after ${formatDuration(timeoutMs)}`));
+    });
+  }
+  return {
+    signal: stop.signal,
+    dispose: () => {
+      timer.abort();
+      ctx.interrupt.removeEventListener("abort", onInterrupt);
+    },
+  };
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 360_000) / 10} h`;
+}
+
+/** Stopping to wait never stops the task: say how to pick it up again. */
+export function withResumeHint(error: unknown, taskId: string | null, canResume: boolean): unknown {
+  if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
+  const message = `${error.message}; task ${taskId} keeps running`;
+  const hint = canResume
+    ? `resume with: mcp-task watch ${taskId}`
+    : "its stdio server stops with this command, so the task cannot be resumed from another process yet";
+  return error instanceof StillRunningError ? new StillRunningError(message, hint, taskId) : new InterruptedError(message, hint, taskId);
+}
+
+/** Where answers come from: --input / --decline, else a person at a terminal, else nowhere (exit 6). */
+export function inputProvider(ctx: Context, input: Record<string, unknown> | undefined, decline: boolean): InputProvider {
+  if (input === undefined && !decline && ctx.io.interactive) return linePrompt(ctx.io);
+  return preparedAnswers({ input, decline });
+}
+
+/** Opens a saved task and reconnects to its server (its V1 session, where it has one). */
+export async function reopen(idOrPrefix: string, ctx: Context, input: InputProvider): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
+  const tracked = await ctx.tracker.open(idOrPrefix);
+  const { server, resume } = tracked.handle;
+  const wire = await ctx.connect(server.descriptor, server.name, resume);
+  return { tracked, wire, engine: new TaskEngine(wire, ctx.clock, input) };
+}
+
+/** The shared flags of the commands that wait for an answer. */
+export async function answerFlags(flags: Record<string, unknown>, ctx: Context): Promise<{ input?: Record<string, unknown>; decline: boolean }> {
+  if (flags.input !== undefined && flags.decline) throw new UsageError("give either --input or --decline, not both");
+  return {
+    input: flags.input !== undefined ? await readJsonObject(flags.input as string, "--input", ctx) : undefined,
+    decline: Boolean(flags.decline),
+  };
 }

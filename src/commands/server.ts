@@ -16,7 +16,7 @@ function checkName(name: string): string {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-export function registerServer(program: Command, ctx: Context, run: (job: Promise<number>) => Promise<void>): void {
+export function registerServer(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
   const server = program.command("server").summary("save, list and choose servers").description("Save, list and choose MCP servers.")
     .addHelpText("after", '\nExample:\n  mcp-task server add everything --stdio "npx -y @modelcontextprotocol/server-everything"');
   server
@@ -29,8 +29,7 @@ export function registerServer(program: Command, ctx: Context, run: (job: Promis
     .option("--env <KEY=VALUE>", "environment for the stdio server (repeatable); values may use ${env:NAME}", collect)
     .option("--cwd <dir>", "working directory of the stdio server")
     .action((name: string, flags: { url?: string; header?: string[]; stdio?: string; env?: string[]; cwd?: string }) =>
-      run(
-        (async () => {
+      run(async () => {
           checkName(name);
           if ((flags.url === undefined) === (flags.stdio === undefined)) throw new UsageError("give exactly one of --url or --stdio");
           let descriptor: ServerDescriptor;
@@ -47,16 +46,14 @@ export function registerServer(program: Command, ctx: Context, run: (job: Promis
           if (!ctx.settings.defaultServer()) ctx.settings.setDefaultServer(name);
           createPrinter(ctx.io, false).note(`saved server ${name}: ${describeServer(descriptor)}`);
           return 0;
-        })(),
-      ),
+        }),
     );
   server
     .command("list")
     .summary("list saved servers")
     .option("--json", "one JSON document")
     .action((flags: { json?: boolean }) =>
-      run(
-        (async () => {
+      run(async () => {
           const servers = ctx.settings.servers();
           const current = ctx.settings.defaultServer();
           createPrinter(ctx.io, Boolean(flags.json)).document({ defaultServer: current ?? null, servers }, () =>
@@ -65,48 +62,41 @@ export function registerServer(program: Command, ctx: Context, run: (job: Promis
               .join("\n"),
           );
           return 0;
-        })(),
-      ),
+        }),
     );
   server
     .command("remove")
     .summary("forget a saved server")
     .argument("<name>")
     .action((name: string) =>
-      run(
-        (async () => {
+      run(async () => {
           if (!ctx.settings.removeServer(name)) throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
           return 0;
-        })(),
-      ),
+        }),
     );
   server
     .command("use")
     .summary("make a saved server the default")
     .argument("<name>")
     .action((name: string) =>
-      run(
-        (async () => {
+      run(async () => {
           if (!ctx.settings.server(name)) throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
           ctx.settings.setDefaultServer(name);
           return 0;
-        })(),
-      ),
+        }),
     );
   server
     .command("import")
     .summary("import servers from a Claude Desktop / Cursor / VS Code config file")
     .argument("<file>")
     .action((file: string) =>
-      run(
-        (async () => {
+      run(async () => {
           const imported = await importServers(file);
           for (const [name, descriptor] of imported) ctx.settings.saveServer(name, descriptor);
           if (!ctx.settings.defaultServer() && imported.length) ctx.settings.setDefaultServer(imported[0][0]);
           createPrinter(ctx.io, false).note(`imported ${imported.length} server(s): ${imported.map(([name]) => name).join(", ")}`);
           return 0;
-        })(),
-      ),
+        }),
     );
 }
 

@@ -5,7 +5,7 @@ import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { resolveServer } from "./common.js";
 
-export function registerTools(program: Command, ctx: Context, run: (job: Promise<number>) => Promise<void>): void {
+export function registerTools(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
   program
     .command("tools")
     .summary("list a server's tools, their task support and the server's generation")
@@ -13,8 +13,7 @@ export function registerTools(program: Command, ctx: Context, run: (job: Promise
     .option("--stdio <command line>", "run a stdio server")
     .option("--json", "one JSON document")
     .action((flags: { server?: string; stdio?: string; json?: boolean }) =>
-      run(
-        (async () => {
+      run(async () => {
           const server = resolveServer(flags, ctx);
           const wire = await ctx.connect(server.descriptor, server.name);
           try {
@@ -32,8 +31,7 @@ export function registerTools(program: Command, ctx: Context, run: (job: Promise
           } finally {
             await wire.close();
           }
-        })(),
-      ),
+        }),
     );
 }
 

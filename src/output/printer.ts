@@ -19,7 +19,8 @@ export interface TaskInfo {
 }
 
 export interface Printer {
-  task(info: TaskInfo): void;
+  /** The task being followed; `resumed` when it was started by an earlier command. */
+  task(info: TaskInfo, resumed?: boolean): void;
   status(snapshot: Snapshot, at: Date): void;
   input(taskId: string, request: InputRequest): void;
   result(outcome: FinalOutcome): void;
@@ -40,8 +41,8 @@ function textPrinter(io: IO): Printer {
   const p = paint(io.color);
   const err = (line: string) => io.stderr.write(`${line}\n`);
   return {
-    task(info) {
-      err(`${p.dim("mcp-task:")} started task ${sanitizeLine(info.taskId)} (${sanitizeLine(info.tool)} on ${sanitizeLine(info.server)}, ${info.generation.toUpperCase()})`);
+    task(info, resumed) {
+      err(`${p.dim("mcp-task:")} ${resumed ? "following" : "started"} task ${sanitizeLine(info.taskId)} (${sanitizeLine(info.tool)} on ${sanitizeLine(info.server)}, ${info.generation.toUpperCase()})`);
     },
     status(snapshot) {
       const message = snapshot.statusMessage ? ` ${p.dim("-")} ${sanitizeLine(snapshot.statusMessage)}` : "";

@@ -3,13 +3,13 @@ import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
-import { ServerError, UsageError } from "../errors.js";
+import { ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
-import type { Wire } from "./wire.js";
+import type { ResumeToken, Wire } from "./wire.js";
 
 export const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
 export const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
@@ -28,11 +28,14 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** Display name of the server, for messages. */
   name?: string;
+  /** Reach the server (and V1 session) a task was created on, from a saved handle. */
+  resume?: ResumeToken;
 }
 
 const STDERR_TAIL_BYTES = 2000;
 
 export async function connect(descriptor: ServerDescriptor, options: ConnectOptions): Promise<Wire> {
+  if (options.resume) return resume(descriptor, options, options.resume);
   const key = descriptorKey(descriptor);
   const prior = options.verdicts?.get(key);
   try {
@@ -47,10 +50,26 @@ export async function connect(descriptor: ServerDescriptor, options: ConnectOpti
   }
 }
 
-async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined): Promise<Wire> {
+/** Reconnects for a saved task: V2 is stateless; V1 over HTTP reuses the saved session (no new initialize). */
+async function resume(descriptor: ServerDescriptor, options: ConnectOptions, token: ResumeToken): Promise<Wire> {
+  const label = options.name ?? describeServer(descriptor);
+  if (token.generation === "v1" && descriptor.transport === "stdio") {
+    throw new TaskNotFoundError(
+      `this task ran on a stdio server (${sanitizeLine(label)}), which stopped with the mcp-task command that started it; a 2025-11-25 task lives only as long as its server process`,
+      "run the task again; keeping stdio servers alive between commands is planned",
+    );
+  }
+  if (token.generation === "v2") {
+    const discover = token.discover as Extract<PriorDiscovery, { kind: "modern" }>["discover"] | undefined;
+    return connectOnce(descriptor, options, discover ? { kind: "modern", discover } : undefined);
+  }
+  return connectOnce(descriptor, options, { kind: "legacy" }, token);
+}
+
+async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined, session?: ResumeToken): Promise<Wire> {
   const label = options.name ?? describeServer(descriptor);
   const stderrTail = { text: "" };
-  const transport = makeTransport(descriptor, options.env, stderrTail);
+  const transport = makeTransport(descriptor, options.env, stderrTail, session);
   const client = new Client(CLIENT_INFO, {
     capabilities: CLIENT_CAPABILITIES,
     versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(options.timeoutMs ?? 10_000, 10_000) } },
@@ -72,16 +91,21 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
     era === "modern" ? { kind: "modern", discover: client.getDiscoverResult()! } : era === "legacy" ? { kind: "legacy" } : undefined;
   if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
   const rpc = new RawChannel(transport, describeClose);
-  const protocolVersion = client.getNegotiatedProtocolVersion() ?? "";
-  const serverName = client.getServerVersion()?.name ?? label;
-  return era === "modern" ? new V2Wire(client, rpc, protocolVersion, serverName) : new V1Wire(client, rpc, protocolVersion, serverName);
+  const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
+  const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
+  if (era === "modern") return new V2Wire(client, rpc, protocolVersion, serverName);
+  const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
+  return new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId);
 }
 
-function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }): Transport {
+function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, session?: ResumeToken): Transport {
   if (descriptor.transport === "http") {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
-    return new StreamableHTTPClientTransport(new URL(descriptor.url), { requestInit: { headers } });
+    return new StreamableHTTPClientTransport(new URL(descriptor.url), {
+      requestInit: { headers },
+      ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
+    });
   }
   const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
   for (const [name, value] of Object.entries(descriptor.env ?? {})) childEnv[name] = resolveEnvRefs(value, env);

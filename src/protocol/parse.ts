@@ -54,6 +54,7 @@ export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
   };
   if (task.status === "input_required" && raw.inputRequests !== undefined) {
     snapshot.inputRequests = inputRequestsFromV2(raw.inputRequests, `${what} inputRequests`);
+    snapshot.inputListed = true;
   }
   if (task.status === "completed" && raw.result !== undefined) {
     // The spec's own examples omit `resultType` on the inlined result: a missing one means `complete`.

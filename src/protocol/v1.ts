@@ -15,6 +15,7 @@ import type {
   CallToolResult,
   InputHandler,
   InputRequest,
+  ResumeToken,
   ServiceInputOptions,
   Snapshot,
   TaskError,
@@ -42,6 +43,9 @@ export class V1Wire implements Wire {
     private readonly rpc: RawChannel,
     readonly protocolVersion: string,
     readonly serverName: string,
+    /** The server's capabilities when the session was resumed (no initialize, so the SDK does not know them). */
+    private readonly resumedCapabilities?: Record<string, unknown>,
+    private readonly sessionId?: () => string | undefined,
   ) {
     client.setRequestHandler("elicitation/create", async (request) => this.ask(request.method, request.params as Record<string, unknown>, request) as never);
     client.setRequestHandler("sampling/createMessage", async (request) => this.ask(request.method, request.params as Record<string, unknown>, request) as never);
@@ -57,8 +61,22 @@ export class V1Wire implements Wire {
     };
   }
 
+  private get capabilities(): Record<string, unknown> | undefined {
+    return (this.client.getServerCapabilities() as Record<string, unknown> | undefined) ?? this.resumedCapabilities;
+  }
+
   private get taskCaps(): Record<string, unknown> | undefined {
-    return this.client.getServerCapabilities()?.tasks as Record<string, unknown> | undefined;
+    return this.capabilities?.tasks as Record<string, unknown> | undefined;
+  }
+
+  resumeToken(): ResumeToken {
+    return {
+      generation: "v1",
+      protocolVersion: this.protocolVersion,
+      serverName: this.serverName,
+      sessionId: this.sessionId?.(),
+      capabilities: this.capabilities,
+    };
   }
 
   get canListTasks(): boolean {
@@ -81,18 +99,25 @@ export class V1Wire implements Wire {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    const listed = await this.client.listTools();
-    const tools = listed.tools.map((tool): ToolInfo => {
-      const support = (tool as { execution?: { taskSupport?: string } }).execution?.taskSupport;
-      return {
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema as Record<string, unknown>,
-        outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
-        taskSupport: support === "optional" || support === "required" ? support : "forbidden",
-      };
-    });
+    // Sent raw: on a resumed session the SDK has not seen initialize and would refuse (no tools capability known).
+    const tools: ToolInfo[] = [];
+    for (let cursor: string | undefined, page = 0; page < 100; page++) {
+      const reply = await this.rpc.request("tools/list", cursor ? { cursor } : {}, { timeoutMs: 30_000 });
+      if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
+      for (const tool of reply.tools as Array<Record<string, unknown>>) {
+        if (typeof tool?.name !== "string") continue;
+        const support = (tool.execution as { taskSupport?: string } | undefined)?.taskSupport;
+        tools.push({
+          name: tool.name,
+          title: typeof tool.title === "string" ? tool.title : undefined,
+          description: typeof tool.description === "string" ? tool.description : undefined,
+          inputSchema: (tool.inputSchema as Record<string, unknown>) ?? { type: "object" },
+          outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
+          taskSupport: support === "optional" || support === "required" ? support : "forbidden",
+        });
+      }
+      if (typeof reply.nextCursor !== "string" || !(cursor = reply.nextCursor)) break;
+    }
     this.tools = new Map(tools.map((tool) => [tool.name, tool]));
     return tools;
   }

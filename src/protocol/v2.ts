@@ -10,7 +10,7 @@ import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFo
 import { sanitizeLine } from "../output/sanitize.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
 import type { RawChannel } from "./rpc.js";
-import type { CallOptions, CallOutcome, InputHandler, InputRequest, InputResponse, ServiceInputOptions, Snapshot, TaskPage, ToolInfo, Wire } from "./wire.js";
+import type { CallOptions, CallOutcome, InputHandler, InputRequest, InputResponse, ResumeToken, ServiceInputOptions, Snapshot, TaskPage, ToolInfo, Wire } from "./wire.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const INVALID_PARAMS = -32602;
@@ -42,6 +42,10 @@ export class V2Wire implements Wire {
       }
       for (const listener of this.listeners) listener(snapshot);
     };
+  }
+
+  resumeToken(): ResumeToken {
+    return { generation: "v2", protocolVersion: this.protocolVersion, serverName: this.serverName, discover: this.client.getDiscoverResult() };
   }
 
   /** The per-request `_meta` envelope; `tasks` declares the extension. */

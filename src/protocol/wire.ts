@@ -64,6 +64,8 @@ export interface Snapshot {
   pollIntervalMs?: number;
   /** Outstanding input requests, where the wire knows them from the status read (V2). */
   inputRequests: InputRequest[];
+  /** True when `inputRequests` is the server's full list of open questions (else they arrive another way). */
+  inputListed?: boolean;
   /** The tool result, once completed (and on V1, once failed with a tool error). */
   result?: CallToolResult;
   /** The JSON-RPC error a failed task carries. */
@@ -96,6 +98,22 @@ export interface TaskPage {
   nextCursor?: string;
 }
 
+/**
+ * What a later process needs to reach the same server (and, on V1 over HTTP, the same session) again. Opaque
+ * above src/protocol: the store keeps it as JSON and hands it back to `connect`.
+ */
+export interface ResumeToken {
+  generation: Generation;
+  protocolVersion: string;
+  serverName: string;
+  /** V2: the server/discover result, so that reconnecting costs no round trip. */
+  discover?: unknown;
+  /** V1 over HTTP: tasks are bound to the session. */
+  sessionId?: string;
+  /** V1: the server's capabilities from initialize (not repeated on a resumed session). */
+  capabilities?: Record<string, unknown>;
+}
+
 export interface Wire {
   readonly generation: Generation;
   readonly protocolVersion: string;
@@ -105,6 +123,8 @@ export interface Wire {
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
 
+  /** How to reach this server (session) again from another process. */
+  resumeToken(): ResumeToken;
   listTools(): Promise<ToolInfo[]>;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot>;

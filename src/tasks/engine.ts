@@ -38,6 +38,10 @@ export interface WatchOptions {
   answered?: Set<string>;
   /** Answer input when the task asks (without it, input_required is only reported). */
   answerInput?: boolean;
+  /** Called with the keys whose answers were delivered (to persist them); awaited before the next answer. */
+  onAnswered?: (keys: string[]) => Promise<void> | void;
+  /** Called each time an answer reaches the server (both generations). */
+  onDelivered?: () => void;
   /** Called when input requests are seen (for display); keys already answered are left out. */
   onInput?: (taskId: string, requests: InputRequest[]) => void;
 }
@@ -47,6 +51,8 @@ export class TaskEngine {
   /** Errors raised while answering input, per task (null: input before a task exists). */
   private readonly inputErrors = new Map<string | null, McpTaskError | Error>();
   private readonly wakers = new Map<string, () => void>();
+  /** Per watched task: told each time an answer reached the server. */
+  private readonly deliveries = new Map<string, () => void>();
 
   constructor(
     readonly wire: Wire,
@@ -56,7 +62,10 @@ export class TaskEngine {
     wire.inputHandler = async (request, taskId) => {
       if (!this.input) throw new ServerError("internal: no input provider");
       try {
-        return await this.input.answer(request, taskId);
+        const response = await this.input.answer(request, taskId);
+        // Returned to the server by the wire (V1 answers the server's request with it).
+        if (taskId) this.deliveries.get(taskId)?.();
+        return response;
       } catch (error) {
         this.inputErrors.set(taskId, error as Error);
         if (taskId) this.wakers.get(taskId)?.();
@@ -118,6 +127,7 @@ export class TaskEngine {
       wake.abort();
     };
     this.wakers.set(taskId, wakeUp);
+    if (options.onDelivered) this.deliveries.set(taskId, options.onDelivered);
     let pushed: Snapshot | undefined;
     const unsubscribe = await this.wire
       .watchNotifications([taskId], (snapshot) => {
@@ -137,6 +147,8 @@ export class TaskEngine {
       const open = snapshot.inputRequests.filter((request) => !answered.has(request.key));
       if (open.length) options.onInput?.(taskId, open);
       if (!options.answerInput) return;
+      // Every listed question is answered already: the server has yet to take the answers in.
+      if (snapshot.inputListed && open.length === 0) return;
       if (!this.input?.available) {
         // Nobody can answer: fail now, before the server hands the question over (V1 would consume it).
         const question = open[0]?.params.message;
@@ -144,17 +156,19 @@ export class TaskEngine {
         wakeUp();
         return;
       }
-      inputJob = this.wire.serviceInput(snapshot, { answered, signal: options.signal }).then(
-        (keys) => {
+      inputJob = (async () => {
+        try {
+          const keys = await this.wire.serviceInput(snapshot, { answered, signal: options.signal });
           for (const key of keys) answered.add(key);
-          inputJob = undefined;
-        },
-        (error: unknown) => {
+          if (keys.length) options.onDelivered?.();
+          await options.onAnswered?.(keys);
+        } catch (error) {
           this.inputErrors.set(taskId, error as Error);
-          inputJob = undefined;
           wakeUp();
-        },
-      );
+        } finally {
+          inputJob = undefined;
+        }
+      })();
     };
     try {
       for (;;) {
@@ -206,6 +220,7 @@ export class TaskEngine {
       }
     } finally {
       this.wakers.delete(taskId);
+      this.deliveries.delete(taskId);
       unsubscribe();
     }
   }

@@ -18,6 +18,17 @@ function describe(request: InputRequest): string {
   return message ? `"${message}"` : `a ${request.method} request`;
 }
 
+/** What a form expects, field by field, in a few words: `interpretation: one of programming, snake, comedy`. */
+export function expected(schema: { properties?: Record<string, unknown>; required?: string[] }): string {
+  const fields = Object.entries(schema.properties ?? {}).map(([name, raw]) => {
+    const field = raw as { type?: string; enum?: unknown[]; oneOf?: Array<{ const?: unknown }> };
+    const choices = field.oneOf?.map((o) => o.const) ?? field.enum;
+    const what = choices ? `one of ${choices.map((c) => JSON.stringify(c)).join(", ")}` : (field.type ?? "any value");
+    return `${name}${schema.required?.includes(name) ? "" : "?"}: ${what}`;
+  });
+  return sanitizeLine(fields.length ? `expected ${fields.join("; ")}` : "expected an empty object");
+}
+
 /** The error for a task that waits for input nobody here can give. */
 export function inputUnavailable(taskId: string | null, question: string | undefined): InputRequiredError {
   const hint = taskId ? `mcp-task respond ${taskId} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
@@ -44,7 +55,7 @@ export function preparedAnswers(answer: { input?: Record<string, unknown>; decli
     const names = Object.keys(schema.properties ?? {});
     const content = Object.fromEntries(Object.entries(answer.input).filter(([key]) => names.includes(key)));
     const problem = schemaProblem(schema as Record<string, unknown>, content);
-    if (problem) throw needInput(request, taskId, `the --input answer does not fit the requested form (${sanitizeLine(problem)})`);
+    if (problem) throw needInput(request, taskId, `the --input answer does not fit the requested form (${expected(schema)})`);
     return { action: "accept", content };
   } };
 }

@@ -1,38 +1,60 @@
-// Following one task to its end for the plain (non-Ink) commands: print each changed snapshot, answer input
-// through the engine, and return the final outcome.
+// Following one saved task for the plain (non-Ink) commands: print each change, answer input through the
+// engine, keep the handle in step, and return the final outcome.
 import type { Clock } from "../context.js";
 import { ExitCode } from "../errors.js";
 import type { Printer } from "../output/printer.js";
-import type { Snapshot } from "../protocol/wire.js";
+import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome, TaskEngine } from "./engine.js";
+import { markingGone, type TrackedTask } from "./tracker.js";
 
-export async function followTask(
-  engine: TaskEngine,
-  first: Snapshot,
-  options: { tool?: string; printer: Printer; clock: Clock; signal?: AbortSignal; answered?: Set<string>; floorMs?: number },
-): Promise<FinalOutcome> {
-  let last = first;
-  options.printer.status(first, new Date(options.clock.now()));
-  if (first.status === "completed" || first.status === "failed" || first.status === "cancelled") {
-    // A task born terminal: read it once for its result.
-    last = await engine.wire.getTask(first.taskId, options.signal);
-    const outcome = await engine.final(last, options.tool);
-    options.printer.result(outcome);
-    return outcome;
-  }
-  for await (const snapshot of engine.watch(first.taskId, {
-    signal: options.signal,
-    answered: options.answered,
-    answerInput: true,
-    floorMs: options.floorMs,
-    onInput: (taskId, requests) => requests.forEach((request) => options.printer.input(taskId, request)),
-  })) {
-    if (snapshot.status !== last.status || snapshot.statusMessage !== last.statusMessage) options.printer.status(snapshot, new Date(options.clock.now()));
-    last = snapshot;
-  }
-  const outcome = await engine.final(last, options.tool);
-  options.printer.result(outcome);
-  return outcome;
+export interface FollowOptions {
+  printer: Printer;
+  clock: Clock;
+  signal?: AbortSignal;
+  floorMs?: number;
+  /** Print status lines (`result` prints only the result). */
+  statusLines?: boolean;
+  /** Print the final result (default true). */
+  printResult?: boolean;
+  /** Stop early, before the task ends, when this says so (used by `respond`). */
+  until?: (snapshot: Snapshot, state: { delivered: number }) => boolean;
+}
+
+/** Follows `tracked` from `first` (or a fresh read) to its end, or until `until` says stop. */
+export async function followTask(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | undefined, options: FollowOptions): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
+  return markingGone(tracked, async () => {
+    const printStatus = (snapshot: Snapshot) => {
+      if (options.statusLines !== false) options.printer.status(snapshot, new Date(options.clock.now()));
+    };
+    const answered = new Set(tracked.handle.answered);
+    let last = first;
+    if (last) printStatus(last);
+    const state = { delivered: 0 };
+    if (!last || !isTerminal(last.status)) {
+      for await (const snapshot of engine.watch(tracked.taskId, {
+        signal: options.signal,
+        answered,
+        answerInput: true,
+        floorMs: options.floorMs,
+        onAnswered: (keys) => tracked.answered(keys),
+        onDelivered: () => void state.delivered++,
+        onInput: (taskId, requests) => requests.forEach((request) => options.printer.input(taskId, request)),
+      })) {
+        if (!last || snapshot.status !== last.status || snapshot.statusMessage !== last.statusMessage) printStatus(snapshot);
+        last = snapshot;
+        await tracked.observe(snapshot);
+        if (options.until?.(snapshot, state)) return { last };
+      }
+    }
+    if (last && isTerminal(last.status) && last.status !== "cancelled" && !last.result && !last.error) {
+      // A snapshot that ended without its payload (a push, or a task born terminal): read it once.
+      last = await engine.wire.getTask(tracked.taskId, options.signal);
+    }
+    const outcome = await engine.final(last!, tracked.handle.tool);
+    await tracked.finish(outcome);
+    if (options.printResult !== false) options.printer.result(outcome);
+    return { outcome, last: last! };
+  });
 }
 
 /** The exit code of a final outcome (../shared/CLI.md). */

@@ -1,0 +1,67 @@
+// `mcp-task get <id>` (one fresh status from the server) and `mcp-task cancel <id>`.
+import type { Command } from "commander";
+import type { Context } from "../context.js";
+import { createPrinter } from "../output/printer.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { isTerminal, type Snapshot } from "../protocol/wire.js";
+import { markingGone, type TrackedTask } from "../tasks/tracker.js";
+import { viewOf } from "../tasks/views.js";
+import { preparedAnswers } from "../tasks/input.js";
+import { reopen } from "./common.js";
+
+export function registerGet(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+  program
+    .command("get")
+    .summary("read a saved task's status from the server (and update the saved handle)")
+    .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option("--json", "one JSON document")
+    .action((id: string, flags: { json?: boolean }) => run(() => runGet(id, "get", Boolean(flags.json), ctx)));
+  program
+    .command("cancel")
+    .summary("ask the server to cancel a saved task, and show what it reports")
+    .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option("--json", "one JSON document")
+    .action((id: string, flags: { json?: boolean }) => run(() => runGet(id, "cancel", Boolean(flags.json), ctx)));
+}
+
+export async function runGet(id: string, verb: "get" | "cancel", json: boolean, ctx: Context): Promise<number> {
+  const printer = createPrinter(ctx.io, json);
+  // Reading and cancelling never answer input.
+  const { tracked, wire, engine } = await reopen(id, ctx, preparedAnswers({}));
+  try {
+    const before = tracked.handle.last.status;
+    const snapshot = await markingGone(tracked, () => (verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId)));
+    await tracked.observe(snapshot);
+    if (isTerminal(snapshot.status) && !tracked.handle.outcome) await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
+    // A cancel is no proof: report whether the task had ended on its own before it.
+    const alreadyEnded = isTerminal(before) || (isTerminal(snapshot.status) && snapshot.status !== "cancelled");
+    const view = {
+      ...viewOf(tracked.handle, ctx.clock.now()),
+      inputRequests: snapshot.inputRequests.map((r) => ({ key: r.key, method: r.method, message: r.params.message ?? null })),
+      ...(verb === "cancel" ? { alreadyEnded } : {}),
+    };
+    printer.document(view, () => describe(tracked, snapshot, verb));
+    return 0;
+  } finally {
+    await wire.close();
+  }
+}
+
+function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cancel"): string {
+  const lines = [`${sanitizeLine(tracked.taskId)}  ${snapshot.status}${snapshot.statusMessage ? `  ${sanitizeLine(snapshot.statusMessage)}` : ""}`];
+  const h = tracked.handle;
+  lines.push(`  tool ${sanitizeLine(h.tool)} on ${sanitizeLine(h.server.name)} (${h.resume.generation.toUpperCase()}), created ${h.createdAt}`);
+  if (h.ttlMs !== undefined) lines.push(`  ttl ${h.ttlMs === null ? "unlimited" : `${h.ttlMs} ms`}, poll interval ${h.pollIntervalMs ?? "?"} ms`);
+  for (const request of snapshot.inputRequests) lines.push(`  asks (${sanitizeLine(request.key)}): ${sanitizeLine(String(request.params.message ?? request.method))}`);
+  if (verb === "cancel") {
+    lines.push(
+      snapshot.status === "cancelled"
+        ? "  cancelled"
+        : isTerminal(snapshot.status)
+          ? `  it had already ended (${snapshot.status})`
+          : `  cancel requested; the server still reports ${snapshot.status} (it may take a moment)`,
+    );
+  }
+  if (isTerminal(snapshot.status)) lines.push(`  result: mcp-task result ${sanitizeLine(tracked.taskId)}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,96 @@
+// `mcp-task list` (saved handles, optionally merged with the server's tasks/list), `forget` and `prune`.
+import type { Command } from "commander";
+import type { Context } from "../context.js";
+import { UsageError } from "../errors.js";
+import { createPrinter } from "../output/printer.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { TASK_STATUSES, type TaskStatus } from "../protocol/wire.js";
+import { handleExpired } from "../tasks/tracker.js";
+import { age, viewOf, type HandleView } from "../tasks/views.js";
+import { parseDuration, resolveServer } from "./common.js";
+
+export function registerList(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+  program
+    .command("list")
+    .summary("list saved tasks (and, with --remote, the server's own list)")
+    .option("-s, --server <name|url>", "only tasks of this server")
+    .option("--status <s,...>", `only these statuses (${TASK_STATUSES.join(", ")}, expired)`)
+    .option("--remote", "add the server's tasks/list (2025-11-25 servers that offer it)")
+    .option("--json", "one JSON document")
+    .action((flags: { server?: string; status?: string; remote?: boolean; json?: boolean }) => run(() => runList(flags, ctx)));
+  program
+    .command("forget")
+    .summary("drop saved task handles (the tasks themselves are not touched)")
+    .argument("<id...>", "task ids or unique prefixes")
+    .action((ids: string[]) =>
+      run(async () => {
+        for (const id of ids) {
+          const { stem } = await ctx.tracker.store.find(id);
+          await ctx.tracker.store.remove(stem);
+        }
+        return 0;
+      }),
+    );
+  program
+    .command("prune")
+    .summary("drop the handles of finished, expired or lost tasks")
+    .option("--older-than <duration>", "only those last updated longer ago than this")
+    .action((flags: { olderThan?: string }) =>
+      run(async () => {
+        const cutoff = flags.olderThan !== undefined ? ctx.clock.now() - parseDuration(flags.olderThan, "--older-than") : Infinity;
+        let dropped = 0;
+        for (const { stem, handle } of await ctx.tracker.store.list()) {
+          const finished = Boolean(handle.outcome) || handleExpired(handle, ctx.clock.now()) || ["completed", "failed", "cancelled"].includes(handle.last.status);
+          if (finished && Date.parse(handle.updatedAt) < cutoff && (await ctx.tracker.store.remove(stem))) dropped++;
+        }
+        createPrinter(ctx.io, false).note(`dropped ${dropped} handle(s)`);
+        return 0;
+      }),
+    );
+}
+
+async function runList(flags: { server?: string; status?: string; remote?: boolean; json?: boolean }, ctx: Context): Promise<number> {
+  const now = ctx.clock.now();
+  const wanted = flags.status?.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const status of wanted ?? []) {
+    if (status !== "expired" && !TASK_STATUSES.includes(status as TaskStatus)) throw new UsageError(`unknown status: ${status}`, `use ${TASK_STATUSES.join(", ")} or expired`);
+  }
+  const server = flags.server !== undefined || flags.remote ? resolveServer({ server: flags.server }, ctx) : undefined;
+  let bad = 0;
+  let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.list(() => bad++)).map(({ handle }) => viewOf(handle, now));
+  if (server) rows = rows.filter((row) => row.server === server.name);
+  if (flags.remote && server) {
+    const wire = await ctx.connect(server.descriptor, server.name);
+    try {
+      const known = new Set(rows.map((row) => row.taskId));
+      for (let cursor: string | undefined, pages = 0; pages < 100; pages++) {
+        const page = await wire.listTasks(cursor);
+        for (const task of page.tasks) {
+          if (known.has(task.taskId)) continue;
+          rows.push({
+            taskId: task.taskId, server: server.name, tool: "?", generation: wire.generation, status: task.status,
+            statusMessage: task.statusMessage ?? null, createdAt: task.createdAt ?? "", updatedAt: task.lastUpdatedAt ?? "",
+            ttlMs: task.ttlMs ?? null, pollIntervalMs: task.pollIntervalMs ?? null, expired: false, gone: null, remoteOnly: true,
+          });
+        }
+        if (!(cursor = page.nextCursor)) break;
+      }
+    } finally {
+      await wire.close();
+    }
+  }
+  if (wanted) rows = rows.filter((row) => wanted.includes(row.status) || (row.expired && wanted.includes("expired")));
+  rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const printer = createPrinter(ctx.io, Boolean(flags.json));
+  printer.document(rows, () =>
+    rows
+      .map((row) => {
+        const status = row.gone ? "gone" : row.expired ? "expired" : row.status;
+        const message = row.statusMessage ? `  ${sanitizeLine(row.statusMessage).slice(0, 60)}` : "";
+        return `${sanitizeLine(row.taskId).padEnd(36)}  ${status.padEnd(14)} ${age(row.createdAt, now).padStart(4)}  ${sanitizeLine(row.tool)} @ ${sanitizeLine(row.server)}${row.remoteOnly ? " (server only)" : ""}${message}`;
+      })
+      .join("\n"),
+  );
+  if (bad) printer.note(`${bad} unreadable handle file(s) in ${ctx.tracker.store.dir} were skipped`);
+  return 0;
+}

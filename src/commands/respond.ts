@@ -1,0 +1,63 @@
+// `mcp-task respond <id>`: answer a saved task's outstanding input request from another process. It waits for the
+// question if it has not come yet, and returns once the server has taken the answer (the task leaves
+// input_required) or the task ends. With --json it prints one JSON document, like `get`.
+import type { Command } from "commander";
+import type { Context } from "../context.js";
+import { createPrinter } from "../output/printer.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { exitCodeOf, followTask } from "../tasks/run.js";
+import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint } from "./common.js";
+
+export function registerRespond(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+  program
+    .command("respond")
+    .summary("answer a saved task's outstanding input request")
+    .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option("--input <json|@file|->", "the answer: an object of form fields")
+    .option("--decline", "decline the request")
+    .option("--timeout <duration>", "stop waiting for the question after this long; exit 7")
+    .option("--json", "one JSON document on stdout")
+    .action((id: string, flags: Record<string, unknown>) =>
+      run(async () => {
+        const answers = await answerFlags(flags, ctx);
+        const timeoutMs = flags.timeout !== undefined ? parseDuration(flags.timeout as string, "--timeout") : undefined;
+        return runRespond(id, { ...answers, timeoutMs, json: Boolean(flags.json) }, ctx);
+      }),
+    );
+}
+
+export async function runRespond(
+  id: string,
+  options: { input?: Record<string, unknown>; decline: boolean; timeoutMs?: number; json: boolean },
+  ctx: Context,
+): Promise<number> {
+  const printer = createPrinter(ctx.io, options.json);
+  const { tracked, wire, engine } = await reopen(id, ctx, inputProvider(ctx, options.input, options.decline));
+  const answeredBefore = new Set(tracked.handle.answered);
+  const wait = waitSignal(ctx, options.timeoutMs);
+  try {
+    const { outcome, last } = await followTask(engine, tracked, undefined, {
+      // Progress as text on stderr; stdout carries only the final document.
+      printer: createPrinter(ctx.io, false),
+      clock: ctx.clock,
+      signal: wait.signal,
+      printResult: false,
+      // Done once an answer reached the server and the task moved on. A question answered elsewhere (or that
+      // timed out) before this answer got there does not count: wait for the next one, or the end.
+      until: (snapshot, state) => state.delivered > 0 && snapshot.status !== "input_required",
+    });
+    const answered = tracked.handle.answered.filter((key) => !answeredBefore.has(key));
+    const doc = { taskId: tracked.taskId, answered, status: last.status, statusMessage: last.statusMessage ?? null, outcome: outcome ?? null };
+    printer.document(doc, () =>
+      outcome
+        ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${sanitizeLine(tracked.taskId)}`
+        : `answered; task ${sanitizeLine(tracked.taskId)} is ${last.status} again (follow it with: mcp-task watch ${sanitizeLine(tracked.taskId)})`,
+    );
+    return outcome ? exitCodeOf(outcome) : 0;
+  } catch (error) {
+    throw withResumeHint(error, tracked.taskId, true);
+  } finally {
+    wait.dispose();
+    await wire.close();
+  }
+}

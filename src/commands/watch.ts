@@ -1,0 +1,91 @@
+// `mcp-task watch <id>` and `mcp-task result <id>`: reattach to a saved task from any later process and follow
+// it to its end; `result` prints only the result.
+import type { Command } from "commander";
+import type { Context } from "../context.js";
+import { StillRunningError } from "../errors.js";
+import { createPrinter } from "../output/printer.js";
+import { isTerminal } from "../protocol/wire.js";
+import { exitCodeOf, followTask } from "../tasks/run.js";
+import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint } from "./common.js";
+
+interface FollowCommandOptions {
+  id: string;
+  input?: Record<string, unknown>;
+  decline: boolean;
+  timeoutMs?: number;
+  json: boolean;
+  /** `result`: no status lines; with noWait, do not wait for a running task. */
+  resultOnly: boolean;
+  noWait: boolean;
+}
+
+export function registerWatch(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+  program
+    .command("watch")
+    .summary("follow a saved task to its end, answering its input, and print its result")
+    .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option("--input <json|@file|->", "answer input requests with this object")
+    .option("--decline", "decline input requests")
+    .option("--timeout <duration>", "stop waiting after this long (the task keeps running); exit 7")
+    .option("--json", "NDJSON events on stdout")
+    .action((id: string, flags: Record<string, unknown>) =>
+      run(async () => runFollow({ id, ...(await answerFlags(flags, ctx)), ...common(flags), resultOnly: false, noWait: false }, ctx)),
+    );
+  program
+    .command("result")
+    .summary("print a saved task's result, waiting for it unless --no-wait")
+    .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option("--no-wait", "exit 7 at once if the task is still running")
+    .option("--timeout <duration>", "stop waiting after this long (the task keeps running); exit 7")
+    .option("--json", "NDJSON events on stdout")
+    .action((id: string, flags: Record<string, unknown>) =>
+      run(async () => runFollow({ id, decline: false, ...common(flags), resultOnly: true, noWait: flags.wait === false }, ctx)),
+    );
+}
+
+function common(flags: Record<string, unknown>) {
+  return {
+    timeoutMs: flags.timeout !== undefined ? parseDuration(flags.timeout as string, "--timeout") : undefined,
+    json: Boolean(flags.json),
+  };
+}
+
+export async function runFollow(options: FollowCommandOptions, ctx: Context): Promise<number> {
+  const printer = createPrinter(ctx.io, options.json);
+  const tracked = await ctx.tracker.open(options.id);
+  const handle = tracked.handle;
+  const info = () =>
+    printer.task({
+      taskId: handle.taskId,
+      server: handle.server.name,
+      tool: handle.tool,
+      generation: handle.resume.generation,
+      status: handle.last.status,
+      ttlMs: handle.ttlMs,
+      pollIntervalMs: handle.pollIntervalMs,
+    }, true);
+  if (handle.outcome) {
+    // Known already: no need to reach the server.
+    if (!options.resultOnly) info();
+    printer.result(handle.outcome);
+    return exitCodeOf(handle.outcome);
+  }
+  const { wire, engine, tracked: live } = await reopen(options.id, ctx, inputProvider(ctx, options.input, options.decline));
+  const wait = waitSignal(ctx, options.timeoutMs);
+  try {
+    if (!options.resultOnly) info();
+    let first;
+    if (options.noWait) {
+      first = await wire.getTask(handle.taskId, wait.signal);
+      await live.observe(first);
+      if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${handle.taskId}`, handle.taskId);
+    }
+    const { outcome } = await followTask(engine, live, first, { printer, clock: ctx.clock, signal: wait.signal, statusLines: !options.resultOnly });
+    return exitCodeOf(outcome!);
+  } catch (error) {
+    throw withResumeHint(error, handle.taskId, true);
+  } finally {
+    wait.dispose();
+    await wire.close();
+  }
+}

@@ -1,0 +1,184 @@
+// The handle store: one JSON file per task under <home>/tasks, written atomically (temp file, fsync, rename) so
+// that concurrent processes never collide on a file and a process killed mid-write leaves the store readable.
+// Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
+// write), so a status change seen by one watcher and an answer given by another are both kept.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { open, readFile, readdir, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import lockfile from "proper-lockfile";
+import { TaskNotFoundError, UsageError } from "../errors.js";
+import type { ServerDescriptor } from "../protocol/server.js";
+import type { ResumeToken, Snapshot, TaskStatus } from "../protocol/wire.js";
+import type { FinalOutcome } from "../tasks/engine.js";
+import { ensurePrivateDir } from "./settings.js";
+
+export interface HistoryEntry {
+  status: TaskStatus;
+  statusMessage?: string;
+  at: string;
+}
+
+export interface Handle {
+  version: 1;
+  taskId: string;
+  /** The server as given: a saved name (or the URL / command line) and its descriptor, secrets as ${env:} refs. */
+  server: { name: string; descriptor: ServerDescriptor };
+  resume: ResumeToken;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** When mcp-task saw the task created (ISO). */
+  createdAt: string;
+  updatedAt: string;
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+  /** The last snapshot seen (without the result, which is in `outcome`). */
+  last: Omit<Snapshot, "result">;
+  history: HistoryEntry[];
+  /** Input keys already answered: never answered twice, from any process. */
+  answered: string[];
+  outcome?: FinalOutcome;
+  /** Set when the server no longer knows the task (expired, or lost). */
+  gone?: { at: string; reason: string };
+}
+
+const MIN_PREFIX = 4;
+
+/** A file name for a task id: safe characters kept (so prefixes stay prefixes), others %-encoded, long ids cut and hashed. */
+export function fileStem(taskId: string, serverKey: string): string {
+  let safe = "";
+  for (const byte of Buffer.from(taskId, "utf8")) {
+    const ch = String.fromCharCode(byte);
+    safe += /[A-Za-z0-9_-]/.test(ch) ? ch : `%${byte.toString(16).padStart(2, "0")}`;
+  }
+  if (safe.length > 120) safe = `${safe.slice(0, 100)}~${createHash("sha256").update(taskId).digest("hex").slice(0, 16)}`;
+  return `${safe}.${serverKey.slice(0, 8)}`;
+}
+
+export class HandleStore {
+  readonly dir: string;
+
+  constructor(home: string) {
+    ensurePrivateDir(home);
+    this.dir = join(home, "tasks");
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  private path(stem: string): string {
+    return join(this.dir, `${stem}.json`);
+  }
+
+  /** Writes a handle atomically: temp file in the same directory, fsync, rename. */
+  private async write(stem: string, handle: Handle): Promise<void> {
+    const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const file = await open(temp, "wx", 0o600);
+    try {
+      await file.writeFile(JSON.stringify(handle));
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, this.path(stem));
+  }
+
+  private async read(stem: string): Promise<Handle | undefined> {
+    try {
+      return parseHandle(await readFile(this.path(stem), "utf8"));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+
+  /** Saves a new handle (or replaces one). */
+  async create(stem: string, handle: Handle): Promise<void> {
+    await this.write(stem, handle);
+  }
+
+  /** Read-modify-write under the handle's lock. Returns the updated handle. */
+  async update(stem: string, change: (handle: Handle) => void): Promise<Handle> {
+    const release = await lockfile.lock(this.path(stem), {
+      realpath: false,
+      lockfilePath: join(this.dir, `.lock-${stem}`),
+      stale: 10_000,
+      retries: { retries: 50, minTimeout: 5, maxTimeout: 100 },
+    });
+    try {
+      const handle = await this.read(stem);
+      if (!handle) throw new TaskNotFoundError("the saved handle disappeared (forgotten by another command?)");
+      change(handle);
+      await this.write(stem, handle);
+      return handle;
+    } finally {
+      await release();
+    }
+  }
+
+  /** Every readable handle with its stem; unreadable files are reported through `onBad`, never fatal. */
+  async list(onBad?: (file: string) => void): Promise<Array<{ stem: string; handle: Handle }>> {
+    const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith("."));
+    const out: Array<{ stem: string; handle: Handle }> = [];
+    await Promise.all(
+      names.map(async (name) => {
+        try {
+          const handle = parseHandle(await readFile(join(this.dir, name), "utf8"));
+          out.push({ stem: name.slice(0, -5), handle });
+        } catch {
+          onBad?.(name);
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** Finds one handle by task id or unique prefix (at least 4 characters). */
+  async find(idOrPrefix: string): Promise<{ stem: string; handle: Handle }> {
+    if (idOrPrefix.length < MIN_PREFIX) throw new UsageError(`a task id prefix needs at least ${MIN_PREFIX} characters: ${idOrPrefix}`);
+    const encoded = fileStem(idOrPrefix, "").slice(0, -1);
+    const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(encoded.replace(/~.*$/, "")));
+    const matches: Array<{ stem: string; handle: Handle }> = [];
+    for (const name of names) {
+      try {
+        const handle = parseHandle(await readFile(join(this.dir, name), "utf8"));
+        if (handle.taskId.startsWith(idOrPrefix)) matches.push({ stem: name.slice(0, -5), handle });
+      } catch {
+        /* unreadable: not a match */
+      }
+    }
+    const exact = matches.filter((m) => m.handle.taskId === idOrPrefix);
+    if (exact.length === 1) return exact[0];
+    if (matches.length === 1) return matches[0];
+    if (matches.length === 0) {
+      throw new TaskNotFoundError(`no saved task matches ${idOrPrefix}`, "see the saved tasks with: mcp-task list");
+    }
+    const shown = matches.slice(0, 5).map((m) => `${m.handle.taskId} (${m.handle.server.name})`).join(", ");
+    throw new UsageError(`${idOrPrefix} matches ${matches.length} saved tasks: ${shown}`, "give more characters of the id");
+  }
+
+  async remove(stem: string): Promise<boolean> {
+    try {
+      await unlink(this.path(stem));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw error;
+    }
+  }
+}
+
+/** Parses a handle file, refusing anything that is not one. */
+export function parseHandle(text: string): Handle {
+  const value = JSON.parse(text) as Handle;
+  if (
+    !value ||
+    value.version !== 1 ||
+    typeof value.taskId !== "string" ||
+    typeof value.tool !== "string" ||
+    !value.server?.descriptor ||
+    !value.resume?.generation ||
+    !Array.isArray(value.history)
+  ) {
+    throw new Error("not a task handle");
+  }
+  return value;
+}

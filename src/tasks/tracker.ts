@@ -1,0 +1,146 @@
+// Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
+// exists, then each status change, each delivered answer and the final outcome are recorded.
+import type { Clock } from "../context.js";
+import { TaskNotFoundError } from "../errors.js";
+import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
+import { isTerminal, type Snapshot, type Wire } from "../protocol/wire.js";
+import { fileStem, type Handle, type HandleStore } from "../store/handles.js";
+import type { FinalOutcome } from "./engine.js";
+
+export interface ServerRef {
+  name: string;
+  descriptor: ServerDescriptor;
+}
+
+/** The part of a snapshot kept as `last` (the result lives in `outcome`). */
+function withoutResult(snapshot: Snapshot): Omit<Snapshot, "result"> {
+  const { result: _result, ...rest } = snapshot;
+  return rest;
+}
+
+export class TrackedTask {
+  constructor(
+    private readonly store: HandleStore,
+    private readonly clock: Clock,
+    readonly stem: string,
+    public handle: Handle,
+  ) {}
+
+  get taskId(): string {
+    return this.handle.taskId;
+  }
+
+  private at(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  private async change(apply: (handle: Handle) => void): Promise<void> {
+    this.handle = await this.store.update(this.stem, (handle) => {
+      apply(handle);
+      handle.updatedAt = this.at();
+    });
+  }
+
+  /** Records a snapshot; writes only when something visible changed. */
+  async observe(snapshot: Snapshot): Promise<void> {
+    const last = this.handle.history.at(-1);
+    const changed = !last || last.status !== snapshot.status || (last.statusMessage ?? "") !== (snapshot.statusMessage ?? "");
+    const timing = snapshot.pollIntervalMs !== this.handle.pollIntervalMs || (snapshot.ttlMs !== undefined && snapshot.ttlMs !== this.handle.ttlMs);
+    if (!changed && !timing) return;
+    await this.change((handle) => {
+      handle.last = withoutResult(snapshot);
+      if (snapshot.pollIntervalMs !== undefined) handle.pollIntervalMs = snapshot.pollIntervalMs;
+      if (snapshot.ttlMs !== undefined) handle.ttlMs = snapshot.ttlMs;
+      const prev = handle.history.at(-1);
+      if (!prev || prev.status !== snapshot.status || (prev.statusMessage ?? "") !== (snapshot.statusMessage ?? "")) {
+        handle.history.push({ status: snapshot.status, ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}), at: this.at() });
+      }
+    });
+  }
+
+  async answered(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.change((handle) => {
+      handle.answered = [...new Set([...handle.answered, ...keys])];
+    });
+  }
+
+  async finish(outcome: FinalOutcome): Promise<void> {
+    await this.change((handle) => {
+      handle.outcome = outcome;
+      if (handle.last.status !== outcome.status) handle.last = { ...handle.last, status: outcome.status };
+      if (handle.history.at(-1)?.status !== outcome.status) handle.history.push({ status: outcome.status, at: this.at() });
+    });
+  }
+
+  async markGone(reason: string): Promise<void> {
+    await this.change((handle) => {
+      handle.gone = { at: this.at(), reason };
+    });
+  }
+
+  /** The task is past its ttl and not known to be finished. */
+  expired(now: number): boolean {
+    return handleExpired(this.handle, now);
+  }
+}
+
+export function handleExpired(handle: Handle, now: number): boolean {
+  if (handle.outcome || isTerminal(handle.last.status)) return false;
+  if (handle.gone) return true;
+  if (handle.ttlMs === null || handle.ttlMs === undefined) return false;
+  const created = Date.parse(handle.last.createdAt ?? handle.createdAt);
+  return Number.isFinite(created) && now > created + handle.ttlMs;
+}
+
+export class Tracker {
+  constructor(
+    readonly store: HandleStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Saves the handle of a task that has just been created, before anything else can fail. */
+  async start(server: ServerRef, wire: Wire, tool: string, args: Record<string, unknown>, snapshot: Snapshot): Promise<TrackedTask> {
+    const now = new Date(this.clock.now()).toISOString();
+    const handle: Handle = {
+      version: 1,
+      taskId: snapshot.taskId,
+      server,
+      resume: wire.resumeToken(),
+      tool,
+      arguments: args,
+      createdAt: snapshot.createdAt ?? now,
+      updatedAt: now,
+      ttlMs: snapshot.ttlMs,
+      pollIntervalMs: snapshot.pollIntervalMs,
+      last: withoutResult(snapshot),
+      history: [{ status: snapshot.status, ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}), at: now }],
+      answered: [],
+    };
+    const stem = fileStem(snapshot.taskId, descriptorKey(server.descriptor));
+    await this.store.create(stem, handle);
+    return new TrackedTask(this.store, this.clock, stem, handle);
+  }
+
+  async open(idOrPrefix: string): Promise<TrackedTask> {
+    const { stem, handle } = await this.store.find(idOrPrefix);
+    return new TrackedTask(this.store, this.clock, stem, handle);
+  }
+
+  /** Saves a handle brought from elsewhere (`import`). */
+  async adopt(handle: Handle): Promise<TrackedTask> {
+    const stem = fileStem(handle.taskId, descriptorKey(handle.server.descriptor));
+    await this.store.create(stem, handle);
+    return new TrackedTask(this.store, this.clock, stem, handle);
+  }
+}
+
+/** Runs `work`; if the server says the task is unknown, records that on the handle before rethrowing. */
+export async function markingGone<T>(tracked: TrackedTask, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof TaskNotFoundError) await tracked.markGone(error.message).catch(() => {});
+    throw error;
+  }
+}

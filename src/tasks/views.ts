@@ -1,0 +1,45 @@
+// What `get`, `list` and `export` show of a handle: one plain object for JSON, and a line or block of text.
+import type { Handle } from "../store/handles.js";
+import { handleExpired } from "./tracker.js";
+
+export interface HandleView {
+  taskId: string;
+  server: string;
+  tool: string;
+  generation: string;
+  status: string;
+  statusMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs: number | null;
+  expired: boolean;
+  gone: string | null;
+}
+
+export function viewOf(handle: Handle, now: number): HandleView {
+  return {
+    taskId: handle.taskId,
+    server: handle.server.name,
+    tool: handle.tool,
+    generation: handle.resume.generation,
+    status: handle.outcome?.status ?? handle.last.status,
+    statusMessage: handle.last.statusMessage ?? null,
+    createdAt: handle.createdAt,
+    updatedAt: handle.updatedAt,
+    ttlMs: handle.ttlMs ?? null,
+    pollIntervalMs: handle.pollIntervalMs ?? null,
+    expired: handleExpired(handle, now),
+    gone: handle.gone?.reason ?? null,
+  };
+}
+
+/** "3m", "2h", "5d": a short age. */
+export function age(fromIso: string, now: number): string {
+  const ms = Math.max(0, now - Date.parse(fromIso));
+  if (!Number.isFinite(ms)) return "?";
+  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)}m`;
+  if (ms < 86_400_000) return `${Math.round(ms / 3_600_000)}h`;
+  return `${Math.round(ms / 86_400_000)}d`;
+}
