@@ -23,11 +23,8 @@ await build({
   external: ["react-devtools-core"],
 });
 
-const servers = readdirSync("test/servers").filter((f) => /\.ts$/.test(f) && !f.endsWith(".d.ts"));
-if (servers.length > 0) {
-  await build({
-    ...common,
-    entryPoints: servers.map((f) => `test/servers/${f}`),
-    outdir: "dist/test-servers",
-  });
+// Test servers and test tools run as child processes of the tests, so they are bundled too.
+for (const [dir, out] of [["test/servers", "dist/test-servers"], ["test/tools", "dist/test-tools"]]) {
+  const entries = readdirSync(dir).filter((f) => /\.ts$/.test(f) && !f.endsWith(".d.ts"));
+  if (entries.length > 0) await build({ ...common, entryPoints: entries.map((f) => `${dir}/${f}`), outdir: out });
 }

@@ -1,0 +1,161 @@
+// Tasks that outlive the command that started them: start with --detach, then reach the task again from new
+// processes (watch, get, respond, cancel, result), against a real V1 server and our V2 server, both over HTTP.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
+
+let v1: RunningServer;
+let v2: RunningServer;
+beforeAll(async () => {
+  [v1, v2] = await Promise.all([startEverythingHttp(), startV2Http()]);
+});
+afterAll(async () => {
+  await Promise.all([v1?.stop(), v2?.stop()]);
+});
+
+/** Every --json stream command: each line parses, and the last is `result` or `error`. */
+function stream(stdout: string) {
+  const lines = events(stdout);
+  expect(["result", "error"]).toContain(lines.at(-1)?.type);
+  return lines;
+}
+
+async function detach(home: string, ...args: string[]): Promise<string> {
+  const run = await runCli(["call", ...args, "--detach", "--json"], { home });
+  expect(run.code).toBe(0);
+  const lines = events(run.stdout);
+  expect(lines).toHaveLength(1);
+  expect(lines[0].type).toBe("task");
+  return lines[0].taskId as string;
+}
+
+describe.each([
+  ["V1 (server-everything)", () => v1.url, ["simulate-research-query", "topic=python"], /Research Report: python/],
+  ["V2 (our server)", () => v2.url, ["task_complete", "ms=1500", "text=v2-done"], /v2-done/],
+] as const)("%s over HTTP", (_name, url, task, report) => {
+  it("detach, then watch from a new process prints the result (exit 0)", async () => {
+    const home = tempHome();
+    const id = await detach(home, ...task, "-s", url());
+    const watched = await runCli(["watch", id], { home });
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toMatch(report);
+    // Known now: result and a JSON watch answer from the handle.
+    const again = await runCli(["result", id.slice(0, 8), "--json"], { home });
+    expect(again.code).toBe(0);
+    expect(stream(again.stdout).at(-1)).toMatchObject({ type: "result", taskId: id, status: "completed" });
+  });
+
+  it("get reads a fresh status and updates the handle; export/import carries it to another home", async () => {
+    const home = tempHome();
+    const id = await detach(home, ...task, "-s", url());
+    const got = await runCli(["get", id, "--json"], { home });
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ taskId: id, tool: task[0], status: expect.stringMatching(/working|input_required|completed/) });
+    const exported = await runCli(["export", id], { home });
+    expect(exported.code).toBe(0);
+    const otherHome = tempHome();
+    expect((await runCli(["import", "-"], { home: otherHome, input: exported.stdout })).code).toBe(0);
+    const watched = await runCli(["watch", id, "--json"], { home: otherHome });
+    expect(watched.code).toBe(0);
+    expect(JSON.stringify(stream(watched.stdout).at(-1))).toMatch(report);
+  });
+
+  it("get of an unknown id exits 5, on the server and in the store", async () => {
+    const home = tempHome();
+    const id = await detach(home, ...task, "-s", url());
+    const noHandle = await runCli(["get", "ffffffff-no-such-task", "--json"], { home });
+    expect(noHandle.code).toBe(5);
+    expect(events(noHandle.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 5 });
+    // A handle whose task the server does not know: exit 5, and the handle is marked.
+    const exported = JSON.parse((await runCli(["export", id], { home })).stdout);
+    exported.taskId = "00000000-0000-4000-8000-000000000000";
+    const otherHome = tempHome();
+    await runCli(["import", "-"], { home: otherHome, input: JSON.stringify(exported) });
+    const unknown = await runCli(["get", exported.taskId], { home: otherHome });
+    expect(unknown.code).toBe(5);
+    const listed = JSON.parse((await runCli(["list", "--json"], { home: otherHome })).stdout);
+    expect(listed[0].gone).toMatch(/does not know/);
+  });
+});
+
+describe("cancel, respond and list", () => {
+  it("cancel on a slow task, then a later watch exits 3 (V2)", async () => {
+    const home = tempHome();
+    const id = await detach(home, "task_slow", "ms=30000", "-s", v2.url);
+    const cancelled = await runCli(["cancel", id, "--json"], { home });
+    expect(cancelled.code).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ taskId: id, status: "cancelled", alreadyEnded: false });
+    const watched = await runCli(["watch", id, "--json"], { home });
+    expect(watched.code).toBe(3);
+    expect(stream(watched.stdout).at(-1)).toMatchObject({ type: "result", status: "cancelled" });
+  });
+
+  it("cancel on a slow task, then a later watch exits 3 (V1)", async () => {
+    const home = tempHome();
+    const id = await detach(home, "simulate-research-query", "topic=go", "-s", v1.url);
+    expect((await runCli(["cancel", id], { home })).code).toBe(0);
+    expect((await runCli(["watch", id], { home })).code).toBe(3);
+  });
+
+  it("respond answers a V2 task waiting for input, and the task completes", async () => {
+    const home = tempHome();
+    const id = await detach(home, "task_input_once", "ms=200", "-s", v2.url);
+    const responded = await runCli(["respond", id, "--input", '{"name":"Grace"}', "--json"], { home });
+    expect(responded.code).toBe(0);
+    expect(JSON.parse(responded.stdout)).toMatchObject({ taskId: id, answered: [expect.any(String)] });
+    const watched = await runCli(["watch", id], { home });
+    expect(watched.code).toBe(0);
+    expect(watched.stdout.trim()).toBe("Hello, Grace");
+  });
+
+  it("respond answers a V1 task's elicitation through the saved session", async () => {
+    const home = tempHome();
+    const id = await detach(home, "simulate-research-query", "topic=python", "ambiguous=true", "-s", v1.url);
+    const responded = await runCli(["respond", id, "--input", '{"interpretation":"comedy"}'], { home });
+    expect(responded.code).toBe(0);
+    const result = await runCli(["result", id], { home });
+    expect(result.stdout).toContain("# Research Report: python (comedy)");
+  });
+
+  it("watch without an answer exits 6 at once and leaves the question for respond", async () => {
+    const home = tempHome();
+    const id = await detach(home, "task_input_once", "ms=100", "-s", v2.url);
+    const watched = await runCli(["watch", id, "--json"], { home });
+    expect(watched.code).toBe(6);
+    expect(stream(watched.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 6, taskId: id });
+    expect((await runCli(["respond", id, "--input", '{"name":"Lin"}'], { home })).code).toBe(0);
+    expect((await runCli(["result", id], { home })).stdout.trim()).toBe("Hello, Lin");
+  });
+
+  it("result --no-wait exits 7 while the task runs", async () => {
+    const home = tempHome();
+    const id = await detach(home, "task_slow", "ms=20000", "-s", v2.url);
+    const result = await runCli(["result", id, "--no-wait", "--json"], { home });
+    expect(result.code).toBe(7);
+    expect(stream(result.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 7 });
+  });
+
+  it("list merges local handles with the server's tasks/list (V1), filters, and forget/prune drop handles", async () => {
+    const home = tempHome();
+    const a = await detach(home, "task_slow", "ms=20000", "-s", v2.url);
+    const b = await detach(home, "task_complete", "ms=100", "-s", v2.url);
+    await runCli(["watch", b], { home });
+    const all = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+    expect(all.map((r: { taskId: string }) => r.taskId).sort()).toEqual([a, b].sort());
+    const done = JSON.parse((await runCli(["list", "--status", "completed", "--json"], { home })).stdout);
+    expect(done.map((r: { taskId: string }) => r.taskId)).toEqual([b]);
+    // A V1 task started by someone else on the same session is unknown locally; --remote shows what the
+    // server lists for our session.
+    const c = await detach(home, "simulate-research-query", "topic=c", "-s", v1.url);
+    const remote = JSON.parse((await runCli(["list", "--remote", "-s", v1.url, "--json"], { home })).stdout);
+    expect(remote.map((r: { taskId: string }) => r.taskId)).toContain(c);
+    expect((await runCli(["list", "--remote", "-s", v2.url], { home })).code).toBe(2);
+    expect((await runCli(["prune"], { home })).code).toBe(0);
+    const left = JSON.parse((await runCli(["list", "--json"], { home })).stdout).map((r: { taskId: string }) => r.taskId);
+    expect(left).not.toContain(b);
+    expect(left).toContain(a);
+    expect((await runCli(["forget", a], { home })).code).toBe(0);
+    expect((await runCli(["get", a], { home })).code).toBe(5);
+    await runCli(["cancel", c], { home });
+  });
+});

@@ -1,0 +1,55 @@
+// A child process that hammers the handle store, for the store's concurrency and crash tests.
+//   store-writer <home> create <prefix> <count> <payloadBytes>   saves <count> new handles
+//   store-writer <home> update <idOrPrefix> <count> <tag>        adds <count> answered keys to one handle
+//   store-writer <home> timed <prefix> <count> <payloadBytes>    saves <count> handles, prints ms per save
+//   store-writer <home> churn <prefix> <payloadBytes>            rewrites handles forever (to be killed)
+import { HandleStore, fileStem, type Handle } from "../../src/store/handles.js";
+
+const [home, mode, target, countArg, extra] = process.argv.slice(2);
+const store = new HandleStore(home);
+
+function handle(taskId: string, payload: number): Handle {
+  const now = new Date().toISOString();
+  return {
+    version: 1,
+    taskId,
+    server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
+    resume: { generation: "v2", protocolVersion: "2026-07-28", serverName: "bench" },
+    tool: "bench",
+    arguments: { blob: "x".repeat(payload) },
+    createdAt: now,
+    updatedAt: now,
+    ttlMs: 300000,
+    pollIntervalMs: 1000,
+    last: { taskId, status: "working", inputRequests: [] },
+    history: [{ status: "working", at: now }],
+    answered: [],
+  };
+}
+
+if (mode === "timed") {
+  // Prints the mean time of one save, in ms, over <count> saves.
+  const started = performance.now();
+  for (let i = 0; i < Number(countArg); i++) {
+    const id = `${target}-${i}`;
+    await store.create(fileStem(id, "0000000000"), handle(id, Number(extra)));
+  }
+  console.log(((performance.now() - started) / Number(countArg)).toFixed(3));
+} else if (mode === "create") {
+  for (let i = 0; i < Number(countArg); i++) {
+    const id = `${target}-${i}`;
+    await store.create(fileStem(id, "0000000000"), handle(id, Number(extra)));
+  }
+} else if (mode === "update") {
+  const { stem } = await store.find(target);
+  for (let i = 0; i < Number(countArg); i++) {
+    await store.update(stem, (h) => {
+      h.answered.push(`${extra}-${i}`);
+    });
+  }
+} else if (mode === "churn") {
+  for (let i = 0; ; i++) {
+    const id = `${target}-${i % 20}`;
+    await store.create(fileStem(id, "0000000000"), handle(id, Number(countArg)));
+  }
+}
