@@ -11,7 +11,6 @@ import { registerTools } from "./commands/tools.js";
 import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
-import { connect } from "./protocol/connect.js";
 import { HandleStore } from "./store/handles.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
@@ -91,8 +90,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     settings,
     tracker: new Tracker(new HandleStore(settings.home), systemClock),
     interrupt: interrupt.signal,
-    connect: (descriptor, name, resume) =>
-      connect(descriptor, {
+    // The MCP SDK is loaded only by commands that talk to a server (start-up of `list`, `--help`...).
+    connect: async (descriptor, name, resume) =>
+      (await import("./protocol/connect.js")).connect(descriptor, {
         env,
         name,
         resume,

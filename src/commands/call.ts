@@ -83,7 +83,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     const engine = new TaskEngine(wire, ctx.clock, inputProvider(ctx, options.input, options.decline));
     const tool = await engine.tool(options.tool);
     if (!tool) throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");
-    const problem = schemaProblem(tool.inputSchema, options.args);
+    const problem = await schemaProblem(tool.inputSchema, options.args);
     if (problem) throw new UsageError(`the arguments do not fit ${options.tool}'s inputSchema: ${problem}`, "see the schema with: mcp-task tools");
     const started = await engine.call(options.tool, options.args, { task: options.task, ttlMs: options.ttlMs, signal: wait.signal });
     if (started.kind === "result") {

@@ -43,7 +43,8 @@ export function registerList(program: Command, ctx: Context, run: (job: () => Pr
           const finished = Boolean(handle.outcome) || handleExpired(handle, ctx.clock.now()) || ["completed", "failed", "cancelled"].includes(handle.last.status);
           if (finished && Date.parse(handle.updatedAt) < cutoff && (await ctx.tracker.store.remove(stem))) dropped++;
         }
-        createPrinter(ctx.io, false).note(`dropped ${dropped} handle(s)`);
+        const temps = await ctx.tracker.store.sweepTemps(ctx.clock.now());
+        createPrinter(ctx.io, false).note(`dropped ${dropped} handle(s)${temps ? ` and ${temps} left-over temp file(s)` : ""}`);
         return 0;
       }),
     );

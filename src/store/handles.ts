@@ -3,8 +3,8 @@
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { open, readFile, readdir, rename, unlink } from "node:fs/promises";
+import { mkdirSync, readFileSync } from "node:fs";
+import { open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { TaskNotFoundError, UsageError } from "../errors.js";
@@ -118,16 +118,14 @@ export class HandleStore {
   async list(onBad?: (file: string) => void): Promise<Array<{ stem: string; handle: Handle }>> {
     const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith("."));
     const out: Array<{ stem: string; handle: Handle }> = [];
-    await Promise.all(
-      names.map(async (name) => {
-        try {
-          const handle = parseHandle(await readFile(join(this.dir, name), "utf8"));
-          out.push({ stem: name.slice(0, -5), handle });
-        } catch {
-          onBad?.(name);
-        }
-      }),
-    );
+    // Synchronous reads: for thousands of small files they cost a third of what as many promises do.
+    for (const name of names) {
+      try {
+        out.push({ stem: name.slice(0, -5), handle: parseHandle(readFileSync(join(this.dir, name), "utf8")) });
+      } catch {
+        onBad?.(name);
+      }
+    }
     return out;
   }
 
@@ -153,6 +151,23 @@ export class HandleStore {
     }
     const shown = matches.slice(0, 5).map((m) => `${m.handle.taskId} (${m.handle.server.name})`).join(", ");
     throw new UsageError(`${idOrPrefix} matches ${matches.length} saved tasks: ${shown}`, "give more characters of the id");
+  }
+
+  /** Removes temp files left by processes killed mid-write (older than `olderThanMs`). Returns how many. */
+  async sweepTemps(now: number, olderThanMs = 10 * 60_000): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.dir)) {
+      if (!name.startsWith(".tmp-")) continue;
+      try {
+        if (now - (await stat(join(this.dir, name))).mtimeMs > olderThanMs) {
+          await unlink(join(this.dir, name));
+          removed++;
+        }
+      } catch {
+        /* gone already */
+      }
+    }
+    return removed;
   }
 
   async remove(stem: string): Promise<boolean> {

@@ -100,7 +100,7 @@ export class TaskEngine {
 
   private async finalFromResult(taskId: string | null, toolName: string | undefined, result: CallToolResult): Promise<FinalOutcome> {
     const tool = toolName ? await this.tool(toolName).catch(() => undefined) : undefined;
-    return { taskId, status: "completed", result, outputProblem: outputProblem(tool, result) };
+    return { taskId, status: "completed", result, outputProblem: await outputProblem(tool, result) };
   }
 
   /** The final outcome of a terminal snapshot, with the result checked against the tool's outputSchema. */

@@ -54,7 +54,7 @@ export function preparedAnswers(answer: { input?: Record<string, unknown>; decli
     if (request.params.mode === "url" || !schema) throw needInput(request, taskId, "the server asks for input mcp-task cannot give from --input");
     const names = Object.keys(schema.properties ?? {});
     const content = Object.fromEntries(Object.entries(answer.input).filter(([key]) => names.includes(key)));
-    const problem = schemaProblem(schema as Record<string, unknown>, content);
+    const problem = await schemaProblem(schema as Record<string, unknown>, content);
     if (problem) throw needInput(request, taskId, `the --input answer does not fit the requested form (${expected(schema)})`);
     return { action: "accept", content };
   } };

@@ -55,7 +55,7 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
         const value = await askField(rl, say, name, field, (schema.required ?? []).includes(name));
         if (value !== undefined) content[name] = value;
       }
-      const problem = schemaProblem(schema as Record<string, unknown>, content);
+      const problem = await schemaProblem(schema as Record<string, unknown>, content);
       if (!problem) return { action: "accept", content };
       say(`  that does not fit the form: ${sanitizeLine(problem)}; again:`);
     }
