@@ -109,6 +109,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return ExitCode.ok;
+      // Commander has said what was wrong on stderr; a --json caller also gets the error line it expects.
+      if (argv.includes("--json")) createPrinter(io, true).error({ exitCode: ExitCode.usage, code: "usage", message: error.message.replace(/^error: /, ""), taskId: null });
       return ExitCode.usage;
     }
     const report = describeError(error);

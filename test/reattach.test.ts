@@ -1,7 +1,7 @@
 // Tasks that outlive the command that started them: start with --detach, then reach the task again from new
 // processes (watch, get, respond, cancel, result), against a real V1 server and our V2 server, both over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
 import { startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 let v1: RunningServer;
@@ -157,5 +157,44 @@ describe("cancel, respond and list", () => {
     expect((await runCli(["forget", a], { home })).code).toBe(0);
     expect((await runCli(["get", a], { home })).code).toBe(5);
     await runCli(["cancel", c], { home });
+  });
+});
+
+describe("interruptions and expiry", () => {
+  it("Ctrl-C stops waiting, not the task, and prints the command to resume (exit 130)", async () => {
+    const home = tempHome();
+    const id = await detach(home, "task_slow", "ms=4000", "-s", v2.url);
+    const watching = startCli(["watch", id], { home });
+    for (let i = 0; i < 100 && !watching.output.stderr.includes("working"); i++) await new Promise((r) => setTimeout(r, 50));
+    watching.child.kill("SIGINT");
+    expect(await watching.exited).toBe(130);
+    expect(watching.output.stderr).toContain(`resume with: mcp-task watch ${id}`);
+    // The task went on: a new watch sees it finish.
+    const resumed = await runCli(["watch", id], { home });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/done after 4000 ms/);
+  });
+
+  it("marks a handle past its ttl as expired, and gone once the server forgets the task (exit 5)", async () => {
+    const home = tempHome();
+    const id = await detach(home, "task_slow", "ms=60000", "ttlMs=1000", "-s", v2.url);
+    await new Promise((r) => setTimeout(r, 1500));
+    const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+    expect(listed[0]).toMatchObject({ taskId: id, expired: true, gone: null });
+    expect((await runCli(["list", "--status", "expired", "--json"], { home })).stdout).toContain(id);
+    const watched = await runCli(["watch", id, "--json"], { home });
+    expect(watched.code).toBe(5);
+    expect(stream(watched.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 5 });
+    expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/does not know/);
+  });
+
+  it("every command's --json output parses line by line", async () => {
+    const home = tempHome();
+    const id = await detach(home, "task_complete", "ms=100", "-s", v2.url);
+    for (const args of [["get", id], ["list"], ["watch", id], ["result", id], ["cancel", id], ["export", id], ["server", "list"], ["tools", "-s", v2.url], ["get", "zzzz-none"]]) {
+      const run = await runCli([...args, "--json"], { home });
+      expect(run.stdout.length, args.join(" ")).toBeGreaterThan(0);
+      expect(() => events(run.stdout), args.join(" ")).not.toThrow();
+    }
   });
 });

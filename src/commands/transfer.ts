@@ -13,6 +13,7 @@ export function registerTransfer(program: Command, ctx: Context, run: (job: () =
     .command("export")
     .summary("print a saved task's handle as JSON, to import elsewhere")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option("--json", "(the output is always JSON)")
     .action((id: string) =>
       run(async () => {
         const tracked = await ctx.tracker.open(id);

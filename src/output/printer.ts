@@ -108,7 +108,8 @@ function jsonPrinter(io: IO): Printer {
     },
     note() {},
     document(value) {
-      io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      // One line, so that every --json output parses line by line.
+      io.stdout.write(`${JSON.stringify(value)}\n`);
     },
   };
 }

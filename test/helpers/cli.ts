@@ -44,3 +44,16 @@ export function events(stdout: string): Array<Record<string, unknown>> {
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line));
 }
+
+/** Starts the binary and returns the child, for tests that signal it. */
+export function startCli(args: string[], options: { home: string; env?: Record<string, string> }) {
+  const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
+    env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_HOME: options.home, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk) => (output.stdout += chunk));
+  child.stderr.on("data", (chunk) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output, exited };
+}
