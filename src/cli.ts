@@ -1,6 +1,7 @@
 // The command surface, declared in one place, and the entry point bin/mcp-task.js calls.
 import { Command, CommanderError } from "commander";
 import { registerCall } from "./commands/call.js";
+import { registerDashboard } from "./commands/dashboard.js";
 import { registerGet } from "./commands/get.js";
 import { registerList } from "./commands/list.js";
 import { registerRespond } from "./commands/respond.js";
@@ -50,6 +51,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
   registerGet(program, ctx, run);
   registerList(program, ctx, run);
   registerTransfer(program, ctx, run);
+  registerDashboard(program, ctx, run);
   return program;
 }
 
@@ -68,12 +70,14 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     stderrIsTTY: Boolean(process.stderr.isTTY),
     color: !noColor && (forceColor || Boolean(process.stderr.isTTY)),
     interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY) && !ci,
+    terminal: process.stdin.isTTY && process.stdout.isTTY && !ci ? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr } : undefined,
   };
   const interrupt = new AbortController();
-  process.on("SIGINT", () => {
+  const interruptNow = () => {
     if (interrupt.signal.aborted) process.exit(ExitCode.interrupted);
     interrupt.abort(new InterruptedError("interrupted"));
-  });
+  };
+  process.on("SIGINT", interruptNow);
   let exitCode: number = ExitCode.ok;
   let settings: Settings;
   try {
@@ -90,6 +94,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     settings,
     tracker: new Tracker(new HandleStore(settings.home), systemClock),
     interrupt: interrupt.signal,
+    interruptNow,
     // The MCP SDK is loaded only by commands that talk to a server (start-up of `list`, `--help`...).
     connect: async (descriptor, name, resume) =>
       (await import("./protocol/connect.js")).connect(descriptor, {

@@ -9,6 +9,12 @@ export interface OutStream {
   write(text: string): unknown;
 }
 
+export interface Terminal {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
 export interface IO {
   stdout: OutStream;
   stderr: OutStream;
@@ -20,6 +26,8 @@ export interface IO {
   color: boolean;
   /** Interactive: a person can be asked (stdin and stderr are TTYs and not CI). */
   interactive: boolean;
+  /** The terminal itself, when stdin and stdout are TTYs and not CI: what Ink draws on. */
+  terminal?: Terminal;
 }
 
 export interface Clock {
@@ -39,6 +47,8 @@ export interface Context {
   connect(server: ServerDescriptor, name?: string, resume?: ResumeToken): Promise<Wire>;
   /** Aborted on Ctrl-C. */
   interrupt: AbortSignal;
+  /** Ctrl-C as seen by a raw-mode terminal UI (where the terminal sends no SIGINT): aborts `interrupt`. */
+  interruptNow(): void;
 }
 
 export const systemClock: Clock = {

@@ -13,6 +13,7 @@ import {
   parseDuration,
   parseMilliseconds,
   parsePairs,
+  presentation,
   readJsonObject,
   resolveServer,
   waitSignal,
@@ -71,7 +72,6 @@ export function registerCall(program: Command, ctx: Context, run: (job: () => Pr
 }
 
 export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
-  const printer = createPrinter(ctx.io, options.json);
   const server = resolveServer(options, ctx);
   if (options.detach && server.descriptor.transport === "stdio") {
     throw new UsageError("--detach needs a server that outlives this command; a stdio server stops when mcp-task exits", "use an HTTP server (-s <url>), or drop --detach");
@@ -79,8 +79,11 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const wire = await ctx.connect(server.descriptor, server.name);
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
+  const { printer, provider, close } = options.detach
+    ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
+    : await presentation(ctx, options);
   try {
-    const engine = new TaskEngine(wire, ctx.clock, inputProvider(ctx, options.input, options.decline));
+    const engine = new TaskEngine(wire, ctx.clock, provider);
     const tool = await engine.tool(options.tool);
     if (!tool) throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");
     const problem = await schemaProblem(tool.inputSchema, options.args);
@@ -112,6 +115,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   } catch (error) {
     throw withResumeHint(error, taskId, server.descriptor.transport !== "stdio");
   } finally {
+    close();
     wait.dispose();
     await wire.close();
   }

@@ -4,6 +4,7 @@ import type { Context } from "../context.js";
 import { InterruptedError, StillRunningError, UsageError } from "../errors.js";
 import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../protocol/server.js";
 import type { Wire } from "../protocol/wire.js";
+import { createPrinter, type Printer } from "../output/printer.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import type { TrackedTask } from "../tasks/tracker.js";
@@ -134,6 +135,21 @@ export function withResumeHint(error: unknown, taskId: string | null, canResume:
     ? `resume with: mcp-task watch ${taskId}`
     : "its stdio server stops with this command, so the task cannot be resumed from another process yet";
   return error instanceof StillRunningError ? new StillRunningError(message, hint, taskId) : new InterruptedError(message, hint, taskId);
+}
+
+/**
+ * How a waiting command shows progress and gets answers: on a terminal (and not --json, no answers given) the
+ * live Ink view with its input form; else status lines with answers from the flags, or a line prompt when a
+ * person is there but stdout is not a terminal.
+ */
+export async function presentation(
+  ctx: Context,
+  options: { json: boolean; input?: Record<string, unknown>; decline: boolean },
+): Promise<{ printer: Printer; provider: InputProvider; close(): void }> {
+  if (ctx.io.terminal && !options.json && options.input === undefined && !options.decline) {
+    return (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
+  }
+  return { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} };
 }
 
 /** Where answers come from: --input / --decline, else a person at a terminal, else nowhere (exit 6). */

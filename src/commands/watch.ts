@@ -6,7 +6,7 @@ import { StillRunningError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint } from "./common.js";
+import { answerFlags, inputProvider, parseDuration, presentation, reopen, waitSignal, withResumeHint } from "./common.js";
 
 interface FollowCommandOptions {
   id: string;
@@ -51,7 +51,6 @@ function common(flags: Record<string, unknown>) {
 }
 
 export async function runFollow(options: FollowCommandOptions, ctx: Context): Promise<number> {
-  const printer = createPrinter(ctx.io, options.json);
   const tracked = await ctx.tracker.open(options.id);
   const handle = tracked.handle;
   const info = () =>
@@ -66,11 +65,20 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     }, true);
   if (handle.outcome) {
     // Known already: no need to reach the server.
+    const printer = createPrinter(ctx.io, options.json);
     if (!options.resultOnly) info();
     printer.result(handle.outcome);
     return exitCodeOf(handle.outcome);
   }
-  const { wire, engine, tracked: live } = await reopen(options.id, ctx, inputProvider(ctx, options.input, options.decline));
+  // `result` shows no live view: it prints the result only.
+  const shown = options.resultOnly
+    ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
+    : await presentation(ctx, options);
+  const { printer } = shown;
+  const { wire, engine, tracked: live } = await reopen(options.id, ctx, shown.provider).catch((error: unknown) => {
+    shown.close();
+    throw error;
+  });
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
     if (!options.resultOnly) info();
@@ -85,6 +93,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   } catch (error) {
     throw withResumeHint(error, handle.taskId, true);
   } finally {
+    shown.close();
     wait.dispose();
     await wire.close();
   }

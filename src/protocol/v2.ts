@@ -121,7 +121,7 @@ export class V2Wire implements Wire {
     const open = snapshot.inputRequests.filter((request) => !options.answered.has(request.key));
     if (open.length === 0) return [];
     const inputResponses: Record<string, unknown> = {};
-    for (const request of open) inputResponses[request.key] = wireResponse(request, await this.handler()(request, snapshot.taskId));
+    for (const request of open) inputResponses[request.key] = wireResponse(request, await this.handler()(request, snapshot.taskId, options.signal));
     await this.taskRequest("tasks/update", { taskId: snapshot.taskId, inputResponses }, options.signal);
     return open.map((request) => request.key);
   }

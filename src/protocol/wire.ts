@@ -85,7 +85,7 @@ export interface CallOptions {
  * Answers one input request. Throws to refuse (the error propagates to the caller of the wire method that
  * asked). `taskId` is null for input asked before any task exists.
  */
-export type InputHandler = (request: InputRequest, taskId: string | null) => Promise<InputResponse>;
+export type InputHandler = (request: InputRequest, taskId: string | null, signal?: AbortSignal) => Promise<InputResponse>;
 
 export interface ServiceInputOptions {
   /** Keys already answered (in this or an earlier process): never answered twice. */

@@ -59,16 +59,19 @@ export class TaskEngine {
     private readonly clock: Clock,
     private readonly input?: InputProvider,
   ) {
-    wire.inputHandler = async (request, taskId) => {
+    wire.inputHandler = async (request, taskId, signal) => {
       if (!this.input) throw new ServerError("internal: no input provider");
       try {
-        const response = await this.input.answer(request, taskId);
+        const response = await this.input.answer(request, taskId, signal);
         // Returned to the server by the wire (V1 answers the server's request with it).
         if (taskId) this.deliveries.get(taskId)?.();
         return response;
       } catch (error) {
-        this.inputErrors.set(taskId, error as Error);
-        if (taskId) this.wakers.get(taskId)?.();
+        // A question withdrawn because the task moved on is not a failure.
+        if (!signal?.aborted) {
+          this.inputErrors.set(taskId, error as Error);
+          if (taskId) this.wakers.get(taskId)?.();
+        }
         throw error;
       }
     };
@@ -138,12 +141,18 @@ export class TaskEngine {
       .catch(() => () => {});
     let last: Snapshot | undefined;
     let inputJob: Promise<void> | undefined;
+    let inputAbort: AbortController | undefined;
     let failingSince: number | undefined;
     let failures = 0;
     let due = this.clock.now();
     const changed = (next: Snapshot) => !last || fingerprint(last, answered) !== fingerprint(next, answered);
     const serviceInput = (snapshot: Snapshot) => {
-      if (snapshot.status !== "input_required" || inputJob) return;
+      if (snapshot.status !== "input_required") {
+        // The task moved on (answered elsewhere, timed out): withdraw a question still waiting for a person.
+        inputAbort?.abort();
+        return;
+      }
+      if (inputJob) return;
       const open = snapshot.inputRequests.filter((request) => !answered.has(request.key));
       if (open.length) options.onInput?.(taskId, open);
       if (!options.answerInput) return;
@@ -156,15 +165,19 @@ export class TaskEngine {
         wakeUp();
         return;
       }
+      const abort = (inputAbort = new AbortController());
+      const signal = options.signal ? AbortSignal.any([options.signal, abort.signal]) : abort.signal;
       inputJob = (async () => {
         try {
-          const keys = await this.wire.serviceInput(snapshot, { answered, signal: options.signal });
+          const keys = await this.wire.serviceInput(snapshot, { answered, signal });
           for (const key of keys) answered.add(key);
           if (keys.length) options.onDelivered?.();
           await options.onAnswered?.(keys);
         } catch (error) {
-          this.inputErrors.set(taskId, error as Error);
-          wakeUp();
+          if (!abort.signal.aborted) {
+            this.inputErrors.set(taskId, error as Error);
+            wakeUp();
+          }
         } finally {
           inputJob = undefined;
         }
@@ -219,6 +232,7 @@ export class TaskEngine {
         if (wake.signal.aborted) wake = new AbortController();
       }
     } finally {
+      inputAbort?.abort();
       this.wakers.delete(taskId);
       this.deliveries.delete(taskId);
       unsubscribe();

@@ -8,7 +8,8 @@ import { schemaProblem } from "./schema.js";
 export interface InputProvider {
   /** False when no answer can come from anywhere: input_required then fails at once, before asking the server. */
   readonly available: boolean;
-  answer(request: InputRequest, taskId: string | null): Promise<InputResponse>;
+  /** `signal` aborts when the question is no longer asked (the task moved on): stop asking. */
+  answer(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse>;
 }
 
 const SAMPLING = "sampling/createMessage";

@@ -1,0 +1,151 @@
+// The dashboard's root: owns the view state (mode, selection, filter, sort, scroll) and the keys; everything it
+// shows comes from the model through useDashboard, and every view below it is a pure function of its props.
+import { Box, Text, useInput } from "ink";
+import { useMemo, useState } from "react";
+import { sanitizeLine } from "../output/sanitize.js";
+import { Detail, detailLines } from "./Detail.js";
+import { ElicitationForm } from "./form/ElicitationForm.js";
+import { HelpBar } from "./HelpBar.js";
+import type { DashboardModel, Question } from "./model.js";
+import { NewCall, type ServerChoice } from "./NewCall.js";
+import { SORTS, STATUS_FILTERS, visibleRows, type Sort, type StatusFilter } from "./rows.js";
+import { TaskList } from "./TaskList.js";
+import { useDashboard, useNow } from "./hooks.js";
+import type { Clock } from "../context.js";
+
+type Mode = { kind: "list" } | { kind: "detail" } | { kind: "answer"; question: Question } | { kind: "filter" } | { kind: "confirm"; what: "cancel" | "forget"; stem: string } | { kind: "new" };
+
+export interface DashboardProps {
+  model: DashboardModel;
+  clock: Clock;
+  servers: readonly ServerChoice[];
+  width: number;
+  height: number;
+  onExit(): void;
+  onPager(text: string): void;
+  onCopy(text: string): void;
+}
+
+const next = <T,>(list: readonly T[], current: T): T => list[(list.indexOf(current) + 1) % list.length];
+
+export function Dashboard({ model, clock, servers, width, height, onExit, onPager, onCopy }: DashboardProps) {
+  const state = useDashboard(model);
+  const now = useNow(clock);
+  const [mode, setMode] = useState<Mode>({ kind: "list" });
+  const [selectedStem, setSelectedStem] = useState<string>();
+  const [text, setText] = useState("");
+  const [status, setStatus] = useState<StatusFilter>("all");
+  const [sort, setSort] = useState<Sort>("newest");
+  const [scroll, setScroll] = useState(0);
+
+  const rows = useMemo(() => visibleRows(state.rows, state.questions, { text, status, sort, now }), [state.rows, state.questions, text, status, sort, now]);
+  const index = Math.max(0, rows.findIndex((r) => r.stem === selectedStem));
+  const selected = rows[index];
+  const listHeight = Math.max(3, height - 6);
+  const question = selected && state.questions.find((q) => q.taskId === selected.handle.taskId);
+  const lines = useMemo(() => (selected && mode.kind === "detail" ? detailLines(selected.handle, now) : []), [selected, mode.kind, now]);
+  const select = (i: number) => setSelectedStem(rows[Math.max(0, Math.min(rows.length - 1, i))]?.stem);
+  const answerNext = () => {
+    const q = question ?? state.questions[0];
+    if (q) setMode({ kind: "answer", question: q });
+  };
+
+  useInput(
+    (input, key) => {
+      if (mode.kind === "filter") {
+        if (key.return || key.escape) setMode({ kind: "list" });
+        else if (key.backspace || key.delete) setText((t) => t.slice(0, -1));
+        else if (input && !key.ctrl && !key.meta) setText((t) => t + input);
+        return;
+      }
+      if (mode.kind === "confirm") {
+        if (input === "y") void (mode.what === "cancel" ? model.cancel(mode.stem) : model.forget(mode.stem));
+        if (input === "y" || input === "n" || key.escape) setMode({ kind: "list" });
+        return;
+      }
+      if (input === "q" || (key.ctrl && input === "c")) return onExit();
+      if (mode.kind === "detail") {
+        if (key.escape || key.leftArrow) setMode({ kind: "list" });
+        else if (key.upArrow || input === "k") setScroll((s) => Math.max(0, s - 1));
+        else if (key.downArrow || input === "j") setScroll((s) => s + 1);
+        else if (key.pageUp) setScroll((s) => Math.max(0, s - listHeight));
+        else if (key.pageDown || input === " ") setScroll((s) => s + listHeight);
+      } else {
+        if (key.upArrow || input === "k") select(index - 1);
+        else if (key.downArrow || input === "j") select(index + 1);
+        else if (key.pageUp) select(index - listHeight);
+        else if (key.pageDown) select(index + listHeight);
+        else if (input === "g" || key.home) select(0);
+        else if (input === "G" || key.end) select(rows.length - 1);
+        else if (key.return && selected) (question ? answerNext() : (setScroll(0), setMode({ kind: "detail" })));
+        else if (input === "/") setMode({ kind: "filter" });
+        else if (input === "f") setStatus(next(STATUS_FILTERS, status));
+        else if (input === "s") setSort(next(SORTS, sort));
+        else if (input === "n") setMode({ kind: "new" });
+        else if (key.escape && text) setText("");
+      }
+      if (input === "a") answerNext();
+      else if (input === "c" && selected) setMode({ kind: "confirm", what: "cancel", stem: selected.stem });
+      else if (input === "x" && selected) setMode({ kind: "confirm", what: "forget", stem: selected.stem });
+      else if (input === "y" && selected) onCopy(selected.handle.taskId);
+      else if (input === "p" && selected?.handle.outcome) onPager(detailLines(selected.handle, now).map((l) => l.text).join("\n"));
+    },
+    { isActive: mode.kind !== "answer" && mode.kind !== "new" },
+  );
+
+  const live = state.rows.filter((r) => r.connection === "following").length;
+  const summary = `${state.rows.length} tasks, ${live} followed, ${state.questions.length} waiting for you · filter ${status}${text ? ` "${text}"` : ""} · sort ${sort}`;
+  const keys: Array<readonly [string, string]> =
+    mode.kind === "detail"
+      ? [["↑↓", "scroll"], ["esc", "back"], ["a", "answer"], ["c", "cancel"], ["p", "pager"], ["y", "copy id"], ["q", "quit"]]
+      : mode.kind === "filter"
+        ? [["type", "filter text"], ["enter", "done"], ["esc", "done"]]
+        : mode.kind === "confirm"
+          ? [["y", "yes"], ["n", "no"]]
+          : [["↑↓", "move"], ["enter", "open"], ["a", "answer"], ["n", "new call"], ["c", "cancel"], ["x", "forget"], ["/", "filter"], ["f", "status"], ["s", "sort"], ["y", "copy id"], ["p", "pager"], ["q", "quit"]];
+
+  let body;
+  if (mode.kind === "answer") {
+    const task = state.rows.find((r) => r.handle.taskId === mode.question.taskId);
+    body = (
+      <ElicitationForm
+        request={mode.question.request}
+        taskLabel={task ? `${sanitizeLine(task.handle.tool)} · ${sanitizeLine(task.handle.taskId.slice(0, 8))}` : "a call"}
+        width={width}
+        onRespond={(response) => {
+          model.answer(mode.question.id, response);
+          setMode({ kind: "list" });
+        }}
+        onClose={() => setMode({ kind: "list" })}
+      />
+    );
+  } else if (mode.kind === "new") {
+    body = (
+      <NewCall
+        servers={servers}
+        loadTools={(server) => model.tools(server)}
+        onStart={(server, tool, args) => {
+          void model.startCall(server, tool, args);
+          setMode({ kind: "list" });
+        }}
+        onClose={() => setMode({ kind: "list" })}
+        width={width}
+        height={listHeight}
+      />
+    );
+  } else if (mode.kind === "detail" && selected) {
+    body = <Detail lines={lines} scroll={scroll} height={listHeight} width={width} />;
+  } else {
+    body = <TaskList rows={rows} selected={index} width={width} height={listHeight} now={now} />;
+  }
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text bold>
+        mcp-task dashboard{mode.kind === "filter" ? <Text color="yellow">{`  / ${text}▏`}</Text> : null}
+        {mode.kind === "confirm" ? <Text color="yellow">{`  ${mode.what} this task? (y/n)`}</Text> : null}
+      </Text>
+      {body}
+      <HelpBar keys={keys} notice={state.notice} summary={summary} width={width} />
+    </Box>
+  );
+}

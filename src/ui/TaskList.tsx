@@ -1,0 +1,71 @@
+// The list of tasks: one row per handle, only the rows that fit on screen rendered (virtualised).
+import { Box, Text } from "ink";
+import { sanitizeLine } from "../output/sanitize.js";
+import type { Handle } from "../store/handles.js";
+import { COLOR, SYMBOL, ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
+import type { Connection } from "./model.js";
+
+export interface ListRow {
+  stem: string;
+  handle: Handle;
+  connection: Connection;
+  asking: boolean;
+}
+
+export interface TaskListProps {
+  rows: readonly ListRow[];
+  selected: number;
+  width: number;
+  height: number;
+  now: number;
+}
+
+/** The first row to show so that `selected` stays visible, centred when it can be. */
+export function windowStart(count: number, selected: number, height: number): number {
+  if (count <= height) return 0;
+  return Math.min(Math.max(0, selected - Math.floor(height / 2)), count - height);
+}
+
+export function TaskList({ rows, selected, width, height, now }: TaskListProps) {
+  const start = windowStart(rows.length, selected, height);
+  const visible = rows.slice(start, start + height);
+  const wide = width >= 100;
+  const fixed = 2 + 15 + 22 + (wide ? 18 : 0) + 6 * 3;
+  const message = Math.max(0, width - fixed - 2);
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>
+        {fit("", 2)}
+        {col("STATUS", 15)}
+        {col("TOOL", 22)}
+        {wide ? col("SERVER", 18) : ""}
+        {col("AGE", 6)}
+        {col("SINCE", 6)}
+        {col("TTL", 6)}
+        {fit("MESSAGE", message)}
+      </Text>
+      {visible.length === 0 ? <Text dimColor>  no tasks match</Text> : null}
+      {visible.map((row, i) => {
+        const status = rowStatus(row.handle, now);
+        const isSelected = start + i === selected;
+        const note = row.connection === "error" ? "(unreachable)" : row.connection === "reconnecting" ? "(reconnecting)" : "";
+        return (
+          <Text key={row.stem} inverse={isSelected} wrap="truncate">
+            <Text color={COLOR[status]} bold={row.asking}>
+              {fit(row.asking ? "!" : SYMBOL[status], 2)}
+            </Text>
+            <Text color={COLOR[status]} bold={status === "input_required" || row.asking}>
+              {col(status, 15)}
+            </Text>
+            {col(sanitizeLine(row.handle.tool), 22)}
+            {wide ? col(sanitizeLine(row.handle.server.name), 18) : ""}
+            {col(short(ageOf(row.handle, now)), 6)}
+            {col(short(inStatus(row.handle, now)), 6)}
+            {col(short(ttlLeft(row.handle, now)), 6)}
+            {fit(sanitizeLine(`${note}${note ? " " : ""}${row.handle.last.statusMessage ?? ""}`), message)}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}

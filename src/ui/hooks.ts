@@ -1,0 +1,38 @@
+// The hooks that connect views to the model and the clock.
+import { useEffect, useState, useSyncExternalStore } from "react";
+import type { Clock } from "../context.js";
+import type { DashboardModel, DashboardState } from "./model.js";
+
+export function useDashboard(model: DashboardModel): DashboardState {
+  return useSyncExternalStore(model.subscribe, model.getState);
+}
+
+/** The current time, refreshed every `everyMs` (ages and ttl countdowns). */
+export function useNow(clock: Clock, everyMs = 1000): number {
+  const [now, setNow] = useState(() => clock.now());
+  useEffect(() => {
+    const stop = new AbortController();
+    void (async () => {
+      while (!stop.signal.aborted) {
+        await clock.sleep(everyMs - (clock.now() % everyMs), stop.signal);
+        if (!stop.signal.aborted) setNow(clock.now());
+      }
+    })();
+    return () => stop.abort();
+  }, [clock, everyMs]);
+  return now;
+}
+
+/** The terminal size, following resizes. */
+export function useTerminalSize(stdout: NodeJS.WriteStream): { width: number; height: number } {
+  const read = () => ({ width: stdout.columns || 100, height: stdout.rows || 30 });
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    const onResize = () => setSize(read());
+    stdout.on("resize", onResize);
+    return () => {
+      stdout.off("resize", onResize);
+    };
+  }, [stdout]);
+  return size;
+}

@@ -1,0 +1,64 @@
+// Mounting the dashboard on the terminal: the alternate screen, the pager and the clipboard live here, at the
+// edge, so the components stay free of side effects.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { render } from "ink";
+import type { Context, Terminal } from "../context.js";
+import { Dashboard } from "./Dashboard.js";
+import { useTerminalSize } from "./hooks.js";
+import { DashboardModel } from "./model.js";
+import type { ServerChoice } from "./NewCall.js";
+
+const ENTER_ALT_SCREEN = "\u001b[?1049h\u001b[H";
+const LEAVE_ALT_SCREEN = "\u001b[?1049l";
+
+export async function runDashboard(ctx: Context, terminal: Terminal): Promise<number> {
+  const model = new DashboardModel(ctx);
+  await model.start();
+  const servers: ServerChoice[] = Object.entries(ctx.settings.servers()).map(([name, descriptor]) => ({ name, descriptor }));
+  terminal.stdout.write(ENTER_ALT_SCREEN);
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => (finish = resolve));
+
+  function Root() {
+    const { width, height } = useTerminalSize(terminal.stdout);
+    return (
+      <Dashboard
+        model={model}
+        clock={ctx.clock}
+        servers={servers}
+        width={width}
+        height={height}
+        onExit={finish}
+        onCopy={(text) => {
+          // OSC 52: the terminal (and tmux with set-clipboard) puts the text on the clipboard.
+          terminal.stdout.write(`\u001b]52;c;${Buffer.from(text).toString("base64")}\u0007`);
+          model.notify(`copied ${text}`);
+        }}
+        onPager={(text) => {
+          const dir = mkdtempSync(join(tmpdir(), "mcp-task-"));
+          const file = join(dir, "result.txt");
+          writeFileSync(file, text, { mode: 0o600 });
+          terminal.stdin.setRawMode?.(false);
+          spawnSync(ctx.env.PAGER || "less", [file], { stdio: "inherit", shell: false });
+          terminal.stdin.setRawMode?.(true);
+          rmSync(dir, { recursive: true, force: true });
+          app.clear();
+          model.notify("back from the pager");
+        }}
+      />
+    );
+  }
+  const app = render(<Root />, { stdin: terminal.stdin, stdout: terminal.stdout, exitOnCtrlC: false, patchConsole: false });
+  const interrupted = () => finish();
+  ctx.interrupt.addEventListener("abort", interrupted, { once: true });
+  await done;
+  app.unmount();
+  terminal.stdout.write(LEAVE_ALT_SCREEN);
+  ctx.interrupt.removeEventListener("abort", interrupted);
+  await model.close();
+  ctx.io.stderr.write("mcp-task: left the dashboard; running tasks go on (mcp-task list shows them)\n");
+  return 0;
+}

@@ -1,0 +1,238 @@
+// The dashboard's state: every saved handle, the live state of the tasks still running, and the questions they
+// ask. A plain class that emits change events, consumed by one React hook (useDashboard) so that the views stay
+// pure functions of props. All async work (connections, watching, answering) lives here, not in components.
+import type { Context } from "../context.js";
+import { McpTaskError, TaskNotFoundError, describeError } from "../errors.js";
+import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
+import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
+import { TaskEngine } from "../tasks/engine.js";
+import type { InputProvider } from "../tasks/input.js";
+import { TrackedTask } from "../tasks/tracker.js";
+import type { Handle } from "../store/handles.js";
+
+export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
+
+export interface TaskRow {
+  stem: string;
+  handle: Handle;
+  /** Following state of a task that is not finished. */
+  connection: Connection;
+  error?: string;
+}
+
+export interface Question {
+  id: number;
+  taskId: string | null;
+  request: InputRequest;
+  /** True while the answer is being sent. */
+  sending: boolean;
+}
+
+export interface DashboardState {
+  rows: readonly TaskRow[];
+  questions: readonly Question[];
+  /** A one-line notice for the status bar (what just happened). */
+  notice?: string;
+  version: number;
+}
+
+interface ServerLink {
+  wire?: Promise<Wire>;
+  engine?: TaskEngine;
+}
+
+/** How often the store is re-read for handles created by other processes. */
+const RESCAN_MS = 5000;
+
+export class DashboardModel {
+  private state: DashboardState = { rows: [], questions: [], version: 0 };
+  private readonly listeners = new Set<() => void>();
+  private readonly links = new Map<string, ServerLink>();
+  private readonly following = new Map<string, AbortController>();
+  private readonly pending = new Map<number, { resolve: (r: InputResponse) => void; reject: (e: Error) => void }>();
+  private nextQuestion = 1;
+  private readonly stop = new AbortController();
+
+  constructor(private readonly ctx: Context) {}
+
+  // --- the external-store protocol (useSyncExternalStore) ---
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+  getState = (): DashboardState => this.state;
+
+  private set(change: Partial<DashboardState>): void {
+    this.state = { ...this.state, ...change, version: this.state.version + 1 };
+    for (const listener of this.listeners) listener();
+  }
+
+  private updateRow(stem: string, change: (row: TaskRow) => TaskRow): void {
+    this.set({ rows: this.state.rows.map((row) => (row.stem === stem ? change(row) : row)) });
+  }
+
+  notify(notice: string): void {
+    this.set({ notice });
+  }
+
+  /** Loads every saved handle and follows those still running; re-reads the store now and then. */
+  async start(): Promise<void> {
+    await this.rescan();
+    void (async () => {
+      while (!this.stop.signal.aborted) {
+        await this.ctx.clock.sleep(RESCAN_MS, this.stop.signal);
+        if (!this.stop.signal.aborted) await this.rescan().catch(() => {});
+      }
+    })();
+  }
+
+  private async rescan(): Promise<void> {
+    const found = await this.ctx.tracker.store.list();
+    const known = new Map(this.state.rows.map((row) => [row.stem, row]));
+    const rows = found.map(({ stem, handle }) => {
+      const row = known.get(stem);
+      // Rows being followed keep their in-memory handle (it is the newer one).
+      return row && this.following.has(stem) ? row : { stem, handle, connection: row?.connection ?? ("idle" as Connection), error: row?.error };
+    });
+    this.set({ rows });
+    for (const row of rows) if (this.wantsFollowing(row.handle) && !this.following.has(row.stem)) this.follow(row.stem, row.handle);
+  }
+
+  private wantsFollowing(handle: Handle): boolean {
+    return !handle.outcome && !handle.gone && !isTerminal(handle.last.status) && !(handle.server.descriptor.transport === "stdio" && handle.resume.generation === "v1");
+  }
+
+  /** One connection per server (per V1 session: tasks are bound to it), shared by all its tasks. */
+  private link(descriptor: ServerDescriptor, name: string, handle?: Handle): ServerLink {
+    const key = `${descriptorKey(descriptor)}|${handle?.resume.sessionId ?? ""}`;
+    let link = this.links.get(key);
+    if (!link) {
+      link = {};
+      this.links.set(key, link);
+    }
+    if (!link.wire) {
+      link.wire = this.ctx.connect(descriptor, name, handle?.resume);
+      link.wire.then(
+        (wire) => (link!.engine = new TaskEngine(wire, this.ctx.clock, this.provider)),
+        () => (link!.wire = undefined),
+      );
+    }
+    return link;
+  }
+
+  private async engineFor(handle: Handle): Promise<TaskEngine> {
+    const link = this.link(handle.server.descriptor, handle.server.name, handle);
+    await link.wire;
+    return link.engine!;
+  }
+
+  /** Follows one task at its server's pace until it ends; push notifications where the server sends them. */
+  private follow(stem: string, handle: Handle): void {
+    const abort = new AbortController();
+    this.following.set(stem, abort);
+    const tracked = new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle);
+    const setRow = (connection: Connection, error?: string) => this.updateRow(stem, (row) => ({ ...row, handle: tracked.handle, connection, error }));
+    void (async () => {
+      setRow("connecting");
+      try {
+        const engine = await this.engineFor(handle);
+        setRow("following");
+        let last: Snapshot | undefined;
+        for await (const snapshot of engine.watch(handle.taskId, {
+          signal: AbortSignal.any([abort.signal, this.stop.signal]),
+          answered: new Set(handle.answered),
+          answerInput: true,
+          onAnswered: (keys) => tracked.answered(keys),
+        })) {
+          last = snapshot;
+          await tracked.observe(snapshot);
+          setRow("following");
+        }
+        if (last) await tracked.finish(await engine.final(last, handle.tool));
+        setRow("idle");
+      } catch (error) {
+        if (abort.signal.aborted || this.stop.signal.aborted) return;
+        if (error instanceof TaskNotFoundError) await tracked.markGone(error.message).catch(() => {});
+        setRow("error", describeError(error).message);
+      } finally {
+        this.following.delete(stem);
+      }
+    })();
+  }
+
+  /** Where the engines' questions go: queued for the person, answered through `answer`. */
+  private readonly provider: InputProvider = {
+    available: true,
+    answer: (request, taskId, signal) =>
+      new Promise<InputResponse>((resolve, reject) => {
+        const id = this.nextQuestion++;
+        this.pending.set(id, { resolve, reject });
+        this.set({ questions: [...this.state.questions, { id, taskId, request, sending: false }] });
+        // The task moved on without this answer: take the question off the screen.
+        signal?.addEventListener("abort", () => {
+          if (!this.pending.delete(id)) return;
+          this.set({ questions: this.state.questions.filter((q) => q.id !== id), notice: "a question was withdrawn: the task moved on" });
+          reject(new McpTaskError("question withdrawn"));
+        }, { once: true });
+      }),
+  };
+
+  /** Answers a question; it leaves the queue once handed to the engine. */
+  answer(questionId: number, response: InputResponse): void {
+    const waiter = this.pending.get(questionId);
+    if (!waiter) return;
+    this.pending.delete(questionId);
+    this.set({ questions: this.state.questions.filter((q) => q.id !== questionId), notice: response.action === "accept" ? "answer sent" : `${response.action} sent` });
+    waiter.resolve(response);
+  }
+
+  async cancel(stem: string): Promise<void> {
+    const row = this.state.rows.find((r) => r.stem === stem);
+    if (!row) return;
+    try {
+      const engine = await this.engineFor(row.handle);
+      const after = await engine.cancel(row.handle.taskId);
+      this.notify(after.status === "cancelled" ? "cancelled" : `cancel requested; the server reports ${after.status}`);
+    } catch (error) {
+      this.notify(`cancel failed: ${describeError(error).message}`);
+    }
+  }
+
+  async forget(stem: string): Promise<void> {
+    this.following.get(stem)?.abort();
+    await this.ctx.tracker.store.remove(stem);
+    this.set({ rows: this.state.rows.filter((row) => row.stem !== stem), notice: "forgotten" });
+  }
+
+  /** Starts a tool call from the dashboard; a task is saved and followed like any other. */
+  async startCall(server: { name: string; descriptor: ServerDescriptor }, tool: string, args: Record<string, unknown>): Promise<void> {
+    try {
+      const link = this.link(server.descriptor, server.name);
+      const wire = await link.wire!;
+      const started = await link.engine!.call(tool, args, { task: "auto" });
+      if (started.kind === "result") {
+        this.notify(`${tool} answered at once (no task)${started.outcome.result?.isError ? ": tool error" : ""}`);
+        return;
+      }
+      const tracked = await this.ctx.tracker.start(server, wire, tool, args, started.snapshot);
+      this.set({ rows: [...this.state.rows, { stem: tracked.stem, handle: tracked.handle, connection: "idle" }], notice: `started ${tool}` });
+      this.follow(tracked.stem, tracked.handle);
+    } catch (error) {
+      this.notify(`call failed: ${describeError(error).message}`);
+    }
+  }
+
+  /** The tools of a server, for the new-call form. */
+  async tools(server: { name: string; descriptor: ServerDescriptor }) {
+    const link = this.link(server.descriptor, server.name);
+    const wire = await link.wire!;
+    return wire.listTools();
+  }
+
+  async close(): Promise<void> {
+    this.stop.abort();
+    for (const waiter of this.pending.values()) waiter.reject(new McpTaskError("dashboard closed"));
+    this.pending.clear();
+    await Promise.all([...this.links.values()].map(async (link) => (await link.wire?.catch(() => undefined))?.close()));
+  }
+}

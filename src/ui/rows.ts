@@ -1,0 +1,51 @@
+// Which rows the list shows, in which order: pure, so that filtering and sorting are tested without a terminal.
+import { sanitizeLine } from "../output/sanitize.js";
+import { rowStatus } from "./format.js";
+import type { Question, TaskRow } from "./model.js";
+import type { ListRow } from "./TaskList.js";
+
+export const STATUS_FILTERS = ["all", "live", "input", "finished", "expired"] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+export const SORTS = ["newest", "oldest", "status", "server", "tool"] as const;
+export type Sort = (typeof SORTS)[number];
+
+const STATUS_ORDER = ["input_required", "working", "failed", "expired", "gone", "cancelled", "completed"];
+
+export function visibleRows(
+  rows: readonly TaskRow[],
+  questions: readonly Question[],
+  options: { text: string; status: StatusFilter; sort: Sort; now: number },
+): ListRow[] {
+  const asking = new Set(questions.map((q) => q.taskId));
+  const needle = options.text.trim().toLowerCase();
+  const out = rows
+    .map((row) => ({ stem: row.stem, handle: row.handle, connection: row.connection, asking: asking.has(row.handle.taskId), status: rowStatus(row.handle, options.now) }))
+    .filter((row) => {
+      switch (options.status) {
+        case "live":
+          return row.status === "working" || row.status === "input_required";
+        case "input":
+          return row.status === "input_required" || row.asking;
+        case "finished":
+          return row.status === "completed" || row.status === "failed" || row.status === "cancelled";
+        case "expired":
+          return row.status === "expired" || row.status === "gone";
+        default:
+          return true;
+      }
+    })
+    .filter((row) => {
+      if (!needle) return true;
+      const h = row.handle;
+      return [h.taskId, h.tool, h.server.name, h.last.statusMessage ?? "", row.status].some((field) => sanitizeLine(field).toLowerCase().includes(needle));
+    });
+  const byCreated = (a: ListRow, b: ListRow) => b.handle.createdAt.localeCompare(a.handle.createdAt);
+  const compare: Record<Sort, (a: (typeof out)[number], b: (typeof out)[number]) => number> = {
+    newest: byCreated,
+    oldest: (a, b) => -byCreated(a, b),
+    status: (a, b) => Number(b.asking) - Number(a.asking) || STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || byCreated(a, b),
+    server: (a, b) => a.handle.server.name.localeCompare(b.handle.server.name) || byCreated(a, b),
+    tool: (a, b) => a.handle.tool.localeCompare(b.handle.tool) || byCreated(a, b),
+  };
+  return out.sort(compare[options.sort]).map(({ status: _status, ...row }) => row);
+}

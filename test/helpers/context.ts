@@ -1,0 +1,36 @@
+// An in-process Context for tests: a real store in a temporary home, the real clock and real connections, and
+// IO captured in strings.
+import { PassThrough } from "node:stream";
+import { systemClock, type Context } from "../../src/context.js";
+import { InterruptedError } from "../../src/errors.js";
+import { connect } from "../../src/protocol/connect.js";
+import { HandleStore } from "../../src/store/handles.js";
+import { Settings } from "../../src/store/settings.js";
+import { Tracker } from "../../src/tasks/tracker.js";
+import { tempHome } from "./cli.js";
+
+export function testContext(home = tempHome()): Context & { out: { stdout: string; stderr: string } } {
+  const out = { stdout: "", stderr: "" };
+  const settings = new Settings(home);
+  const interrupt = new AbortController();
+  return {
+    out,
+    io: {
+      stdout: { write: (s: string) => (out.stdout += s) },
+      stderr: { write: (s: string) => (out.stderr += s) },
+      stdin: new PassThrough(),
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      color: false,
+      interactive: false,
+    },
+    clock: systemClock,
+    env: {},
+    settings,
+    tracker: new Tracker(new HandleStore(home), systemClock),
+    interrupt: interrupt.signal,
+    interruptNow: () => interrupt.abort(new InterruptedError("interrupted")),
+    connect: (descriptor, name, resume) => connect(descriptor, { env: {}, name, resume }),
+  };
+}

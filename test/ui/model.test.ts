@@ -1,0 +1,69 @@
+// The dashboard's model against a real V2 server: it follows saved tasks, queues their questions, sends answers,
+// records outcomes, and starts new calls.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { DashboardModel, type DashboardState } from "../../src/ui/model.js";
+import { events, runCli } from "../helpers/cli.js";
+import { testContext } from "../helpers/context.js";
+import { startV2Http, type RunningServer } from "../helpers/servers.js";
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startV2Http();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function until(model: DashboardModel, test: (s: DashboardState) => boolean, timeoutMs = 10_000): Promise<DashboardState> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test(model.getState())) {
+    if (Date.now() > deadline) throw new Error(`timed out; state: ${JSON.stringify(model.getState().rows.map((r) => [r.handle.tool, r.handle.last.status, r.connection, r.error]))}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return model.getState();
+}
+
+it("follows saved tasks, asks their questions, and records the outcome", async () => {
+  const ctx = testContext();
+  const home = ctx.settings.home;
+  const detach = async (...args: string[]) => events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0].taskId as string;
+  const asking = await detach("task_input_once", "ms=100");
+  const quick = await detach("task_complete", "ms=300");
+  const model = new DashboardModel(ctx);
+  await model.start();
+  try {
+    expect(model.getState().rows).toHaveLength(2);
+    const withQuestion = await until(model, (s) => s.questions.length === 1);
+    const question = withQuestion.questions[0];
+    expect(question.taskId).toBe(asking);
+    expect(question.request.method).toBe("elicitation/create");
+    model.answer(question.id, { action: "accept", content: { name: "Ada" } });
+    const done = await until(model, (s) => s.rows.every((r) => r.handle.outcome !== undefined));
+    const byId = new Map(done.rows.map((r) => [r.handle.taskId, r.handle]));
+    expect(byId.get(asking)!.outcome!.result!.content[0].text).toBe("Hello, Ada");
+    expect(byId.get(quick)!.outcome!.status).toBe("completed");
+    // The store agrees (another process sees the result).
+    expect((await runCli(["result", asking], { home })).stdout.trim()).toBe("Hello, Ada");
+  } finally {
+    await model.close();
+  }
+});
+
+it("starts a call from the dashboard and follows it; cancel and forget act on the task", async () => {
+  const ctx = testContext();
+  const model = new DashboardModel(ctx);
+  await model.start();
+  try {
+    const target = { name: "v2", descriptor: { transport: "http" as const, url: server.url } };
+    expect((await model.tools(target)).map((t) => t.name)).toContain("task_slow");
+    await model.startCall(target, "task_slow", { ms: 30000 });
+    const started = await until(model, (s) => s.rows.length === 1 && s.rows[0].connection === "following");
+    await model.cancel(started.rows[0].stem);
+    await until(model, (s) => s.rows[0].handle.outcome?.status === "cancelled");
+    await model.forget(started.rows[0].stem);
+    expect(model.getState().rows).toHaveLength(0);
+    expect(await ctx.tracker.store.list()).toHaveLength(0);
+  } finally {
+    await model.close();
+  }
+});

@@ -1,0 +1,88 @@
+// The list and detail views as pure functions of their props, rendered with ink-testing-library.
+import { render } from "ink-testing-library";
+import { expect, it } from "vitest";
+import type { Handle } from "../../src/store/handles.js";
+import { Detail, detailLines } from "../../src/ui/Detail.js";
+import type { TaskRow } from "../../src/ui/model.js";
+import { visibleRows } from "../../src/ui/rows.js";
+import { TaskList, windowStart, type ListRow } from "../../src/ui/TaskList.js";
+
+const NOW = Date.parse("2026-11-29T12:00:00Z");
+
+function handle(i: number, over: Partial<Handle> = {}): Handle {
+  const createdAt = new Date(NOW - (i + 1) * 60_000).toISOString();
+  return {
+    version: 1,
+    taskId: `task-${String(i).padStart(4, "0")}-aaaa`,
+    server: { name: i % 2 ? "everything" : "v2", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
+    resume: { generation: i % 2 ? "v1" : "v2", protocolVersion: "2026-07-28", serverName: "s" },
+    tool: i % 3 ? "export" : "approve_invoice",
+    arguments: { n: i },
+    createdAt,
+    updatedAt: createdAt,
+    ttlMs: 3_600_000,
+    pollIntervalMs: 1000,
+    last: { taskId: `task-${i}`, status: "working", statusMessage: `step ${i}`, inputRequests: [] },
+    history: [{ status: "working", at: createdAt }],
+    answered: [],
+    ...over,
+  };
+}
+
+const rowOf = (h: Handle): TaskRow => ({ stem: h.taskId, handle: h, connection: "following" });
+const listRow = (h: Handle, asking = false): ListRow => ({ stem: h.taskId, handle: h, connection: "following", asking });
+
+it("shows each task's status with a symbol that reads without colour, tool, server, ages and message", () => {
+  const done = handle(1, { outcome: { taskId: "x", status: "completed" }, last: { taskId: "x", status: "completed", inputRequests: [] } });
+  const failed = handle(2, { outcome: { taskId: "y", status: "failed" }, last: { taskId: "y", status: "failed", inputRequests: [] } });
+  const { lastFrame } = render(<TaskList rows={[listRow(handle(0), true), listRow(done), listRow(failed)]} selected={0} width={100} height={10} now={NOW} />);
+  const frame = lastFrame()!;
+  // A task waiting for the user's answer is marked "!".
+  expect(frame).toMatch(/! working\s+approve_invoice\s+v2\s+1m\s+1m\s+59m\s+step 0/);
+  expect(frame).toMatch(/✓ completed\s+export\s+everything/);
+  expect(frame).toMatch(/✗ failed/);
+});
+
+it("renders only the rows that fit, keeping the selection in view (1,000 handles)", () => {
+  const rows = Array.from({ length: 1000 }, (_, i) => listRow(handle(i)));
+  const { lastFrame } = render(<TaskList rows={rows} selected={500} width={100} height={10} now={NOW} />);
+  const lines = lastFrame()!.split("\n");
+  expect(lines).toHaveLength(11); // header + 10 rows
+  expect(lastFrame()).toContain("step 500");
+  expect(windowStart(1000, 999, 10)).toBe(990);
+  expect(windowStart(5, 3, 10)).toBe(0);
+});
+
+it("filters by text and status and sorts, as a pure function", () => {
+  const rows = [handle(0), handle(1, { gone: { at: "", reason: "lost" } }), handle(2, { outcome: { taskId: "z", status: "completed" } })].map(rowOf);
+  const ids = (opts: Parameters<typeof visibleRows>[2]) => visibleRows(rows, [], opts).map((r) => r.handle.taskId.slice(0, 9));
+  expect(ids({ text: "", status: "all", sort: "newest", now: NOW })).toEqual(["task-0000", "task-0001", "task-0002"]);
+  expect(ids({ text: "", status: "all", sort: "oldest", now: NOW })).toEqual(["task-0002", "task-0001", "task-0000"]);
+  expect(ids({ text: "everything", status: "all", sort: "newest", now: NOW })).toEqual(["task-0001"]);
+  expect(ids({ text: "", status: "finished", sort: "newest", now: NOW })).toEqual(["task-0002"]);
+  expect(ids({ text: "", status: "expired", sort: "newest", now: NOW })).toEqual(["task-0001"]);
+  expect(ids({ text: "", status: "live", sort: "newest", now: NOW })).toEqual(["task-0000"]);
+  const question = { id: 1, taskId: rows[2].handle.taskId, request: { key: "k", method: "elicitation/create", params: {} }, sending: false };
+  expect(visibleRows(rows, [question], { text: "", status: "all", sort: "status", now: NOW })[0].handle.taskId).toBe(rows[2].handle.taskId);
+});
+
+it("details a task: timeline, arguments, the result and an outputSchema breach, scrollable", () => {
+  const h = handle(3, {
+    history: [
+      { status: "working", at: "2026-11-29T11:56:00.000Z", statusMessage: "validating" },
+      { status: "input_required", at: "2026-11-29T11:57:00.000Z", statusMessage: "approve?" },
+      { status: "completed", at: "2026-11-29T11:58:00.000Z" },
+    ],
+    last: { taskId: "t", status: "completed", inputRequests: [] },
+    outcome: { taskId: "t", status: "completed", result: { content: [{ type: "text", text: "line 1\nline 2\u001b[31m" }], structuredContent: { total: 5 } }, outputProblem: "data/total must be string" },
+  });
+  const lines = detailLines(h, NOW).map((l) => l.text);
+  expect(lines).toContain("  2026-11-29 11:57:00.000  ? input_required  approve?");
+  expect(lines.join("\n")).toContain('"n": 3');
+  expect(lines).toContain("  ✗ breaks the tool's outputSchema: data/total must be string");
+  expect(lines).toContain("  line 2");
+  expect(lines.join("\n")).toContain('"total": 5');
+  const { lastFrame } = render(<Detail lines={detailLines(h, NOW)} scroll={5} height={4} width={100} />);
+  expect(lastFrame()!.split("\n")).toHaveLength(5);
+  expect(lastFrame()).toMatch(/lines 6-9 of \d+/);
+});
