@@ -1,17 +1,23 @@
-// A real terminal under tmux: on a TTY, a task's question is asked of the person, and the answer flows back.
+// Real terminals under tmux: the live view and input form of `call`, the dashboard answering questions of tasks on
+// a V1 and a V2 server, and the line prompt when stdout is not a terminal.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { tempHome } from "./helpers/cli.js";
-import { ROOT, startV2Http, type RunningServer } from "./helpers/servers.js";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { ROOT, startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
 
-let server: RunningServer;
-const session = `mcp-task-tty-${process.pid}`;
+let v2: RunningServer;
+let v1: RunningServer;
+let session = "";
+let counter = 0;
 const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 const screen = () => tmux("capture-pane", "-p", "-t", session);
+const keys = (...k: string[]) => tmux("send-keys", "-t", session, ...k);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const bin = `${process.execPath} ${join(ROOT, "bin/mcp-task.js")}`;
 
-async function waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const text = screen();
@@ -21,31 +27,102 @@ async function waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
   }
 }
 
+/** Runs `command` in a fresh tmux session (a real terminal), without CI in its environment. */
+function terminal(home: string, command: string, size = ["-x", "130", "-y", "40"]) {
+  session = `mcp-task-tty-${process.pid}-${++counter}`;
+  tmux("new-session", "-d", "-s", session, ...size, `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`);
+}
+
 beforeAll(async () => {
-  server = await startV2Http();
+  [v1, v2] = await Promise.all([startEverythingHttp(), startV2Http()]);
 });
-afterAll(async () => {
+afterEach(() => {
   try {
     tmux("kill-session", "-t", session);
   } catch {
     /* already gone */
   }
-  await server?.stop();
+});
+afterAll(async () => {
+  await Promise.all([v1?.stop(), v2?.stop()]);
 });
 
-it("asks a person at a terminal, field by field, and finishes the task", async () => {
+it("call on a terminal shows the live view and asks through the form, twice", async () => {
   const home = tempHome();
-  const command = `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${join(ROOT, "bin/mcp-task.js")} call task_input_twice -s ${server.url}; echo EXIT=$?; sleep 60`;
-  tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", command);
-  await waitFor(/Pick a colour[\s\S]*answer, decline or cancel\?/);
-  tmux("send-keys", "-t", session, "Enter");
-  await waitFor(/Colour \[1-3\]/);
-  tmux("send-keys", "-t", session, "3", "Enter");
-  await waitFor(/Use blue\?[\s\S]*answer, decline or cancel\?/);
-  tmux("send-keys", "-t", session, "Enter");
-  await waitFor(/Confirm \[y\/n\]/);
-  tmux("send-keys", "-t", session, "n", "Enter");
+  terminal(home, `${bin} call task_input_twice -s ${v2.url}`);
+  await waitFor(/input_required[\s\S]*Pick a colour[\s\S]*Colour \*/);
+  keys("Enter"); // open the list of choices
+  await waitFor(/\( \) blue/);
+  keys("Down");
+  keys("Down");
+  keys("Enter"); // pick blue
+  await sleep(200);
+  keys("Enter"); // accept
+  await waitFor(/Use blue\?[\s\S]*Confirm \*/);
+  keys("Space");
+  await sleep(200);
+  keys("Enter");
   const done = await waitFor(/EXIT=\d+/);
-  expect(done).toMatch(/color=blue, confirm=false/);
+  expect(done).toMatch(/color=blue, confirm=true/);
   expect(done).toMatch(/EXIT=0/);
+});
+
+it("the dashboard follows tasks on a V1 and a V2 server, and answers both through the form", async () => {
+  const home = tempHome();
+  const detach = async (...args: string[]) => events((await runCli(["call", ...args, "--detach", "--json"], { home })).stdout)[0].taskId as string;
+  await detach("simulate-research-query", "topic=python", "ambiguous=true", "-s", v1.url);
+  await detach("task_input_once", "ms=300", "-s", v2.url);
+  terminal(home, `${bin} dashboard`);
+  await waitFor(/2 tasks/);
+  for (let answered = 0; answered < 2; ) {
+    const text = await waitFor(/[1-9] waiting for you/, 30_000);
+    expect(text).toContain("mcp-task dashboard");
+    keys("a");
+    const form = await waitFor(/asks for input/);
+    if (/Clarification/.test(form)) {
+      keys("Enter");
+      await waitFor(/\( \) Python snake species/);
+      keys("Down");
+      keys("Enter");
+      await sleep(200);
+      keys("Enter");
+    } else {
+      for (const ch of "Ada") keys(ch);
+      await sleep(200);
+      keys("Enter");
+    }
+    answered++;
+    await waitFor(/answer sent/);
+  }
+  const list = await waitFor(/✓ completed[\s\S]*✓ completed/, 30_000);
+  expect(list).toMatch(/0 waiting for you/);
+  keys("q");
+  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  const results = await Promise.all(
+    JSON.parse((await runCli(["list", "--json"], { home })).stdout).map(async (row: { taskId: string }) => (await runCli(["result", row.taskId], { home })).stdout),
+  );
+  expect(results.join("\n")).toMatch(/Research Report: python \(snake\)/);
+  expect(results.join("\n")).toMatch(/Hello, Ada/);
+});
+
+it("with stdout not a terminal, a person is still asked, line by line", async () => {
+  const home = tempHome();
+  const out = join(home, "out.txt");
+  terminal(home, `${bin} call task_input_twice -s ${v2.url} > ${out}`);
+  await waitFor(/Pick a colour[\s\S]*answer, decline or cancel\?/);
+  keys("Enter");
+  await waitFor(/Colour \[1-3\]/);
+  keys("3", "Enter");
+  await waitFor(/Use blue\?[\s\S]*answer, decline or cancel\?/);
+  keys("Enter");
+  await waitFor(/Confirm \[y\/n\]/);
+  keys("n", "Enter");
+  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  expect(readFileSync(out, "utf8")).toMatch(/color=blue, confirm=false/);
+});
+
+it("the dashboard refuses to start without a terminal (exit 2)", async () => {
+  const run = await runCli(["dashboard"], { home: tempHome() });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/needs a terminal[\s\S]*mcp-task list/);
 });

@@ -51,14 +51,16 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     const id = s.info?.taskId ?? s.snapshot?.taskId ?? "";
     return (
       <Box flexDirection="column" width={width}>
-        <Text>
+        <Box>
           {isTerminal(status) ? <Text color={COLOR[status]}>{SYMBOL[status]}</Text> : <Spinner />}
-          <Text color={COLOR[status]} bold>{` ${status}`}</Text>
-          <Text dimColor>{`  ${short(now - started)}  `}</Text>
-          {s.info ? <Text>{`${sanitizeLine(s.info.tool)} on ${sanitizeLine(s.info.server)} (${s.info.generation.toUpperCase()})`}</Text> : null}
-        </Text>
+          <Text wrap="truncate">
+            <Text color={COLOR[status]} bold>{` ${status}`}</Text>
+            <Text dimColor>{`  ${short(now - started)}  `}</Text>
+            {s.info ? `${sanitizeLine(s.info.tool)} on ${sanitizeLine(s.info.server)} (${s.info.generation.toUpperCase()})` : ""}
+          </Text>
+        </Box>
         {s.snapshot?.statusMessage ? <Text>{`  ${sanitizeLine(s.snapshot.statusMessage)}`}</Text> : null}
-        <Text dimColor>{`  task ${sanitizeLine(id)}  ·  Ctrl-C stops waiting (the task keeps running)`}</Text>
+        <Text dimColor>{`  task ${sanitizeLine(id)}${isTerminal(status) ? "" : "  ·  Ctrl-C stops waiting (the task keeps running)"}`}</Text>
         {s.question ? (
           <ElicitationForm
             request={s.question.request}
