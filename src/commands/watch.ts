@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import type { Context } from "../context.js";
 import { StillRunningError } from "../errors.js";
-import { createPrinter } from "../output/printer.js";
+import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { answerFlags, inputProvider, parseDuration, presentation, reopen, waitSignal, withResumeHint } from "./common.js";
@@ -53,7 +53,7 @@ function common(flags: Record<string, unknown>) {
 export async function runFollow(options: FollowCommandOptions, ctx: Context): Promise<number> {
   const tracked = await ctx.tracker.open(options.id);
   const handle = tracked.handle;
-  const info = () =>
+  const info = (printer: Printer) =>
     printer.task({
       taskId: handle.taskId,
       server: handle.server.name,
@@ -66,7 +66,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   if (handle.outcome) {
     // Known already: no need to reach the server.
     const printer = createPrinter(ctx.io, options.json);
-    if (!options.resultOnly) info();
+    if (!options.resultOnly) info(printer);
     printer.result(handle.outcome);
     return exitCodeOf(handle.outcome);
   }
@@ -81,7 +81,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   });
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
-    if (!options.resultOnly) info();
+    if (!options.resultOnly) info(printer);
     let first;
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);

@@ -24,6 +24,8 @@ export class V2Wire implements Wire {
   inputHandler?: InputHandler;
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
   private subscription?: { taskIds: string[]; abort: AbortController };
+  private readonly wanted = new Set<string>();
+  private resubscribing = false;
 
   constructor(
     private readonly client: Client,
@@ -137,7 +139,15 @@ export class V2Wire implements Wire {
 
   async watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
     this.listeners.add(listener);
-    this.resubscribe(taskIds);
+    // Many watches start together (a dashboard): one subscriptions/listen for all of them, not one each.
+    for (const id of taskIds) this.wanted.add(id);
+    if (!this.resubscribing) {
+      this.resubscribing = true;
+      queueMicrotask(() => {
+        this.resubscribing = false;
+        this.resubscribe([...this.wanted]);
+      });
+    }
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) this.subscription?.abort.abort();
@@ -146,7 +156,8 @@ export class V2Wire implements Wire {
 
   /** Keeps one `subscriptions/listen` stream open for the watched tasks (best effort: polling still runs). */
   private resubscribe(taskIds: string[]): void {
-    const wanted = [...new Set([...(this.subscription?.taskIds ?? []), ...taskIds])];
+    const wanted = [...new Set(taskIds)];
+    if (this.subscription && wanted.every((id) => this.subscription!.taskIds.includes(id))) return;
     this.subscription?.abort.abort();
     const abort = new AbortController();
     this.subscription = { taskIds: wanted, abort };

@@ -3,7 +3,7 @@
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
@@ -127,6 +127,28 @@ export class HandleStore {
       }
     }
     return out;
+  }
+
+  /**
+   * The handles whose files are new or changed since `seen` (stem -> mtime), and the stems that are gone: a
+   * cheap re-read for a long-running view (one stat per file, reads only what changed).
+   */
+  rescan(seen: ReadonlyMap<string, number>): { changed: Array<{ stem: string; handle: Handle; mtime: number }>; removed: string[] } {
+    const changed: Array<{ stem: string; handle: Handle; mtime: number }> = [];
+    const present = new Set<string>();
+    for (const name of readdirSync(this.dir)) {
+      if (!name.endsWith(".json") || name.startsWith(".")) continue;
+      const stem = name.slice(0, -5);
+      present.add(stem);
+      try {
+        const mtime = statSync(join(this.dir, name)).mtimeMs;
+        if (seen.get(stem) === mtime) continue;
+        changed.push({ stem, handle: parseHandle(readFileSync(join(this.dir, name), "utf8")), mtime });
+      } catch {
+        /* unreadable or just removed: skipped */
+      }
+    }
+    return { changed, removed: [...seen.keys()].filter((stem) => !present.has(stem)) };
   }
 
   /** Finds one handle by task id or unique prefix (at least 4 characters). */

@@ -18,6 +18,10 @@ import { outputProblem } from "./schema.js";
 /** Used when the server gives no poll interval. */
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 const MAX_BACKOFF_MS = 30_000;
+/** While pushes flow, the longest time without a poll of our own (pushes are never the only source of truth). */
+const PUSH_TRUST_MS = 30_000;
+/** After a push, the next poll waits this many poll intervals. */
+const PUSH_GRACE = 3;
 
 export interface FinalOutcome {
   taskId: string | null;
@@ -117,8 +121,9 @@ export class TaskEngine {
 
   /**
    * Follows a task until it is terminal, yielding each changed snapshot. Polls at the server's pace (never faster
-   * than its interval or the user's floor); a pushed update is shown at once and only a terminal one triggers an
-   * early poll (to read the result). Transient failures back off exponentially with jitter. Abort with `signal`;
+   * than its interval or the user's floor); a pushed update is shown at once, postpones the next poll by three
+   * intervals (so no poll is spent while pushes flow, yet one comes at least every 30 s), and a terminal push
+   * triggers an immediate read (for the result). Transient failures back off exponentially with jitter. Abort with `signal`;
    * the abort reason is thrown.
    */
   async *watch(taskId: string, options: WatchOptions = {}): AsyncGenerator<Snapshot> {
@@ -143,6 +148,7 @@ export class TaskEngine {
     let inputJob: Promise<void> | undefined;
     let inputAbort: AbortController | undefined;
     let failingSince: number | undefined;
+    let lastPoll: number | undefined;
     let failures = 0;
     let due = this.clock.now();
     const changed = (next: Snapshot) => !last || fingerprint(last, answered) !== fingerprint(next, answered);
@@ -195,15 +201,24 @@ export class TaskEngine {
           const snapshot = pushed;
           pushed = undefined;
           if (isTerminal(snapshot.status)) due = this.clock.now();
-          else if (changed(snapshot)) {
-            last = snapshot;
-            yield snapshot;
-            serviceInput(snapshot);
+          else {
+            // A push is fresh word from the server: the next poll waits PUSH_GRACE intervals from it (so no poll is
+            // spent while pushes flow, even when they come at the poll's own pace), but never longer than
+            // PUSH_TRUST_MS without a read of our own.
+            const interval = Math.max(snapshot.pollIntervalMs ?? last?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
+            lastPoll ??= this.clock.now();
+            due = Math.min(Math.max(due, this.clock.now() + PUSH_GRACE * interval), lastPoll + Math.max(PUSH_TRUST_MS, interval));
+            if (changed(snapshot)) {
+              last = snapshot;
+              yield snapshot;
+              serviceInput(snapshot);
+            }
           }
         }
         if (this.clock.now() >= due) {
           let snapshot: Snapshot;
           try {
+            lastPoll = this.clock.now();
             snapshot = await this.wire.getTask(taskId, options.signal);
             failures = 0;
             failingSince = undefined;

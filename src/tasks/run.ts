@@ -22,6 +22,15 @@ export interface FollowOptions {
 
 /** Follows `tracked` from `first` (or a fresh read) to its end, or until `until` says stop. */
 export async function followTask(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | undefined, options: FollowOptions): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
+  try {
+    return await follow(engine, tracked, first, options);
+  } finally {
+    // Whatever happens (an error, Ctrl-C), what was seen is written.
+    await tracked.flush().catch(() => {});
+  }
+}
+
+function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | undefined, options: FollowOptions): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
   return markingGone(tracked, async () => {
     const printStatus = (snapshot: Snapshot) => {
       if (options.statusLines !== false) options.printer.status(snapshot, new Date(options.clock.now()));

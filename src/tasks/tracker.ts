@@ -7,6 +7,9 @@ import { isTerminal, type Snapshot, type Wire } from "../protocol/wire.js";
 import { fileStem, type Handle, type HandleStore } from "../store/handles.js";
 import type { FinalOutcome } from "./engine.js";
 
+/** How long a status-message-only change may wait before it is written. */
+const MESSAGE_FLUSH_MS = 5000;
+
 export interface ServerRef {
   name: string;
   descriptor: ServerDescriptor;
@@ -34,28 +37,61 @@ export class TrackedTask {
     return new Date(this.clock.now()).toISOString();
   }
 
+  /** Changes not yet written (status-message-only updates are written in batches). */
+  private pending: Array<(handle: Handle) => void> = [];
+  private flushTimer?: AbortController;
+
   private async change(apply: (handle: Handle) => void): Promise<void> {
+    this.pending.push(apply);
+    await this.flush();
+  }
+
+  /** Writes every pending change now, in one read-modify-write under the handle's lock. */
+  async flush(): Promise<void> {
+    this.flushTimer?.abort();
+    this.flushTimer = undefined;
+    if (this.pending.length === 0) return;
+    const changes = this.pending;
+    this.pending = [];
     this.handle = await this.store.update(this.stem, (handle) => {
-      apply(handle);
+      for (const apply of changes) apply(handle);
       handle.updatedAt = this.at();
     });
   }
 
-  /** Records a snapshot; writes only when something visible changed. */
+  /** Applies a change in memory at once and writes it within MESSAGE_FLUSH_MS (with whatever follows). */
+  private later(apply: (handle: Handle) => void): void {
+    apply(this.handle);
+    this.pending.push(apply);
+    if (this.flushTimer) return;
+    const timer = (this.flushTimer = new AbortController());
+    void this.clock.sleep(MESSAGE_FLUSH_MS, timer.signal).then(() => {
+      if (!timer.signal.aborted) void this.flush().catch(() => {});
+    });
+  }
+
+  /**
+   * Records a snapshot. A new status is written at once; a new status message alone (servers may change it every
+   * second, for many tasks) is shown at once but written in batches.
+   */
   async observe(snapshot: Snapshot): Promise<void> {
     const last = this.handle.history.at(-1);
-    const changed = !last || last.status !== snapshot.status || (last.statusMessage ?? "") !== (snapshot.statusMessage ?? "");
+    const statusChanged = !last || last.status !== snapshot.status;
+    const messageChanged = (last?.statusMessage ?? "") !== (snapshot.statusMessage ?? "");
     const timing = snapshot.pollIntervalMs !== this.handle.pollIntervalMs || (snapshot.ttlMs !== undefined && snapshot.ttlMs !== this.handle.ttlMs);
-    if (!changed && !timing) return;
-    await this.change((handle) => {
+    if (!statusChanged && !messageChanged && !timing) return;
+    const at = this.at();
+    const apply = (handle: Handle) => {
       handle.last = withoutResult(snapshot);
       if (snapshot.pollIntervalMs !== undefined) handle.pollIntervalMs = snapshot.pollIntervalMs;
       if (snapshot.ttlMs !== undefined) handle.ttlMs = snapshot.ttlMs;
       const prev = handle.history.at(-1);
       if (!prev || prev.status !== snapshot.status || (prev.statusMessage ?? "") !== (snapshot.statusMessage ?? "")) {
-        handle.history.push({ status: snapshot.status, ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}), at: this.at() });
+        handle.history.push({ status: snapshot.status, ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}), at });
       }
-    });
+    };
+    if (statusChanged || timing) await this.change(apply);
+    else this.later(apply);
   }
 
   async answered(keys: string[]): Promise<void> {

@@ -38,7 +38,9 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   const [sort, setSort] = useState<Sort>("newest");
   const [scroll, setScroll] = useState(0);
 
-  const rows = useMemo(() => visibleRows(state.rows, state.questions, { text, status, sort, now }), [state.rows, state.questions, text, status, sort, now]);
+  // Filtering and sorting need the time only to tell expired tasks: a minute's precision spares the work each tick.
+  const minute = Math.floor(now / 60_000) * 60_000;
+  const rows = useMemo(() => visibleRows(state.rows, state.questions, { text, status, sort, now: minute }), [state.rows, state.questions, text, status, sort, minute]);
   const index = Math.max(0, rows.findIndex((r) => r.stem === selectedStem));
   const selected = rows[index];
   const listHeight = Math.max(3, height - 6);
@@ -55,7 +57,10 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
       if (mode.kind === "filter") {
         if (key.return || key.escape) setMode({ kind: "list" });
         else if (key.backspace || key.delete) setText((t) => t.slice(0, -1));
-        else if (input && !key.ctrl && !key.meta) setText((t) => t + input);
+        else if (input && !key.ctrl && !key.meta) {
+          setText((t) => t + input.replace(/[\r\n]/g, ""));
+          if (/[\r\n]/.test(input)) setMode({ kind: "list" });
+        }
         return;
       }
       if (mode.kind === "confirm") {
@@ -78,7 +83,11 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
         else if (input === "g" || key.home) select(0);
         else if (input === "G" || key.end) select(rows.length - 1);
         else if (key.return && selected) (question ? answerNext() : (setScroll(0), setMode({ kind: "detail" })));
-        else if (input === "/") setMode({ kind: "filter" });
+        else if (input.startsWith("/")) {
+          // Keys typed fast (or pasted) arrive as one chunk: "/abc" starts a filter with "abc".
+          setText(input.slice(1).replace(/[\r\n]/g, ""));
+          setMode(/[\r\n]/.test(input) ? { kind: "list" } : { kind: "filter" });
+        }
         else if (input === "f") setStatus(next(STATUS_FILTERS, status));
         else if (input === "s") setSort(next(SORTS, sort));
         else if (input === "n") setMode({ kind: "new" });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { render } from "ink";
 import type { Context, Terminal } from "../context.js";
+import { applyColour } from "./colour.js";
 import { Dashboard } from "./Dashboard.js";
 import { useTerminalSize } from "./hooks.js";
 import { DashboardModel } from "./model.js";
@@ -15,6 +16,7 @@ const ENTER_ALT_SCREEN = "\u001b[?1049h\u001b[H";
 const LEAVE_ALT_SCREEN = "\u001b[?1049l";
 
 export async function runDashboard(ctx: Context, terminal: Terminal): Promise<number> {
+  applyColour(ctx.io);
   const model = new DashboardModel(ctx);
   await model.start();
   const servers: ServerChoice[] = Object.entries(ctx.settings.servers()).map(([name, descriptor]) => ({ name, descriptor }));
@@ -51,7 +53,14 @@ export async function runDashboard(ctx: Context, terminal: Terminal): Promise<nu
       />
     );
   }
-  const app = render(<Root />, { stdin: terminal.stdin, stdout: terminal.stdout, exitOnCtrlC: false, patchConsole: false });
+  const app = render(<Root />, {
+    stdin: terminal.stdin,
+    stdout: terminal.stdout,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    // Keys still feel instant at 15 frames a second. (Ink's incrementalRendering garbles the screen under tmux.)
+    maxFps: 15,
+  });
   const interrupted = () => finish();
   ctx.interrupt.addEventListener("abort", interrupted, { once: true });
   await done;

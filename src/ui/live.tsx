@@ -6,6 +6,7 @@ import { Box, Text, render, useInput } from "ink";
 import { Spinner } from "@inkjs/ui";
 import { useSyncExternalStore } from "react";
 import type { Context, Terminal } from "../context.js";
+import { applyColour } from "./colour.js";
 import { McpTaskError } from "../errors.js";
 import { createPrinter, type Printer, type TaskInfo } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
@@ -30,6 +31,7 @@ export interface LiveFollow {
 }
 
 export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
+  applyColour(ctx.io);
   const plain = createPrinter(ctx.io, false);
   const started = ctx.clock.now();
   let state: LiveState = { version: 0 };

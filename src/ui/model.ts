@@ -43,12 +43,17 @@ interface ServerLink {
 
 /** How often the store is re-read for handles created by other processes. */
 const RESCAN_MS = 5000;
+/** The shortest time between two notifications of the views: drawing (Ink measures every character of every
+ *  line) is what following many tasks costs most, and a status board needs no more than a few frames a second. */
+const FRAME_MS = 250;
 
 export class DashboardModel {
   private state: DashboardState = { rows: [], questions: [], version: 0 };
   private readonly listeners = new Set<() => void>();
   private readonly links = new Map<string, ServerLink>();
   private readonly following = new Map<string, AbortController>();
+  /** Writes what was seen of each followed task (on close). */
+  private readonly flushed = new Map<string, () => Promise<void>>();
   private readonly pending = new Map<number, { resolve: (r: InputResponse) => void; reject: (e: Error) => void }>();
   private nextQuestion = 1;
   private readonly stop = new AbortController();
@@ -62,9 +67,17 @@ export class DashboardModel {
   };
   getState = (): DashboardState => this.state;
 
+  private emitting = false;
+
+  /** Updates the state at once; listeners (React) hear of it at most every FRAME_MS, however many tasks change. */
   private set(change: Partial<DashboardState>): void {
     this.state = { ...this.state, ...change, version: this.state.version + 1 };
-    for (const listener of this.listeners) listener();
+    if (this.emitting) return;
+    this.emitting = true;
+    void this.ctx.clock.sleep(FRAME_MS).then(() => {
+      this.emitting = false;
+      for (const listener of this.listeners) listener();
+    });
   }
 
   private updateRow(stem: string, change: (row: TaskRow) => TaskRow): void {
@@ -86,14 +99,23 @@ export class DashboardModel {
     })();
   }
 
+  /** File times of the handles read so far: a rescan reads only what changed. */
+  private readonly seen = new Map<string, number>();
+
   private async rescan(): Promise<void> {
-    const found = await this.ctx.tracker.store.list();
-    const known = new Map(this.state.rows.map((row) => [row.stem, row]));
-    const rows = found.map(({ stem, handle }) => {
-      const row = known.get(stem);
+    const { changed, removed } = this.ctx.tracker.store.rescan(this.seen);
+    if (changed.length === 0 && removed.length === 0) return;
+    for (const { stem, mtime } of changed) this.seen.set(stem, mtime);
+    for (const stem of removed) this.seen.delete(stem);
+    const gone = new Set(removed);
+    const byStem = new Map(this.state.rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
+    for (const { stem, handle } of changed) {
+      const row = byStem.get(stem);
       // Rows being followed keep their in-memory handle (it is the newer one).
-      return row && this.following.has(stem) ? row : { stem, handle, connection: row?.connection ?? ("idle" as Connection), error: row?.error };
-    });
+      if (row && this.following.has(stem)) continue;
+      byStem.set(stem, { stem, handle, connection: row?.connection ?? "idle", error: row?.error });
+    }
+    const rows = [...byStem.values()];
     this.set({ rows });
     for (const row of rows) if (this.wantsFollowing(row.handle) && !this.following.has(row.stem)) this.follow(row.stem, row.handle);
   }
@@ -155,9 +177,12 @@ export class DashboardModel {
         if (error instanceof TaskNotFoundError) await tracked.markGone(error.message).catch(() => {});
         setRow("error", describeError(error).message);
       } finally {
+        await tracked.flush().catch(() => {});
         this.following.delete(stem);
+        this.flushed.delete(stem);
       }
     })();
+    this.flushed.set(stem, () => tracked.flush());
   }
 
   /** Where the engines' questions go: queued for the person, answered through `answer`. */
@@ -231,6 +256,7 @@ export class DashboardModel {
 
   async close(): Promise<void> {
     this.stop.abort();
+    await Promise.all([...this.flushed.values()].map((flush) => flush().catch(() => {})));
     for (const waiter of this.pending.values()) waiter.reject(new McpTaskError("dashboard closed"));
     this.pending.clear();
     await Promise.all([...this.links.values()].map(async (link) => (await link.wire?.catch(() => undefined))?.close()));

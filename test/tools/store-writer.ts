@@ -1,11 +1,11 @@
 // A child process that hammers the handle store, for the store's concurrency and crash tests.
-//   store-writer <home> create <prefix> <count> <payloadBytes>   saves <count> new handles
+//   store-writer <home> create <prefix> <count> <payloadBytes> [completed]   saves <count> new handles
 //   store-writer <home> update <idOrPrefix> <count> <tag>        adds <count> answered keys to one handle
 //   store-writer <home> timed <prefix> <count> <payloadBytes>    saves <count> handles, prints ms per save
 //   store-writer <home> churn <prefix> <payloadBytes>            rewrites handles forever (to be killed)
 import { HandleStore, fileStem, type Handle } from "../../src/store/handles.js";
 
-const [home, mode, target, countArg, extra] = process.argv.slice(2);
+const [home, mode, target, countArg, extra, finished] = process.argv.slice(2);
 const store = new HandleStore(home);
 
 function handle(taskId: string, payload: number): Handle {
@@ -21,7 +21,7 @@ function handle(taskId: string, payload: number): Handle {
     updatedAt: now,
     ttlMs: 300000,
     pollIntervalMs: 1000,
-    last: { taskId, status: "working", inputRequests: [] },
+    last: { taskId, status: "working", statusMessage: taskId, inputRequests: [] },
     history: [{ status: "working", at: now }],
     answered: [],
   };
@@ -38,7 +38,13 @@ if (mode === "timed") {
 } else if (mode === "create") {
   for (let i = 0; i < Number(countArg); i++) {
     const id = `${target}-${i}`;
-    await store.create(fileStem(id, "0000000000"), handle(id, Number(extra)));
+    const h = handle(id, Number(extra));
+    if (finished === "completed") {
+      h.last.status = "completed";
+      h.history.push({ status: "completed", at: h.createdAt });
+      h.outcome = { taskId: id, status: "completed", result: { content: [{ type: "text", text: `result ${i}` }] } };
+    }
+    await store.create(fileStem(id, "0000000000"), h);
   }
 } else if (mode === "update") {
   const { stem } = await store.find(target);

@@ -1,0 +1,95 @@
+// Measures the dashboard in a real terminal (tmux): time to the first frame with 1,000 and 10,000 saved
+// handles, the time a key takes to show (scroll, filter), and CPU and memory while idle and while following
+// 100 live tasks on our V2 test server. Not a test: it prints a table.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+const root = join(import.meta.dirname, "..");
+const bin = join(root, "bin/mcp-task.js");
+const writer = join(root, "dist/test-tools/store-writer.js");
+const tmux = (...args) => execFileSync("tmux", args, { encoding: "utf8" });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+
+async function waitFor(session, pattern, timeoutMs = 30_000) {
+  const t0 = performance.now();
+  for (;;) {
+    const text = tmux("capture-pane", "-p", "-t", session);
+    if (pattern.test(text)) return performance.now() - t0;
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timeout waiting for ${pattern}:\n${text}`);
+    await sleep(5);
+  }
+}
+
+function dashboardPid(session) {
+  const shell = tmux("list-panes", "-t", session, "-F", "#{pane_pid}").trim();
+  const out = spawnSync("pgrep", ["-f", "-P", shell, "bin/mcp-task.js dashboard"], { encoding: "utf8" }).stdout.trim();
+  return Number(out.split("\n")[0]);
+}
+
+function usage(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const cpu = (Number(stat[11]) + Number(stat[12])) / ticks;
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+  return { cpu, rss };
+}
+
+async function cpuOver(pid, ms) {
+  const a = usage(pid);
+  await sleep(ms);
+  const b = usage(pid);
+  return { cpuPct: ((b.cpu - a.cpu) / (ms / 1000)) * 100, rss: b.rss };
+}
+
+function open(home, name) {
+  const session = `bench-${name}-${process.pid}`;
+  tmux("new-session", "-d", "-s", session, "-x", "140", "-y", "45", `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${bin} dashboard; sleep 30`);
+  return session;
+}
+
+const rows = [];
+for (const n of [1000, 10000]) {
+  const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
+  for (let done = 0; done < n; done += 2500) execFileSync(process.execPath, [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200", "completed"]);
+  const session = open(home, String(n));
+  const first = await waitFor(session, new RegExp(`${n} tasks`));
+  rows.push([`first frame, ${n} handles (ms)`, first.toFixed(0)]);
+  const pid = dashboardPid(session);
+  tmux("send-keys", "-t", session, "G");
+  rows.push([`key "G" to the end shown, ${n} handles (ms)`, (await waitFor(session, /h0-0\b/)).toFixed(0)]);
+  for (const key of ["/", "h", "0", "-", "4"]) {
+    tmux("send-keys", "-t", session, key);
+    await sleep(50);
+  }
+  tmux("send-keys", "-t", session, "2");
+  rows.push([`filter key shown, ${n} handles (ms)`, (await waitFor(session, /"h0-42"/)).toFixed(0)]);
+  tmux("send-keys", "-t", session, "Enter");
+  const idle = await cpuOver(pid, 5000);
+  rows.push([`idle CPU %, ${n} handles`, idle.cpuPct.toFixed(1)], [`RSS MiB, ${n} handles`, idle.rss.toFixed(0)]);
+  tmux("kill-session", "-t", session);
+}
+
+// 100 live tasks on our V2 server (poll interval 1 s, push notifications on).
+const server = spawn(process.execPath, [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--quiet", "--poll-interval", "1000"], { stdio: ["ignore", "pipe", "ignore"] });
+const url = await new Promise((resolve) => createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))));
+const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
+const started = [];
+for (let i = 0; i < 100; i += 10) {
+  await Promise.all(Array.from({ length: 10 }, () => new Promise((r) => spawn(process.execPath, [bin, "call", "task_slow", "ms=120000", "--detach", "-s", url], { env: { ...process.env, MCP_TASK_HOME: home }, stdio: "ignore" }).on("exit", r))));
+  started.push(i);
+}
+const session = open(home, "live");
+rows.push(["first frame, 100 live tasks (ms)", (await waitFor(session, /100 tasks/)).toFixed(0)]);
+await waitFor(session, /100 followed/);
+const pid = dashboardPid(session);
+await sleep(2000);
+const live = await cpuOver(pid, 10000);
+rows.push(["CPU % following 100 live tasks", live.cpuPct.toFixed(1)], ["RSS MiB following 100 live tasks", live.rss.toFixed(0)]);
+tmux("kill-session", "-t", session);
+server.kill();
+
+console.log("dashboard (tmux, 140x45)");
+for (const [what, value] of rows) console.log(`${what.padEnd(48)} ${String(value).padStart(8)}`);
