@@ -92,10 +92,14 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
       keys("Enter");
     }
     answered++;
-    await waitFor(/answer sent/);
+    await waitFor(/answer (sent|delivered)/);
   }
   const list = await waitFor(/✓ completed[\s\S]*✓ completed/, 30_000);
   expect(list).toMatch(/0 waiting for you/);
+  expect(list).toMatch(/STATUS\s+TOOL\s+SERVER/);
+  // A narrower terminal: the view follows, dropping the server column.
+  tmux("resize-window", "-t", session, "-x", "90", "-y", "30");
+  await waitFor(/STATUS\s+TOOL\s+AGE/);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
   const results = await Promise.all(

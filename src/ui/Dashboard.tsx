@@ -116,8 +116,14 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   let body;
   if (mode.kind === "answer") {
     const task = state.rows.find((r) => r.handle.taskId === mode.question.taskId);
+    // A V2 task may ask several questions at once: say which one this is.
+    const open = (task?.handle.last.inputRequests ?? []).filter((r) => !task!.handle.answered.includes(r.key)).map((r) => r.key);
+    const position = open.indexOf(mode.question.request.key);
     body = (
       <ElicitationForm
+        key={mode.question.id}
+        questionIndex={Math.max(0, position)}
+        questionCount={Math.max(1, open.length)}
         request={mode.question.request}
         taskLabel={task ? `${sanitizeLine(task.handle.tool)} · ${sanitizeLine(task.handle.taskId.slice(0, 8))}` : "a call"}
         width={width}

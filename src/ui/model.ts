@@ -165,6 +165,8 @@ export class DashboardModel {
           answered: new Set(handle.answered),
           answerInput: true,
           onAnswered: (keys) => tracked.answered(keys),
+          // What the server made of the answer: delivered (the task's next state shows what it did with it).
+          onDelivered: () => this.notify(`answer delivered to ${handle.tool} (${handle.taskId.slice(0, 8)})`),
         })) {
           last = snapshot;
           await tracked.observe(snapshot);
@@ -176,6 +178,7 @@ export class DashboardModel {
         if (abort.signal.aborted || this.stop.signal.aborted) return;
         if (error instanceof TaskNotFoundError) await tracked.markGone(error.message).catch(() => {});
         setRow("error", describeError(error).message);
+        this.notify(`${handle.tool} (${handle.taskId.slice(0, 8)}): ${describeError(error).message}`);
       } finally {
         await tracked.flush().catch(() => {});
         this.following.delete(stem);

@@ -1,0 +1,90 @@
+// The dashboard's key paths, rendered with ink-testing-library over a real model: moving, opening a task,
+// filtering, sorting, forgetting, and cancelling a live task on our V2 server.
+import { render } from "ink-testing-library";
+import { act } from "react";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { Dashboard } from "../../src/ui/Dashboard.js";
+import { DashboardModel } from "../../src/ui/model.js";
+import { events, runCli, tempHome } from "../helpers/cli.js";
+import { testContext } from "../helpers/context.js";
+import { startV2Http, type RunningServer } from "../helpers/servers.js";
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startV2Http();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function eventually(frame: () => string | undefined, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const text = frame() ?? "";
+    if (pattern.test(text)) return text;
+    if (Date.now() > until) throw new Error(`never showed ${pattern}:\n${text}`);
+    await act(() => sleep(50));
+  }
+}
+
+it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async () => {
+  const home = tempHome();
+  const detach = async (...args: string[]) => events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0].taskId as string;
+  const done = await detach("task_complete", "ms=100", "text=first-result");
+  await runCli(["watch", done], { home });
+  const slow = await detach("task_slow", "ms=60000");
+  const ctx = testContext(home);
+  const model = new DashboardModel(ctx);
+  await model.start();
+  let exited = false;
+  const app = render(
+    <Dashboard model={model} clock={ctx.clock} servers={[]} width={110} height={20} onExit={() => (exited = true)} onPager={() => {}} onCopy={(id) => model.notify(`copied ${id}`)} />,
+  );
+  const press = async (...keys: string[]) => {
+    for (const key of keys) {
+      await act(async () => {
+        app.stdin.write(key);
+      });
+      await act(() => sleep(30));
+    }
+  };
+  try {
+    await eventually(app.lastFrame, /2 tasks, 1 followed/);
+    // Newest first: the slow task is on top, selected.
+    expect(app.lastFrame()).toMatch(/◐ working\s+task_slow[\s\S]*✓ completed\s+task_complete/);
+    await press("j", "\r");
+    await eventually(app.lastFrame, /first-result/);
+    expect(app.lastFrame()).toMatch(/Timeline[\s\S]*Arguments[\s\S]*"text": "first-result"/);
+    await press("\u001b");
+    await eventually(app.lastFrame, /STATUS\s+TOOL/);
+    await press("/", "s", "l", "o", "w", "\r");
+    await eventually(app.lastFrame, /filter all "slow"/);
+    expect(app.lastFrame()).not.toMatch(/task_complete/);
+    await press("f");
+    await eventually(app.lastFrame, /filter live "slow"/);
+    await press("/", "\u007f", "\u007f", "\u007f", "\u007f", "\r", "f", "f", "f", "f", "s");
+    await eventually(app.lastFrame, /filter all · sort oldest/);
+    expect(app.lastFrame()).toMatch(/task_complete[\s\S]*task_slow/);
+    // The slow task is now second: select it, copy its id, cancel it (y to confirm).
+    await press("G", "y");
+    await eventually(app.lastFrame, new RegExp(`copied ${slow}`));
+    await press("c");
+    await eventually(app.lastFrame, /cancel this task\? \(y\/n\)/);
+    await press("y");
+    await eventually(app.lastFrame, /⊘ cancelled\s+task_slow/);
+    // Forget the finished one.
+    await press("g", "x", "y");
+    await eventually(app.lastFrame, /1 tasks/);
+    expect(app.lastFrame()).not.toMatch(/task_complete/);
+    expect(await ctx.tracker.store.list()).toHaveLength(1);
+    await press("q");
+    expect(exited).toBe(true);
+  } finally {
+    app.unmount();
+    await model.close();
+  }
+});
