@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Real servers and real processes: two cores, so few files at once.
     maxWorkers: 2,
+    setupFiles: ["test/helpers/setup.ts"],
   },
 });

@@ -1,6 +1,7 @@
 // The command surface, declared in one place, and the entry point bin/mcp-task.js calls.
 import { Command, CommanderError } from "commander";
 import { registerCall } from "./commands/call.js";
+import { registerBroker } from "./commands/broker.js";
 import { registerDashboard } from "./commands/dashboard.js";
 import { registerGet } from "./commands/get.js";
 import { registerList } from "./commands/list.js";
@@ -52,6 +53,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
   registerList(program, ctx, run);
   registerTransfer(program, ctx, run);
   registerDashboard(program, ctx, run);
+  registerBroker(program, ctx, run);
   return program;
 }
 
@@ -77,6 +79,10 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     if (interrupt.signal.aborted) process.exit(ExitCode.interrupted);
     interrupt.abort(new InterruptedError("interrupted"));
   };
+  // mcp-task handles Ctrl-C itself (stop waiting, print how to resume; a second Ctrl-C exits at once). conf's atomic
+  // writer (atomically -> when-exit) hooks SIGINT at load and re-raises it with process.kill after its cleanup,
+  // which would turn every Ctrl-C into a double one: its listener (and signal-exit's, from proper-lockfile) go.
+  process.removeAllListeners("SIGINT");
   process.on("SIGINT", interruptNow);
   let exitCode: number = ExitCode.ok;
   let settings: Settings;
@@ -95,18 +101,26 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     tracker: new Tracker(new HandleStore(settings.home), systemClock),
     interrupt: interrupt.signal,
     interruptNow,
+    self: [process.execPath, process.argv[1]],
     // The MCP SDK is loaded only by commands that talk to a server (start-up of `list`, `--help`...).
-    connect: async (descriptor, name, resume) =>
-      (await import("./protocol/connect.js")).connect(descriptor, {
+    connect: async (descriptor, name, how = {}) => {
+      if (descriptor.transport === "stdio" && (how.resume || how.outlive)) {
+        // A stdio server dies with the process that started it: tasks that must outlive a command go through
+        // the server's broker (started on demand for a new task; a saved task needs the broker that ran it).
+        const { connectBroker } = await import("./broker/client.js");
+        return connectBroker({ home: settings.home, descriptor, name: name ?? descriptor.command, start: !how.resume, self: ctx.self, clock: systemClock });
+      }
+      return (await import("./protocol/connect.js")).connect(descriptor, {
         env,
         name,
-        resume,
+        resume: how.resume,
         verdicts: {
           get: (key) => settings.verdict(key, Date.now()),
           set: (key, verdict) => settings.saveVerdict(key, verdict, Date.now()),
           delete: (key) => settings.forgetVerdict(key),
         },
-      }),
+      });
+    },
   };
   const program = buildProgram(ctx, (code) => (exitCode = code));
   try {

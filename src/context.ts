@@ -43,8 +43,14 @@ export interface Context {
   settings: Settings;
   /** The saved task handles. */
   tracker: Tracker;
-  /** Opens a connection to a server (generation detected, verdict cached), or resumes a saved task's session. */
-  connect(server: ServerDescriptor, name?: string, resume?: ResumeToken): Promise<Wire>;
+  /**
+   * Opens a connection to a server (generation detected, verdict cached). `resume` reaches a saved task again (its
+   * V1 session; on stdio, its broker). `outlive` asks for a connection whose tasks outlive this command: on stdio,
+   * through a broker started on demand.
+   */
+  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken; outlive?: boolean }): Promise<Wire>;
+  /** How to run mcp-task itself (to start a broker): [node, script]. */
+  self: readonly string[];
   /** Aborted on Ctrl-C. */
   interrupt: AbortSignal;
   /** Ctrl-C as seen by a raw-mode terminal UI (where the terminal sends no SIGINT): aborts `interrupt`. */

@@ -95,15 +95,16 @@ describe("generation verdict cache", () => {
     ["V1 (server-everything)", everythingStdio, "echo", "message=x"],
     ["V2 (our test server)", v2Stdio(), "echo", "text=x"],
   ])("%s: the second connection skips the probe (one spawn, not two)", async (_name, command, tool, arg) => {
+    // --no-task: a plain call talks to the server directly (a task-capable call would go through a broker).
     const home = tempHome();
     const log = join(home, "spawns.log");
     // Each start of the server appends a line; the wrapper then becomes the server.
     const wrapped = `sh -c ${JSON.stringify(`echo start >> '${log}'; exec ${command}`)}`;
     const spawns = () => readFileSync(log, "utf8").trim().split("\n").length;
-    expect((await runCli(["call", tool, arg, "--stdio", wrapped], { home })).code).toBe(0);
+    expect((await runCli(["call", tool, arg, "--no-task", "--stdio", wrapped], { home })).code).toBe(0);
     const first = spawns();
     expect(first).toBe(2); // the SDK's discover probe runs on a sibling process, then the session process
-    expect((await runCli(["call", tool, arg, "--stdio", wrapped], { home })).code).toBe(0);
+    expect((await runCli(["call", tool, arg, "--no-task", "--stdio", wrapped], { home })).code).toBe(0);
     expect(spawns() - first).toBe(1);
     const settings = JSON.parse(readFileSync(join(home, "settings.json"), "utf8"));
     expect(Object.values(settings.verdicts).map((v) => (v as { verdict: { kind: string } }).verdict.kind)).toEqual([

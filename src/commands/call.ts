@@ -73,10 +73,9 @@ export function registerCall(program: Command, ctx: Context, run: (job: () => Pr
 
 export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
   const server = resolveServer(options, ctx);
-  if (options.detach && server.descriptor.transport === "stdio") {
-    throw new UsageError("--detach needs a server that outlives this command; a stdio server stops when mcp-task exits", "use an HTTP server (-s <url>), or drop --detach");
-  }
-  const wire = await ctx.connect(server.descriptor, server.name);
+  // A call that may become a task runs, on stdio, through the server's broker: the task outlives this command
+  // (--detach, Ctrl-C, --timeout). A plain call (--no-task) talks to the server directly.
+  const wire = await ctx.connect(server.descriptor, server.name, { outlive: options.task !== "never" });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
   const { printer, provider, close } = options.detach
@@ -113,7 +112,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     const { outcome } = await followTask(engine, tracked, first, { printer, clock: ctx.clock, signal: wait.signal });
     return exitCodeOf(outcome!);
   } catch (error) {
-    throw withResumeHint(error, taskId, server.descriptor.transport !== "stdio");
+    throw withResumeHint(error, taskId);
   } finally {
     close();
     wait.dispose();

@@ -1,7 +1,7 @@
 // Parsing shared by the verbs: which server, tool arguments, JSON options, durations.
 import { readFile } from "node:fs/promises";
 import type { Context } from "../context.js";
-import { InterruptedError, StillRunningError, UsageError } from "../errors.js";
+import { InterruptedError, ServerError, StillRunningError, UsageError } from "../errors.js";
 import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../protocol/server.js";
 import type { Wire } from "../protocol/wire.js";
 import { createPrinter, type Printer } from "../output/printer.js";
@@ -128,12 +128,10 @@ export function formatDuration(ms: number): string {
 }
 
 /** Stopping to wait never stops the task: say how to pick it up again. */
-export function withResumeHint(error: unknown, taskId: string | null, canResume: boolean): unknown {
+export function withResumeHint(error: unknown, taskId: string | null): unknown {
   if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
   const message = `${error.message}; task ${taskId} keeps running`;
-  const hint = canResume
-    ? `resume with: mcp-task watch ${taskId}`
-    : "its stdio server stops with this command, so the task cannot be resumed from another process yet";
+  const hint = `resume with: mcp-task watch ${taskId}`;
   return error instanceof StillRunningError ? new StillRunningError(message, hint, taskId) : new InterruptedError(message, hint, taskId);
 }
 
@@ -162,7 +160,14 @@ export function inputProvider(ctx: Context, input: Record<string, unknown> | und
 export async function reopen(idOrPrefix: string, ctx: Context, input: InputProvider): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
   const tracked = await ctx.tracker.open(idOrPrefix);
   const { server, resume } = tracked.handle;
-  const wire = await ctx.connect(server.descriptor, server.name, resume);
+  let wire: Wire;
+  try {
+    wire = await ctx.connect(server.descriptor, server.name, { resume });
+  } catch (error) {
+    // A stdio task whose broker (and so its server) is gone is lost: record it on the handle.
+    if (server.descriptor.transport === "stdio" && error instanceof ServerError) await tracked.markGone(error.message).catch(() => {});
+    throw error;
+  }
   return { tracked, wire, engine: new TaskEngine(wire, ctx.clock, input) };
 }
 

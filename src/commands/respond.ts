@@ -55,7 +55,7 @@ export async function runRespond(
     );
     return outcome ? exitCodeOf(outcome) : 0;
   } catch (error) {
-    throw withResumeHint(error, tracked.taskId, true);
+    throw withResumeHint(error, tracked.taskId);
   } finally {
     wait.dispose();
     await wire.close();

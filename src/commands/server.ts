@@ -86,6 +86,40 @@ export function registerServer(program: Command, ctx: Context, run: (job: () => 
         }),
     );
   server
+    .command("ps")
+    .summary("list the running brokers that keep stdio servers alive between commands")
+    .option("--json", "one JSON document")
+    .action((flags: { json?: boolean }) =>
+      run(async () => {
+        const { listBrokers } = await import("../broker/client.js");
+        const brokers = await listBrokers(ctx.settings.home);
+        createPrinter(ctx.io, Boolean(flags.json)).document(
+          brokers.map(({ descriptor: _d, ...b }) => b),
+          () =>
+            brokers.length === 0
+              ? "no brokers running"
+              : brokers
+                  .map((b) => `${sanitizeLine(b.name).padEnd(24)} pid ${String(b.pid).padEnd(8)} server pid ${String(b.serverPid ?? "?").padEnd(8)} ${b.responding ? `up ${Math.round((b.uptimeMs ?? 0) / 1000)}s, ${b.live} live task(s), ${b.clients} client(s)` : "not responding"}`)
+                  .join("\n"),
+        );
+        return 0;
+      }),
+    );
+  server
+    .command("stop")
+    .summary("stop a server's broker (and so the stdio server; its running tasks end)")
+    .argument("<name>", "saved server name, or the command line shown by server ps")
+    .action((name: string) =>
+      run(async () => {
+        const { listBrokers, stopBroker } = await import("../broker/client.js");
+        const matches = (await listBrokers(ctx.settings.home)).filter((b) => b.name === name);
+        if (matches.length === 0) throw new UsageError(`no broker runs for ${sanitizeLine(name)}`, "see them with: mcp-task server ps");
+        for (const broker of matches) await stopBroker(ctx.settings.home, broker.key);
+        createPrinter(ctx.io, false).note(`stopped ${matches.length} broker(s) of ${name}`);
+        return 0;
+      }),
+    );
+  server
     .command("import")
     .summary("import servers from a Claude Desktop / Cursor / VS Code config file")
     .argument("<file>")

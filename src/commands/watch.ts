@@ -91,7 +91,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     const { outcome } = await followTask(engine, live, first, { printer, clock: ctx.clock, signal: wait.signal, statusLines: !options.resultOnly });
     return exitCodeOf(outcome!);
   } catch (error) {
-    throw withResumeHint(error, handle.taskId, true);
+    throw withResumeHint(error, handle.taskId);
   } finally {
     shown.close();
     wait.dispose();

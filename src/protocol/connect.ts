@@ -93,9 +93,11 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
   const rpc = new RawChannel(transport, describeClose);
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
-  if (era === "modern") return new V2Wire(client, rpc, protocolVersion, serverName);
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
-  return new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId);
+  const wire: Wire =
+    era === "modern" ? new V2Wire(client, rpc, protocolVersion, serverName) : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId);
+  if (transport instanceof StdioClientTransport) wire.serverPid = transport.pid ?? undefined;
+  return wire;
 }
 
 function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, session?: ResumeToken): Transport {

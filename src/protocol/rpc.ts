@@ -24,6 +24,9 @@ export class RawChannel {
   private readonly pending = new Map<string, Pending>();
   private next = 0;
   private closedError: ServerError | undefined;
+  private resolveClosed!: (error: ServerError) => void;
+  /** Resolves (never rejects) with the reason once the connection has closed. */
+  readonly closed = new Promise<ServerError>((resolve) => (this.resolveClosed = resolve));
 
   constructor(
     private readonly transport: Transport,
@@ -41,13 +44,11 @@ export class RawChannel {
     };
     const onclose = transport.onclose;
     transport.onclose = () => {
-      this.failAll(new ServerError(this.describeClose()));
+      const error = new ServerError(this.describeClose());
+      this.failAll(error);
+      this.resolveClosed(this.closedError ?? error);
       onclose?.call(transport);
     };
-  }
-
-  get closed(): boolean {
-    return this.closedError !== undefined;
   }
 
   request(method: string, params: Record<string, unknown>, options: RawRequestOptions = {}): Promise<Record<string, unknown>> {

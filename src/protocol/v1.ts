@@ -69,6 +69,10 @@ export class V1Wire implements Wire {
     return this.capabilities?.tasks as Record<string, unknown> | undefined;
   }
 
+  get closed(): Promise<Error> {
+    return this.rpc.closed;
+  }
+
   resumeToken(): ResumeToken {
     return {
       generation: "v1",

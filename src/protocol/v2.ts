@@ -46,6 +46,10 @@ export class V2Wire implements Wire {
     };
   }
 
+  get closed(): Promise<Error> {
+    return this.rpc.closed;
+  }
+
   resumeToken(): ResumeToken {
     return { generation: "v2", protocolVersion: this.protocolVersion, serverName: this.serverName, discover: this.client.getDiscoverResult() };
   }

@@ -122,6 +122,10 @@ export interface Wire {
   readonly canListTasks: boolean;
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
+  /** Resolves (never rejects) with the reason once the connection is gone (a stdio server exited, ...). */
+  readonly closed: Promise<Error>;
+  /** The process id of a local stdio server, where there is one. */
+  serverPid?: number;
 
   /** How to reach this server (session) again from another process. */
   resumeToken(): ResumeToken;

@@ -133,7 +133,7 @@ export class DashboardModel {
       this.links.set(key, link);
     }
     if (!link.wire) {
-      link.wire = this.ctx.connect(descriptor, name, handle?.resume);
+      link.wire = this.ctx.connect(descriptor, name, handle ? { resume: handle.resume } : { outlive: true });
       link.wire.then(
         (wire) => (link!.engine = new TaskEngine(wire, this.ctx.clock, this.provider)),
         () => (link!.wire = undefined),

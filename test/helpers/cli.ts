@@ -11,14 +11,20 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Every home made by this test file: test/helpers/setup.ts stops the brokers left in them. */
+export const homes: string[] = [];
+
 export function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), "mcp-task-test-"));
+  const home = mkdtempSync(join(tmpdir(), "mcp-task-test-"));
+  homes.push(home);
+  return home;
 }
 
 export function runCli(args: string[], options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
-      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_HOME: options.home, ...options.env },
+      // Brokers (stdio servers kept alive between commands) leave one second after their last task.
+      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -48,7 +54,7 @@ export function events(stdout: string): Array<Record<string, unknown>> {
 /** Starts the binary and returns the child, for tests that signal it. */
 export function startCli(args: string[], options: { home: string; env?: Record<string, string> }) {
   const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
-    env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_HOME: options.home, ...options.env },
+    env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = { stdout: "", stderr: "" };

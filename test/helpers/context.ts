@@ -7,7 +7,9 @@ import { connect } from "../../src/protocol/connect.js";
 import { HandleStore } from "../../src/store/handles.js";
 import { Settings } from "../../src/store/settings.js";
 import { Tracker } from "../../src/tasks/tracker.js";
+import { join } from "node:path";
 import { tempHome } from "./cli.js";
+import { ROOT } from "./servers.js";
 
 export function testContext(home = tempHome()): Context & { out: { stdout: string; stderr: string } } {
   const out = { stdout: "", stderr: "" };
@@ -31,6 +33,7 @@ export function testContext(home = tempHome()): Context & { out: { stdout: strin
     tracker: new Tracker(new HandleStore(home), systemClock),
     interrupt: interrupt.signal,
     interruptNow: () => interrupt.abort(new InterruptedError("interrupted")),
-    connect: (descriptor, name, resume) => connect(descriptor, { env: {}, name, resume }),
+    self: [process.execPath, join(ROOT, "bin/mcp-task.js")],
+    connect: (descriptor, name, how) => connect(descriptor, { env: {}, name, resume: how?.resume }),
   };
 }

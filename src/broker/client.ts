@@ -1,0 +1,247 @@
+// Reaching a stdio server through its broker: find (or start) the broker, and speak to it as to a Wire. The
+// engine above cannot tell the difference.
+import { spawn } from "node:child_process";
+import { existsSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
+import { connect as netConnect, type Socket } from "node:net";
+import lockfile from "proper-lockfile";
+import type { Clock } from "../context.js";
+import { ServerError } from "../errors.js";
+import type { ServerDescriptor } from "../protocol/server.js";
+import type {
+  CallOptions,
+  CallOutcome,
+  Generation,
+  InputHandler,
+  ResumeToken,
+  ServiceInputOptions,
+  Snapshot,
+  TaskPage,
+  ToolInfo,
+  Wire,
+} from "../protocol/wire.js";
+import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
+import { brokerKey, brokerPaths, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import type { BrokerSpec } from "./server.js";
+
+export interface BrokerOptions {
+  home: string;
+  descriptor: ServerDescriptor;
+  name: string;
+  /** Start a broker when none runs (a new task); else a missing broker means the server is gone. */
+  start: boolean;
+  /** How to run mcp-task itself: [node, script]. */
+  self: readonly string[];
+  clock: Clock;
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+export async function connectBroker(options: BrokerOptions): Promise<Wire> {
+  const key = brokerKey(options.descriptor);
+  const paths = brokerPaths(options.home, key);
+  const socket = await dial(paths.socket);
+  if (socket) return BrokerWire.open(socket);
+  if (!options.start) {
+    cleanUpAfter(paths);
+    throw new ServerError(`the server exited while the task was running (${options.name}: its broker is not running)`, "start the task again");
+  }
+  const release = await lockfile.lock(paths.lock, { realpath: false, stale: START_TIMEOUT_MS, retries: { retries: 300, minTimeout: 50, maxTimeout: 200 } });
+  try {
+    // Another command may have started it while we waited for the lock: then there is one broker, not two.
+    const raced = await dial(paths.socket);
+    if (raced) return BrokerWire.open(raced);
+    cleanUpAfter(paths);
+    const spec: BrokerSpec = { name: options.name, descriptor: options.descriptor };
+    writeFileSync(`${paths.meta}.spec`, JSON.stringify(spec), { mode: 0o600 });
+    const log = openSync(paths.log, "a", 0o600);
+    // Detached and in a session of its own: closing the terminal that started it does not end it.
+    const child = spawn(options.self[0], [...options.self.slice(1), "broker", key], { detached: true, stdio: ["ignore", log, log] });
+    closeSync(log);
+    let exited: number | null = null;
+    child.on("exit", (code) => (exited = code ?? 1));
+    child.unref();
+    const until = options.clock.now() + START_TIMEOUT_MS;
+    while (options.clock.now() < until) {
+      const ready = await dial(paths.socket);
+      if (ready) return BrokerWire.open(ready);
+      if (exited !== null) break;
+      await options.clock.sleep(50);
+    }
+    const tail = existsSync(paths.log) ? readFileSync(paths.log, "utf8").trim().split("\n").slice(-3).join(" ") : "";
+    throw new ServerError(`cannot start the server ${options.name}${tail ? `: ${tail}` : ""}`, "check the command with: mcp-task tools --stdio \"...\"");
+  } finally {
+    await release();
+  }
+}
+
+/** Connects to a broker's socket; undefined when nobody listens there (no file, or a stale one). */
+function dial(path: string): Promise<Socket | undefined> {
+  return new Promise((resolve) => {
+    if (!existsSync(path)) return resolve(undefined);
+    const socket = netConnect(path);
+    socket.once("connect", () => resolve(socket));
+    socket.once("error", () => resolve(undefined));
+  });
+}
+
+/** After a broker that died without cleaning up: the stale socket, its record, and its server if still alive. */
+function cleanUpAfter(paths: BrokerPaths): void {
+  try {
+    const meta = JSON.parse(readFileSync(paths.meta, "utf8")) as BrokerMeta;
+    if (meta.serverPid && alive(meta.serverPid) && !alive(meta.pid)) process.kill(meta.serverPid, "SIGTERM");
+  } catch {
+    /* no record */
+  }
+  rmSync(paths.socket, { force: true });
+  rmSync(paths.meta, { force: true });
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The Wire of a server behind a broker. */
+class BrokerWire implements Wire {
+  inputHandler?: InputHandler;
+  serverPid?: number;
+  generation!: Generation;
+  protocolVersion!: string;
+  serverName!: string;
+  canListTasks!: boolean;
+  private resume!: ResumeToken;
+  private next = 1;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private readonly listeners = new Map<(s: Snapshot) => void, Set<string>>();
+  private resolveClosed!: (error: Error) => void;
+  readonly closed = new Promise<Error>((resolve) => (this.resolveClosed = resolve));
+
+  private constructor(private readonly socket: Socket) {
+    onMessages(socket, (message) => this.receive(message));
+    socket.on("close", () => {
+      const error = new ServerError("the connection to the server's broker closed (the broker or its server stopped)");
+      for (const waiter of this.pending.values()) waiter.reject(error);
+      this.pending.clear();
+      this.resolveClosed(error);
+    });
+    socket.on("error", () => socket.destroy());
+  }
+
+  static async open(socket: Socket): Promise<BrokerWire> {
+    const wire = new BrokerWire(socket);
+    const hello = (await wire.call("hello")) as { generation: Generation; protocolVersion: string; serverName: string; canListTasks: boolean; resume: ResumeToken; serverPid?: number };
+    Object.assign(wire, { generation: hello.generation, protocolVersion: hello.protocolVersion, serverName: hello.serverName, canListTasks: hello.canListTasks, resume: hello.resume, serverPid: hello.serverPid });
+    return wire;
+  }
+
+  private receive(message: Message): void {
+    if ("method" in message && message.method === "snapshot") {
+      const snapshot = message.params as Snapshot;
+      for (const [listener, ids] of this.listeners) if (ids.has(snapshot.taskId)) listener(snapshot);
+    } else if ("method" in message && message.method === "input" && "id" in message) {
+      const { request, taskId } = message.params as { request: never; taskId: string | null };
+      const answer = this.inputHandler ? this.inputHandler(request, taskId) : Promise.reject(new ServerError("no input handler"));
+      answer.then(
+        (result) => send(this.socket, { id: message.id, result }),
+        (error: unknown) => send(this.socket, { id: message.id, error: encodeError(error) }),
+      );
+    } else if ("id" in message) {
+      const waiter = this.pending.get(message.id);
+      if (!waiter) return;
+      this.pending.delete(message.id);
+      if ("error" in message) waiter.reject(decodeError(message.error));
+      else waiter.resolve((message as { result: unknown }).result);
+    }
+  }
+
+  /** One request to the broker. */
+  call(method: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
+    if (this.socket.destroyed) return Promise.reject(new ServerError("the server's broker is gone"));
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      signal?.addEventListener("abort", () => {
+        // Stop waiting here; the broker finishes the request on its side.
+        if (this.pending.delete(id)) reject(signal.reason);
+      }, { once: true });
+      send(this.socket, { id, method, params });
+    });
+  }
+
+  resumeToken(): ResumeToken {
+    return this.resume;
+  }
+  async listTools(): Promise<ToolInfo[]> {
+    return (await this.call("listTools")) as ToolInfo[];
+  }
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+    return (await this.call("callTool", { name, args, options: { task: options.task, ttlMs: options.ttlMs } }, options.signal)) as CallOutcome;
+  }
+  async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
+    return (await this.call("getTask", { taskId }, signal)) as Snapshot;
+  }
+  async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {
+    return (await this.call("serviceInput", { snapshot, answered: [...options.answered] }, options.signal)) as string[];
+  }
+  async cancelTask(taskId: string): Promise<Snapshot | undefined> {
+    return ((await this.call("cancelTask", { taskId })) as Snapshot | null) ?? undefined;
+  }
+  async listTasks(cursor?: string): Promise<TaskPage> {
+    return (await this.call("listTasks", { cursor })) as TaskPage;
+  }
+  async watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
+    this.listeners.set(listener, new Set(taskIds));
+    await this.call("watch", { taskIds });
+    return () => {
+      this.listeners.delete(listener);
+      if (!this.socket.destroyed) void this.call("unwatch", { taskIds }).catch(() => {});
+    };
+  }
+  async close(): Promise<void> {
+    this.socket.end();
+  }
+}
+
+/** What `server ps` shows: the brokers that run, with what they say of themselves. */
+export async function listBrokers(home: string): Promise<Array<BrokerMeta & { clients?: number; live?: number; uptimeMs?: number; responding: boolean }>> {
+  const { readdirSync } = await import("node:fs");
+  const dir = brokerPaths(home, "x").dir;
+  const out = [];
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".json"))) {
+    const paths = brokerPaths(home, name.slice(0, -5));
+    let meta: BrokerMeta;
+    try {
+      meta = JSON.parse(readFileSync(paths.meta, "utf8")) as BrokerMeta;
+    } catch {
+      continue;
+    }
+    const socket = await dial(paths.socket);
+    if (!socket) {
+      out.push({ ...meta, responding: false });
+      continue;
+    }
+    const wire = await BrokerWire.open(socket);
+    try {
+      const status = (await wire.call("status")) as { clients: number; live: number; uptimeMs: number };
+      // This very connection counts as a client: leave it out.
+      out.push({ ...meta, clients: status.clients - 1, live: status.live, uptimeMs: status.uptimeMs, responding: true });
+    } finally {
+      await wire.close();
+    }
+  }
+  return out;
+}
+
+/** Asks a broker to stop (it stops its server). */
+export async function stopBroker(home: string, key: string): Promise<boolean> {
+  const socket = await dial(brokerPaths(home, key).socket);
+  if (!socket) return false;
+  const wire = await BrokerWire.open(socket);
+  await wire.call("shutdown");
+  await wire.close();
+  return true;
+}

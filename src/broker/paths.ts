@@ -1,0 +1,41 @@
+// Where a broker lives: everything under <home>/brokers (0700), named by a hash of the server's configuration,
+// never by anything a server or user typed.
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import type { ServerDescriptor } from "../protocol/server.js";
+import { ensurePrivateDir } from "../store/settings.js";
+
+/** One broker per stdio server configuration: command, arguments, working directory and environment. */
+export function brokerKey(descriptor: ServerDescriptor): string {
+  return createHash("sha256").update(JSON.stringify(descriptor)).digest("hex").slice(0, 16);
+}
+
+export interface BrokerPaths {
+  dir: string;
+  socket: string;
+  /** What `server ps` shows and what the next command needs to clean up after a killed broker. */
+  meta: string;
+  log: string;
+  lock: string;
+}
+
+export function brokerPaths(home: string, key: string): BrokerPaths {
+  const dir = join(home, "brokers");
+  ensurePrivateDir(dir);
+  return {
+    dir,
+    socket: join(dir, `${key}.sock`),
+    meta: join(dir, `${key}.json`),
+    log: join(dir, `${key}.log`),
+    lock: join(dir, `${key}.start`),
+  };
+}
+
+export interface BrokerMeta {
+  key: string;
+  name: string;
+  descriptor: ServerDescriptor;
+  pid: number;
+  serverPid?: number;
+  startedAt: string;
+}

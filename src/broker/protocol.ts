@@ -1,0 +1,80 @@
+// The local protocol between mcp-task commands and a broker: newline-delimited JSON over a Unix socket. Requests
+// carry an id and get one reply; the broker also sends `snapshot` notifications and `input` requests (a question
+// of the server for the person behind this client). Errors travel with their class, so a command exits with the
+// same code whether it reached the server directly or through a broker.
+import type { Socket } from "node:net";
+import { createInterface } from "node:readline";
+import {
+  InputRequiredError,
+  InterruptedError,
+  McpTaskError,
+  ProtocolViolation,
+  RpcError,
+  ServerError,
+  StillRunningError,
+  TaskNotFoundError,
+  UsageError,
+} from "../errors.js";
+
+export type Message =
+  | { id: number; method: string; params?: unknown }
+  | { id: number; result: unknown }
+  | { id: number; error: WireError }
+  | { method: string; params: unknown };
+
+export interface WireError {
+  name: string;
+  message: string;
+  hint?: string;
+  taskId?: string | null;
+  transient?: boolean;
+  rpcCode?: number;
+}
+
+export function encodeError(error: unknown): WireError {
+  if (error instanceof RpcError) return { name: "RpcError", message: error.message, rpcCode: error.rpcCode };
+  if (error instanceof McpTaskError) {
+    return { name: error.constructor.name, message: error.message, hint: error.hint, taskId: error.taskId, transient: (error as ServerError).transient };
+  }
+  return { name: "Error", message: error instanceof Error ? error.message : String(error) };
+}
+
+const CLASSES: Record<string, new (message: string, hint?: string, taskId?: string | null) => McpTaskError> = {
+  UsageError,
+  ServerError,
+  ProtocolViolation,
+  TaskNotFoundError,
+  InputRequiredError,
+  StillRunningError,
+  InterruptedError,
+  McpTaskError,
+};
+
+export function decodeError(wire: WireError): Error {
+  if (wire.name === "RpcError") return new RpcError(wire.message, wire.rpcCode ?? -32603);
+  const Class = CLASSES[wire.name];
+  if (!Class) return new ServerError(`the broker failed: ${wire.message}`);
+  const error = new Class(wire.message, wire.hint, wire.taskId ?? null);
+  if (error instanceof ServerError && wire.transient) error.transient = true;
+  return error;
+}
+
+/** Reads messages from a socket, one JSON document per line; a malformed line ends the connection. */
+export function onMessages(socket: Socket, handle: (message: Message) => void): void {
+  const lines = createInterface({ input: socket, crlfDelay: Infinity });
+  lines.on("line", (line) => {
+    if (!line.trim()) return;
+    let message: Message;
+    try {
+      message = JSON.parse(line) as Message;
+    } catch {
+      socket.destroy();
+      return;
+    }
+    handle(message);
+  });
+}
+
+export function send(socket: Socket, message: Message): void {
+  if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+}

@@ -1,0 +1,256 @@
+// The broker: a background process that owns one stdio server and its single MCP connection, so that the
+// server's tasks outlive the command that started them. mcp-task commands reach it over a Unix socket in the
+// private directory and see the same Wire they would see directly. It follows the tasks it knows (to learn when
+// they end), routes the server's questions to the command that asks for them (holding them while nobody does),
+// records a crash of its server on the affected handles, and leaves when it is idle.
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
+import type { Context } from "../context.js";
+import type { ServerDescriptor } from "../protocol/server.js";
+import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
+import { TrackedTask } from "../tasks/tracker.js";
+import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
+import { brokerKey, brokerPaths, type BrokerMeta } from "./paths.js";
+
+export interface BrokerSpec {
+  name: string;
+  descriptor: ServerDescriptor;
+}
+
+interface Client {
+  socket: Socket;
+  watching: Set<string>;
+}
+
+interface PendingInput {
+  id: number;
+  request: InputRequest;
+  taskId: string | null;
+  resolve(response: InputResponse): void;
+  reject(error: Error): void;
+  assigned?: Client;
+}
+
+const DEFAULT_GRACE_MS = 30_000;
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM, then SIGKILL after two seconds, until `pid` is gone. */
+async function ensureExited(pid: number, ctx: Context): Promise<void> {
+  for (const [signal, waitMs] of [["SIGTERM", 2000], ["SIGKILL", 1000]] as const) {
+    if (!isRunning(pid)) return;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return;
+    }
+    const until = ctx.clock.now() + waitMs;
+    while (isRunning(pid) && ctx.clock.now() < until) await ctx.clock.sleep(50);
+  }
+}
+
+export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRACE_MS): Promise<number> {
+  const paths = brokerPaths(ctx.settings.home, key);
+  const spec = JSON.parse(readFileSync(`${paths.meta}.spec`, "utf8")) as BrokerSpec;
+  if (brokerKey(spec.descriptor) !== key) throw new Error("the broker spec does not match its key");
+  const wire: Wire = await ctx.connect(spec.descriptor, spec.name);
+  const meta: BrokerMeta = { key, name: spec.name, descriptor: spec.descriptor, pid: process.pid, serverPid: wire.serverPid, startedAt: new Date(ctx.clock.now()).toISOString() };
+
+  const clients = new Set<Client>();
+  const known = new Map<string, Snapshot | undefined>();
+  const owners = new Map<string, Client>();
+  const pending: PendingInput[] = [];
+  let caller: Client | undefined;
+  let nextInput = 1;
+  let idleSince = ctx.clock.now();
+  let stopping = false;
+  const stop = new AbortController();
+
+  const live = () => [...known.values()].filter((s) => !s || !isTerminal(s.status)).length;
+
+  // The server's questions go to the command that asked for the task's input (or made the call); while no command
+  // is there, they wait here, so that a later `respond` can still answer them.
+  const assign = (input: PendingInput) => {
+    if (input.assigned && clients.has(input.assigned)) return;
+    const target = input.taskId ? owners.get(input.taskId) : caller;
+    input.assigned = target && clients.has(target) ? target : undefined;
+    if (input.assigned) send(input.assigned.socket, { id: -input.id, method: "input", params: { request: input.request, taskId: input.taskId } });
+  };
+  wire.inputHandler = (request, taskId, signal) =>
+    new Promise<InputResponse>((resolve, reject) => {
+      const input: PendingInput = { id: nextInput++, request, taskId, resolve, reject };
+      pending.push(input);
+      signal?.addEventListener("abort", () => {
+        const at = pending.indexOf(input);
+        if (at >= 0) pending.splice(at, 1);
+        reject(new Error("question withdrawn"));
+      }, { once: true });
+      assign(input);
+    });
+
+  const remember = (snapshot: Snapshot) => {
+    known.set(snapshot.taskId, snapshot);
+    if (!isTerminal(snapshot.status)) void follow(snapshot.taskId);
+    if (isTerminal(snapshot.status)) idleSince = ctx.clock.now();
+  };
+  const broadcast = (snapshot: Snapshot) => {
+    known.set(snapshot.taskId, snapshot);
+    for (const client of clients) if (client.watching.has(snapshot.taskId)) send(client.socket, { method: "snapshot", params: snapshot });
+  };
+  // The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave).
+  const followed = new Set<string>();
+  const follow = async (taskId: string) => {
+    if (followed.has(taskId)) return;
+    followed.add(taskId);
+    void wire.watchNotifications([taskId], broadcast).catch(() => {});
+    while (!stop.signal.aborted) {
+      const last = known.get(taskId);
+      if (last && isTerminal(last.status)) return;
+      await ctx.clock.sleep(Math.max(last?.pollIntervalMs ?? 1000, 5000), stop.signal);
+      if (stop.signal.aborted) return;
+      try {
+        const snapshot = await wire.getTask(taskId);
+        if (snapshot.status !== known.get(taskId)?.status) broadcast(snapshot);
+        else known.set(taskId, snapshot);
+      } catch {
+        known.set(taskId, { taskId, status: "failed", inputRequests: [] }); // unknown to the server: not live
+        return;
+      }
+    }
+  };
+
+  const handlers: Record<string, (client: Client, params: Record<string, unknown>) => Promise<unknown>> = {
+    hello: async () => ({ generation: wire.generation, protocolVersion: wire.protocolVersion, serverName: wire.serverName, canListTasks: wire.canListTasks, resume: wire.resumeToken(), serverPid: wire.serverPid }),
+    listTools: async () => wire.listTools(),
+    callTool: async (client, p) => {
+      caller = client;
+      const outcome = await wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, p.options as never);
+      if (outcome.kind === "task") remember(outcome.snapshot);
+      return outcome;
+    },
+    getTask: async (_client, p) => {
+      const snapshot = await wire.getTask(String(p.taskId));
+      remember(snapshot);
+      return snapshot;
+    },
+    serviceInput: async (client, p) => {
+      const snapshot = p.snapshot as Snapshot;
+      owners.set(snapshot.taskId, client);
+      for (const input of pending) if (input.taskId === snapshot.taskId) assign(input);
+      return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
+    },
+    cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
+    listTasks: async (_client, p) => wire.listTasks(p.cursor as string | undefined),
+    watch: async (client, p) => {
+      for (const taskId of p.taskIds as string[]) {
+        client.watching.add(taskId);
+        if (!known.has(taskId)) known.set(taskId, undefined);
+        void follow(taskId);
+      }
+      return null;
+    },
+    unwatch: async (client, p) => {
+      for (const taskId of p.taskIds as string[]) client.watching.delete(taskId);
+      return null;
+    },
+    status: async () => ({ ...meta, clients: clients.size, tasks: known.size, live: live(), uptimeMs: ctx.clock.now() - Date.parse(meta.startedAt) }),
+    shutdown: async () => {
+      setImmediate(() => void shutdown(0));
+      return null;
+    },
+  };
+
+  const server = createServer((socket) => {
+    const client: Client = { socket, watching: new Set() };
+    clients.add(client);
+    onMessages(socket, (message: Message) => {
+      if ("method" in message && "id" in message) {
+        const handler = handlers[message.method];
+        if (!handler) return send(socket, { id: message.id, error: { name: "ProtocolViolation", message: `unknown broker method ${message.method}` } });
+        handler(client, (message.params ?? {}) as Record<string, unknown>).then(
+          (result) => send(socket, { id: message.id, result: result ?? null }),
+          (error: unknown) => send(socket, { id: message.id, error: encodeError(error) }),
+        );
+      } else if ("id" in message && message.id < 0) {
+        // The client's answer to an input request.
+        const at = pending.findIndex((input) => input.id === -message.id);
+        if (at < 0) return;
+        const [input] = pending.splice(at, 1);
+        if ("error" in message) input.reject(decodeError(message.error));
+        else input.resolve((message as { result: InputResponse }).result);
+      }
+    });
+    socket.on("close", () => {
+      clients.delete(client);
+      if (caller === client) caller = undefined;
+      for (const [taskId, owner] of owners) if (owner === client) owners.delete(taskId);
+      // Questions this client did not answer wait for the next one.
+      for (const input of pending) if (input.assigned === client) input.assigned = undefined;
+      idleSince = ctx.clock.now();
+    });
+    socket.on("error", () => socket.destroy());
+  });
+
+  async function shutdown(code: number): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    stop.abort();
+    server.close();
+    for (const client of clients) client.socket.destroy();
+    rmSync(paths.socket, { force: true });
+    rmSync(paths.meta, { force: true });
+    rmSync(`${paths.meta}.spec`, { force: true });
+    // The SDK's close waits on timers that do not keep a process alive, so this process could end mid-close and a
+    // server that ignores the end of its input (server-everything does, with a question pending) would outlive
+    // its broker. A pending sleep keeps the process alive until the server is surely gone.
+    const hold = new AbortController();
+    void ctx.clock.sleep(15_000, hold.signal);
+    await wire.close();
+    if (wire.serverPid) await ensureExited(wire.serverPid, ctx);
+    hold.abort();
+    finish(code);
+  }
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => (finish = resolve));
+
+  // The server died: the tasks it was running are lost; say so on their handles, then leave.
+  void wire.closed.then(async (reason) => {
+    if (stopping) return;
+    const message = `the server exited while the task was running: ${reason.message}`;
+    for (const [taskId, snapshot] of known) {
+      if (snapshot && isTerminal(snapshot.status)) continue;
+      try {
+        const { stem, handle } = await ctx.tracker.store.find(taskId);
+        if (handle.taskId === taskId && brokerKey(handle.server.descriptor) === key) await new TrackedTask(ctx.tracker.store, ctx.clock, stem, handle).markGone(message);
+      } catch {
+        /* no saved handle for it */
+      }
+    }
+    await shutdown(1);
+  });
+
+  rmSync(paths.socket, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(paths.socket, () => resolve());
+  });
+  chmodSync(paths.socket, 0o600);
+  writeFileSync(paths.meta, JSON.stringify(meta), { mode: 0o600 });
+
+  void (async () => {
+    while (!stop.signal.aborted) {
+      await ctx.clock.sleep(Math.min(1000, graceMs), stop.signal);
+      if (clients.size === 0 && live() === 0 && ctx.clock.now() - idleSince >= graceMs) await shutdown(0);
+    }
+  })();
+  ctx.interrupt.addEventListener("abort", () => void shutdown(0), { once: true });
+  if (ctx.interrupt.aborted) void shutdown(0);
+  return done;
+}

@@ -1,0 +1,126 @@
+// Tasks on stdio servers outliving the command that started them, through a broker process: detach and
+// watch/respond later, crashes of the broker or of the server, idle shutdown, racing starts, stop, privacy.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { everythingStdio, v2Stdio } from "./helpers/servers.js";
+
+interface Meta {
+  pid: number;
+  serverPid: number;
+  name: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Alive and not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+function brokers(home: string): Meta[] {
+  const dir = join(home, "brokers");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Meta);
+}
+
+async function gone(pids: number[], timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (pids.some(running)) {
+    if (Date.now() > until) throw new Error(`still running: ${pids.filter(running).join(", ")}`);
+    await sleep(100);
+  }
+}
+
+async function detach(home: string, ...args: string[]): Promise<string> {
+  const run = await runCli(["call", ...args, "--detach", "--json"], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return events(run.stdout)[0].taskId as string;
+}
+
+it("a stdio task started with --detach is watched to its end from a new process, then the broker leaves", async () => {
+  const home = tempHome();
+  const id = await detach(home, "simulate-research-query", "topic=x", "--stdio", everythingStdio);
+  const [broker] = brokers(home);
+  expect(running(broker.pid) && running(broker.serverPid)).toBe(true);
+  const watched = await runCli(["watch", id], { home });
+  expect(watched.code).toBe(0);
+  expect(watched.stdout).toContain("# Research Report: x");
+  // No task left and no client: after the grace period, neither the broker nor its server remains.
+  await gone([broker.pid, broker.serverPid]);
+  expect(brokers(home)).toHaveLength(0);
+});
+
+it("a question asked while nobody watches waits in the broker for a later respond", async () => {
+  const home = tempHome();
+  const id = await detach(home, "simulate-research-query", "topic=python", "ambiguous=true", "--stdio", everythingStdio);
+  await sleep(3500); // the task reaches input_required with no command attached
+  expect(JSON.parse((await runCli(["get", id, "--json"], { home })).stdout).status).toBe("input_required");
+  const responded = await runCli(["respond", id, "--input", '{"interpretation":"snake"}'], { home });
+  expect(responded.code).toBe(0);
+  const result = await runCli(["result", id], { home });
+  expect(result.stdout).toContain("# Research Report: python (snake)");
+});
+
+it("a V2 stdio server's tasks work through the broker too", async () => {
+  const home = tempHome();
+  const id = await detach(home, "task_input_once", "ms=200", "--stdio", v2Stdio());
+  expect((await runCli(["respond", id, "--input", '{"name":"Kay"}'], { home })).code).toBe(0);
+  expect((await runCli(["result", id], { home })).stdout.trim()).toBe("Hello, Kay");
+});
+
+it("a broker killed mid-task: the next watch exits 4, nothing is left behind, the next call starts a fresh broker", async () => {
+  const home = tempHome();
+  const id = await detach(home, "simulate-research-query", "topic=go", "--stdio", everythingStdio);
+  const [broker] = brokers(home);
+  process.kill(broker.pid, "SIGKILL");
+  const watched = await runCli(["watch", id, "--json"], { home });
+  expect(watched.code).toBe(4);
+  expect(events(watched.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4, message: expect.stringMatching(/server exited while the task was running/) });
+  await gone([broker.pid, broker.serverPid]);
+  expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
+  const next = await detach(home, "simulate-research-query", "topic=rust", "--stdio", everythingStdio);
+  const [fresh] = brokers(home);
+  expect(fresh.pid).not.toBe(broker.pid);
+  expect((await runCli(["watch", next], { home })).code).toBe(0);
+  await gone([fresh.pid, fresh.serverPid]);
+});
+
+it("a server that crashes: its broker records it on the handle and leaves; watch exits 4", async () => {
+  const home = tempHome();
+  const id = await detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio());
+  const [broker] = brokers(home);
+  process.kill(broker.serverPid, "SIGKILL");
+  await gone([broker.pid, broker.serverPid]);
+  const watched = await runCli(["watch", id], { home });
+  expect(watched.code).toBe(4);
+  expect(watched.stderr).toMatch(/server exited while the task was running/);
+});
+
+it("two commands racing to start the same broker end up with one; server ps and server stop", async () => {
+  const home = tempHome();
+  const [a, b] = await Promise.all([
+    detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio()),
+    detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio()),
+  ]);
+  expect(brokers(home)).toHaveLength(1);
+  const ps = JSON.parse((await runCli(["server", "ps", "--json"], { home })).stdout);
+  expect(ps).toHaveLength(1);
+  expect(ps[0]).toMatchObject({ live: 2, clients: 0, responding: true });
+  expect(JSON.parse((await runCli(["get", a, "--json"], { home })).stdout).status).toBe("working");
+  expect(JSON.parse((await runCli(["get", b, "--json"], { home })).stdout).status).toBe("working");
+  // The broker's files are private to the user.
+  const dir = join(home, "brokers");
+  expect(statSync(dir).mode & 0o777).toBe(0o700);
+  for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o077).toBe(0);
+  const [broker] = brokers(home);
+  expect((await runCli(["server", "stop", broker.name], { home })).code).toBe(0);
+  await gone([broker.pid, broker.serverPid]);
+  expect((await runCli(["server", "ps", "--json"], { home })).stdout.trim()).toBe("[]");
+});

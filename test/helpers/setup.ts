@@ -1,0 +1,45 @@
+// After each test file: stop the brokers its commands started (a task left waiting for input keeps its broker
+// alive by design), and check that no broker or server process is left behind.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+import { homes } from "./cli.js";
+
+function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+function describe(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "?";
+  }
+}
+
+afterAll(async () => {
+  const pids: number[] = [];
+  for (const home of homes) {
+    const dir = join(home, "brokers");
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
+      try {
+        const meta = JSON.parse(readFileSync(join(dir, file), "utf8")) as { pid: number; serverPid?: number };
+        pids.push(meta.pid, ...(meta.serverPid ? [meta.serverPid] : []));
+        if (running(meta.pid)) process.kill(meta.pid, "SIGINT"); // the broker's orderly shutdown
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+  const until = Date.now() + 10_000;
+  while (pids.some(running) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  const left = pids.filter(running);
+  const described = left.map((pid) => `${pid} (${describe(pid)})`);
+  for (const pid of left) process.kill(pid, "SIGKILL");
+  if (left.length) throw new Error(`processes left behind: ${described.join(", ")}`);
+}, 20_000);
