@@ -120,6 +120,11 @@ export function waitSignal(ctx: Context, timeoutMs: number | undefined): { signa
   };
 }
 
+/** How long a waiting command keeps trying an unreachable server: MCP_TASK_GIVE_UP (default 60 s). */
+export function giveUpMs(ctx: Context): number {
+  return ctx.env.MCP_TASK_GIVE_UP ? parseDuration(ctx.env.MCP_TASK_GIVE_UP, "MCP_TASK_GIVE_UP") : 60_000;
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;

@@ -4,7 +4,7 @@ import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
-import { TASK_STATUSES, type TaskStatus } from "../protocol/wire.js";
+import { TASK_STATUSES, isTerminal, type TaskStatus } from "../protocol/wire.js";
 import { handleExpired } from "../tasks/tracker.js";
 import { age, viewOf, type HandleView } from "../tasks/views.js";
 import { parseDuration, resolveServer } from "./common.js";
@@ -40,7 +40,7 @@ export function registerList(program: Command, ctx: Context, run: (job: () => Pr
         const cutoff = flags.olderThan !== undefined ? ctx.clock.now() - parseDuration(flags.olderThan, "--older-than") : Infinity;
         let dropped = 0;
         for (const { stem, handle } of await ctx.tracker.store.list()) {
-          const finished = Boolean(handle.outcome) || handleExpired(handle, ctx.clock.now()) || ["completed", "failed", "cancelled"].includes(handle.last.status);
+          const finished = Boolean(handle.outcome) || handleExpired(handle, ctx.clock.now()) || isTerminal(handle.last.status);
           if (finished && Date.parse(handle.updatedAt) < cutoff && (await ctx.tracker.store.remove(stem))) dropped++;
         }
         const temps = await ctx.tracker.store.sweepTemps(ctx.clock.now());

@@ -36,8 +36,10 @@ export interface WatchOptions {
   signal?: AbortSignal;
   /** The user's floor on the poll interval. */
   floorMs?: number;
-  /** How long transient failures may last before giving up. */
+  /** How long transient failures (server unreachable) may last before giving up. */
   giveUpMs?: number;
+  /** Told of each transient failure and when the next try comes (to show "reconnecting"). */
+  onRetry?: (error: Error, retryInMs: number) => void;
   /** Input keys already answered (across processes): never answered twice. Grows as answers are delivered. */
   answered?: Set<string>;
   /** Answer input when the task asks (without it, input_required is only reported). */
@@ -228,7 +230,9 @@ export class TaskEngine {
             failingSince ??= this.clock.now();
             if (this.clock.now() - failingSince > (options.giveUpMs ?? 60_000)) throw error;
             failures++;
-            due = this.clock.now() + backoff(failures, options.floorMs);
+            const wait = backoff(failures, options.floorMs);
+            options.onRetry?.(error, wait);
+            due = this.clock.now() + wait;
             continue;
           }
           if (changed(snapshot) || isTerminal(snapshot.status)) {

@@ -12,6 +12,8 @@ export interface FollowOptions {
   clock: Clock;
   signal?: AbortSignal;
   floorMs?: number;
+  /** How long the server may stay unreachable before the command gives up (exit 4, handle intact). */
+  giveUpMs?: number;
   /** Print status lines (`result` prints only the result). */
   statusLines?: boolean;
   /** Print the final result (default true). */
@@ -45,6 +47,8 @@ function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | unde
         answered,
         answerInput: true,
         floorMs: options.floorMs,
+        giveUpMs: options.giveUpMs,
+        onRetry: (error, retryInMs) => options.printer.note(`reconnecting: ${error.message}; next try in ${Math.round(retryInMs / 100) / 10} s`),
         onAnswered: (keys) => tracked.answered(keys),
         onDelivered: () => void state.delivered++,
         onInput: (taskId, requests) => requests.forEach((request) => options.printer.input(taskId, request)),

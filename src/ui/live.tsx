@@ -18,6 +18,7 @@ import { useNow, useTerminalSize } from "./hooks.js";
 
 interface LiveState {
   info?: TaskInfo;
+  notice?: string;
   snapshot?: Snapshot;
   question?: { request: InputRequest; taskId: string | null; resolve(r: InputResponse): void };
   version: number;
@@ -62,6 +63,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
           </Text>
         </Box>
         {s.snapshot?.statusMessage ? <Text>{`  ${sanitizeLine(s.snapshot.statusMessage)}`}</Text> : null}
+        {s.notice ? <Text color="yellow">{`  ${sanitizeLine(s.notice)}`}</Text> : null}
         <Text dimColor>{`  task ${sanitizeLine(id)}${isTerminal(status) ? "" : "  ·  Ctrl-C stops waiting (the task keeps running)"}`}</Text>
         {s.question ? (
           <ElicitationForm
@@ -89,7 +91,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
   };
   const printer: Printer = {
     task: (info) => set({ info }),
-    status: (snapshot) => set({ snapshot }),
+    status: (snapshot) => set({ snapshot, notice: undefined }),
     input: () => {},
     result: (outcome) => {
       close();
@@ -100,7 +102,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
       close();
       plain.error(report);
     },
-    note: (text) => plain.note(text),
+    note: (text) => set({ notice: text }),
     document: (value, text) => plain.document(value, text),
   };
   const provider: InputProvider = {

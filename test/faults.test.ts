@@ -1,0 +1,68 @@
+// Faults survived: mcp-task killed while watching, the server restarted mid-task, the server gone for good.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
+import { freePort, startV2Http } from "./helpers/servers.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function detach(home: string, url: string, ...args: string[]): Promise<string> {
+  const run = await runCli(["call", ...args, "--detach", "--json", "-s", url], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return events(run.stdout)[0].taskId as string;
+}
+
+it("mcp-task killed (SIGKILL) while watching: the handle is intact and a new watch finishes the job", async () => {
+  const server = await startV2Http();
+  try {
+    const home = tempHome();
+    const id = await detach(home, server.url, "task_slow", "ms=3000");
+    const watching = startCli(["watch", id], { home });
+    await sleep(1000);
+    watching.child.kill("SIGKILL");
+    await watching.exited;
+    const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+    expect(listed).toEqual([expect.objectContaining({ taskId: id, status: "working" })]);
+    const again = await runCli(["watch", id], { home });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/done after 3000 ms/);
+  } finally {
+    await server.stop();
+  }
+});
+
+it("the server restarts mid-task (with its store): watch says it is reconnecting and carries on", async () => {
+  const store = mkdtempSync(join(tmpdir(), "v2-store-"));
+  const port = await freePort();
+  let server = await startV2Http("--port", String(port), "--store", store);
+  const home = tempHome();
+  const id = await detach(home, server.url, "task_slow", "ms=4000");
+  const watching = startCli(["watch", id], { home });
+  try {
+    await sleep(800);
+    await server.stop();
+    await sleep(1500);
+    server = await startV2Http("--port", String(port), "--store", store);
+    expect(await watching.exited).toBe(0);
+    expect(watching.output.stderr).toMatch(/reconnecting: /);
+    expect(watching.output.stdout).toMatch(/done after 4000 ms/);
+  } finally {
+    await server.stop();
+  }
+});
+
+it("a server that stays away: after the give-up window, exit 4 with the handle intact", async () => {
+  const server = await startV2Http();
+  const home = tempHome();
+  const id = await detach(home, server.url, "task_slow", "ms=60000");
+  await server.stop();
+  const started = Date.now();
+  const run = await runCli(["watch", id, "--json"], { home, env: { MCP_TASK_GIVE_UP: "2s" } });
+  expect(run.code).toBe(4);
+  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(events(run.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4 });
+  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+  expect(listed).toEqual([expect.objectContaining({ taskId: id, status: "working", gone: null })]);
+});
