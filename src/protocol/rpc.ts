@@ -20,6 +20,28 @@ export interface RawRequestOptions {
   timeoutMs?: number;
 }
 
+/** How long a stdio server gets to exit by itself once its input ends, before it is sent SIGTERM. */
+const STDIO_EXIT_GRACE_MS = 100;
+
+/**
+ * Ends a connection. A stdio server is given its end of input and a moment to exit, then SIGTERM: the SDK would
+ * wait up to 2 s (server-everything takes ~350 ms, and never exits while a question is pending), and a command
+ * has nothing more to wait for once it has its answer.
+ */
+export async function closeConnection(client: { close(): Promise<void> }, serverPid: number | undefined): Promise<void> {
+  const closing = client.close().catch(() => {});
+  if (serverPid === undefined) return closing;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closing, new Promise<void>((resolve) => (timer = setTimeout(resolve, STDIO_EXIT_GRACE_MS)))]);
+  clearTimeout(timer);
+  try {
+    process.kill(serverPid, 0);
+    process.kill(serverPid, "SIGTERM");
+  } catch {
+    /* already gone */
+  }
+}
+
 export class RawChannel {
   private readonly pending = new Map<string, Pending>();
   private next = 0;

@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { ProtocolViolation, RpcError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
-import type { RawChannel } from "./rpc.js";
+import { closeConnection, type RawChannel } from "./rpc.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -32,6 +32,7 @@ type Outcome = { result: CallToolResult } | { error: TaskError };
 export class V1Wire implements Wire {
   readonly generation = "v1" as const;
   inputHandler?: InputHandler;
+  serverPid?: number;
   private tools?: Map<string, ToolInfo>;
   /** Open `tasks/result` requests, one per task. */
   private readonly resultRequests = new Map<string, Promise<Outcome | undefined>>();
@@ -235,6 +236,6 @@ export class V1Wire implements Wire {
 
   async close(): Promise<void> {
     // Never a session DELETE: tasks may be wanted by a later process.
-    await this.client.close().catch(() => {});
+    await closeConnection(this.client, this.serverPid);
   }
 }

@@ -9,7 +9,7 @@ import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_ME
 import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
-import type { RawChannel } from "./rpc.js";
+import { closeConnection, type RawChannel } from "./rpc.js";
 import type { CallOptions, CallOutcome, InputHandler, InputRequest, InputResponse, ResumeToken, ServiceInputOptions, Snapshot, TaskPage, ToolInfo, Wire } from "./wire.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -22,6 +22,7 @@ export class V2Wire implements Wire {
   readonly generation = "v2" as const;
   readonly canListTasks = false;
   inputHandler?: InputHandler;
+  serverPid?: number;
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
   private subscription?: { taskIds: string[]; abort: AbortController };
   private readonly wanted = new Set<string>();
@@ -182,7 +183,7 @@ export class V2Wire implements Wire {
 
   async close(): Promise<void> {
     this.subscription?.abort.abort();
-    await this.client.close().catch(() => {});
+    await closeConnection(this.client, this.serverPid);
   }
 }
 
