@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
+import { descriptorKey } from "../protocol/server.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { schemaProblem } from "../tasks/schema.js";
@@ -73,8 +74,11 @@ export function registerCall(program: Command, ctx: Context, run: (job: () => Pr
 export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
   const server = resolveServer(options, ctx);
   // A call that may become a task runs, on stdio, through the server's broker: the task outlives this command
-  // (--detach, Ctrl-C, --timeout). A plain call (--no-task) talks to the server directly.
-  const wire = await ctx.connect(server.descriptor, server.name, { outlive: options.task !== "never" });
+  // (--detach, Ctrl-C, --timeout). A call that cannot (--no-task, or a tool the server listed as never running
+  // as a task) talks to the server directly, which is much cheaper.
+  const key = descriptorKey(server.descriptor);
+  const known = ctx.settings.taskSupport(key)?.[options.tool];
+  const wire = await ctx.connect(server.descriptor, server.name, { outlive: options.task !== "never" && known !== "forbidden" });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
   const { printer, provider, close } = options.detach
@@ -82,7 +86,9 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     : await presentation(ctx, options);
   try {
     const engine = new TaskEngine(wire, ctx.clock, provider);
-    const tool = await engine.tool(options.tool);
+    const tools = await engine.listTools();
+    ctx.settings.saveTaskSupport(key, Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
+    const tool = tools.find((t) => t.name === options.tool);
     if (!tool) throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");
     const problem = await schemaProblem(tool.inputSchema, options.args);
     if (problem) throw new UsageError(`the arguments do not fit ${options.tool}'s inputSchema: ${problem}`, "see the schema with: mcp-task tools");

@@ -19,6 +19,8 @@ interface SettingsData {
   servers: Record<string, ServerDescriptor>;
   defaultServer?: string;
   verdicts: Record<string, SavedVerdict>;
+  /** Per server: each tool's task support as last listed (decides whether a stdio call needs a broker). */
+  taskSupport?: Record<string, Record<string, string>>;
 }
 
 /** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. */
@@ -91,6 +93,16 @@ export class Settings {
 
   saveVerdict(key: string, verdict: PriorDiscovery, now: number): void {
     this.conf.set("verdicts", { ...this.conf.get("verdicts"), [key]: { verdict, at: now } });
+  }
+
+  taskSupport(key: string): Record<string, string> | undefined {
+    return this.conf.get("taskSupport")?.[key];
+  }
+
+  saveTaskSupport(key: string, tools: Record<string, string>): void {
+    const all = this.conf.get("taskSupport") ?? {};
+    if (JSON.stringify(all[key]) === JSON.stringify(tools)) return;
+    this.conf.set("taskSupport", { ...all, [key]: tools });
   }
 
   forgetVerdict(key: string): void {

@@ -84,8 +84,13 @@ export class TaskEngine {
   }
 
   async tool(name: string): Promise<ToolInfo | undefined> {
+    return (await this.listTools()).find((tool) => tool.name === name);
+  }
+
+  /** The server's tools (listed once per engine). */
+  async listTools(): Promise<ToolInfo[]> {
     if (!this.tools) this.tools = new Map((await this.wire.listTools()).map((tool) => [tool.name, tool]));
-    return this.tools.get(name);
+    return [...this.tools.values()];
   }
 
   /** Starts a tool call: an immediate result (already checked against the outputSchema) or a task. */
