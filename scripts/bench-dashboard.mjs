@@ -72,22 +72,23 @@ for (const n of [1000, 10000]) {
   tmux("kill-session", "-t", session);
 }
 
-// 100 live tasks on our V2 server (poll interval 1 s, push notifications on).
+// BENCH_LIVE (default 100) live tasks on our V2 server (poll interval 1 s, push notifications on).
+const LIVE = Number(process.env.BENCH_LIVE ?? 100);
 const server = spawn(process.execPath, [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--quiet", "--poll-interval", "1000"], { stdio: ["ignore", "pipe", "ignore"] });
 const url = await new Promise((resolve) => createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))));
 const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
 const started = [];
-for (let i = 0; i < 100; i += 10) {
+for (let i = 0; i < LIVE; i += 10) {
   await Promise.all(Array.from({ length: 10 }, () => new Promise((r) => spawn(process.execPath, [bin, "call", "task_slow", "ms=120000", "--detach", "-s", url], { env: { ...process.env, MCP_TASK_HOME: home }, stdio: "ignore" }).on("exit", r))));
   started.push(i);
 }
 const session = open(home, "live");
-rows.push(["first frame, 100 live tasks (ms)", (await waitFor(session, /100 tasks/)).toFixed(0)]);
-await waitFor(session, /100 followed/);
+rows.push([`first frame, ${LIVE} live tasks (ms)`, (await waitFor(session, new RegExp(`${LIVE} tasks`))).toFixed(0)]);
+await waitFor(session, new RegExp(`${LIVE} followed`), 120_000);
 const pid = dashboardPid(session);
 await sleep(2000);
 const live = await cpuOver(pid, 10000);
-rows.push(["CPU % following 100 live tasks", live.cpuPct.toFixed(1)], ["RSS MiB following 100 live tasks", live.rss.toFixed(0)]);
+rows.push([`CPU % following ${LIVE} live tasks`, live.cpuPct.toFixed(1)], [`RSS MiB following ${LIVE} live tasks`, live.rss.toFixed(0)]);
 tmux("kill-session", "-t", session);
 server.kill();
 

@@ -19,7 +19,7 @@ import {
   resolveServer,
   waitSignal,
   withResumeHint,
-  type ServerOptions, giveUpMs } from "./common.js";
+  type ServerOptions, followSettings } from "./common.js";
 
 export interface CallOptions extends ServerOptions {
   tool: string;
@@ -114,7 +114,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       if (!options.json) ctx.io.stdout.write(`${taskId}\n`);
       return 0;
     }
-    const { outcome } = await followTask(engine, tracked, first, { printer, clock: ctx.clock, signal: wait.signal, giveUpMs: giveUpMs(ctx) });
+    const { outcome } = await followTask(engine, tracked, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx) });
     return exitCodeOf(outcome!);
   } catch (error) {
     throw withResumeHint(error, taskId);

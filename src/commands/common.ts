@@ -120,9 +120,13 @@ export function waitSignal(ctx: Context, timeoutMs: number | undefined): { signa
   };
 }
 
-/** How long a waiting command keeps trying an unreachable server: MCP_TASK_GIVE_UP (default 60 s). */
-export function giveUpMs(ctx: Context): number {
-  return ctx.env.MCP_TASK_GIVE_UP ? parseDuration(ctx.env.MCP_TASK_GIVE_UP, "MCP_TASK_GIVE_UP") : 60_000;
+/** How a waiting command follows a task: MCP_TASK_GIVE_UP (how long an unreachable server is retried, default
+ *  60 s) and MCP_TASK_PUSH=off (poll only, ignore push notifications). */
+export function followSettings(ctx: Context): { giveUpMs: number; push: boolean } {
+  return {
+    giveUpMs: ctx.env.MCP_TASK_GIVE_UP ? parseDuration(ctx.env.MCP_TASK_GIVE_UP, "MCP_TASK_GIVE_UP") : 60_000,
+    push: ctx.env.MCP_TASK_PUSH !== "off",
+  };
 }
 
 export function formatDuration(ms: number): string {

@@ -6,7 +6,7 @@ import type { Context } from "../context.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint, giveUpMs } from "./common.js";
+import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint, followSettings } from "./common.js";
 
 export function registerRespond(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
   program
@@ -41,7 +41,7 @@ export async function runRespond(
       printer: createPrinter(ctx.io, false),
       clock: ctx.clock,
       signal: wait.signal,
-      giveUpMs: giveUpMs(ctx),
+      ...followSettings(ctx),
       printResult: false,
       // Done once an answer reached the server and the task moved on. A question answered elsewhere (or that
       // timed out) before this answer got there does not count: wait for the next one, or the end.

@@ -6,7 +6,7 @@ import { StillRunningError } from "../errors.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, presentation, reopen, waitSignal, withResumeHint, giveUpMs } from "./common.js";
+import { answerFlags, inputProvider, parseDuration, presentation, reopen, waitSignal, withResumeHint, followSettings } from "./common.js";
 
 interface FollowCommandOptions {
   id: string;
@@ -88,7 +88,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
       await live.observe(first);
       if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${handle.taskId}`, handle.taskId);
     }
-    const { outcome } = await followTask(engine, live, first, { printer, clock: ctx.clock, signal: wait.signal, giveUpMs: giveUpMs(ctx), statusLines: !options.resultOnly });
+    const { outcome } = await followTask(engine, live, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx), statusLines: !options.resultOnly });
     return exitCodeOf(outcome!);
   } catch (error) {
     throw withResumeHint(error, handle.taskId);

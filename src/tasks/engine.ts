@@ -38,6 +38,8 @@ export interface WatchOptions {
   floorMs?: number;
   /** How long transient failures (server unreachable) may last before giving up. */
   giveUpMs?: number;
+  /** Use push notifications where the server sends them (default true). */
+  push?: boolean;
   /** Told of each transient failure and when the next try comes (to show "reconnecting"). */
   onRetry?: (error: Error, retryInMs: number) => void;
   /** Input keys already answered (across processes): never answered twice. Grows as answers are delivered. */
@@ -144,13 +146,16 @@ export class TaskEngine {
     this.wakers.set(taskId, wakeUp);
     if (options.onDelivered) this.deliveries.set(taskId, options.onDelivered);
     let pushed: Snapshot | undefined;
-    const unsubscribe = await this.wire
-      .watchNotifications([taskId], (snapshot) => {
-        if (snapshot.taskId !== taskId) return;
-        pushed = snapshot;
-        wakeUp();
-      })
-      .catch(() => () => {});
+    const unsubscribe =
+      options.push === false
+        ? () => {}
+        : await this.wire
+            .watchNotifications([taskId], (snapshot) => {
+              if (snapshot.taskId !== taskId) return;
+              pushed = snapshot;
+              wakeUp();
+            })
+            .catch(() => () => {});
     let last: Snapshot | undefined;
     let inputJob: Promise<void> | undefined;
     let inputAbort: AbortController | undefined;

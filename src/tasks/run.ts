@@ -14,6 +14,8 @@ export interface FollowOptions {
   floorMs?: number;
   /** How long the server may stay unreachable before the command gives up (exit 4, handle intact). */
   giveUpMs?: number;
+  /** Use push notifications (default true). */
+  push?: boolean;
   /** Print status lines (`result` prints only the result). */
   statusLines?: boolean;
   /** Print the final result (default true). */
@@ -48,6 +50,7 @@ function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | unde
         answerInput: true,
         floorMs: options.floorMs,
         giveUpMs: options.giveUpMs,
+        push: options.push,
         onRetry: (error, retryInMs) => options.printer.note(`reconnecting: ${error.message}; next try in ${Math.round(retryInMs / 100) / 10} s`),
         onAnswered: (keys) => tracked.answered(keys),
         onDelivered: () => void state.delivered++,
