@@ -97,17 +97,25 @@ createInterface({ input: server.stderr }).on("line", (line) => {
   const m = /task (\w+) \S+ -> (\w+)/.exec(line);
   if (m) changes.push({ id: m[1], status: m[2], at: Date.now() });
 });
-const stats = () => JSON.parse(execFileSync(process.execPath, [bin, "call", "_stats", "-s", url], { env, encoding: "utf8" }));
+// Run asynchronously: the server's log lines (the moment of each status change) must be read as they come.
+const run = (args, extraEnv = {}) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`mcp-task ${args.join(" ")} exited ${code}`))));
+  });
+const stats = async () => JSON.parse(await run(["call", "_stats", "-s", url]));
 for (const push of [true, false]) {
   const gets = [];
   const lags = [];
   for (let i = 0; i < 3; i++) {
-    const before = stats()["tasks/get"] ?? 0;
-    const out = execFileSync(process.execPath, [bin, "call", "task_complete", "ms=5000", "--json", "-s", url], { env: { ...env, MCP_TASK_PUSH: push ? "on" : "off" }, encoding: "utf8" });
+    const before = (await stats())["tasks/get"] ?? 0;
+    const out = await run(["call", "task_complete", "ms=5000", "--json", "-s", url], { MCP_TASK_PUSH: push ? "on" : "off" });
     const events = out.trim().split("\n").map((l) => JSON.parse(l));
     const shown = events.find((e) => e.type === "status" && e.status === "completed");
     const change = changes.findLast((c) => events[0].taskId.startsWith(c.id) && c.status === "completed");
-    gets.push((stats()["tasks/get"] ?? 0) - before);
+    gets.push(((await stats())["tasks/get"] ?? 0) - before);
     if (shown && change) lags.push(Date.parse(shown.at) - change.at);
   }
   const label = push ? "with push notifications" : "polling only (MCP_TASK_PUSH=off)";

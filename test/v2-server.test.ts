@@ -115,11 +115,11 @@ describe("polling cost", () => {
     return JSON.parse(run.stdout);
   }
 
-  it("never polls a task faster than the server's interval", async () => {
+  it("never polls a task faster than the server's interval (polling only)", async () => {
     const home = tempHome();
     const before = (await stats(home))["tasks/get"] ?? 0;
     const started = Date.now();
-    const run = await runCli(["call", "task_complete", "ms=3000", "-s", paced.url], { home });
+    const run = await runCli(["call", "task_complete", "ms=3000", "-s", paced.url], { home, env: { MCP_TASK_PUSH: "off" } });
     const elapsed = Date.now() - started;
     expect(run.code).toBe(0);
     const gets = (await stats(home))["tasks/get"] - before;
@@ -127,5 +127,14 @@ describe("polling cost", () => {
     expect(gets).toBeLessThanOrEqual(Math.floor(elapsed / 500) + 1);
     expect(gets).toBeLessThanOrEqual(3000 / 500 + 2);
     expect(gets).toBeGreaterThanOrEqual(2);
+  });
+
+  it("spends (almost) no polls while the server confirms it pushes", async () => {
+    const home = tempHome();
+    const before = (await stats(home))["tasks/get"] ?? 0;
+    const run = await runCli(["call", "task_complete", "ms=3000", "-s", paced.url], { home });
+    expect(run.code).toBe(0);
+    // A safety poll every three intervals at most; the final push carries the result.
+    expect((await stats(home))["tasks/get"] - before).toBeLessThanOrEqual(2);
   });
 });

@@ -26,6 +26,12 @@ export class V2Wire implements Wire {
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
   private subscription?: { taskIds: string[]; abort: AbortController };
   private readonly wanted = new Set<string>();
+  /** Task ids the server acknowledged in subscriptions/listen. */
+  private readonly confirmed = new Set<string>();
+
+  pushConfirmed(taskId: string): boolean {
+    return this.confirmed.has(taskId);
+  }
   private resubscribing = false;
 
   constructor(
@@ -35,6 +41,11 @@ export class V2Wire implements Wire {
     readonly serverName: string,
   ) {
     client.fallbackNotificationHandler = async (notification) => {
+      if (notification.method === "notifications/subscriptions/acknowledged") {
+        const ids = (notification.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications?.taskIds;
+        if (Array.isArray(ids)) for (const id of ids) if (typeof id === "string") this.confirmed.add(id);
+        return;
+      }
       // `notifications/tasks/status` is the older name of `notifications/tasks`.
       if (notification.method !== "notifications/tasks" && notification.method !== "notifications/tasks/status") return;
       let snapshot: Snapshot;
@@ -164,6 +175,7 @@ export class V2Wire implements Wire {
     const wanted = [...new Set(taskIds)];
     if (this.subscription && wanted.every((id) => this.subscription!.taskIds.includes(id))) return;
     this.subscription?.abort.abort();
+    this.confirmed.clear();
     const abort = new AbortController();
     this.subscription = { taskIds: wanted, abort };
     void this.request("subscriptions/listen", { notifications: { taskIds: wanted } }, { signal: abort.signal }).catch(() => {});

@@ -140,6 +140,8 @@ export interface Wire {
   /** Asks the server to cancel. Returns the task as the server reports it, when it does. */
   cancelTask(taskId: string): Promise<Snapshot | undefined>;
   listTasks(cursor?: string): Promise<TaskPage>;
+  /** True once the server has confirmed it will push this task's changes (V2 subscriptions acknowledge). */
+  pushConfirmed?(taskId: string): boolean;
   /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
   watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
   close(): Promise<void>;

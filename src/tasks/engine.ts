@@ -40,6 +40,8 @@ export interface WatchOptions {
   giveUpMs?: number;
   /** Use push notifications where the server sends them (default true). */
   push?: boolean;
+  /** The state already known (the create reply): the first read waits an interval instead of coming at once. */
+  initial?: Snapshot;
   /** Told of each transient failure and when the next try comes (to show "reconnecting"). */
   onRetry?: (error: Error, retryInMs: number) => void;
   /** Input keys already answered (across processes): never answered twice. Grows as answers are delivered. */
@@ -162,7 +164,11 @@ export class TaskEngine {
     let failingSince: number | undefined;
     let lastPoll: number | undefined;
     let failures = 0;
-    let due = this.clock.now();
+    if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) last = options.initial;
+    const intervalOf = (snapshot?: Snapshot) => Math.max(snapshot?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
+    // With a confirmed subscription the server has promised to push every change: polls are only a safety net.
+    const pace = (snapshot?: Snapshot) => intervalOf(snapshot) * (this.wire.pushConfirmed?.(taskId) ? PUSH_GRACE : 1);
+    let due = last ? this.clock.now() + intervalOf(last) : this.clock.now();
     const changed = (next: Snapshot) => !last || fingerprint(last, answered) !== fingerprint(next, answered);
     const serviceInput = (snapshot: Snapshot) => {
       if (snapshot.status !== "input_required") {
@@ -212,8 +218,15 @@ export class TaskEngine {
         if (pushed) {
           const snapshot = pushed;
           pushed = undefined;
-          if (isTerminal(snapshot.status)) due = this.clock.now();
-          else {
+          if (isTerminal(snapshot.status)) {
+            // A final push that carries its outcome ends the watch without a read; one without, reads it now.
+            if (snapshot.status === "cancelled" || snapshot.result || snapshot.error) {
+              last = snapshot;
+              yield snapshot;
+              return;
+            }
+            due = this.clock.now();
+          } else {
             // A push is fresh word from the server: the next poll waits PUSH_GRACE intervals from it (so no poll is
             // spent while pushes flow, even when they come at the poll's own pace), but never longer than
             // PUSH_TRUST_MS without a read of our own.
@@ -251,7 +264,7 @@ export class TaskEngine {
           }
           if (isTerminal(snapshot.status)) return;
           serviceInput(snapshot);
-          due = this.clock.now() + Math.max(snapshot.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
+          due = this.clock.now() + Math.min(pace(snapshot), Math.max(PUSH_TRUST_MS, intervalOf(snapshot)));
         }
         if (!woken) {
           const signals = options.signal ? [options.signal, wake.signal] : [wake.signal];

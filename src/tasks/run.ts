@@ -51,6 +51,7 @@ function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | unde
         floorMs: options.floorMs,
         giveUpMs: options.giveUpMs,
         push: options.push,
+        initial: last,
         onRetry: (error, retryInMs) => options.printer.note(`reconnecting: ${error.message}; next try in ${Math.round(retryInMs / 100) / 10} s`),
         onAnswered: (keys) => tracked.answered(keys),
         onDelivered: () => void state.delivered++,
