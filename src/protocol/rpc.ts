@@ -103,8 +103,19 @@ export class RawChannel {
         }, options.timeoutMs);
       }
       this.pending.set(id, { resolve, reject, cleanup });
+      // Over HTTP, a response stream that ends without the response (the server restarted) must not leave the
+      // request waiting forever: it fails as a transient error, and the caller may ask again.
+      const onRequestStreamEnd = () => {
+        const waiter = this.pending.get(id);
+        if (!waiter) return;
+        this.pending.delete(id);
+        cleanup();
+        const error = new ServerError(`the server ended the response stream of ${method} without answering`);
+        error.transient = true;
+        reject(error);
+      };
       this.transport
-        .send({ jsonrpc: "2.0", id, method, params } as never, { requestSignal: abortController.signal } as never)
+        .send({ jsonrpc: "2.0", id, method, params } as never, { requestSignal: abortController.signal, onRequestStreamEnd } as never)
         .catch((error: unknown) => {
           if (!this.pending.delete(id)) return;
           cleanup();

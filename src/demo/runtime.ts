@@ -1,0 +1,365 @@
+// The demo server's task engine, shared by both protocol generations.
+//
+// Every task-backed tool is a small state machine ("program") driven by three kinds of events: start, a timer
+// waking it, and the answers to its questions. The whole state of a task is a plain JSON record (no closures, no
+// pending promises), so the store can keep it on disk and a restarted server picks each task up where it was:
+// timers are re-armed from `wakeAt`, and questions still waiting are asked again.
+//
+// The generations differ only in how this state reaches the client (see v1.ts and v2.ts): V2 shows `pending`
+// in tasks/get and takes answers through tasks/update; V1 sends `pending` as elicitation requests on the
+// tasks/result stream. Both end in `update()`.
+
+import { randomUUID } from "node:crypto";
+import type { DemoStore } from "./store.js";
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
+export const isTerminal = (status: TaskStatus): boolean => TERMINAL.has(status);
+
+export type JsonObject = Record<string, unknown>;
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** A question a task asks: an embedded server-to-client request (the demo only asks elicitation forms). */
+export interface InputRequest {
+  method: "elicitation/create";
+  params: JsonObject;
+}
+
+export interface TaskRecord {
+  taskId: string;
+  tool: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** Who created it (a V1 HTTP session id), for push notifications. Not an access control. */
+  owner?: string;
+  /** Program state: which step comes next, and when a timer should wake it (epoch ms). */
+  phase: string;
+  wakeAt?: number;
+  /** Program data: the call's arguments plus whatever the program gathered. */
+  data: JsonObject;
+  /** Key counter: input keys are `<purpose>-<n>`, unique for the task's life. */
+  keySeq: number;
+  /** Outstanding questions (key -> request). */
+  pending: Record<string, InputRequest>;
+  /** key -> purpose, for every key ever issued. */
+  keyPurpose: Record<string, string>;
+  /** Answers received for the current round (purpose -> response), handed over once the round is complete. */
+  collected: JsonObject;
+  result?: JsonObject;
+  error?: RpcError;
+}
+
+export type TaskEvent = { kind: "start" } | { kind: "wake" } | { kind: "input"; responses: Record<string, JsonObject> };
+
+/** What a program may do with its task. Each call is one transition. */
+export interface TaskOps {
+  /** Stay (or go back to) `working`; wake up with a `wake` event after `ms`, in `phase`. */
+  sleep(ms: number, phase: string, statusMessage?: string): void;
+  /** Go `input_required` with these questions (purpose -> request); mints fresh, never reused keys. */
+  ask(requests: Record<string, InputRequest>, phase: string, statusMessage?: string): void;
+  complete(result: JsonObject): void;
+  fail(error: RpcError): void;
+}
+
+export type TaskProgram = (task: TaskRecord, event: TaskEvent, ops: TaskOps) => void;
+
+export interface RuntimeOptions {
+  pollIntervalMs: number;
+  ttlMs: number;
+  store?: DemoStore;
+  programs: Record<string, TaskProgram>;
+  /**
+   * The status of a task whose result is a tool error (`isError: true`): `completed` on V2 (the result says
+   * so), `failed` on V1 (its tasks/result then returns that result).
+   */
+  toolErrorStatus: "completed" | "failed";
+  log: (line: string) => void;
+}
+
+const iso = (ms = Date.now()): string => new Date(ms).toISOString();
+export const shortId = (id: string): string => id.slice(0, 8);
+
+export class TaskRuntime {
+  private readonly tasks = new Map<string, TaskRecord>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly listeners = new Set<(task: TaskRecord) => void>();
+  private readonly lastCommitted = new Map<string, string>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly opts: RuntimeOptions) {
+    this.sweeper = setInterval(() => this.sweep(), 10_000);
+    this.sweeper.unref();
+    if (opts.store) this.restore(opts.store);
+  }
+
+  get defaults(): { pollIntervalMs: number; ttlMs: number } {
+    return { pollIntervalMs: this.opts.pollIntervalMs, ttlMs: this.opts.ttlMs };
+  }
+
+  /** Subscribe to every committed change of any task (status, message, questions). */
+  onChange(listener: (task: TaskRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Creates a task and runs its program's start step synchronously, so the task exists (and is on disk)
+   * before the reply that names it goes out: a tasks/get right after it always resolves.
+   */
+  create(tool: string, data: JsonObject, extra: { ttlMs?: number; owner?: string } = {}): TaskRecord {
+    const now = iso();
+    const task: TaskRecord = {
+      taskId: randomUUID(),
+      tool,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: extra.ttlMs ?? this.opts.ttlMs,
+      pollIntervalMs: this.opts.pollIntervalMs,
+      ...(extra.owner !== undefined && { owner: extra.owner }),
+      phase: "start",
+      data,
+      keySeq: 0,
+      pending: {},
+      keyPurpose: {},
+      collected: {},
+    };
+    this.tasks.set(task.taskId, task);
+    this.opts.log(`task ${shortId(task.taskId)} created by ${tool}`);
+    this.run(task, { kind: "start" });
+    this.commit(task, undefined);
+    return task;
+  }
+
+  /** The task, or undefined when unknown or past createdAt + ttlMs (then it is forgotten). */
+  get(taskId: string): TaskRecord | undefined {
+    const task = this.tasks.get(taskId);
+    if (!task) return undefined;
+    if (this.expired(task)) {
+      this.forget(task);
+      return undefined;
+    }
+    return task;
+  }
+
+  /** Every live task, oldest first. */
+  all(): TaskRecord[] {
+    return [...this.tasks.values()].filter((task) => !this.expired(task)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
+  }
+
+  /**
+   * Applies answers (key -> bare response). Keys that are not outstanding (unknown, or already answered) are
+   * ignored, and so are malformed responses (the key stays outstanding). Once every question of the round is
+   * answered, the program continues.
+   */
+  update(task: TaskRecord, responses: Record<string, unknown>): { accepted: string[]; ignored: string[] } {
+    const accepted: string[] = [];
+    const ignored: string[] = [];
+    if (task.status !== "input_required") return { accepted, ignored: Object.keys(responses) };
+    const before = task.status;
+    for (const [key, response] of Object.entries(responses)) {
+      if (!task.pending[key] || !isElicitResponse(response)) {
+        ignored.push(key);
+        continue;
+      }
+      delete task.pending[key];
+      task.collected[task.keyPurpose[key] ?? key] = response;
+      accepted.push(key);
+    }
+    if (accepted.length > 0) {
+      task.lastUpdatedAt = iso();
+      if (Object.keys(task.pending).length === 0) {
+        const round = task.collected as Record<string, JsonObject>;
+        task.collected = {};
+        task.status = "working";
+        task.statusMessage = "answer received";
+        this.run(task, { kind: "input", responses: round });
+      }
+      this.commit(task, before);
+    }
+    return { accepted, ignored };
+  }
+
+  /** Cooperative cancel: a task still running becomes `cancelled` at once; a terminal one is left as it is. */
+  cancel(task: TaskRecord): boolean {
+    if (isTerminal(task.status)) return false;
+    const before = task.status;
+    this.clearTimer(task.taskId);
+    task.status = "cancelled";
+    task.statusMessage = "cancelled at the client's request";
+    task.pending = {};
+    task.collected = {};
+    task.wakeAt = undefined;
+    task.phase = "done";
+    task.lastUpdatedAt = iso();
+    this.commit(task, before);
+    return true;
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.listeners.clear();
+  }
+
+  // ---- internals -------------------------------------------------------------------------------------
+
+  private ops(task: TaskRecord): TaskOps {
+    const live = (): boolean => !isTerminal(task.status);
+    return {
+      sleep: (ms, phase, statusMessage) => {
+        if (!live()) return;
+        task.status = "working";
+        task.phase = phase;
+        if (statusMessage !== undefined) task.statusMessage = statusMessage;
+        task.wakeAt = Date.now() + Math.max(0, Math.round(ms));
+        task.lastUpdatedAt = iso();
+        this.arm(task);
+      },
+      ask: (requests, phase, statusMessage) => {
+        if (!live()) return;
+        this.clearTimer(task.taskId);
+        task.wakeAt = undefined;
+        task.phase = phase;
+        task.pending = {};
+        task.collected = {};
+        for (const [purpose, request] of Object.entries(requests)) {
+          const key = `${purpose}-${++task.keySeq}`;
+          task.keyPurpose[key] = purpose;
+          task.pending[key] = request;
+        }
+        task.status = "input_required";
+        task.statusMessage = statusMessage ?? "waiting for input";
+        task.lastUpdatedAt = iso();
+      },
+      complete: (result) => {
+        if (!live()) return;
+        this.finish(task);
+        const toolError = result.isError === true;
+        task.status = toolError ? this.opts.toolErrorStatus : "completed";
+        task.statusMessage = toolError ? "the tool reported an error" : "completed";
+        task.result = result;
+      },
+      fail: (error) => {
+        if (!live()) return;
+        this.finish(task);
+        task.status = "failed";
+        task.statusMessage = error.message;
+        task.error = error;
+      },
+    };
+  }
+
+  private finish(task: TaskRecord): void {
+    this.clearTimer(task.taskId);
+    task.wakeAt = undefined;
+    task.pending = {};
+    task.collected = {};
+    task.phase = "done";
+    task.lastUpdatedAt = iso();
+  }
+
+  private run(task: TaskRecord, event: TaskEvent): void {
+    const program = this.opts.programs[task.tool];
+    if (!program) {
+      this.ops(task).fail({ code: -32603, message: `no program for tool ${task.tool}` });
+      return;
+    }
+    try {
+      program(task, event, this.ops(task));
+    } catch (error) {
+      this.ops(task).fail({ code: -32603, message: `task program crashed: ${(error as Error).message}` });
+    }
+  }
+
+  private arm(task: TaskRecord): void {
+    this.clearTimer(task.taskId);
+    if (task.wakeAt === undefined) return;
+    const phase = task.phase;
+    const timer = setTimeout(() => {
+      this.timers.delete(task.taskId);
+      if (this.tasks.get(task.taskId) !== task || isTerminal(task.status) || task.phase !== phase) return;
+      const before = task.status;
+      task.wakeAt = undefined;
+      this.run(task, { kind: "wake" });
+      this.commit(task, before);
+    }, Math.max(0, task.wakeAt - Date.now()));
+    this.timers.set(task.taskId, timer);
+  }
+
+  private clearTimer(taskId: string): void {
+    const timer = this.timers.get(taskId);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(taskId);
+  }
+
+  /** Persists and publishes the task's current state; logs status transitions. */
+  private commit(task: TaskRecord, before: TaskStatus | undefined): void {
+    const fingerprint = `${task.status}|${task.statusMessage ?? ""}|${Object.keys(task.pending).join(",")}|${task.lastUpdatedAt}`;
+    if (this.lastCommitted.get(task.taskId) === fingerprint) return;
+    this.lastCommitted.set(task.taskId, fingerprint);
+    if (before !== task.status) this.opts.log(`task ${shortId(task.taskId)} ${before ?? "new"} -> ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ""}`);
+    try {
+      this.opts.store?.saveTask(task);
+    } catch (error) {
+      this.opts.log(`store: cannot save task ${shortId(task.taskId)}: ${(error as Error).message}`);
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(task);
+      } catch (error) {
+        this.opts.log(`listener error: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private expired(task: TaskRecord): boolean {
+    return Date.parse(task.createdAt) + task.ttlMs <= Date.now();
+  }
+
+  private forget(task: TaskRecord): void {
+    this.clearTimer(task.taskId);
+    this.tasks.delete(task.taskId);
+    this.lastCommitted.delete(task.taskId);
+    this.opts.store?.removeTask(task.taskId);
+    this.opts.log(`task ${shortId(task.taskId)} expired (ttl ${task.ttlMs} ms)`);
+  }
+
+  private sweep(): void {
+    for (const task of [...this.tasks.values()]) if (this.expired(task)) this.forget(task);
+  }
+
+  private restore(store: DemoStore): void {
+    let restored = 0;
+    for (const task of store.loadTasks()) {
+      if (this.expired(task)) {
+        store.removeTask(task.taskId);
+        continue;
+      }
+      // A program this server does not run (the store was shared with other options): leave it alone.
+      if (!Object.hasOwn(this.opts.programs, task.tool)) continue;
+      this.tasks.set(task.taskId, task);
+      if (!isTerminal(task.status) && task.wakeAt !== undefined) this.arm(task);
+      restored++;
+    }
+    if (restored > 0) this.opts.log(`store: restored ${restored} task(s) from ${store.dir}`);
+  }
+}
+
+/** Shape check of a bare elicitation response. */
+function isElicitResponse(response: unknown): response is JsonObject {
+  if (response === null || typeof response !== "object" || Array.isArray(response)) return false;
+  const r = response as JsonObject;
+  if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel") return false;
+  return r.content === undefined || (typeof r.content === "object" && r.content !== null && !Array.isArray(r.content));
+}

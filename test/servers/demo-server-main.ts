@@ -1,0 +1,94 @@
+// The demo server (src/demo) as a process, for the tests and the conformance runner.
+//
+//   node dist/test-servers/demo-server-main.js --stdio --store DIR [--generation v1|v2] [--speed N] ...
+//   node dist/test-servers/demo-server-main.js --port 0 --store DIR [...]
+//
+// HTTP: the only stdout output is one line, `listening http://127.0.0.1:PORT/mcp`, once ready. Log lines go to
+// stderr (--quiet: none). SIGINT/SIGTERM stop it; on stdio it stops when stdin closes.
+
+import { startDemoServer, type DemoServerOptions, type DemoTransportOptions } from "../../src/demo/index.js";
+
+const USAGE = `usage: demo-server-main (--stdio | --port <n>) --store <dir> [--generation v1|v2] [--speed <x>]
+                        [--poll-interval <ms>] [--ttl <ms>] [--conformance-fixtures] [--quiet]
+`;
+
+function parse(argv: string[]): { transport: DemoTransportOptions; options: DemoServerOptions; quiet: boolean } {
+  let transport: DemoTransportOptions | undefined;
+  let storeDir: string | undefined;
+  const options: Omit<DemoServerOptions, "storeDir"> = {};
+  let quiet = false;
+  const value = (i: number, name: string): string => {
+    const v = argv[i];
+    if (v === undefined) throw new Error(`${name} needs a value`);
+    return v;
+  };
+  const number = (i: number, name: string): number => {
+    const n = Number(value(i, name));
+    if (!Number.isFinite(n)) throw new Error(`${name} needs a number`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    switch (arg) {
+      case "--stdio":
+        transport = { transport: "stdio" };
+        break;
+      case "--port":
+        transport = { transport: "http", port: number(++i, arg) };
+        break;
+      case "--store":
+        storeDir = value(++i, arg);
+        break;
+      case "--generation": {
+        const g = value(++i, arg);
+        if (g !== "v1" && g !== "v2") throw new Error("--generation is v1 or v2");
+        options.generation = g;
+        break;
+      }
+      case "--speed":
+        options.speed = number(++i, arg);
+        break;
+      case "--poll-interval":
+        options.pollIntervalMs = number(++i, arg);
+        break;
+      case "--ttl":
+        options.ttlMs = number(++i, arg);
+        break;
+      case "--conformance-fixtures":
+        options.conformanceFixtures = true;
+        break;
+      case "--quiet":
+        quiet = true;
+        break;
+      default:
+        throw new Error(`unknown argument: ${arg}`);
+    }
+  }
+  if (!transport) throw new Error("choose --stdio or --port <n>");
+  if (!storeDir) throw new Error("--store <dir> is required");
+  return { transport, options: { ...options, storeDir }, quiet };
+}
+
+async function main(): Promise<void> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`demo-server: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const log = parsed.quiet ? undefined : (line: string) => process.stderr.write(`[demo-server] ${line}\n`);
+  const server = await startDemoServer(parsed.transport, { ...parsed.options, log });
+  if (server.url) process.stdout.write(`listening ${server.url}\n`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  await server.closed;
+  await server.close();
+  process.exit(0);
+}
+
+main().catch((error) => {
+  process.stderr.write(`demo-server: fatal: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
