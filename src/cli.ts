@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { registerCall } from "./commands/call.js";
 import { registerBroker } from "./commands/broker.js";
 import { registerDashboard } from "./commands/dashboard.js";
+import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
 import { registerList } from "./commands/list.js";
 import { registerRespond } from "./commands/respond.js";
@@ -53,6 +54,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
   registerList(program, ctx, run);
   registerTransfer(program, ctx, run);
   registerDashboard(program, ctx, run);
+  registerDemo(program, ctx, run);
   registerBroker(program, ctx, run);
   return program;
 }

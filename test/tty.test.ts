@@ -130,3 +130,49 @@ it("the dashboard refuses to start without a terminal (exit 2)", async () => {
   expect(run.code).toBe(2);
   expect(run.stderr).toMatch(/needs a terminal[\s\S]*mcp-task list/);
 });
+
+it("mcp-task demo opens the dashboard on the demo server; the invoice is approved through the form and completes", async () => {
+  const home = tempHome();
+  terminal(home, `${bin} demo --speed 4`);
+  await waitFor(/4 tasks/, 30_000);
+  // First invoice: one approval. Its question comes once the task has validated the invoice.
+  const answer = async () => {
+    await waitFor(/[1-9] waiting for you/, 30_000);
+    keys("a");
+    const form = await waitFor(/asks for input/);
+    if (/Approve \*/.test(form)) {
+      keys("Space");
+      await waitFor(/\[x\] yes|\[x\]/);
+      for (let i = 0; i < 3; i++) {
+        keys("Enter");
+        await sleep(150);
+      }
+    } else {
+      keys("Enter"); // open the decision list
+      await waitFor(/\( \) post/i);
+      keys("Enter"); // pick "post"; the focus moves on to the note
+      await sleep(150);
+      keys("Enter"); // the note is the last field: submit
+    }
+    await waitFor(/answer (sent|delivered)/);
+  };
+  await answer(); // INV-2041 approval
+  await answer(); // INV-2042 approval
+  await answer(); // INV-2042: the amount differs from the PO, post anyway
+  const done = await waitFor(/✓ completed\s+process_invoice[\s\S]*✓ completed\s+process_invoice|✓ completed\s+process_invoice[\s\S]*✓ completed\s+process_invoice/, 30_000);
+  expect(done).toMatch(/✗ failed\s+sync_ledger/);
+  keys("q");
+  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  const posted = JSON.parse((await runCli(["list", "--json", "--status", "completed"], { home })).stdout).filter((r: { tool: string }) => r.tool === "process_invoice");
+  expect(posted).toHaveLength(2);
+  for (const row of posted) expect((await runCli(["result", row.taskId], { home })).stdout).toMatch(/posted/);
+});
+
+it("mcp-task demo without a terminal walks through the flow with the default answers and exits 0", async () => {
+  const run = await runCli(["demo", "--speed", "4"], { home: tempHome(), timeoutMs: 60_000 });
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/INV-2041 posted/);
+  expect(run.stdout).toMatch(/INV-2042 posted/);
+  expect(run.stderr).toMatch(/sync_ledger failed/);
+  expect(run.stderr).toMatch(/export_ledger cancelled/);
+});
