@@ -165,6 +165,8 @@ export class DashboardModel {
           answered: new Set(handle.answered),
           answerInput: true,
           onAnswered: (keys) => tracked.answered(keys),
+          // The server unreachable for a while: the row says so until a read succeeds again.
+          onRetry: (error) => setRow("reconnecting", error.message),
           // What the server made of the answer: delivered (the task's next state shows what it did with it).
           onDelivered: () => this.notify(`answer delivered to ${handle.tool} (${handle.taskId.slice(0, 8)})`),
         })) {
