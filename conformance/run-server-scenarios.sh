@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs every tasks-* server scenario of the official MCP conformance suite
 # (@modelcontextprotocol/conformance, pinned in ./package.json, run on the Node 22 binary of the
-# npm package node@22 in ./node_modules) against mcp-task's V2 test server over Streamable HTTP.
+# npm package node@22 in ./node_modules) over Streamable HTTP, against mcp-task's V2 test server, or with
+# `--demo` against the demo server shipped in mcp-task (src/demo) in its V2 mode, as shipped plus the fixture
+# tools the scenarios call (--conformance-fixtures).
 #
 #   conformance/run-server-scenarios.sh              # all tasks-* scenarios
 #   conformance/run-server-scenarios.sh tasks-lifecycle tasks-mrtr-input   # just these
+#   conformance/run-server-scenarios.sh --demo       # against the demo server
 #
 # Environment: KEEP_RESULTS=1 keeps the suite's result folders (default: a temp dir, removed);
 # VERBOSE=1 prints the suite's full output of every scenario.
@@ -16,6 +19,12 @@ root="$(cd "$here/.." && pwd)"
 node22="$here/node_modules/node/bin/node"
 suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 server_js="$root/dist/test-servers/v2-server.js"
+server_name="server"
+if [[ "${1:-}" == "--demo" ]]; then
+  shift
+  server_js="$root/dist/test-servers/demo-server-main.js"
+  server_name="demo server"
+fi
 
 # (a) the suite and Node 22, installed from the committed lockfile when missing
 if [[ ! -x "$node22" || ! -f "$suite" ]]; then
@@ -29,7 +38,7 @@ fi
 "$node22" --version >/dev/null || { echo "conformance: $node22 does not run" >&2; exit 2; }
 
 # (b) the server bundle, rebuilt when missing or older than its sources
-if [[ ! -f "$server_js" ]] || [[ -n "$(find "$root/test/servers" -name '*.ts' -newer "$server_js" -print -quit)" ]]; then
+if [[ ! -f "$server_js" ]] || [[ -n "$(find "$root/src/demo" "$root/test/servers" -name '*.ts' -newer "$server_js" -print -quit)" ]]; then
   echo "conformance: building the test servers" >&2
   (cd "$root" && node scripts/build.mjs >&2)
 fi
@@ -50,7 +59,11 @@ cleanup() {
 trap cleanup EXIT
 
 # (c) the server, on a free loopback port (it picks one with --port 0 and prints its URL)
-node "$server_js" --port 0 --quiet >"$work/server.out" 2>"$work/server.err" &
+if [[ "$server_name" == "demo server" ]]; then
+  node "$server_js" --port 0 --store "$work/store" --conformance-fixtures >"$work/server.out" 2>"$work/server.err" &
+else
+  node "$server_js" --port 0 --quiet >"$work/server.out" 2>"$work/server.err" &
+fi
 server_pid=$!
 url=""
 for _ in $(seq 1 100); do
@@ -60,11 +73,11 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 if [[ -z "$url" ]]; then
-  echo "conformance: the server did not start" >&2
+  echo "conformance: the $server_name did not start" >&2
   cat "$work/server.err" >&2
   exit 2
 fi
-echo "conformance: server at $url (Node $("$node22" --version) runs the suite)" >&2
+echo "conformance: $server_name at $url (Node $("$node22" --version) runs the suite)" >&2
 
 # (d) the scenarios: as given, or every tasks-* server scenario the suite lists
 if [[ $# -gt 0 ]]; then
@@ -103,6 +116,12 @@ for scenario in "${scenarios[@]}"; do
     sed 's/^/    /' "$out"
   fi
 done
+
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "conformance: the $server_name died during the run; its log:" >&2
+  cat "$work/server.err" >&2
+  failed=$((failed + 1))
+fi
 
 # (e) the verdict
 total=${#scenarios[@]}
