@@ -10,11 +10,11 @@ import { answerOf, badArgs, elicitForm, strArg, textResult, type ToolDef, type V
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
-const NAME_FIELD = { name: { type: "string", title: "Name", description: "Your name" } };
-const CONFIRM_FIELD = { confirm: { type: "boolean", title: "Confirm" } };
+export const NAME_FIELD = { name: { type: "string", title: "Name", description: "Your name" } };
+export const CONFIRM_FIELD = { confirm: { type: "boolean", title: "Confirm" } };
 
 /** Sleep `data.ms`, then finish. */
-function afterDelay(message: string, finish: (task: TaskRecord, ops: TaskOps) => void): TaskProgram {
+export function afterDelay(message: string, finish: (task: TaskRecord, ops: TaskOps) => void): TaskProgram {
   return (task, event, ops) => {
     if (event.kind === "start") ops.sleep(Number(task.data.ms ?? 0), "finish", message);
     else if (event.kind === "wake" && task.phase === "finish") finish(task, ops);
@@ -25,10 +25,18 @@ function afterDelay(message: string, finish: (task: TaskRecord, ops: TaskOps) =>
  * SEP-2322 request-level input: round 1 answers `resultType: "input_required"` with an HMAC-protected
  * `requestState`; the client retries the same tools/call with `inputResponses` and the echoed state.
  */
-async function requestLevelInput(
+export async function requestLevelInput(
   ctx: ServerContext,
   env: V2CallEnv,
-  spec: { tool: string; key: string; request: InputRequest; field: string; onAnswer: (value: string) => JsonObject },
+  spec: {
+    tool: string;
+    key: string;
+    request: InputRequest;
+    field: string;
+    onAnswer: (value: string) => JsonObject;
+    /** The answer was declined or cancelled: a result (default: -32602). */
+    onRefusal?: (action: string) => JsonObject;
+  },
 ): Promise<JsonObject> {
   requireElicitation(ctx, spec.tool);
   const rawState = ctx.mcpReq.requestState<unknown>();
@@ -51,6 +59,7 @@ async function requestLevelInput(
   const response = responses?.[spec.key];
   if (response === undefined) return ask();
   const { action, content } = answerOf(response);
+  if (action !== "accept" && spec.onRefusal) return spec.onRefusal(action);
   if (action !== "accept") throw new ProtocolError(INVALID_PARAMS, `${spec.tool}: the input request was not accepted (${action})`);
   const value = content[spec.field];
   if (typeof value !== "string" || value.trim() === "") return ask();

@@ -66,6 +66,8 @@ export interface TaskOps {
   sleep(ms: number, phase: string, statusMessage?: string): void;
   /** Go `input_required` with these questions (purpose -> request); mints fresh, never reused keys. */
   ask(requests: Record<string, InputRequest>, phase: string, statusMessage?: string): void;
+  /** Update the status message alone (still a change: lastUpdatedAt moves). */
+  note(statusMessage: string): void;
   complete(result: JsonObject): void;
   fail(error: RpcError): void;
 }
@@ -115,7 +117,7 @@ export class TaskRuntime {
    * Creates a task and runs its program's start step synchronously, so the task exists (and is on disk)
    * before the reply that names it goes out: a tasks/get right after it always resolves.
    */
-  create(tool: string, data: JsonObject, extra: { ttlMs?: number; owner?: string } = {}): TaskRecord {
+  create(tool: string, data: JsonObject, extra: { ttlMs?: number; pollIntervalMs?: number; owner?: string } = {}): TaskRecord {
     const now = iso();
     const task: TaskRecord = {
       taskId: randomUUID(),
@@ -124,7 +126,7 @@ export class TaskRuntime {
       createdAt: now,
       lastUpdatedAt: now,
       ttlMs: extra.ttlMs ?? this.opts.ttlMs,
-      pollIntervalMs: this.opts.pollIntervalMs,
+      pollIntervalMs: extra.pollIntervalMs ?? this.opts.pollIntervalMs,
       ...(extra.owner !== undefined && { owner: extra.owner }),
       phase: "start",
       data,
@@ -240,6 +242,11 @@ export class TaskRuntime {
         }
         task.status = "input_required";
         task.statusMessage = statusMessage ?? "waiting for input";
+        task.lastUpdatedAt = iso();
+      },
+      note: (statusMessage) => {
+        if (!live()) return;
+        task.statusMessage = statusMessage;
         task.lastUpdatedAt = iso();
       },
       complete: (result) => {

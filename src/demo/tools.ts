@@ -25,6 +25,12 @@ export interface V2CallEnv {
   taskResult(task: TaskRecord): JsonObject;
 }
 
+/** Per-call task settings a V2 tool may take from its arguments (the defaults are the server's). */
+export interface TaskOverrides {
+  ttlMs?: number;
+  pollIntervalMs?: number;
+}
+
 export interface ToolDef {
   name: string;
   title?: string;
@@ -36,9 +42,10 @@ export interface ToolDef {
   /**
    * A task tool. `required`: only as a task (V1 `taskSupport: required`; V2 refuses a client without the tasks
    * extension). `optional`: V1 `taskSupport: optional`; V2 runs it inline for a client without the extension.
-   * `data` validates the arguments and returns the program's initial data.
+   * `data` validates the arguments and returns the program's initial data; `overrides` (V2 only, optional) the
+   * task's own ttl and poll interval.
    */
-  task?: { support: "required" | "optional"; data: (args: JsonObject) => JsonObject };
+  task?: { support: "required" | "optional"; data: (args: JsonObject) => JsonObject; overrides?: (args: JsonObject) => TaskOverrides };
   program?: TaskProgram;
   /** V2 only: the tool's own flow (request-level input first). */
   v2Call?: (args: JsonObject, ctx: ServerContext, env: V2CallEnv) => Promise<JsonObject>;
@@ -532,6 +539,7 @@ export function runInline(program: TaskProgram, tool: string, data: JsonObject, 
         timer = setTimeout(() => step({ kind: "wake" }), ms);
       },
       ask: () => settle(() => reject(onAsk())),
+      note: () => {},
       complete: (result) => settle(() => resolve(result)),
       fail: (error) => settle(() => reject(new ProtocolError(error.code, error.message, error.data))),
     };

@@ -27,10 +27,13 @@ const INVALID_PARAMS = -32602;
 export interface V2Setup {
   runtime: TaskRuntime;
   tools: ToolDef[];
-  store: DemoStore;
+  /** Keeps the requestState key across restarts; without a store the key is new on every start. */
+  store?: DemoStore;
   serverInfo: { name: string; version: string };
   instructions: string;
   log: (line: string) => void;
+  /** Sees every inbound JSON-RPC message (HTTP: each message of a POST body) before it is served. */
+  onInbound?: (message: unknown) => void;
 }
 
 /** A Standard Schema for `{ taskId: string, ... }` params (no zod needed). */
@@ -83,7 +86,8 @@ function createFactory(setup: V2Setup): () => Server {
   const { runtime, tools, log } = setup;
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // requestState is HMAC-protected with a key kept in the store: a pending round survives a restart.
-  const codec = createRequestStateCodec<JsonObject>({ key: setup.store.secret("request-state-key", () => randomBytes(32).toString("hex")), ttlSeconds: 3600 });
+  const newKey = () => randomBytes(32).toString("hex");
+  const codec = createRequestStateCodec<JsonObject>({ key: setup.store?.secret("request-state-key", newKey) ?? newKey(), ttlSeconds: 3600 });
   const env: V2CallEnv = {
     runtime,
     mintState: (state) => codec.mint(state),
@@ -111,7 +115,7 @@ function createFactory(setup: V2Setup): () => Server {
     if (tool.v2Call) return tool.v2Call(args, ctx, env);
     const spec = tool.task!;
     const data = spec.data(args);
-    if (declaresTasks(ctx)) return env.taskResult(runtime.create(name, data));
+    if (declaresTasks(ctx)) return env.taskResult(runtime.create(name, data, spec.overrides?.(args)));
     if (spec.support === "required") throw missingTasksExtension(`${name} (a task-required tool)`);
     return runInline(tool.program!, name, data, ctx.mcpReq.signal, () => missingTasksExtension(name));
   };
@@ -168,6 +172,7 @@ class ListeningStdioTransport implements Transport {
     private readonly hub: ListenHub,
     private readonly onEnd: () => void,
     private readonly log: (line: string) => void,
+    private readonly onInbound?: (message: unknown) => void,
   ) {}
 
   async start(): Promise<void> {
@@ -177,6 +182,7 @@ class ListeningStdioTransport implements Transport {
     };
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onmessage = (message) => {
+      this.onInbound?.(message);
       if (this.hub.wants(message)) {
         this.hub.open(message, (m) => {
           this.inner.send(m as JSONRPCMessage).catch((error: Error) => this.log(`stdio send: ${error.message}`));
@@ -207,7 +213,7 @@ export async function startV2(transport: { transport: "stdio" } | { transport: "
   if (transport.transport === "stdio") {
     let ended!: () => void;
     const closed = new Promise<void>((resolve) => (ended = resolve));
-    const wrapped = new ListeningStdioTransport(new StdioServerTransport(), hub, () => ended(), setup.log);
+    const wrapped = new ListeningStdioTransport(new StdioServerTransport(), hub, () => ended(), setup.log, setup.onInbound);
     const handle = serveStdio(factory, { legacy: "reject", transport: wrapped, onerror });
     return {
       closed,
@@ -224,6 +230,7 @@ export async function startV2(transport: { transport: "stdio" } | { transport: "
     transport.port,
     transport.host,
     async (request, parsed) => {
+      if (setup.onInbound) for (const message of Array.isArray(parsed) ? parsed : parsed !== undefined ? [parsed] : []) setup.onInbound(message);
       if (
         request.method === "POST" &&
         hub.wants(parsed) &&

@@ -1,24 +1,27 @@
 // mcp-task's V2 test server: MCP 2026-07-28 (no initialize, per-request _meta envelope) with the
-// "io.modelcontextprotocol/tasks" extension, built on @modelcontextprotocol/server 2.4.
+// "io.modelcontextprotocol/tasks" extension. The machinery (task runtime, store, V2 wire, HTTP front,
+// task subscriptions) is the demo server's (src/demo); this server adds its own tools (v2/tools.ts),
+// request counting (v2/stats.ts) and command line (v2/options.ts).
 //
 //   node dist/test-servers/v2-server.js --stdio
 //   node dist/test-servers/v2-server.js --port 0 [--poll-interval 200] [--ttl 300000] [--store DIR]
 //
 // In HTTP mode the only stdout output is one line, `listening http://127.0.0.1:PORT/mcp`, once ready.
 // Everything else (one line per request: `[v2-server] rpc <method> count=<n>`, task transitions)
-// goes to stderr. See v2/tools.ts for the tools and v2/listen.ts for task subscriptions.
+// goes to stderr.
 
-import { randomBytes } from "node:crypto";
-import { ListenHub } from "./v2/listen.js";
-import { SERVER_INFO, createServerFactory } from "./v2/mcp.js";
+import { catalogue } from "../../src/demo/tools.js";
+import { DemoStore } from "../../src/demo/store.js";
+import { TaskRuntime } from "../../src/demo/runtime.js";
+import { startV2 } from "../../src/demo/v2.js";
+import type { RunningFront } from "../../src/demo/http.js";
 import { USAGE, parseOptions } from "./v2/options.js";
 import type { ServerOptions } from "./v2/options.js";
-import { TaskRuntime } from "./v2/runtime.js";
-import { log, setRequestLogging } from "./v2/stats.js";
-import { TaskFileStore } from "./v2/store.js";
-import { makeStateCodec, taskPrograms } from "./v2/tools.js";
-import { startHttp } from "./v2/http.js";
-import { startStdio } from "./v2/stdio.js";
+import { countMessage, log, setRequestLogging } from "./v2/stats.js";
+import { testTools } from "./v2/tools.js";
+
+const SERVER_INFO = { name: "mcp-task-v2-test-server", version: "0.1.0" };
+const INSTRUCTIONS = "Test server for mcp-task: MCP 2026-07-28 with the io.modelcontextprotocol/tasks extension.";
 
 async function main(): Promise<void> {
   let opts: ServerOptions;
@@ -30,41 +33,35 @@ async function main(): Promise<void> {
   }
   setRequestLogging(opts.logRequests);
 
-  const store = opts.storeDir ? new TaskFileStore(opts.storeDir) : undefined;
-  const runtime = new TaskRuntime({
-    pollIntervalMs: opts.pollIntervalMs,
-    ttlMs: opts.ttlMs,
-    store,
-    programs: taskPrograms(),
-  });
-  // requestState is HMAC-protected; with --store the key survives a restart (so does a pending round).
-  const stateCodec = makeStateCodec(store?.secret("request-state-key", () => randomBytes(32).toString("hex")));
-  const hub = new ListenHub(runtime, SERVER_INFO);
-  const factory = createServerFactory(runtime, stateCodec);
+  // With --store, tasks and the requestState HMAC key survive a restart (so does a pending round).
+  const store = opts.storeDir ? new DemoStore(opts.storeDir, log) : undefined;
+  const { tools, programs } = catalogue(testTools());
+  const runtime = new TaskRuntime({ pollIntervalMs: opts.pollIntervalMs, ttlMs: opts.ttlMs, store, programs, toolErrorStatus: "completed", log });
+  const setup = { runtime, tools, store, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS, log, onInbound: countMessage };
 
-  let shuttingDown = false;
-  const shutdown = async (code: number, close?: () => Promise<void>) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    try {
-      await close?.();
-    } catch {
-      /* ignore */
-    }
+  let front: RunningFront;
+  try {
+    front = await startV2(opts.mode === "http" ? { transport: "http", port: opts.port, host: "127.0.0.1" } : { transport: "stdio" }, setup);
+  } catch (error) {
     runtime.close();
-    process.exit(code);
-  };
-
-  if (opts.mode === "http") {
-    const front = await startHttp(opts.port, factory, hub);
-    log(`serving MCP 2026-07-28 + ${"io.modelcontextprotocol/tasks"} at ${front.url} (poll ${opts.pollIntervalMs} ms, ttl ${opts.ttlMs} ms${store ? `, store ${store.dir}` : ""})`);
-    process.stdout.write(`listening ${front.url}\n`);
-    for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void shutdown(0, front.close));
-  } else {
-    const handle = startStdio(factory, hub, () => void shutdown(0));
-    log(`serving MCP 2026-07-28 + io.modelcontextprotocol/tasks on stdio (poll ${opts.pollIntervalMs} ms, ttl ${opts.ttlMs} ms${store ? `, store ${store.dir}` : ""})`);
-    for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void shutdown(0, () => handle.close()));
+    throw error;
   }
+  log(
+    `serving MCP 2026-07-28 + io.modelcontextprotocol/tasks ${front.url ? `at ${front.url}` : "on stdio"} ` +
+      `(poll ${opts.pollIntervalMs} ms, ttl ${opts.ttlMs} ms${store ? `, store ${store.dir}` : ""})`,
+  );
+  if (front.url) process.stdout.write(`listening ${front.url}\n`);
+
+  let shuttingDown: Promise<void> | undefined;
+  const shutdown = () =>
+    (shuttingDown ??= (async () => {
+      await front.close().catch(() => {});
+      runtime.close();
+      process.exit(0);
+    })());
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void shutdown());
+  // stdio: the client closed stdin.
+  void front.closed.then(() => shutdown());
 }
 
 main().catch((error) => {
