@@ -23,8 +23,9 @@ export const VERSION = "0.1.0";
 export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   const wantsJson = (argv: string[]) => argv.includes("--json");
   let json = false;
-  const run = async (job: () => Promise<number>) => {
+  const run = async (job: () => Promise<number>, options: { settings?: boolean } = {}) => {
     try {
+      if (options.settings !== false) await ctx.loadSettings();
       setExit(await job());
     } catch (error) {
       const report = describeError(error);
@@ -87,9 +88,19 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   process.removeAllListeners("SIGINT");
   process.on("SIGINT", interruptNow);
   let exitCode: number = ExitCode.ok;
-  let settings: Settings;
+  const home = homeDir(env);
+  let settings: Settings | undefined;
+  const loadSettings = async () => {
+    if (!settings) {
+      settings = await Settings.open(home);
+      // conf's when-exit has just hooked SIGINT too (see above): only our handler stays.
+      for (const listener of process.listeners("SIGINT")) if (listener !== interruptNow) process.removeListener("SIGINT", listener);
+    }
+    return settings;
+  };
+  let tracker: Tracker;
   try {
-    settings = new Settings(homeDir(env));
+    tracker = new Tracker(new HandleStore(home), systemClock);
   } catch (error) {
     const report = describeError(error);
     createPrinter(io, argv.includes("--json")).error(report);
@@ -99,8 +110,13 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     io,
     clock: systemClock,
     env,
-    settings,
-    tracker: new Tracker(new HandleStore(settings.home), systemClock),
+    home,
+    get settings(): Settings {
+      if (!settings) throw new Error("settings used before they were loaded");
+      return settings;
+    },
+    loadSettings,
+    tracker,
     interrupt: interrupt.signal,
     interruptNow,
     self: [process.execPath, process.argv[1]],
@@ -110,16 +126,16 @@ export async function main(argv: string[] = process.argv): Promise<number> {
         // A stdio server dies with the process that started it: tasks that must outlive a command go through
         // the server's broker (started on demand for a new task; a saved task needs the broker that ran it).
         const { connectBroker } = await import("./broker/client.js");
-        return connectBroker({ home: settings.home, descriptor, name: name ?? descriptor.command, start: !how.resume, self: ctx.self, clock: systemClock });
+        return connectBroker({ home, descriptor, name: name ?? descriptor.command, start: !how.resume, self: ctx.self, clock: systemClock });
       }
       return (await import("./protocol/connect.js")).connect(descriptor, {
         env,
         name,
         resume: how.resume,
         verdicts: {
-          get: (key) => settings.verdict(key, Date.now()),
-          set: (key, verdict) => settings.saveVerdict(key, verdict, Date.now()),
-          delete: (key) => settings.forgetVerdict(key),
+          get: (key) => ctx.settings.verdict(key, Date.now()),
+          set: (key, verdict) => ctx.settings.saveVerdict(key, verdict, Date.now()),
+          delete: (key) => ctx.settings.forgetVerdict(key),
         },
       });
     },

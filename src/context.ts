@@ -40,7 +40,12 @@ export interface Context {
   io: IO;
   clock: Clock;
   env: Record<string, string | undefined>;
-  settings: Settings;
+  /** The settings, once loaded (most commands load them before they run; see `loadSettings`). */
+  readonly settings: Settings;
+  /** Loads the settings (saved servers, verdicts): commands that need none (list, forget...) skip the cost. */
+  loadSettings(): Promise<Settings>;
+  /** The mcp-task directory. */
+  home: string;
   /** The saved task handles. */
   tracker: Tracker;
   /**

@@ -57,7 +57,7 @@ async function ensureExited(pid: number, ctx: Context): Promise<void> {
 }
 
 export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRACE_MS): Promise<number> {
-  const paths = brokerPaths(ctx.settings.home, key);
+  const paths = brokerPaths(ctx.home, key);
   const spec = JSON.parse(readFileSync(`${paths.meta}.spec`, "utf8")) as BrokerSpec;
   if (brokerKey(spec.descriptor) !== key) throw new Error("the broker spec does not match its key");
   const wire: Wire = await ctx.connect(spec.descriptor, spec.name);

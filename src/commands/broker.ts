@@ -2,9 +2,10 @@
 // Started by mcp-task itself (src/broker/client.ts), never by a user.
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { parseDuration } from "./common.js";
 
-export function registerBroker(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerBroker(program: Command, ctx: Context, run: Run): void {
   program
     .command("broker", { hidden: true })
     .argument("<key>")

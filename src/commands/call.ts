@@ -2,6 +2,7 @@
 // at once, and follow it to its end (or hand back the id with --detach).
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { descriptorKey } from "../protocol/server.js";
@@ -33,7 +34,7 @@ export interface CallOptions extends ServerOptions {
   json: boolean;
 }
 
-export function registerCall(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerCall(program: Command, ctx: Context, run: Run): void {
   program
     .command("call")
     .summary("call a tool, as a task where the server allows, and wait for its result")

@@ -1,9 +1,10 @@
 // `mcp-task dashboard` (alias `ui`): every saved task at a glance, live. Ink is loaded only here.
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 
-export function registerDashboard(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerDashboard(program: Command, ctx: Context, run: Run): void {
   program
     .command("dashboard")
     .alias("ui")

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { httpDescriptor } from "../protocol/server.js";
 import { parseMilliseconds } from "./common.js";
@@ -11,7 +12,7 @@ import { parseMilliseconds } from "./common.js";
 /** The answers the printed demo gives: approve, and post the invoice when asked again. Documented in the README. */
 export const DEMO_ANSWERS = { approve: true, comment: "approved by the mcp-task demo", action: "post", note: "posted by the mcp-task demo" };
 
-export function registerDemo(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerDemo(program: Command, ctx: Context, run: Run): void {
   program
     .command("demo-server")
     .summary("run the built-in demo MCP server: an invoice approval workflow")
@@ -26,7 +27,7 @@ export function registerDemo(program: Command, ctx: Context, run: (job: () => Pr
         const { startDemoServer } = await import("../demo/index.js");
         const server = await startDemoServer(flags.stdio ? { transport: "stdio" } : { transport: "http", port: Number(parseMilliseconds(flags.port, "--port")) }, {
           generation,
-          storeDir: flags.store ?? join(ctx.settings.home, "demo", generation),
+          storeDir: flags.store ?? join(ctx.home, "demo", generation),
           speed: Number(flags.speed) > 0 ? Number(flags.speed) : 1,
           log: (line) => ctx.io.stderr.write(`demo-server: ${line}\n`),
         });

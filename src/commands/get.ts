@@ -1,6 +1,7 @@
 // `mcp-task get <id>` (one fresh status from the server) and `mcp-task cancel <id>`.
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { isTerminal, type Snapshot } from "../protocol/wire.js";
@@ -9,7 +10,7 @@ import { viewOf } from "../tasks/views.js";
 import { preparedAnswers } from "../tasks/input.js";
 import { reopen } from "./common.js";
 
-export function registerGet(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerGet(program: Command, ctx: Context, run: Run): void {
   program
     .command("get")
     .summary("read a saved task's status from the server (and update the saved handle)")

@@ -1,6 +1,7 @@
 // `mcp-task list` (saved handles, optionally merged with the server's tasks/list), `forget` and `prune`.
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
@@ -9,7 +10,7 @@ import { handleExpired } from "../tasks/tracker.js";
 import { age, viewOf, type HandleView } from "../tasks/views.js";
 import { parseDuration, resolveServer } from "./common.js";
 
-export function registerList(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerList(program: Command, ctx: Context, run: Run): void {
   program
     .command("list")
     .summary("list saved tasks (and, with --remote, the server's own list)")
@@ -17,7 +18,7 @@ export function registerList(program: Command, ctx: Context, run: (job: () => Pr
     .option("--status <s,...>", `only these statuses (${TASK_STATUSES.join(", ")}, expired)`)
     .option("--remote", "add the server's tasks/list (2025-11-25 servers that offer it)")
     .option("--json", "one JSON document")
-    .action((flags: { server?: string; status?: string; remote?: boolean; json?: boolean }) => run(() => runList(flags, ctx)));
+    .action((flags: { server?: string; status?: string; remote?: boolean; json?: boolean }) => run(() => runList(flags, ctx), { settings: false }));
   program
     .command("forget")
     .summary("drop saved task handles (the tasks themselves are not touched)")
@@ -29,7 +30,7 @@ export function registerList(program: Command, ctx: Context, run: (job: () => Pr
           await ctx.tracker.store.remove(stem);
         }
         return 0;
-      }),
+      }, { settings: false }),
     );
   program
     .command("prune")
@@ -46,7 +47,7 @@ export function registerList(program: Command, ctx: Context, run: (job: () => Pr
         const temps = await ctx.tracker.store.sweepTemps(ctx.clock.now());
         createPrinter(ctx.io, false).note(`dropped ${dropped} handle(s)${temps ? ` and ${temps} left-over temp file(s)` : ""}`);
         return 0;
-      }),
+      }, { settings: false }),
     );
 }
 
@@ -56,6 +57,7 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
   for (const status of wanted ?? []) {
     if (status !== "expired" && !TASK_STATUSES.includes(status as TaskStatus)) throw new UsageError(`unknown status: ${status}`, `use ${TASK_STATUSES.join(", ")} or expired`);
   }
+  if (flags.server !== undefined || flags.remote) await ctx.loadSettings();
   const server = flags.server !== undefined || flags.remote ? resolveServer({ server: flags.server }, ctx) : undefined;
   let bad = 0;
   let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.list(() => bad++)).map(({ handle }) => viewOf(handle, now));

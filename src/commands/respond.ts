@@ -3,12 +3,13 @@
 // input_required) or the task ends. With --json it prints one JSON document, like `get`.
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint, followSettings } from "./common.js";
 
-export function registerRespond(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerRespond(program: Command, ctx: Context, run: Run): void {
   program
     .command("respond")
     .summary("answer a saved task's outstanding input request")

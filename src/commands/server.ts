@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
@@ -16,7 +17,7 @@ function checkName(name: string): string {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-export function registerServer(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerServer(program: Command, ctx: Context, run: Run): void {
   const server = program.command("server").summary("save, list and choose servers").description("Save, list and choose MCP servers.")
     .addHelpText("after", '\nExample:\n  mcp-task server add everything --stdio "npx -y @modelcontextprotocol/server-everything"');
   server
@@ -92,7 +93,7 @@ export function registerServer(program: Command, ctx: Context, run: (job: () => 
     .action((flags: { json?: boolean }) =>
       run(async () => {
         const { listBrokers } = await import("../broker/client.js");
-        const brokers = await listBrokers(ctx.settings.home);
+        const brokers = await listBrokers(ctx.home);
         createPrinter(ctx.io, Boolean(flags.json)).document(
           brokers.map(({ descriptor: _d, ...b }) => b),
           () =>
@@ -112,9 +113,9 @@ export function registerServer(program: Command, ctx: Context, run: (job: () => 
     .action((name: string) =>
       run(async () => {
         const { listBrokers, stopBroker } = await import("../broker/client.js");
-        const matches = (await listBrokers(ctx.settings.home)).filter((b) => b.name === name);
+        const matches = (await listBrokers(ctx.home)).filter((b) => b.name === name);
         if (matches.length === 0) throw new UsageError(`no broker runs for ${sanitizeLine(name)}`, "see them with: mcp-task server ps");
-        for (const broker of matches) await stopBroker(ctx.settings.home, broker.key);
+        for (const broker of matches) await stopBroker(ctx.home, broker.key);
         createPrinter(ctx.io, false).note(`stopped ${matches.length} broker(s) of ${name}`);
         return 0;
       }),

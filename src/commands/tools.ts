@@ -1,11 +1,12 @@
 // `mcp-task tools`: the server's tools with their task support, and the generation it speaks.
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { resolveServer } from "./common.js";
 
-export function registerTools(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerTools(program: Command, ctx: Context, run: Run): void {
   program
     .command("tools")
     .summary("list a server's tools, their task support and the server's generation")

@@ -3,12 +3,13 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { parseHandle, type Handle } from "../store/handles.js";
 import { readAll } from "./common.js";
 
-export function registerTransfer(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerTransfer(program: Command, ctx: Context, run: Run): void {
   program
     .command("export")
     .summary("print a saved task's handle as JSON, to import elsewhere")
@@ -19,7 +20,7 @@ export function registerTransfer(program: Command, ctx: Context, run: (job: () =
         const tracked = await ctx.tracker.open(id);
         createPrinter(ctx.io, true).document(tracked.handle, () => "");
         return 0;
-      }),
+      }, { settings: false }),
     );
   program
     .command("import")
@@ -50,7 +51,7 @@ export function registerTransfer(program: Command, ctx: Context, run: (job: () =
         for (const handle of handles) await ctx.tracker.adopt(handle);
         createPrinter(ctx.io, false).note(`imported ${handles.map((h) => h.taskId).join(", ")}`);
         return 0;
-      }),
+      }, { settings: false }),
     );
 }
 

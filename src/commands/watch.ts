@@ -2,6 +2,7 @@
 // it to its end; `result` prints only the result.
 import type { Command } from "commander";
 import type { Context } from "../context.js";
+import type { Run } from "./run.js";
 import { StillRunningError } from "../errors.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
@@ -19,7 +20,7 @@ interface FollowCommandOptions {
   noWait: boolean;
 }
 
-export function registerWatch(program: Command, ctx: Context, run: (job: () => Promise<number>) => Promise<void>): void {
+export function registerWatch(program: Command, ctx: Context, run: Run): void {
   program
     .command("watch")
     .summary("follow a saved task to its end, answering its input, and print its result")

@@ -22,8 +22,8 @@ const STARTERS: Array<{ tool: string; args: Record<string, unknown>; what: strin
 ];
 
 async function startServer(ctx: Context, generation: "v1" | "v2", speed: number): Promise<DemoServer> {
-  const storeDir = join(ctx.settings.home, "demo", generation);
-  const first = demoPort(ctx.settings.home, generation);
+  const storeDir = join(ctx.home, "demo", generation);
+  const first = demoPort(ctx.home, generation);
   for (let port = first; port < first + 20; port++) {
     try {
       return await startDemoServer({ transport: "http", port }, { generation, storeDir, speed });

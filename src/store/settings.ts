@@ -3,7 +3,7 @@
 // (see ../shared/STACK.md).
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import Conf from "conf";
+import type Conf from "conf";
 import envPaths from "env-paths";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
@@ -39,10 +39,19 @@ export function ensurePrivateDir(dir: string): void {
 export class Settings {
   private readonly conf: Conf<SettingsData>;
 
-  constructor(readonly home: string) {
+  /** Opens the settings; conf (with its AJV and semver) is loaded only now, by the commands that need it. */
+  static async open(home: string): Promise<Settings> {
+    const { default: ConfClass } = await import("conf");
+    return new Settings(home, ConfClass);
+  }
+
+  private constructor(
+    readonly home: string,
+    ConfClass: typeof Conf,
+  ) {
     ensurePrivateDir(home);
     try {
-      this.conf = new Conf<SettingsData>({
+      this.conf = new ConfClass<SettingsData>({
         cwd: home,
         configName: "settings",
         projectSuffix: "",

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { tempHome } from "./cli.js";
 import { ROOT } from "./servers.js";
 
-export function testContext(home = tempHome()): Context & { out: { stdout: string; stderr: string } } {
+export async function testContext(home = tempHome()): Promise<Context & { out: { stdout: string; stderr: string } }> {
   const out = { stdout: "", stderr: "" };
-  const settings = new Settings(home);
+  const settings = await Settings.open(home);
   const interrupt = new AbortController();
   return {
     out,
@@ -30,6 +30,8 @@ export function testContext(home = tempHome()): Context & { out: { stdout: strin
     clock: systemClock,
     env: {},
     settings,
+    loadSettings: async () => settings,
+    home,
     tracker: new Tracker(new HandleStore(home), systemClock),
     interrupt: interrupt.signal,
     interruptNow: () => interrupt.abort(new InterruptedError("interrupted")),

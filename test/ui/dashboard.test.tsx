@@ -37,7 +37,7 @@ it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async 
   const done = await detach("task_complete", "ms=100", "text=first-result");
   await runCli(["watch", done], { home });
   const slow = await detach("task_slow", "ms=60000");
-  const ctx = testContext(home);
+  const ctx = await testContext(home);
   const model = new DashboardModel(ctx);
   await model.start();
   let exited = false;

@@ -24,7 +24,7 @@ async function until(model: DashboardModel, test: (s: DashboardState) => boolean
 }
 
 it("follows saved tasks, asks their questions, and records the outcome", async () => {
-  const ctx = testContext();
+  const ctx = await testContext();
   const home = ctx.settings.home;
   const detach = async (...args: string[]) => events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0].taskId as string;
   const asking = await detach("task_input_once", "ms=100");
@@ -50,7 +50,7 @@ it("follows saved tasks, asks their questions, and records the outcome", async (
 });
 
 it("starts a call from the dashboard and follows it; cancel and forget act on the task", async () => {
-  const ctx = testContext();
+  const ctx = await testContext();
   const model = new DashboardModel(ctx);
   await model.start();
   try {
