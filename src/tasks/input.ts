@@ -30,15 +30,18 @@ export function expected(schema: { properties?: Record<string, unknown>; require
   return sanitizeLine(fields.length ? `expected ${fields.join("; ")}` : "expected an empty object");
 }
 
+/** How to give the answer later: to the task (respond), or to the call (again, with the answer). */
+function answerHint(taskId: string | null): string {
+  return taskId ? `mcp-task respond ${taskId} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
+}
+
 /** The error for a task that waits for input nobody here can give. */
 export function inputUnavailable(taskId: string | null, question: string | undefined): InputRequiredError {
-  const hint = taskId ? `mcp-task respond ${taskId} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
-  return new InputRequiredError(`input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`, hint, taskId);
+  return new InputRequiredError(`input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`, answerHint(taskId), taskId);
 }
 
 function needInput(request: InputRequest, taskId: string | null, why: string): InputRequiredError {
-  const hint = taskId ? `mcp-task respond ${taskId} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
-  return new InputRequiredError(`${why}: ${describe(request)}`, hint, taskId);
+  return new InputRequiredError(`${why}: ${describe(request)}`, answerHint(taskId), taskId);
 }
 
 /**
