@@ -90,6 +90,12 @@ export interface RuntimeOptions {
 const iso = (ms = Date.now()): string => new Date(ms).toISOString();
 export const shortId = (id: string): string => id.slice(0, 8);
 
+/** A task as its program first sees it: `working`, in phase `start`, with no questions asked yet. */
+export function newTaskRecord(taskId: string, tool: string, data: JsonObject, timing: { ttlMs: number; pollIntervalMs: number; owner?: string }): TaskRecord {
+  const now = iso();
+  return { taskId, tool, status: "working", createdAt: now, lastUpdatedAt: now, ...timing, phase: "start", data, keySeq: 0, pending: {}, keyPurpose: {}, collected: {} };
+}
+
 export class TaskRuntime {
   private readonly tasks = new Map<string, TaskRecord>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -118,23 +124,11 @@ export class TaskRuntime {
    * before the reply that names it goes out: a tasks/get right after it always resolves.
    */
   create(tool: string, data: JsonObject, extra: { ttlMs?: number; pollIntervalMs?: number; owner?: string } = {}): TaskRecord {
-    const now = iso();
-    const task: TaskRecord = {
-      taskId: randomUUID(),
-      tool,
-      status: "working",
-      createdAt: now,
-      lastUpdatedAt: now,
+    const task = newTaskRecord(randomUUID(), tool, data, {
       ttlMs: extra.ttlMs ?? this.opts.ttlMs,
       pollIntervalMs: extra.pollIntervalMs ?? this.opts.pollIntervalMs,
       ...(extra.owner !== undefined && { owner: extra.owner }),
-      phase: "start",
-      data,
-      keySeq: 0,
-      pending: {},
-      keyPurpose: {},
-      collected: {},
-    };
+    });
     this.tasks.set(task.taskId, task);
     this.opts.log(`task ${shortId(task.taskId)} created by ${tool}`);
     this.run(task, { kind: "start" });

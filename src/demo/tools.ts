@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { ProtocolError } from "@modelcontextprotocol/server";
 import type { ServerContext } from "@modelcontextprotocol/server";
 import { CURRENCIES, PO_PATTERN, count, isPoNumber, journalEntryId, lookupPo, money, round2, signed, type PurchaseOrder } from "./erp.js";
-import type { InputRequest, JsonObject, TaskOps, TaskProgram, TaskRecord, TaskRuntime } from "./runtime.js";
+import { newTaskRecord, type InputRequest, type JsonObject, type TaskOps, type TaskProgram, type TaskRecord, type TaskRuntime } from "./runtime.js";
 
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
@@ -506,22 +506,7 @@ export function catalogue(tools: ToolDef[]): Catalogue {
 /** Runs a task program to its end in-process, for a V2 client that did not declare the tasks extension. */
 export function runInline(program: TaskProgram, tool: string, data: JsonObject, signal: AbortSignal, onAsk: () => Error): Promise<JsonObject> {
   return new Promise<JsonObject>((resolve, reject) => {
-    const now = new Date().toISOString();
-    const task: TaskRecord = {
-      taskId: "inline",
-      tool,
-      status: "working",
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: 0,
-      pollIntervalMs: 0,
-      phase: "start",
-      data,
-      keySeq: 0,
-      pending: {},
-      keyPurpose: {},
-      collected: {},
-    };
+    const task = newTaskRecord("inline", tool, data, { ttlMs: 0, pollIntervalMs: 0 });
     let timer: NodeJS.Timeout | undefined;
     let done = false;
     const settle = (fn: () => void) => {
