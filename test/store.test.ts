@@ -1,7 +1,7 @@
 // The handle store under the conditions that break naive stores: many processes writing at once, one handle
 // changed by several processes, a process killed in the middle of a write.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HandleStore, parseHandle } from "../src/store/handles.js";
@@ -53,8 +53,13 @@ it("eight mcp-task processes starting tasks at once leave every handle in the st
 it("eight writer processes saving 250 handles each lose none", async () => {
   const home = tempHome();
   await Promise.all(Array.from({ length: 8 }, (_, p) => finished(writer(home, "create", `p${p}`, "250", "500"))));
-  const handles = await new HandleStore(home).list();
-  expect(handles).toHaveLength(2000);
+  const store = new HandleStore(home);
+  expect(await store.list()).toHaveLength(2000);
+  // Their index lines, appended by eight processes at once, are whole: the index alone names every handle.
+  const index = readFileSync(join(home, "tasks/.index.ndjson"), "utf8").trimEnd().split("\n");
+  expect(index).toHaveLength(2000);
+  for (const line of index) expect(JSON.parse(line)[0]).toBe(1);
+  expect(store.summaries().map((s) => s.taskId).sort()).toEqual((await store.list()).map((h) => h.handle.taskId).sort());
 });
 
 it("one handle changed by eight processes at once keeps every change", async () => {
@@ -86,12 +91,15 @@ it("saving a handle writes its own file only, private to the user; an unreadable
   const home = tempHome();
   await finished(writer(home, "create", "a", "50", "10"));
   const dir = join(home, "tasks");
-  const before = new Map(readdirSync(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs]));
+  const indexLines = () => readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n").length;
+  const before = new Map(readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => [f, statSync(join(dir, f)).mtimeMs]));
+  const linesBefore = indexLines();
   await new Promise((r) => setTimeout(r, 20));
   await finished(writer(home, "create", "b", "1", "10"));
   const after = readdirSync(dir);
-  expect(after.filter((f) => !before.has(f))).toEqual(["b-0.00000000.json"]);
+  expect(after.filter((f) => f.endsWith(".json") && !before.has(f))).toEqual(["b-0.00000000.json"]);
   for (const [file, mtime] of before) expect(statSync(join(dir, file)).mtimeMs).toBe(mtime);
+  expect(indexLines()).toBe(linesBefore + 1); // and one line appended to the index
   expect(statSync(home).mode & 0o777).toBe(0o700);
   expect(statSync(dir).mode & 0o777).toBe(0o700);
   for (const file of after) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
@@ -99,4 +107,38 @@ it("saving a handle writes its own file only, private to the user; an unreadable
   const run = await runCli(["list", "--json"], { home });
   expect(run.code).toBe(0);
   expect(JSON.parse(run.stdout)).toHaveLength(51);
+});
+
+it("list reads the index, but the files win: edits behind its back, files added or removed by hand, a damaged line", async () => {
+  const home = tempHome();
+  await finished(writer(home, "create", "run", "3", "10"));
+  await finished(writer(home, "create", "done", "2", "10", "completed"));
+  const dir = join(home, "tasks");
+  const store = new HandleStore(home);
+  const listed = async () => {
+    const run = await runCli(["list", "--json"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    return Object.fromEntries((JSON.parse(run.stdout) as Array<{ taskId: string; status: string }>).map((r) => [r.taskId, r.status]));
+  };
+  expect(await listed()).toEqual({ "run-0": "working", "run-1": "working", "run-2": "working", "done-0": "completed", "done-1": "completed" });
+
+  // As if a writer were killed between renaming its file and appending its index line: the file changed alone.
+  const file = join(dir, "run-0.00000000.json");
+  const changed = parseHandle(readFileSync(file, "utf8"));
+  changed.last.status = "failed";
+  await new Promise((r) => setTimeout(r, 20));
+  writeFileSync(file, JSON.stringify(changed));
+  // A handle copied in by hand, and one deleted by hand.
+  writeFileSync(join(dir, "copied-0.00000000.json"), JSON.stringify({ ...changed, taskId: "copied-0" }), { mode: 0o600 });
+  rmSync(join(dir, "done-1.00000000.json"));
+  expect(await listed()).toEqual({ "run-0": "failed", "run-1": "working", "run-2": "working", "done-0": "completed", "copied-0": "failed" });
+
+  // A line cut short by a crash: the index is rebuilt from the files, one line per handle.
+  appendFileSync(join(dir, ".index.ndjson"), '[1,"half');
+  expect(await listed()).toEqual({ "run-0": "failed", "run-1": "working", "run-2": "working", "done-0": "completed", "copied-0": "failed" });
+  expect(readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n")).toHaveLength(5);
+
+  // Removed through the store: gone from the index too, with no directory entry needed to tell.
+  await store.remove("run-2.00000000");
+  expect(store.summaries().map((s) => s.taskId).sort()).toEqual(["copied-0", "done-0", "run-0", "run-1"]);
 });

@@ -5,9 +5,9 @@ import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
-import { TASK_STATUSES, isTerminal, type TaskStatus } from "../protocol/wire.js";
-import { handleExpired } from "../tasks/tracker.js";
-import { age, viewOf, type HandleView } from "../tasks/views.js";
+import { TASK_STATUSES, type TaskStatus } from "../protocol/wire.js";
+import { summaryExpired } from "../tasks/tracker.js";
+import { age, viewOfSummary, type HandleView } from "../tasks/views.js";
 import { parseDuration, resolveServer } from "./common.js";
 
 export function registerList(program: Command, ctx: Context, run: Run): void {
@@ -40,9 +40,9 @@ export function registerList(program: Command, ctx: Context, run: Run): void {
       run(async () => {
         const cutoff = flags.olderThan !== undefined ? ctx.clock.now() - parseDuration(flags.olderThan, "--older-than") : Infinity;
         let dropped = 0;
-        for (const { stem, handle } of await ctx.tracker.store.list()) {
-          const finished = Boolean(handle.outcome) || handleExpired(handle, ctx.clock.now()) || isTerminal(handle.last.status);
-          if (finished && Date.parse(handle.updatedAt) < cutoff && (await ctx.tracker.store.remove(stem))) dropped++;
+        for (const summary of ctx.tracker.store.summaries()) {
+          const finished = summary.final || summaryExpired(summary, ctx.clock.now());
+          if (finished && Date.parse(summary.updatedAt) < cutoff && (await ctx.tracker.store.remove(summary.stem))) dropped++;
         }
         const temps = await ctx.tracker.store.sweepTemps(ctx.clock.now());
         createPrinter(ctx.io, false).note(`dropped ${dropped} handle(s)${temps ? ` and ${temps} left-over temp file(s)` : ""}`);
@@ -60,7 +60,7 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
   if (flags.server !== undefined || flags.remote) await ctx.loadSettings();
   const server = flags.server !== undefined || flags.remote ? resolveServer({ server: flags.server }, ctx) : undefined;
   let bad = 0;
-  let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.list(() => bad++)).map(({ handle }) => viewOf(handle, now));
+  let rows: Array<HandleView & { remoteOnly?: boolean }> = ctx.tracker.store.summaries(() => bad++).map((summary) => viewOfSummary(summary, now));
   if (server) rows = rows.filter((row) => row.server === server.name);
   if (flags.remote && server) {
     const wire = await ctx.connect(server.descriptor, server.name);
@@ -83,7 +83,7 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
     }
   }
   if (wanted) rows = rows.filter((row) => wanted.includes(row.status) || (row.expired && wanted.includes("expired")));
-  rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)); // ISO times: plain comparison, ~10x cheaper than localeCompare
   const printer = createPrinter(ctx.io, Boolean(flags.json));
   printer.document(rows, () =>
     rows

@@ -6,12 +6,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import lockfile from "proper-lockfile";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import type { ResumeToken, Snapshot, TaskStatus } from "../protocol/wire.js";
+import { isTerminal, type ResumeToken, type Snapshot, type TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
 import { ensurePrivateDir } from "./settings.js";
+import { SummaryIndex, type HandleSummary } from "./summary-index.js";
+
+export type { HandleSummary };
 
 export interface HistoryEntry {
   status: TaskStatus;
@@ -55,30 +57,59 @@ export function fileStem(taskId: string, serverKey: string): string {
   return `${safe}.${serverKey.slice(0, 8)}`;
 }
 
+/** The summary of a handle kept in the index (see summary-index.ts). */
+export function summarize(stem: string, handle: Handle, mtime: number): HandleSummary {
+  return {
+    stem,
+    mtime,
+    taskId: handle.taskId,
+    server: handle.server.name,
+    tool: handle.tool,
+    generation: handle.resume.generation,
+    status: handle.outcome?.status ?? handle.last.status,
+    statusMessage: handle.last.statusMessage ?? null,
+    createdAt: handle.createdAt,
+    taskCreatedAt: handle.last.createdAt ?? null,
+    updatedAt: handle.updatedAt,
+    ttlMs: handle.ttlMs ?? null,
+    pollIntervalMs: handle.pollIntervalMs ?? null,
+    gone: handle.gone?.reason ?? null,
+    final: Boolean(handle.outcome) || isTerminal(handle.last.status),
+  };
+}
+
 export class HandleStore {
   readonly dir: string;
+  private readonly index: SummaryIndex;
 
   constructor(home: string) {
     ensurePrivateDir(home);
     this.dir = join(home, "tasks");
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.index = new SummaryIndex(this.dir);
   }
 
   private path(stem: string): string {
     return join(this.dir, `${stem}.json`);
   }
 
-  /** Writes a handle atomically: temp file in the same directory, fsync, rename. */
+  /**
+   * Writes a handle atomically (temp file in the same directory, fsync, rename), then records its summary in the
+   * index: after the rename, so that the index is never ahead of the file.
+   */
   private async write(stem: string, handle: Handle): Promise<void> {
     const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${randomBytes(4).toString("hex")}`);
     const file = await open(temp, "wx", 0o600);
+    let mtime: number;
     try {
       await file.writeFile(JSON.stringify(handle));
       await file.sync();
+      mtime = (await file.stat()).mtimeMs; // a rename keeps it: the index can tell this version from a later one
     } finally {
       await file.close();
     }
     await rename(temp, this.path(stem));
+    this.index.append([summarize(stem, handle, mtime)]);
   }
 
   private async read(stem: string): Promise<Handle | undefined> {
@@ -97,6 +128,9 @@ export class HandleStore {
 
   /** Read-modify-write under the handle's lock. Returns the updated handle. */
   async update(stem: string, change: (handle: Handle) => void): Promise<Handle> {
+    // Loaded here, not at start: proper-lockfile brings graceful-fs, which patches fs when loaded (~10 ms that
+    // `list` and the other read-only commands need not pay).
+    const { default: lockfile } = await import("proper-lockfile");
     const release = await lockfile.lock(this.path(stem), {
       realpath: false,
       lockfilePath: join(this.dir, `.lock-${stem}`),
@@ -126,6 +160,43 @@ export class HandleStore {
         onBad?.(name);
       }
     }
+    return out;
+  }
+
+  /**
+   * The summary of every handle, from the index (one file) checked against the directory: entries whose file is
+   * gone are dropped, files without an entry are read, and unfinished tasks' entries are read again when their
+   * file's mtime moved. What had to be read is written back; a log grown well past its handles is compacted.
+   */
+  summaries(onBad?: (file: string) => void): HandleSummary[] {
+    const names = readdirSync(this.dir);
+    const { entries, lines, damaged } = this.index.load();
+    const out: HandleSummary[] = [];
+    const healed: HandleSummary[] = [];
+    for (const name of names) {
+      if (!name.endsWith(".json") || name.startsWith(".")) continue;
+      const stem = name.slice(0, -5);
+      const entry = entries.get(stem);
+      if (entry?.final) {
+        out.push(entry);
+        continue;
+      }
+      const path = join(this.dir, name);
+      try {
+        const mtime = statSync(path).mtimeMs;
+        if (entry && mtime === entry.mtime) {
+          out.push(entry);
+          continue;
+        }
+        const summary = summarize(stem, parseHandle(readFileSync(path, "utf8")), mtime);
+        out.push(summary);
+        healed.push(summary);
+      } catch {
+        onBad?.(name);
+      }
+    }
+    if (damaged || lines > 2 * out.length + 1000) this.index.compact(out);
+    else this.index.append(healed);
     return out;
   }
 
@@ -195,6 +266,7 @@ export class HandleStore {
   async remove(stem: string): Promise<boolean> {
     try {
       await unlink(this.path(stem));
+      this.index.append([{ stem, removed: true }]);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;

@@ -3,12 +3,18 @@
 import type { Clock } from "../context.js";
 import { TaskNotFoundError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, type Snapshot, type Wire } from "../protocol/wire.js";
-import { fileStem, type Handle, type HandleStore } from "../store/handles.js";
+import type { Snapshot, Wire } from "../protocol/wire.js";
+import { fileStem, summarize, type Handle, type HandleStore, type HandleSummary } from "../store/handles.js";
 import type { FinalOutcome } from "./engine.js";
 
 /** How long a status-message-only change may wait before it is written. */
 const MESSAGE_FLUSH_MS = 5000;
+/**
+ * A final outcome whose result is larger than this (as JSON) is not saved with the handle: the handle records the
+ * final status only, and `result` / `watch` read the result from the server again (while its ttl lasts). Handles
+ * stay small, so that listing and finding them stays fast.
+ */
+export const MAX_SAVED_RESULT_CHARS = 1_000_000;
 
 export interface ServerRef {
   name: string;
@@ -102,8 +108,9 @@ export class TrackedTask {
   }
 
   async finish(outcome: FinalOutcome): Promise<void> {
+    const tooBig = outcome.result !== undefined && JSON.stringify(outcome.result).length > MAX_SAVED_RESULT_CHARS;
     await this.change((handle) => {
-      handle.outcome = outcome;
+      if (!tooBig) handle.outcome = outcome;
       if (handle.last.status !== outcome.status) handle.last = { ...handle.last, status: outcome.status };
       if (handle.history.at(-1)?.status !== outcome.status) handle.history.push({ status: outcome.status, at: this.at() });
     });
@@ -122,11 +129,16 @@ export class TrackedTask {
 }
 
 export function handleExpired(handle: Handle, now: number): boolean {
-  if (handle.outcome || isTerminal(handle.last.status)) return false;
-  if (handle.gone) return true;
-  if (handle.ttlMs === null || handle.ttlMs === undefined) return false;
-  const created = Date.parse(handle.last.createdAt ?? handle.createdAt);
-  return Number.isFinite(created) && now > created + handle.ttlMs;
+  return summaryExpired(summarize("", handle, 0), now);
+}
+
+/** The same, on a handle's summary (what `list` reads from the index). */
+export function summaryExpired(summary: HandleSummary, now: number): boolean {
+  if (summary.final) return false;
+  if (summary.gone) return true;
+  if (summary.ttlMs === null) return false;
+  const created = Date.parse(summary.taskCreatedAt ?? summary.createdAt);
+  return Number.isFinite(created) && now > created + summary.ttlMs;
 }
 
 export class Tracker {

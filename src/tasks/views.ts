@@ -1,6 +1,6 @@
 // What `get`, `list` and `export` show of a handle: one plain object for JSON, and a line or block of text.
-import type { Handle } from "../store/handles.js";
-import { handleExpired } from "./tracker.js";
+import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
+import { summaryExpired } from "./tracker.js";
 
 export interface HandleView {
   taskId: string;
@@ -18,19 +18,23 @@ export interface HandleView {
 }
 
 export function viewOf(handle: Handle, now: number): HandleView {
+  return viewOfSummary(summarize("", handle, 0), now);
+}
+
+export function viewOfSummary(s: HandleSummary, now: number): HandleView {
   return {
-    taskId: handle.taskId,
-    server: handle.server.name,
-    tool: handle.tool,
-    generation: handle.resume.generation,
-    status: handle.outcome?.status ?? handle.last.status,
-    statusMessage: handle.last.statusMessage ?? null,
-    createdAt: handle.createdAt,
-    updatedAt: handle.updatedAt,
-    ttlMs: handle.ttlMs ?? null,
-    pollIntervalMs: handle.pollIntervalMs ?? null,
-    expired: handleExpired(handle, now),
-    gone: handle.gone?.reason ?? null,
+    taskId: s.taskId,
+    server: s.server,
+    tool: s.tool,
+    generation: s.generation,
+    status: s.status,
+    statusMessage: s.statusMessage,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    ttlMs: s.ttlMs,
+    pollIntervalMs: s.pollIntervalMs,
+    expired: summaryExpired(s, now),
+    gone: s.gone,
   };
 }
 
