@@ -201,6 +201,18 @@ export class HandleStore {
   }
 
   /**
+   * A token that changes whenever a handle is written or removed by any process (every write renames a file into
+   * the directory, which moves the directory's mtime): two stats tell a long-running view that nothing changed.
+   */
+  mark(): string {
+    try {
+      return `${statSync(this.dir).mtimeMs}:${statSync(this.index.path, { throwIfNoEntry: false })?.size ?? 0}`;
+    } catch {
+      return "";
+    }
+  }
+
+  /**
    * The handles whose files are new or changed since `seen` (stem -> mtime), and the stems that are gone: a
    * cheap re-read for a long-running view (one stat per file, reads only what changed).
    */

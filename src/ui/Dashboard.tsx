@@ -1,10 +1,11 @@
 // The dashboard's root: owns the view state (mode, selection, filter, sort, scroll) and the keys; everything it
 // shows comes from the model through useDashboard, and every view below it is a pure function of its props.
 import { Box, Text, useInput } from "ink";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { sanitizeLine } from "../output/sanitize.js";
 import { Detail, detailLines } from "./Detail.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
+import { changesBySecond } from "./format.js";
 import { HelpBar } from "./HelpBar.js";
 import type { DashboardModel, Question } from "./model.js";
 import { NewCall, type ServerChoice } from "./NewCall.js";
@@ -30,8 +31,11 @@ const next = <T,>(list: readonly T[], current: T): T => list[(list.indexOf(curre
 
 export function Dashboard({ model, clock, servers, width, height, onExit, onPager, onCopy }: DashboardProps) {
   const state = useDashboard(model);
-  const now = useNow(clock);
   const [mode, setMode] = useState<Mode>({ kind: "list" });
+  // The clock ticks each second only while a duration on screen changes by the second (a task running, or under
+  // two minutes old in its status): an idle dashboard of finished tasks redraws once a minute, not every second.
+  const [bySecond, setBySecond] = useState(true);
+  const now = useNow(clock, bySecond ? 1000 : 60_000);
   const [selectedStem, setSelectedStem] = useState<string>();
   const [text, setText] = useState("");
   const [status, setStatus] = useState<StatusFilter>("all");
@@ -41,6 +45,10 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   // Filtering and sorting need the time only to tell expired tasks: a minute's precision spares the work each tick.
   const minute = Math.floor(now / 60_000) * 60_000;
   const rows = useMemo(() => visibleRows(state.rows, state.questions, { text, status, sort, now: minute }), [state.rows, state.questions, text, status, sort, minute]);
+  useEffect(() => {
+    const at = clock.now();
+    setBySecond(mode.kind !== "list" || state.rows.some((row) => changesBySecond(row.handle, at)));
+  }, [state.rows, mode.kind, minute, clock]);
   const index = Math.max(0, rows.findIndex((r) => r.stem === selectedStem));
   const selected = rows[index];
   const listHeight = Math.max(3, height - 6);

@@ -1,5 +1,5 @@
 // Small pure helpers the views share: status symbols (readable without colour), durations, row facts.
-import type { TaskStatus } from "../protocol/wire.js";
+import { isTerminal, type TaskStatus } from "../protocol/wire.js";
 import { handleExpired } from "../tasks/tracker.js";
 import type { Handle } from "../store/handles.js";
 
@@ -56,6 +56,12 @@ export function inStatus(handle: Handle, now: number): number {
 export function ttlLeft(handle: Handle, now: number): number | undefined {
   if (handle.outcome || handle.ttlMs === null || handle.ttlMs === undefined) return undefined;
   return Date.parse(handle.last.createdAt ?? handle.createdAt) + handle.ttlMs - now;
+}
+
+/** Whether a duration shown for this task (its age, time in status, ttl left) still changes by the second. */
+export function changesBySecond(handle: Handle, now: number): boolean {
+  if (!handle.outcome && !isTerminal(handle.last.status) && !handleExpired(handle, now)) return true; // running
+  return [ageOf(handle, now), inStatus(handle, now), ttlLeft(handle, now)].some((ms) => ms !== undefined && ms > -1000 && ms < 120_000);
 }
 
 /** A table column: the text fitted into `width - 1` columns, then one space before the next column. */
