@@ -47,6 +47,14 @@ export class ProtocolViolation extends ServerError {
   override readonly code = "protocol";
 }
 
+/**
+ * The connection dropped while an answer was on its way and the server could not be reached again to see whether
+ * it took it: the answer is not counted as delivered (exit 4, the server is unreachable).
+ */
+export class AnswerNotDeliveredError extends ServerError {
+  override readonly code = "answer_not_delivered";
+}
+
 /** A JSON-RPC error returned by the server for a request (other than the classified cases). */
 export class RpcError extends ServerError {
   override readonly code = "rpc";

@@ -40,6 +40,8 @@ export interface DemoServerOptions {
   ttlMs?: number;
   /** V2 only: also serve the conformance suite's fixture tools (greet, slow_compute, failing_job, ...). */
   conformanceFixtures?: boolean;
+  /** Sees every inbound JSON-RPC message before it is served (over HTTP; V2 on stdio too). For tests: faults. */
+  onInbound?: (message: unknown) => void;
 }
 
 export interface DemoServer {
@@ -76,7 +78,7 @@ export async function startDemoServer(transport: DemoTransportOptions, options: 
   if (options.conformanceFixtures && generation === "v1") log("conformanceFixtures applies to V2 only: ignored");
   const { tools, programs } = catalogue([...demoTools(speed), ...(fixtures ? conformanceFixtures() : [])]);
   const runtime = new TaskRuntime({ pollIntervalMs, ttlMs, store, programs, toolErrorStatus: generation === "v1" ? "failed" : "completed", log });
-  const setup = { runtime, tools, store, serverInfo: { ...DEMO_SERVER_INFO }, instructions: INSTRUCTIONS, log };
+  const setup = { runtime, tools, store, serverInfo: { ...DEMO_SERVER_INFO }, instructions: INSTRUCTIONS, log, onInbound: options.onInbound };
   const where = transport.transport === "http" ? { transport: "http" as const, port: transport.port, host: "127.0.0.1" as const } : { transport: "stdio" as const };
 
   let front: RunningFront;

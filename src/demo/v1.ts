@@ -52,6 +52,8 @@ export interface V1Setup {
   serverInfo: { name: string; version: string };
   instructions: string;
   log: (line: string) => void;
+  /** Sees every inbound JSON-RPC message of an HTTP POST body before it is served (tests: counting, faults). */
+  onInbound?: (message: unknown) => void;
 }
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -388,6 +390,7 @@ export async function startV1(transport: { transport: "stdio" } | { transport: "
     transport.port,
     transport.host,
     async (request, parsed) => {
+      if (setup.onInbound) for (const message of Array.isArray(parsed) ? parsed : parsed !== undefined ? [parsed] : []) setup.onInbound(message);
       const sessionId = request.headers.get("mcp-session-id");
       if (sessionId) {
         const session = sessions.get(sessionId) ?? (await revive(sessionId));

@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { ProtocolViolation, RpcError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
-import { closeConnection, type RawChannel } from "./rpc.js";
+import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -19,8 +19,10 @@ import type {
   ServiceInputOptions,
   Snapshot,
   TaskError,
+  InputResponse,
   TaskPage,
   ToolInfo,
+  UncertainDelivery,
   Wire,
 } from "./wire.js";
 
@@ -32,8 +34,11 @@ type Outcome = { result: CallToolResult } | { error: TaskError };
 export class V1Wire implements Wire {
   readonly generation = "v1" as const;
   inputHandler?: InputHandler;
+  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   serverPid?: number;
   private tools?: Map<string, ToolInfo>;
+  /** Answers to a task's questions handed to the SDK and not yet sent, by the server's request id. */
+  private readonly answering = new Map<unknown, { taskId: string; request: InputRequest; response: InputResponse }>();
   /** Open `tasks/result` requests, one per task. */
   private readonly resultRequests = new Map<string, Promise<Outcome | undefined>>();
   private readonly outcomes = new Map<string, Outcome>();
@@ -48,8 +53,8 @@ export class V1Wire implements Wire {
     private readonly resumedCapabilities?: Record<string, unknown>,
     private readonly sessionId?: () => string | undefined,
   ) {
-    client.setRequestHandler("elicitation/create", async (request) => this.ask(request.method, request.params as Record<string, unknown>, request) as never);
-    client.setRequestHandler("sampling/createMessage", async (request) => this.ask(request.method, request.params as Record<string, unknown>, request) as never);
+    client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
+    client.setRequestHandler("sampling/createMessage", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method !== "notifications/tasks/status" || this.listeners.size === 0) return;
       let snapshot: Snapshot;
@@ -59,6 +64,33 @@ export class V1Wire implements Wire {
         return; // A malformed notification is ignored: polling remains the source of truth.
       }
       for (const listener of this.listeners) listener(snapshot);
+    };
+    this.watchAnswers();
+  }
+
+  /**
+   * The SDK sends our answer as the response to the server's elicitation request, and only logs a failed send.
+   * Such an answer may not have reached the server: tell `onUncertainDelivery` (a server that did not take it asks
+   * again on its next tasks/result).
+   */
+  private watchAnswers(): void {
+    const transport = this.client.transport;
+    if (!transport) return;
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const id = (message as { id?: unknown }).id;
+      const answer = "method" in message ? undefined : this.answering.get(id);
+      if (!answer) return send(message, options);
+      this.answering.delete(id);
+      return send(message, options).catch((error: unknown) => {
+        this.onUncertainDelivery?.({
+          taskId: answer.taskId,
+          answers: [{ request: answer.request, response: answer.response }],
+          stableKeys: false,
+          error: toServerError(error, "sending the answer"),
+        });
+        throw error;
+      });
     };
   }
 
@@ -89,10 +121,9 @@ export class V1Wire implements Wire {
   }
 
   /** Routes a server-to-client request to the input handler, tagged with its task when it has one. */
-  private async ask(method: string, params: Record<string, unknown>, request: unknown): Promise<Record<string, unknown>> {
+  private async ask(method: string, params: Record<string, unknown>, id: unknown): Promise<Record<string, unknown>> {
     const meta = (params._meta ?? {}) as Record<string, { taskId?: unknown } | undefined>;
     const taskId = typeof meta[RELATED_TASK]?.taskId === "string" ? (meta[RELATED_TASK]!.taskId as string) : null;
-    const id = (request as { id?: unknown }).id;
     const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
     if (!this.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
     const response = await this.inputHandler(input, taskId);
@@ -100,6 +131,7 @@ export class V1Wire implements Wire {
       // mcp-task has no model; a declined sampling request is reported to the server as an error.
       throw new RpcError("sampling declined: mcp-task is not connected to a model", -1);
     }
+    if (taskId !== null && id !== undefined) this.answering.set(id, { taskId, request: input, response });
     return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
   }
 

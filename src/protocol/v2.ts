@@ -10,7 +10,20 @@ import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFo
 import { sanitizeLine } from "../output/sanitize.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
 import { closeConnection, type RawChannel } from "./rpc.js";
-import type { CallOptions, CallOutcome, InputHandler, InputRequest, InputResponse, ResumeToken, ServiceInputOptions, Snapshot, TaskPage, ToolInfo, Wire } from "./wire.js";
+import type {
+  CallOptions,
+  CallOutcome,
+  InputHandler,
+  InputRequest,
+  InputResponse,
+  ResumeToken,
+  ServiceInputOptions,
+  Snapshot,
+  TaskPage,
+  ToolInfo,
+  UncertainDelivery,
+  Wire,
+} from "./wire.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const INVALID_PARAMS = -32602;
@@ -22,6 +35,7 @@ export class V2Wire implements Wire {
   readonly generation = "v2" as const;
   readonly canListTasks = false;
   inputHandler?: InputHandler;
+  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   serverPid?: number;
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
   private subscription?: { taskIds: string[]; abort: AbortController };
@@ -139,8 +153,23 @@ export class V2Wire implements Wire {
     const open = snapshot.inputRequests.filter((request) => !options.answered.has(request.key));
     if (open.length === 0) return [];
     const inputResponses: Record<string, unknown> = {};
-    for (const request of open) inputResponses[request.key] = wireResponse(request, await this.handler()(request, snapshot.taskId, options.signal));
-    await this.taskRequest("tasks/update", { taskId: snapshot.taskId, inputResponses }, options.signal);
+    const answers: UncertainDelivery["answers"] = [];
+    for (const request of open) {
+      const response = await this.handler()(request, snapshot.taskId, options.signal);
+      inputResponses[request.key] = wireResponse(request, response);
+      answers.push({ request, response });
+    }
+    try {
+      await this.taskRequest("tasks/update", { taskId: snapshot.taskId, inputResponses }, options.signal);
+    } catch (error) {
+      // No reply (the connection dropped, the stream ended, a timeout): the server may or may not have applied the
+      // answers. Whoever listens settles it with the next tasks/get (keys still listed were not taken).
+      if (error instanceof ServerError && error.transient && !options.signal?.aborted && this.onUncertainDelivery) {
+        this.onUncertainDelivery({ taskId: snapshot.taskId, answers, stableKeys: true, error });
+        return [];
+      }
+      throw error;
+    }
     return open.map((request) => request.key);
   }
 

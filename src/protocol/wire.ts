@@ -87,6 +87,23 @@ export interface CallOptions {
  */
 export type InputHandler = (request: InputRequest, taskId: string | null, signal?: AbortSignal) => Promise<InputResponse>;
 
+/**
+ * Answers whose arrival is in doubt: the connection failed while they were on their way, so the server may or may
+ * not have taken them. The engine settles it with the next read of the task.
+ */
+export interface UncertainDelivery {
+  taskId: string;
+  answers: Array<{ request: InputRequest; response: InputResponse }>;
+  /**
+   * True when the keys are the server's own and last the task's life (V2 input keys): an answer it took is recorded
+   * as answered, and one it did not take can be sent again under the same key. False when each question is a new
+   * request of its own (V1): the server asks again if it did not take the answer.
+   */
+  stableKeys: boolean;
+  /** The transport failure. */
+  error: Error;
+}
+
 export interface ServiceInputOptions {
   /** Keys already answered (in this or an earlier process): never answered twice. */
   answered: ReadonlySet<string>;
@@ -122,6 +139,8 @@ export interface Wire {
   readonly canListTasks: boolean;
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
+  /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
+  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   /** Resolves (never rejects) with the reason once the connection is gone (a stdio server exited, ...). */
   readonly closed: Promise<Error>;
   /** The process id of a local stdio server, where there is one. */

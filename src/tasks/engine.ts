@@ -7,12 +7,14 @@ import {
   type CallOutcome,
   type CallToolResult,
   type InputRequest,
+  type InputResponse,
   type Snapshot,
   type TaskError,
   type ToolInfo,
+  type UncertainDelivery,
   type Wire,
 } from "../protocol/wire.js";
-import { inputUnavailable, type InputProvider } from "./input.js";
+import { answerNotDelivered, inputUnavailable, type InputProvider } from "./input.js";
 import { outputProblem } from "./schema.js";
 
 /** Used when the server gives no poll interval. */
@@ -31,6 +33,16 @@ export interface FinalOutcome {
   /** Set when structuredContent breaks the tool's outputSchema. */
   outputProblem?: string;
 }
+
+/**
+ * What became of answers whose delivery was in doubt (the connection failed while they were on their way):
+ * `uncertain` when it happens, then, with the next read of the task, `taken` (the server has them), `resending`
+ * (it did not take them: sent again under the same keys) or `askAgain` (the task still waits: the answer is given
+ * again when the server asks again).
+ */
+export type DeliveryEvent =
+  | { kind: "uncertain"; taskId: string; requests: InputRequest[]; error: Error }
+  | { kind: "taken" | "resending" | "askAgain"; taskId: string; requests: InputRequest[] };
 
 export interface WatchOptions {
   signal?: AbortSignal;
@@ -54,6 +66,8 @@ export interface WatchOptions {
   onDelivered?: () => void;
   /** Called when input requests are seen (for display); keys already answered are left out. */
   onInput?: (taskId: string, requests: InputRequest[]) => void;
+  /** Told when an answer's delivery is in doubt, and what the next read of the task says about it. */
+  onDelivery?: (event: DeliveryEvent) => void;
 }
 
 export class TaskEngine {
@@ -63,14 +77,25 @@ export class TaskEngine {
   private readonly wakers = new Map<string, () => void>();
   /** Per watched task: told each time an answer reached the server. */
   private readonly deliveries = new Map<string, () => void>();
+  /** Per watched task: told of answers whose delivery is in doubt. */
+  private readonly doubts = new Map<string, (delivery: UncertainDelivery) => void>();
+  /** Answers the server did not take after a dropped connection, sent again without asking again (task + key). */
+  private readonly resend = new Map<string, InputResponse>();
 
   constructor(
     readonly wire: Wire,
     private readonly clock: Clock,
     private readonly input?: InputProvider,
   ) {
+    wire.onUncertainDelivery = (delivery) => this.doubts.get(delivery.taskId)?.(delivery);
     wire.inputHandler = async (request, taskId, signal) => {
       if (!this.input) throw new ServerError("internal: no input provider");
+      const again = taskId ? this.resend.get(resendKey(taskId, request.key)) : undefined;
+      if (again) {
+        this.resend.delete(resendKey(taskId!, request.key));
+        this.deliveries.get(taskId!)?.();
+        return again;
+      }
       try {
         const response = await this.input.answer(request, taskId, signal);
         // Returned to the server by the wire (V1 answers the server's request with it).
@@ -170,6 +195,37 @@ export class TaskEngine {
     const pace = (snapshot?: Snapshot) => intervalOf(snapshot) * (this.wire.pushConfirmed?.(taskId) ? PUSH_GRACE : 1);
     let due = last ? this.clock.now() + intervalOf(last) : this.clock.now();
     const changed = (next: Snapshot) => !last || fingerprint(last, answered) !== fingerprint(next, answered);
+    // Answers whose delivery is in doubt: read the task at once (retrying while the server is away) and settle them.
+    let doubt: UncertainDelivery | undefined;
+    this.doubts.set(taskId, (delivery) => {
+      doubt = doubt ? { ...delivery, answers: [...doubt.answers, ...delivery.answers] } : delivery;
+      options.onDelivery?.({ kind: "uncertain", taskId, requests: delivery.answers.map((answer) => answer.request), error: delivery.error });
+      due = this.clock.now();
+      wakeUp();
+    });
+    const settle = async (snapshot: Snapshot) => {
+      if (!doubt) return;
+      const { answers, stableKeys } = doubt;
+      doubt = undefined;
+      // Taken: the task no longer waits, or (where the server lists its questions) the key is no longer listed.
+      const listed = new Set(snapshot.inputRequests.map((request) => request.key));
+      const waiting = snapshot.status === "input_required";
+      const isTaken = (request: InputRequest) => !waiting || (snapshot.inputListed === true && !listed.has(request.key));
+      const taken = answers.filter(({ request }) => isTaken(request));
+      const missed = answers.filter(({ request }) => !isTaken(request));
+      if (taken.length) {
+        const keys = taken.map(({ request }) => request.key);
+        if (stableKeys) {
+          for (const key of keys) answered.add(key);
+          await options.onAnswered?.(keys);
+        }
+        options.onDelivery?.({ kind: "taken", taskId, requests: taken.map(({ request }) => request) });
+      }
+      if (missed.length) {
+        if (stableKeys) for (const { request, response } of missed) this.resend.set(resendKey(taskId, request.key), response);
+        options.onDelivery?.({ kind: stableKeys ? "resending" : "askAgain", taskId, requests: missed.map(({ request }) => request) });
+      }
+    };
     const serviceInput = (snapshot: Snapshot) => {
       if (snapshot.status !== "input_required") {
         // The task moved on (answered elsewhere, timed out): withdraw a question still waiting for a person.
@@ -218,6 +274,7 @@ export class TaskEngine {
         if (pushed) {
           const snapshot = pushed;
           pushed = undefined;
+          await settle(snapshot);
           if (isTerminal(snapshot.status)) {
             // A final push that carries its outcome ends the watch without a read; one without, reads it now.
             if (snapshot.status === "cancelled" || snapshot.result || snapshot.error) {
@@ -251,13 +308,18 @@ export class TaskEngine {
             if (options.signal?.aborted) throw options.signal.reason;
             if (!(error instanceof ServerError) || !error.transient) throw error;
             failingSince ??= this.clock.now();
-            if (this.clock.now() - failingSince > (options.giveUpMs ?? 60_000)) throw error;
+            if (this.clock.now() - failingSince > (options.giveUpMs ?? 60_000)) {
+              // An answer still in doubt is reported as not delivered: the handle does not count it as answered.
+              if (doubt) throw answerNotDelivered(taskId, doubt.answers.map((answer) => answer.request), error);
+              throw error;
+            }
             failures++;
             const wait = backoff(failures, options.floorMs);
             options.onRetry?.(error, wait);
             due = this.clock.now() + wait;
             continue;
           }
+          await settle(snapshot);
           if (changed(snapshot) || isTerminal(snapshot.status)) {
             last = snapshot;
             yield snapshot;
@@ -277,6 +339,8 @@ export class TaskEngine {
       inputAbort?.abort();
       this.wakers.delete(taskId);
       this.deliveries.delete(taskId);
+      this.doubts.delete(taskId);
+      for (const key of [...this.resend.keys()]) if (key.startsWith(resendKey(taskId, ""))) this.resend.delete(key);
       unsubscribe();
     }
   }
@@ -287,6 +351,8 @@ export class TaskEngine {
     return reported ?? (await this.wire.getTask(taskId));
   }
 }
+
+const resendKey = (taskId: string, key: string) => `${taskId}\n${key}`;
 
 /** What counts as a visible change between two snapshots. */
 function fingerprint(snapshot: Snapshot, answered: ReadonlySet<string>): string {

@@ -1,8 +1,9 @@
 // Where answers to a server's questions come from: given ahead of time (--input / --decline), or nowhere (a
 // pipeline never waits for a person: exit 6). The interactive prompt is another InputProvider.
-import { InputRequiredError } from "../errors.js";
+import { AnswerNotDeliveredError, InputRequiredError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
+import type { DeliveryEvent } from "./engine.js";
 import { schemaProblem } from "./schema.js";
 
 export interface InputProvider {
@@ -38,6 +39,30 @@ function answerHint(taskId: string | null): string {
 /** The error for a task that waits for input nobody here can give. */
 export function inputUnavailable(taskId: string | null, question: string | undefined): InputRequiredError {
   return new InputRequiredError(`input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`, answerHint(taskId), taskId);
+}
+
+/** An answer the server was not seen to take before it became unreachable (see DeliveryEvent in engine.ts). */
+export function answerNotDelivered(taskId: string, requests: InputRequest[], cause: Error): AnswerNotDeliveredError {
+  return new AnswerNotDeliveredError(
+    `answer not delivered: the connection dropped before the server confirmed the answer to ${requests.map(describe).join(", ")} (${sanitizeLine(cause.message)})`,
+    `once the server is back, give it again: ${answerHint(taskId)}`,
+    taskId,
+  );
+}
+
+/** One line on what became of an answer whose delivery was in doubt. */
+export function deliveryNote(event: DeliveryEvent): string {
+  const what = `the answer to ${event.requests.map(describe).join(", ")}`;
+  switch (event.kind) {
+    case "uncertain":
+      return `the connection dropped while ${what} was on its way (${sanitizeLine(event.error.message)}); checking whether the server took it`;
+    case "taken":
+      return `the server took ${what} (confirmed after the connection dropped)`;
+    case "resending":
+      return `${what} did not reach the server; sending it again`;
+    case "askAgain":
+      return `${what} did not reach the server (the task still waits for input); it is given again when the server asks again`;
+  }
 }
 
 function needInput(request: InputRequest, taskId: string | null, why: string): InputRequiredError {

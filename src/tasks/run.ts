@@ -5,6 +5,7 @@ import { ExitCode } from "../errors.js";
 import type { Printer } from "../output/printer.js";
 import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome, TaskEngine } from "./engine.js";
+import { deliveryNote } from "./input.js";
 import { markingGone, type TrackedTask } from "./tracker.js";
 
 export interface FollowOptions {
@@ -56,6 +57,7 @@ function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | unde
         onAnswered: (keys) => tracked.answered(keys),
         onDelivered: () => void state.delivered++,
         onInput: (taskId, requests) => requests.forEach((request) => options.printer.input(taskId, request)),
+        onDelivery: (event) => options.printer.note(deliveryNote(event)),
       })) {
         if (!last || snapshot.status !== last.status || snapshot.statusMessage !== last.statusMessage) printStatus(snapshot);
         last = snapshot;

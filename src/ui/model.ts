@@ -6,7 +6,7 @@ import { McpTaskError, TaskNotFoundError, describeError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "../tasks/engine.js";
-import type { InputProvider } from "../tasks/input.js";
+import { deliveryNote, type InputProvider } from "../tasks/input.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import type { Handle } from "../store/handles.js";
 
@@ -169,6 +169,8 @@ export class DashboardModel {
           onRetry: (error) => setRow("reconnecting", error.message),
           // What the server made of the answer: delivered (the task's next state shows what it did with it).
           onDelivered: () => this.notify(`answer delivered to ${handle.tool} (${handle.taskId.slice(0, 8)})`),
+          // The connection dropped with an answer on its way: what the next read says became of it.
+          onDelivery: (event) => this.notify(`${handle.tool} (${handle.taskId.slice(0, 8)}): ${deliveryNote(event)}`),
         })) {
           last = snapshot;
           await tracked.observe(snapshot);

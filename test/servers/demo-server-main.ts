@@ -10,7 +10,25 @@ import { startDemoServer, type DemoServerOptions, type DemoTransportOptions } fr
 
 const USAGE = `usage: demo-server-main (--stdio | --port <n>) --store <dir> [--generation v1|v2] [--speed <x>]
                         [--poll-interval <ms>] [--ttl <ms>] [--conformance-fixtures] [--quiet]
+                        [--crash-on tasks-result|elicitation-answer]
+
+  --crash-on <point>  fault injection for tests (over HTTP): exit (code 70) on the first inbound tasks/result
+                      request (a question still pending on the server), or on the first answer to a question the
+                      server asked (elicitation/create), before the server takes it
 `;
+
+type CrashPoint = "tasks-result" | "elicitation-answer";
+
+/** Fault injection for tests (--crash-on): the process exits when the chosen message arrives, before it is served. */
+function crashOn(point: CrashPoint): (message: unknown) => void {
+  return (message) => {
+    const m = message as { id?: unknown; method?: unknown; result?: unknown; error?: unknown } | undefined;
+    const hit = point === "tasks-result" ? m?.method === "tasks/result" : m?.method === undefined && m?.id !== undefined && (m?.result !== undefined || m?.error !== undefined);
+    if (!hit) return;
+    process.stderr.write(`[demo-server] fault injection: exiting on ${point === "tasks-result" ? "tasks/result" : "the answer to elicitation/create"}, before serving it\n`);
+    process.exit(70);
+  };
+}
 
 function parse(argv: string[]): { transport: DemoTransportOptions; options: DemoServerOptions; quiet: boolean } {
   let transport: DemoTransportOptions | undefined;
@@ -60,6 +78,12 @@ function parse(argv: string[]): { transport: DemoTransportOptions; options: Demo
       case "--quiet":
         quiet = true;
         break;
+      case "--crash-on": {
+        const point = value(++i, arg);
+        if (point !== "tasks-result" && point !== "elicitation-answer") throw new Error("--crash-on is tasks-result or elicitation-answer");
+        options.onInbound = crashOn(point);
+        break;
+      }
       default:
         throw new Error(`unknown argument: ${arg}`);
     }

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const store = opts.storeDir ? new DemoStore(opts.storeDir, log) : undefined;
   const { tools, programs } = catalogue(testTools());
   const runtime = new TaskRuntime({ pollIntervalMs: opts.pollIntervalMs, ttlMs: opts.ttlMs, store, programs, toolErrorStatus: "completed", log });
-  const setup = { runtime, tools, store, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS, log, onInbound: countMessage };
+  const setup = { runtime, tools, store, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS, log, onInbound: crashOnUpdate(opts, runtime, countMessage) };
 
   let front: RunningFront;
   try {
@@ -62,6 +62,31 @@ async function main(): Promise<void> {
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void shutdown());
   // stdio: the client closed stdin.
   void front.closed.then(() => shutdown());
+}
+
+/**
+ * Fault injection for tests (--crash-on-update): the process exits on the first tasks/update, before the server
+ * applies it, or after the runtime applied and stored it (its change listeners run inside the update) but before
+ * the reply is written. The client sees the connection drop either way and cannot tell which.
+ */
+function crashOnUpdate(opts: ServerOptions, runtime: TaskRuntime, count: (message: unknown) => void): (message: unknown) => void {
+  const when = opts.crashOnUpdate;
+  if (!when) return count;
+  let armed: string | undefined;
+  const crash = (why: string) => {
+    process.stderr.write(`[v2-server] fault injection: exiting ${why}\n`);
+    process.exit(70);
+  };
+  runtime.onChange((task) => {
+    if (task.taskId === armed) crash("after applying tasks/update, before replying");
+  });
+  return (message) => {
+    count(message);
+    const m = message as { method?: unknown; params?: { taskId?: unknown } } | undefined;
+    if (m?.method !== "tasks/update" || armed !== undefined) return;
+    if (when === "before") crash("on tasks/update, before applying it");
+    armed = typeof m.params?.taskId === "string" ? m.params.taskId : "";
+  };
 }
 
 main().catch((error) => {

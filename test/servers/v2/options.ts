@@ -12,9 +12,15 @@ export interface ServerOptions {
   storeDir?: string;
   /** Log one stderr line per request (default on). */
   logRequests: boolean;
+  /**
+   * Fault injection for tests: the process exits on the first `tasks/update`, `before` the server applies it
+   * or `after` it applied (and stored) the answers but before the reply goes out.
+   */
+  crashOnUpdate?: "before" | "after";
 }
 
 export const USAGE = `usage: v2-server (--stdio | --port <n>) [--poll-interval <ms>] [--ttl <ms>] [--store <dir>] [--quiet]
+                 [--crash-on-update before|after]
 
   --stdio              serve MCP 2026-07-28 over stdin/stdout
   --port <n>           serve Streamable HTTP on http://127.0.0.1:<n>/mcp (0 = pick a free port);
@@ -23,6 +29,9 @@ export const USAGE = `usage: v2-server (--stdio | --port <n>) [--poll-interval <
   --ttl <ms>           ttlMs given to tasks (default 300000)
   --store <dir>        persist tasks as JSON files in <dir>; a restarted server knows (and resumes) them
   --quiet              no per-request stderr lines (the _stats tool still counts)
+  --crash-on-update <before|after>
+                       fault injection for tests: exit (code 70) on the first tasks/update, before applying it
+                       or after applying and storing it but before replying
 `;
 
 function intArg(name: string, value: string | undefined, min: number): number {
@@ -62,6 +71,12 @@ export function parseOptions(argv: string[]): ServerOptions {
       case "--quiet":
         opts.logRequests = false;
         break;
+      case "--crash-on-update": {
+        const when = argv[++i];
+        if (when !== "before" && when !== "after") throw new Error("--crash-on-update needs before or after");
+        opts.crashOnUpdate = when;
+        break;
+      }
       case "-h":
       case "--help":
         process.stderr.write(USAGE);

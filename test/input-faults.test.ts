@@ -1,0 +1,191 @@
+// The connection drops in the middle of an input round (V2 `tasks/update`, V1 the `tasks/result` stream): the
+// answer is either confirmed or reported as not delivered, never silently lost; a key the server took is never
+// asked again, one it did not take is. The servers crash at the exact moment through their fault-injection
+// options (v2-server --crash-on-update, demo-server-main --crash-on) and come back on the same port with their
+// store.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, expect, it } from "vitest";
+import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
+import { ROOT, freePort, startV2Http, type RunningServer } from "./helpers/servers.js";
+
+const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
+const NAME_QUESTION = /asks: What is your name\?/g;
+const APPROVE = '"Approve invoice INV-2041 from Acme Office Supplies for 1,250.00 EUR? (PO-1001, goods received in full)"';
+
+/** Every server a test started: stopped after it, whatever happened. */
+const started: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((server) => server.stop()));
+});
+
+async function v2(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
+  const server = await startV2Http("--port", String(port), "--store", store, "--quiet", ...flags);
+  started.push(server);
+  return server;
+}
+
+/** The demo server in V1 mode over HTTP, with its store (tasks and sessions survive a restart). */
+async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
+  const args = [DEMO_MAIN, "--generation", "v1", "--port", String(port), "--store", store, "--speed", "20", "--poll-interval", "200", "--quiet", ...flags];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr?.resume();
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const match = /^listening (\S+)/.exec(line);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`demo server exited with ${code}`)));
+  });
+  const server: RunningServer = {
+    url,
+    process: child,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once("exit", () => done());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 2000).unref();
+      }),
+  };
+  started.push(server);
+  return server;
+}
+
+/** Resolves with the exit code once the process has exited (the fault injection exits with 70). */
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The saved handle, as `export` prints it. */
+async function handleOf(home: string, id: string): Promise<{ answered: string[]; outcome?: { status: string } }> {
+  const exported = await runCli(["export", id], { home });
+  expect(exported.code, exported.stderr).toBe(0);
+  return JSON.parse(exported.stdout);
+}
+
+/** The requests naming the task that the (restarted) V2 test server received. */
+async function statsOf(home: string, url: string, id: string): Promise<Record<string, number>> {
+  const run = await runCli(["call", "_stats", `taskId=${id}`, "-s", url], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+function taskIdIn(stderr: string): string {
+  const match = /started task (\S+)/.exec(stderr);
+  if (!match) throw new Error(`no task id in: ${stderr}`);
+  return match[1];
+}
+
+it("V2, the connection drops before tasks/update reaches the server: the answer is sent again after reconnecting and recorded once", async () => {
+  const store = mkdtempSync(join(tmpdir(), "input-faults-"));
+  const port = await freePort();
+  const first = await v2(port, store, "--crash-on-update", "before");
+  const home = tempHome();
+  const call = startCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "-s", first.url], { home });
+  expect(await exited(first.process)).toBe(70);
+  await sleep(500);
+  const second = await v2(port, store);
+  expect(await call.exited, call.output.stderr).toBe(0);
+  const { stdout, stderr } = call.output;
+  expect(stdout.trim()).toBe("Hello, Ada");
+  expect(stderr).toContain('the connection dropped while the answer to "What is your name?" was on its way');
+  expect(stderr).toContain('the answer to "What is your name?" did not reach the server; sending it again');
+  expect(stderr).not.toContain("the server took the answer");
+  // The key the server did not take was asked again (and answered again from --input).
+  expect(stderr.match(NAME_QUESTION)).toHaveLength(2);
+  const id = taskIdIn(stderr);
+  expect(await handleOf(home, id)).toMatchObject({ answered: ["name-1"], outcome: { status: "completed" } });
+  // The restarted server got the answer once: the resend.
+  expect((await statsOf(home, second.url, id))["tasks/update"]).toBe(1);
+});
+
+it("V2, the server applies tasks/update and dies before its reply: the answer is confirmed after reconnecting, never sent or asked again", async () => {
+  const store = mkdtempSync(join(tmpdir(), "input-faults-"));
+  const port = await freePort();
+  const first = await v2(port, store, "--crash-on-update", "after");
+  const home = tempHome();
+  const call = startCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "-s", first.url], { home });
+  expect(await exited(first.process)).toBe(70);
+  await sleep(500);
+  const second = await v2(port, store);
+  expect(await call.exited, call.output.stderr).toBe(0);
+  const { stdout, stderr } = call.output;
+  expect(stdout.trim()).toBe("Hello, Ada");
+  expect(stderr).toContain('the connection dropped while the answer to "What is your name?" was on its way');
+  expect(stderr).toContain('the server took the answer to "What is your name?" (confirmed after the connection dropped)');
+  expect(stderr).not.toContain("sending it again");
+  expect(stderr.match(NAME_QUESTION)).toHaveLength(1);
+  const id = taskIdIn(stderr);
+  expect(await handleOf(home, id)).toMatchObject({ answered: ["name-1"], outcome: { status: "completed" } });
+  // Nothing was sent again to the restarted server.
+  expect((await statsOf(home, second.url, id))["tasks/update"]).toBeUndefined();
+});
+
+it("V2, the server stays away after the answer left: 'answer not delivered' (exit 4), the key is not recorded, and respond delivers it later", async () => {
+  const store = mkdtempSync(join(tmpdir(), "input-faults-"));
+  const port = await freePort();
+  const first = await v2(port, store, "--crash-on-update", "before");
+  const home = tempHome();
+  const run = await runCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "--json", "-s", first.url], { home, env: { MCP_TASK_GIVE_UP: "2s" } });
+  expect(run.code, run.stderr).toBe(4);
+  const last = events(run.stdout).at(-1)!;
+  expect(last).toMatchObject({ type: "error", exitCode: 4, code: "answer_not_delivered" });
+  expect(last.message).toMatch(/^answer not delivered: the connection dropped before the server confirmed the answer to "What is your name\?" \(/);
+  const id = last.taskId as string;
+  expect(last.hint).toBe(`once the server is back, give it again: mcp-task respond ${id} --input '{...}'  (or --decline)`);
+  expect((await handleOf(home, id)).answered).toEqual([]);
+  await v2(port, store);
+  const responded = await runCli(["respond", id, "--input", '{"name":"Grace"}', "--json"], { home });
+  expect(responded.code, responded.stderr).toBe(0);
+  expect(JSON.parse(responded.stdout)).toMatchObject({ taskId: id, answered: ["name-1"] });
+  const result = await runCli(["result", id], { home });
+  expect(result.stdout.trim()).toBe("Hello, Grace");
+  expect((await handleOf(home, id)).answered).toEqual(["name-1"]);
+});
+
+it("V1, tasks/result is cut with the question still pending on the server: it is asked once the server is back, and the task completes", async () => {
+  const store = mkdtempSync(join(tmpdir(), "input-faults-"));
+  const port = await freePort();
+  const first = await demoV1(port, store, "--crash-on", "tasks-result");
+  const home = tempHome();
+  const args = ["call", "process_invoice", "invoice_id=INV-2041", "po_number=PO-1001", "amount=1250", "--input", '{"approve":true,"comment":"goods checked"}'];
+  const call = startCli([...args, "-s", first.url], { home });
+  expect(await exited(first.process)).toBe(70);
+  await sleep(500);
+  await demoV1(port, store);
+  expect(await call.exited, call.output.stderr).toBe(0);
+  const { stdout, stderr } = call.output;
+  expect(stdout).toMatch(/^INV-2041 posted: 1,250\.00 EUR against PO-1001/);
+  expect(stdout).toContain('"approver_comment": "goods checked"');
+  // No answer had left: nothing to confirm or to report lost; the wait for the question is what was retried.
+  expect(stderr).toMatch(/input_required - waiting for approval[^]*reconnecting: [^]*working - reconciling INV-2041/);
+  expect(stderr).not.toContain("the answer to");
+  // V1 questions are requests of their own, with no key that outlives the connection: none is recorded.
+  expect(await handleOf(home, taskIdIn(stderr))).toMatchObject({ answered: [], outcome: { status: "completed" } });
+});
+
+it("V1, the answer is on its way on the tasks/result round when the server dies: reported as not reaching it, given again when asked again", async () => {
+  const store = mkdtempSync(join(tmpdir(), "input-faults-"));
+  const port = await freePort();
+  const first = await demoV1(port, store, "--crash-on", "elicitation-answer");
+  const home = tempHome();
+  const args = ["call", "process_invoice", "invoice_id=INV-2041", "po_number=PO-1001", "amount=1250", "--input", '{"approve":true,"comment":"goods checked"}'];
+  const call = startCli([...args, "-s", first.url], { home });
+  expect(await exited(first.process)).toBe(70);
+  await sleep(500);
+  await demoV1(port, store);
+  expect(await call.exited, call.output.stderr).toBe(0);
+  const { stdout, stderr } = call.output;
+  expect(stdout).toMatch(/^INV-2041 posted: 1,250\.00 EUR against PO-1001/);
+  expect(stdout).toContain('"approver_comment": "goods checked"');
+  expect(stderr).toContain(`the connection dropped while the answer to ${APPROVE} was on its way`);
+  expect(stderr).toContain(`the answer to ${APPROVE} did not reach the server (the task still waits for input); it is given again when the server asks again`);
+  expect(await handleOf(home, taskIdIn(stderr))).toMatchObject({ answered: [], outcome: { status: "completed" } });
+});
