@@ -15,6 +15,7 @@ import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { HandleStore } from "./store/handles.js";
+import { redactWith, secretsOf } from "./protocol/server.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
 
@@ -88,6 +89,15 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   process.removeAllListeners("SIGINT");
   process.on("SIGINT", interruptNow);
   let exitCode: number = ExitCode.ok;
+  // Secrets (the values of ${env:} references in the servers this command reaches) never reach the terminal or a
+  // pipe: every write to stdout and stderr, the printer's and Ink's alike, gives them back as their references,
+  // whatever echoes them (an error, a server's stderr, a status message, a result).
+  const secrets = new Map<string, string>();
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) =>
+      write(secrets.size > 0 && typeof chunk === "string" ? redactWith(chunk, secrets) : chunk, ...rest)) as typeof stream.write;
+  }
   const home = homeDir(env);
   let settings: Settings | undefined;
   const loadSettings = async () => {
@@ -100,7 +110,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   };
   let tracker: Tracker;
   try {
-    tracker = new Tracker(new HandleStore(home), systemClock);
+    const onRepair = (message: string) => createPrinter(io, false).note(message);
+    tracker = new Tracker(new HandleStore(home, { uid: process.getuid?.(), onRepair }), systemClock);
   } catch (error) {
     const report = describeError(error);
     createPrinter(io, argv.includes("--json")).error(report);
@@ -122,6 +133,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     self: [process.execPath, process.argv[1]],
     // The MCP SDK is loaded only by commands that talk to a server (start-up of `list`, `--help`...).
     connect: async (descriptor, name, how = {}) => {
+      for (const [secret, ref] of secretsOf(descriptor, env)) secrets.set(secret, ref);
       if (descriptor.transport === "stdio" && (how.resume || how.outlive)) {
         // A stdio server dies with the process that started it: tasks that must outlive a command go through
         // the server's broker (started on demand for a new task; a saved task needs the broker that ran it).

@@ -68,16 +68,28 @@ export function resolveEnvRefs(value: string, env: Record<string, string | undef
   });
 }
 
-/** Replaces resolved secrets with their references again, for messages that may echo them. */
-export function redactSecrets(text: string, descriptor: ServerDescriptor, env: Record<string, string | undefined>): string {
+/** The secrets a descriptor resolves (values of the variables its headers or env reference), each with its reference. */
+export function secretsOf(descriptor: ServerDescriptor, env: Record<string, string | undefined>): Map<string, string> {
   const values = descriptor.transport === "http" ? Object.values(descriptor.headers ?? {}) : Object.values(descriptor.env ?? {});
-  let out = text;
+  const secrets = new Map<string, string>();
   for (const value of values) {
     for (const match of value.matchAll(ENV_REF)) {
       const secret = env[match[1]];
-      if (secret && secret.length >= 4) out = out.split(secret).join(match[0]);
+      // Shorter values would redact ordinary text (and hardly are secrets).
+      if (secret && secret.length >= 4) secrets.set(secret, match[0]);
     }
   }
+  return secrets;
+}
+
+/** Replaces resolved secrets with their references again, for messages that may echo them. */
+export function redactSecrets(text: string, descriptor: ServerDescriptor, env: Record<string, string | undefined>): string {
+  return redactWith(text, secretsOf(descriptor, env));
+}
+
+export function redactWith(text: string, secrets: ReadonlyMap<string, string>): string {
+  let out = text;
+  for (const [secret, ref] of secrets) if (out.includes(secret)) out = out.split(secret).join(ref);
   return out;
 }
 

@@ -3,14 +3,14 @@
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type ResumeToken, type Snapshot, type TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
-import { ensurePrivateDir } from "./settings.js";
+import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type HandleSummary } from "./summary-index.js";
 
 export type { HandleSummary };
@@ -82,10 +82,11 @@ export class HandleStore {
   readonly dir: string;
   private readonly index: SummaryIndex;
 
-  constructor(home: string) {
-    ensurePrivateDir(home);
+  /** Opens the store; its directories are checked at once (see ensurePrivateDir): refused if not ours, else made private. */
+  constructor(home: string, check: PrivacyCheck = {}) {
+    ensurePrivateDir(home, check);
     this.dir = join(home, "tasks");
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.dir, check);
     this.index = new SummaryIndex(this.dir);
   }
 

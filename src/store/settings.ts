@@ -1,7 +1,7 @@
 // Settings: saved servers, the default server, and the cached generation verdicts. Kept with `conf` (atomic
 // writes); task handles will not live here, since conf rewrites one file per change and loses concurrent writes
 // (see ../shared/STACK.md).
-import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Conf from "conf";
 import envPaths from "env-paths";
@@ -30,10 +30,35 @@ export function homeDir(env: Record<string, string | undefined>): string {
   return env.MCP_TASK_HOME || envPaths("mcp-task", { suffix: "" }).config;
 }
 
-/** Creates the private directory (0700) or tightens it. */
-export function ensurePrivateDir(dir: string): void {
+export interface PrivacyCheck {
+  /** The user's id: a directory owned by anyone else is refused. */
+  uid?: number;
+  /** Told (one line) when a directory others could enter was made private. */
+  onRepair?: (message: string) => void;
+}
+
+/**
+ * Makes `dir` a private directory (0700), creating it if need be. One owned by another user is refused: its owner
+ * could read the handles, whose arguments, answers and results may be sensitive. One that others could enter is
+ * made private, with the files in it (0600), and `onRepair` is told.
+ */
+export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  const stat = statSync(dir);
+  const fix = "set MCP_TASK_HOME to a directory of your own";
+  if (!stat.isDirectory()) throw new UsageError(`${dir} is not a directory`, fix);
+  if (check.uid !== undefined && stat.uid !== check.uid) throw new UsageError(`${dir} belongs to another user (uid ${stat.uid}), and mcp-task keeps private data there`, fix);
+  if ((stat.mode & 0o077) === 0) return;
+  chmodSync(dir, 0o700);
+  let files = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isFile() && (statSync(path).mode & 0o077) !== 0) {
+      chmodSync(path, 0o600);
+      files++;
+    }
+  }
+  check.onRepair?.(`${dir} was open to other users (mode ${(stat.mode & 0o777).toString(8)}): made it private (0700)${files ? `, and ${files} file(s) in it (0600)` : ""}`);
 }
 
 export class Settings {
