@@ -102,7 +102,16 @@ export class DashboardModel {
   /** File times of the handles read so far: a rescan reads only what changed. */
   private readonly seen = new Map<string, number>();
 
+  /** The store's change token at the last rescan, and how many rescans it spared since the last full one. */
+  private mark = "";
+  private spared = 0;
+
   private async rescan(): Promise<void> {
+    // Idle, a rescan is two stats, not one per handle; a full one still runs every minute, for files edited in place.
+    const mark = this.ctx.tracker.store.mark();
+    if (mark === this.mark && mark !== "" && ++this.spared < 60_000 / RESCAN_MS) return;
+    this.mark = mark;
+    this.spared = 0;
     const { changed, removed } = this.ctx.tracker.store.rescan(this.seen);
     if (changed.length === 0 && removed.length === 0) return;
     for (const { stem, mtime } of changed) this.seen.set(stem, mtime);
