@@ -2,6 +2,23 @@
 // one bundled file loads in a fraction of the time of hundreds of node_modules files (see ../shared/STACK.md).
 import { build } from "esbuild";
 import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+// zod (under the MCP SDK) re-exports all of its ~60 message locales as a namespace, which keeps them all in the
+// bundle: 360 KB of the 1.5 MB that every connecting command loads and compiles. Only English is ever configured
+// (zod's classic entry calls config(en())), so the locales index is replaced by one that exports English alone.
+const englishZod = {
+  name: "zod-english-only",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), "../locales/index.js"), namespace: "zod-locales" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 const common = {
   bundle: true,
@@ -14,6 +31,7 @@ const common = {
   define: { "process.env.NODE_ENV": '"production"' },
   // Bundled CommonJS dependencies may call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  plugins: [englishZod],
 };
 
 await build({
