@@ -9,6 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, expect, it } from "vitest";
+import { systemClock } from "../src/context.js";
+import { connect } from "../src/protocol/connect.js";
+import type { Snapshot } from "../src/protocol/wire.js";
+import { TaskEngine, type DeliveryEvent } from "../src/tasks/engine.js";
+import type { InputProvider } from "../src/tasks/input.js";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
 import { ROOT, freePort, startV2Http, type RunningServer } from "./helpers/servers.js";
 
@@ -188,4 +193,52 @@ it("V1, the answer is on its way on the tasks/result round when the server dies:
   expect(stderr).toContain(`the connection dropped while the answer to ${APPROVE} was on its way`);
   expect(stderr).toContain(`the answer to ${APPROVE} did not reach the server (the task still waits for input); it is given again when the server asks again`);
   expect(await handleOf(home, taskIdIn(stderr))).toMatchObject({ answered: [], outcome: { status: "completed" } });
+});
+
+it("V1, the server dies while its question waits for a person: the answer is reported in doubt and given again, without asking again, when the restarted server asks", async () => {
+  const store = mkdtempSync(join(tmpdir(), "input-faults-"));
+  const port = await freePort();
+  const first = await demoV1(port, store);
+  // The person: asked once, answers when the test says so.
+  const questions: string[] = [];
+  let asked!: () => void;
+  const question = new Promise<void>((resolve) => (asked = resolve));
+  let release!: () => void;
+  const answer = new Promise<void>((resolve) => (release = resolve));
+  const person: InputProvider = {
+    available: true,
+    answer: async (request) => {
+      questions.push(String(request.params.message));
+      asked();
+      await answer;
+      return { action: "accept", content: { approve: true, comment: "checked by a person" } };
+    },
+  };
+  const wire = await connect({ transport: "http", url: first.url }, { env: {} });
+  try {
+    const engine = new TaskEngine(wire, systemClock, person);
+    const started = await engine.call("process_invoice", { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 }, { task: "auto" });
+    if (started.kind !== "task") throw new Error("expected a task");
+    const deliveries: DeliveryEvent[] = [];
+    const seen: Snapshot[] = [];
+    const following = (async () => {
+      const options = { answerInput: true, onDelivery: (event: DeliveryEvent) => deliveries.push(event), signal: AbortSignal.timeout(45_000) };
+      for await (const snapshot of engine.watch(started.snapshot.taskId, options)) seen.push(snapshot);
+    })();
+    await question;
+    first.process.kill("SIGKILL");
+    await exited(first.process);
+    await sleep(300); // the tasks/result stream that brought the question is seen to end
+    release(); // the answer is ready now, with nobody to take it
+    await sleep(300);
+    await demoV1(port, store);
+    await following;
+    const final = await engine.final(seen.at(-1)!, "process_invoice");
+    expect(final.result?.structuredContent).toMatchObject({ status: "posted", approved: true, approver_comment: "checked by a person" });
+    expect(questions).toEqual([expect.stringMatching(/^Approve invoice INV-2041/)]);
+    expect(deliveries.map((event) => event.kind)).toEqual(["uncertain", "askAgain"]);
+    expect(deliveries[0]).toMatchObject({ error: { message: "the tasks/result stream that brought the question ended before the answer was sent" } });
+  } finally {
+    await wire.close();
+  }
 });

@@ -5,7 +5,7 @@
 // `tasks/result`, on whose stream the server sends ordinary `elicitation/create` requests; `tasks/result` blocks
 // until the task is terminal and then carries exactly what the call would have returned.
 import type { Client } from "@modelcontextprotocol/client";
-import { ProtocolViolation, RpcError, TaskNotFoundError, UsageError } from "../errors.js";
+import { ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
@@ -37,6 +37,8 @@ export class V1Wire implements Wire {
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   serverPid?: number;
   private tools?: Map<string, ToolInfo>;
+  /** Per task: the open tasks/result round its questions come with; `cut` once it ended without the task's outcome. */
+  private readonly rounds = new Map<string, { cut: boolean }>();
   /** Answers to a task's questions handed to the SDK and not yet sent, by the server's request id. */
   private readonly answering = new Map<unknown, { taskId: string; request: InputRequest; response: InputResponse }>();
   /** Open `tasks/result` requests, one per task. */
@@ -126,12 +128,18 @@ export class V1Wire implements Wire {
     const taskId = typeof meta[RELATED_TASK]?.taskId === "string" ? (meta[RELATED_TASK]!.taskId as string) : null;
     const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
     if (!this.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
+    const round = taskId !== null ? this.rounds.get(taskId) : undefined;
     const response = await this.inputHandler(input, taskId);
     if (method === "sampling/createMessage") {
       // mcp-task has no model; a declined sampling request is reported to the server as an error.
       throw new RpcError("sampling declined: mcp-task is not connected to a model", -1);
     }
-    if (taskId !== null && id !== undefined) this.answering.set(id, { taskId, request: input, response });
+    if (taskId !== null && round?.cut) {
+      // The round the question came with ended before the answer was ready: the server that asked may be gone (a
+      // restarted one does not know this request), so the answer is in doubt. It is sent all the same.
+      const error = new ServerError("the tasks/result stream that brought the question ended before the answer was sent");
+      this.onUncertainDelivery?.({ taskId, answers: [{ request: input, response }], stableKeys: false, error });
+    } else if (taskId !== null && id !== undefined) this.answering.set(id, { taskId, request: input, response });
     return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
   }
 
@@ -196,6 +204,8 @@ export class V1Wire implements Wire {
   private fetchOutcome(taskId: string, signal?: AbortSignal): Promise<Outcome | undefined> {
     let pending = this.resultRequests.get(taskId);
     if (!pending) {
+      const round = { cut: false };
+      this.rounds.set(taskId, round);
       pending = this.rpc.request("tasks/result", { taskId }).then(
         (reply) => {
           const outcome = { result: toolResultOrThrow(reply, "tasks/result") };
@@ -204,6 +214,7 @@ export class V1Wire implements Wire {
         },
         (error: unknown) => {
           this.resultRequests.delete(taskId);
+          round.cut = true;
           if (error instanceof RpcError && error.rpcCode !== INVALID_PARAMS) {
             // A failed task's tasks/result is the JSON-RPC error the call would have returned.
             const outcome = { error: { code: error.rpcCode, message: error.message, data: error.data } };

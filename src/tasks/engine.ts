@@ -81,6 +81,11 @@ export class TaskEngine {
   private readonly doubts = new Map<string, (delivery: UncertainDelivery) => void>();
   /** Answers the server did not take after a dropped connection, sent again without asking again (task + key). */
   private readonly resend = new Map<string, InputResponse>();
+  /**
+   * The same where questions have no lasting key (V1: the server asks again with a new request): per task, the
+   * answer given again to the same question (method and params) while the task still waits.
+   */
+  private readonly reasked = new Map<string, Array<{ question: string; response: InputResponse }>>();
 
   constructor(
     readonly wire: Wire,
@@ -91,6 +96,13 @@ export class TaskEngine {
     wire.inputHandler = async (request, taskId, signal) => {
       if (!this.input) throw new ServerError("internal: no input provider");
       const again = taskId ? this.resend.get(resendKey(taskId, request.key)) : undefined;
+      const asked = taskId ? this.reasked.get(taskId) : undefined;
+      const same = asked?.findIndex((entry) => entry.question === questionOf(request)) ?? -1;
+      if (same >= 0) {
+        const [{ response }] = asked!.splice(same, 1);
+        this.deliveries.get(taskId!)?.();
+        return response;
+      }
       if (again) {
         this.resend.delete(resendKey(taskId!, request.key));
         this.deliveries.get(taskId!)?.();
@@ -223,6 +235,7 @@ export class TaskEngine {
       }
       if (missed.length) {
         if (stableKeys) for (const { request, response } of missed) this.resend.set(resendKey(taskId, request.key), response);
+        else this.reasked.set(taskId, [...(this.reasked.get(taskId) ?? []), ...missed.map(({ request, response }) => ({ question: questionOf(request), response }))]);
         options.onDelivery?.({ kind: stableKeys ? "resending" : "askAgain", taskId, requests: missed.map(({ request }) => request) });
       }
     };
@@ -230,6 +243,7 @@ export class TaskEngine {
       if (snapshot.status !== "input_required") {
         // The task moved on (answered elsewhere, timed out): withdraw a question still waiting for a person.
         inputAbort?.abort();
+        this.reasked.delete(taskId);
         return;
       }
       if (inputJob) return;
@@ -340,6 +354,7 @@ export class TaskEngine {
       this.wakers.delete(taskId);
       this.deliveries.delete(taskId);
       this.doubts.delete(taskId);
+      this.reasked.delete(taskId);
       for (const key of [...this.resend.keys()]) if (key.startsWith(resendKey(taskId, ""))) this.resend.delete(key);
       unsubscribe();
     }
@@ -353,6 +368,8 @@ export class TaskEngine {
 }
 
 const resendKey = (taskId: string, key: string) => `${taskId}\n${key}`;
+/** A question as asked, without its `_meta` (which may carry per-request details). */
+const questionOf = (request: InputRequest) => JSON.stringify([request.method, { ...request.params, _meta: undefined }]);
 
 /** What counts as a visible change between two snapshots. */
 function fingerprint(snapshot: Snapshot, answered: ReadonlySet<string>): string {
