@@ -1,11 +1,12 @@
 // The command line as users and scripts meet it: usage errors, saved servers, help. The built binary runs in a
 // fresh process each time.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { everythingStdio, v2Stdio } from "./helpers/servers.js";
+import { ROOT, everythingStdio, v2Stdio } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -25,6 +26,22 @@ describe("usage errors exit 2 with one clear line", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     noStack(run.stderr);
+  });
+
+  it("task ids: a prefix matching several saved tasks, or too short, is exit 2 with the fix; one matching none is exit 5 (CLI.md)", async () => {
+    const home = tempHome();
+    execFileSync(process.execPath, [join(ROOT, "dist/test-tools/store-writer.js"), home, "create", "abcd", "2", "10"]);
+    const ambiguous = await runCli(["watch", "abcd"], { home });
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/abcd matches 2 saved tasks: abcd-\d \(bench\), abcd-\d \(bench\)/);
+    expect(ambiguous.stderr).toMatch(/give more characters of the id/);
+    const short = await runCli(["get", "abc"], { home });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/needs at least 4 characters/);
+    const unknown = await runCli(["result", "zzzz-9"], { home });
+    expect(unknown.code).toBe(5);
+    expect(unknown.stderr).toMatch(/no saved task matches zzzz-9[\s\S]*mcp-task list/);
+    for (const run of [ambiguous, short, unknown]) noStack(run.stderr);
   });
 
   it("reports a usage error as a JSON error line under --json", async () => {
