@@ -4,5 +4,7 @@ import { main } from "../dist/cli.js";
 
 const code = await main(process.argv);
 process.exitCode = code;
+// What was written must get out first: a result of many MB to a pipe is still being written when main returns.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", () => resolve()))));
 // Open handles (a closing child process, a keep-alive socket) must not keep a finished command waiting.
 setTimeout(() => process.exit(code), 50).unref();

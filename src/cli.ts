@@ -11,6 +11,7 @@ import { registerTransfer } from "./commands/transfer.js";
 import { registerWatch } from "./commands/watch.js";
 import { registerServer } from "./commands/server.js";
 import { registerTools } from "./commands/tools.js";
+import { requestTimeoutMs } from "./commands/common.js";
 import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
@@ -89,6 +90,12 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   process.removeAllListeners("SIGINT");
   process.on("SIGINT", interruptNow);
   let exitCode: number = ExitCode.ok;
+  // A reader that goes away (`mcp-task call ... --json | head -1`) ends the command quietly, not with a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(exitCode);
+    });
+  }
   // Secrets (the values of ${env:} references in the servers this command reaches) never reach the terminal or a
   // pipe: every write to stdout and stderr, the printer's and Ink's alike, gives them back as their references,
   // whatever echoes them (an error, a server's stderr, a status message, a result).
@@ -143,6 +150,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       return (await import("./protocol/connect.js")).connect(descriptor, {
         env,
         name,
+        requestTimeoutMs: requestTimeoutMs(env),
         resume: how.resume,
         verdicts: {
           get: (key) => ctx.settings.verdict(key, Date.now()),

@@ -76,5 +76,6 @@ export function onMessages(socket: Socket, handle: (message: Message) => void): 
 }
 
 export function send(socket: Socket, message: Message): void {
-  if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+  // A late answer after this side closed (a question refused while the command was ending) is dropped, not thrown.
+  if (!socket.destroyed && !socket.writableEnded) socket.write(`${JSON.stringify(message)}\n`);
 }

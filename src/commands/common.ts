@@ -129,6 +129,12 @@ export function followSettings(ctx: Context): { giveUpMs: number; push: boolean 
   };
 }
 
+/** MCP_TASK_REQUEST_TIMEOUT: how long one request to a server may go unanswered (default 60 s; 0: no limit). */
+export function requestTimeoutMs(env: Record<string, string | undefined>): number | undefined {
+  const value = env.MCP_TASK_REQUEST_TIMEOUT;
+  return value ? parseDuration(value, "MCP_TASK_REQUEST_TIMEOUT") : undefined;
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;

@@ -5,7 +5,7 @@ import type { ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
 import { renderResult } from "./render.js";
-import { sanitizeLine } from "./sanitize.js";
+import { safeJson, sanitizeLine } from "./sanitize.js";
 import { paint } from "./style.js";
 
 export interface TaskInfo {
@@ -82,7 +82,7 @@ function textPrinter(io: IO): Printer {
 }
 
 function jsonPrinter(io: IO): Printer {
-  const line = (event: Record<string, unknown>) => io.stdout.write(`${JSON.stringify(event)}\n`);
+  const line = (event: Record<string, unknown>) => io.stdout.write(`${safeJson(event)}\n`);
   return {
     task(info) {
       line({ type: "task", ...info });
@@ -109,7 +109,7 @@ function jsonPrinter(io: IO): Printer {
     note() {},
     document(value) {
       // One line, so that every --json output parses line by line.
-      io.stdout.write(`${JSON.stringify(value)}\n`);
+      io.stdout.write(`${safeJson(value)}\n`);
     },
   };
 }

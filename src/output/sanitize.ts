@@ -6,9 +6,23 @@ import stripAnsi from "strip-ansi";
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** Text safe for a terminal: no escape sequences, no control characters but newline and tab. */
+// Bidirectional overrides and isolates reorder what follows them on screen (a name that reads backwards); the
+// Unicode line and paragraph separators break lines in some terminals.
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const SEPARATORS = /[\u2028\u2029]/g;
+
+/** Text safe for a terminal: no escape sequences, no control characters but newline and tab, no bidi overrides. */
 export function sanitize(text: string): string {
-  return stripAnsi(text).replace(CONTROL, "");
+  return stripAnsi(text).replace(CONTROL, "").replace(BIDI, "").replace(SEPARATORS, "\n");
+}
+
+// JSON.stringify escapes C0 controls but leaves DEL, the C1 controls (U+0080-U+009F: U+009B is a one-character CSI
+// on some terminals), bidi controls and the line separators as they are.
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON text with every character a terminal could act on written as a \\u escape (the same value when parsed). */
+export function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** One line of terminal-safe text: newlines and tabs folded to spaces. */

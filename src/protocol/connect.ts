@@ -5,7 +5,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
 import { ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
-import { RawChannel } from "./rpc.js";
+import { SizeGuard } from "./limits.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
@@ -24,8 +25,10 @@ export interface VerdictCache {
 export interface ConnectOptions {
   env: Record<string, string | undefined>;
   verdicts?: VerdictCache;
-  /** Handshake timeout (ms). */
+  /** Handshake timeout (ms); default: the request timeout. */
   timeoutMs?: number;
+  /** How long any request may go unanswered (MCP_TASK_REQUEST_TIMEOUT, parsed by the caller); 0: no limit. */
+  requestTimeoutMs?: number;
   /** Display name of the server, for messages. */
   name?: string;
   /** Reach the server (and V1 session) a task was created on, from a saved handle. */
@@ -69,10 +72,12 @@ async function resume(descriptor: ServerDescriptor, options: ConnectOptions, tok
 async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined, session?: ResumeToken): Promise<Wire> {
   const label = options.name ?? describeServer(descriptor);
   const stderrTail = { text: "" };
-  const transport = makeTransport(descriptor, options.env, stderrTail, session);
+  const guard = new SizeGuard(MAX_MESSAGE_BYTES);
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const transport = makeTransport(descriptor, options.env, stderrTail, guard, session);
   const client = new Client(CLIENT_INFO, {
     capabilities: CLIENT_CAPABILITIES,
-    versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(options.timeoutMs ?? 10_000, 10_000) } },
+    versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(options.timeoutMs ?? (requestTimeoutMs || 10_000), 10_000) } },
   });
   const describeClose = () => {
     const tail = sanitizeLine(stderrTail.text.trim()).slice(-400);
@@ -81,16 +86,17 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
   };
   const redact = (text: string) => redactSecrets(text, descriptor, options.env);
   try {
-    await client.connect(transport, { ...(prior ? { prior } : {}), timeout: options.timeoutMs ?? 30_000 });
+    await client.connect(transport, { ...(prior ? { prior } : {}), timeout: options.timeoutMs ?? (requestTimeoutMs || 30_000) });
   } catch (error) {
     await client.close().catch(() => {});
-    throw connectError(error, label, descriptor, stderrTail.text, redact);
+    throw guard.error ?? connectError(error, label, descriptor, stderrTail.text, redact);
   }
   const era = client.getProtocolEra();
   const verdict: PriorDiscovery | undefined =
     era === "modern" ? { kind: "modern", discover: client.getDiscoverResult()! } : era === "legacy" ? { kind: "legacy" } : undefined;
   if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
-  const rpc = new RawChannel(transport, describeClose);
+  const rpc = new RawChannel(transport, describeClose, requestTimeoutMs);
+  guard.onTrip = (error) => rpc.failAll(error);
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
@@ -100,12 +106,13 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
   return wire;
 }
 
-function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, session?: ResumeToken): Transport {
+function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, guard: SizeGuard, session?: ResumeToken): Transport {
   if (descriptor.transport === "http") {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
     return new StreamableHTTPClientTransport(new URL(descriptor.url), {
       requestInit: { headers },
+      fetch: guard.fetch(),
       ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
     });
   }
@@ -117,7 +124,9 @@ function makeTransport(descriptor: ServerDescriptor, env: Record<string, string 
     env: childEnv,
     cwd: descriptor.cwd,
     stderr: "pipe",
+    maxBufferSize: guard.limit,
   });
+  guard.watchStdio(transport);
   // Keep the end of the server's stderr: it is what explains a crash.
   const attach = () => {
     transport.stderr?.on("data", (chunk: Buffer) => {

@@ -7,6 +7,13 @@ import { ProtocolViolation } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { CallToolResult, InputRequest, Snapshot, TaskError } from "./wire.js";
 
+/** A status message is a line for a person: a longer one is cut here (it is shown, pushed, and saved with the handle). */
+export const MAX_STATUS_MESSAGE = 4000;
+
+function shortMessage(message: string | undefined): string | undefined {
+  return message !== undefined && message.length > MAX_STATUS_MESSAGE ? `${message.slice(0, MAX_STATUS_MESSAGE)}…` : message;
+}
+
 type Schema<T> = { safeParse(value: unknown): { success: true; data: T } | { success: false; error: z.ZodError } };
 
 /** Parses `value` or throws a ProtocolViolation naming the first problems found. */
@@ -29,7 +36,7 @@ export function snapshotFromV1(value: unknown, what = "task"): Snapshot {
   return {
     taskId: task.taskId,
     status: task.status,
-    statusMessage: task.statusMessage,
+    statusMessage: shortMessage(task.statusMessage),
     createdAt: task.createdAt,
     lastUpdatedAt: task.lastUpdatedAt,
     ttlMs: task.ttl,
@@ -45,7 +52,7 @@ export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
   const snapshot: Snapshot = {
     taskId: task.taskId,
     status: task.status,
-    statusMessage: task.statusMessage,
+    statusMessage: shortMessage(task.statusMessage),
     createdAt: task.createdAt,
     lastUpdatedAt: task.lastUpdatedAt,
     ttlMs: task.ttlMs,

@@ -6,7 +6,7 @@
 // wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
 // still flows through the SDK client.
 import type { Transport } from "@modelcontextprotocol/client";
-import { RpcError, ServerError } from "../errors.js";
+import { ProtocolViolation, RpcError, ServerError } from "../errors.js";
 
 interface Pending {
   resolve: (result: Record<string, unknown>) => void;
@@ -16,12 +16,29 @@ interface Pending {
 
 export interface RawRequestOptions {
   signal?: AbortSignal;
-  /** 0 or undefined: no timeout. */
+  /** Undefined: the channel's request timeout; 0: none (a request that may rightly block, like V1 tasks/result). */
   timeoutMs?: number;
 }
 
-/** How long a stdio server gets to exit by itself once its input ends, before it is sent SIGTERM. */
-const STDIO_EXIT_GRACE_MS = 100;
+/** How long a request may go unanswered unless MCP_TASK_REQUEST_TIMEOUT says otherwise (the SDK's own default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * The largest single message accepted from a server (a stdio line, an HTTP JSON body, one SSE event). A larger one
+ * ends the connection with a ProtocolViolation (exit 4) instead of filling memory.
+ */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
+  return new ProtocolViolation(`the server sent a message larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task does not read messages that big`);
+}
+
+/**
+ * How long a stdio server gets to exit by itself once its input ends, before it is sent SIGTERM. Short, because a
+ * user waits on it: a server idle with its input closed has nothing left to do (server-everything needs ~370 ms
+ * only to notice), and one that must clean up gets SIGTERM, the usual request to do so. 100 ms was 20% of a call.
+ */
+const STDIO_EXIT_GRACE_MS = 50;
 
 /**
  * Ends a connection. A stdio server is given its end of input and a moment to exit, then SIGTERM: the SDK would
@@ -54,6 +71,8 @@ export class RawChannel {
     private readonly transport: Transport,
     /** Describes why the connection closed (e.g. with a stdio server's stderr tail). */
     private readonly describeClose: () => string,
+    /** The timeout of requests that do not set their own (0: none). */
+    readonly requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   ) {
     const onmessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
@@ -76,6 +95,7 @@ export class RawChannel {
   request(method: string, params: Record<string, unknown>, options: RawRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = `mt-${++this.next}`;
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const abortController = new AbortController();
@@ -92,15 +112,16 @@ export class RawChannel {
       };
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      if (options.timeoutMs) {
+      if (timeoutMs) {
         timer = setTimeout(() => {
           this.pending.delete(id);
           cleanup();
           abortController.abort();
-          const error = new ServerError(`the server did not answer ${method} within ${Math.round(options.timeoutMs! / 1000)} s`);
+          void this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timeout" } }).catch(() => {});
+          const error = new ServerError(`the server did not answer ${method} within ${formatSeconds(timeoutMs)} (MCP_TASK_REQUEST_TIMEOUT)`);
           error.transient = true;
           reject(error);
-        }, options.timeoutMs);
+        }, timeoutMs);
       }
       this.pending.set(id, { resolve, reject, cleanup });
       // Over HTTP, a response stream that ends without the response (the server restarted) must not leave the
@@ -152,6 +173,8 @@ export class RawChannel {
     }
   }
 }
+
+const formatSeconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
 
 /** Maps a transport-level failure to a ServerError; network failures are transient. */
 export function toServerError(error: unknown, what: string): ServerError {

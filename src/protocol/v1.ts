@@ -147,7 +147,7 @@ export class V1Wire implements Wire {
     // Sent raw: on a resumed session the SDK has not seen initialize and would refuse (no tools capability known).
     const tools: ToolInfo[] = [];
     for (let cursor: string | undefined, page = 0; page < 100; page++) {
-      const reply = await this.rpc.request("tools/list", cursor ? { cursor } : {}, { timeoutMs: 30_000 });
+      const reply = await this.rpc.request("tools/list", cursor ? { cursor } : {});
       if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
       for (const tool of reply.tools as Array<Record<string, unknown>>) {
         if (typeof tool?.name !== "string") continue;
@@ -206,7 +206,8 @@ export class V1Wire implements Wire {
     if (!pending) {
       const round = { cut: false };
       this.rounds.set(taskId, round);
-      pending = this.rpc.request("tasks/result", { taskId }).then(
+      // No timeout: tasks/result rightly blocks until the task ends.
+      pending = this.rpc.request("tasks/result", { taskId }, { timeoutMs: 0 }).then(
         (reply) => {
           const outcome = { result: toolResultOrThrow(reply, "tasks/result") };
           this.outcomes.set(taskId, outcome);
@@ -268,7 +269,7 @@ export class V1Wire implements Wire {
 
   private async taskRequest(method: string, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
     try {
-      return await this.rpc.request(method, { taskId }, { signal, timeoutMs: 30_000 });
+      return await this.rpc.request(method, { taskId }, { signal });
     } catch (error) {
       if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
         throw new TaskNotFoundError(`the server does not know task ${taskId} (expired, or created on another connection): ${sanitizeLine(error.message)}`, undefined, taskId);

@@ -9,7 +9,7 @@ import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_ME
 import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
-import { closeConnection, type RawChannel } from "./rpc.js";
+import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -96,7 +96,11 @@ export class V2Wire implements Wire {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    const listed = await this.client.listTools();
+    // Through the SDK: a connection that fails surfaces as fetch's bare TypeError; it is the server being
+    // unreachable (exit 4), not an internal error.
+    const listed = await this.client.listTools(undefined, { timeout: this.rpc.requestTimeoutMs || undefined }).catch((error: unknown) => {
+      throw toServerError(error, "tools/list");
+    });
     return listed.tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
@@ -207,12 +211,12 @@ export class V2Wire implements Wire {
     this.confirmed.clear();
     const abort = new AbortController();
     this.subscription = { taskIds: wanted, abort };
-    void this.request("subscriptions/listen", { notifications: { taskIds: wanted } }, { signal: abort.signal }).catch(() => {});
+    void this.request("subscriptions/listen", { notifications: { taskIds: wanted } }, { signal: abort.signal, timeoutMs: 0 }).catch(() => {});
   }
 
   private async taskRequest(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
     try {
-      return await this.request(method, params, { signal, timeoutMs: 30_000 });
+      return await this.request(method, params, { signal });
     } catch (error) {
       if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
         const taskId = String(params.taskId);

@@ -1,7 +1,7 @@
 // The generation-neutral task engine: start a call, watch a task as an async iterator of snapshots, answer its
 // input, cancel it. It sees only the Wire interface; it never knows which generation the server speaks.
 import type { Clock } from "../context.js";
-import { McpTaskError, ServerError } from "../errors.js";
+import { InputRequiredError, McpTaskError, ProtocolViolation, ServerError } from "../errors.js";
 import {
   isTerminal,
   type CallOutcome,
@@ -24,6 +24,11 @@ const MAX_BACKOFF_MS = 30_000;
 const PUSH_TRUST_MS = 30_000;
 /** After a push, the next poll waits this many poll intervals. */
 const PUSH_GRACE = 3;
+/** The most questions one engine answers for one task: a server that never stops asking is stopped here (exit 6). */
+export const MAX_ANSWERS_PER_TASK = 32;
+/** An answered key the server still lists after this many reads and this long was ignored (exit 4). */
+const IGNORED_POLLS = 10;
+const IGNORED_MS = 5_000;
 
 export interface FinalOutcome {
   taskId: string | null;
@@ -79,6 +84,8 @@ export class TaskEngine {
   private readonly deliveries = new Map<string, () => void>();
   /** Per watched task: told of answers whose delivery is in doubt. */
   private readonly doubts = new Map<string, (delivery: UncertainDelivery) => void>();
+  /** Questions answered so far, per task (bounded by MAX_ANSWERS_PER_TASK). */
+  private readonly answerCounts = new Map<string, number>();
   /** Answers the server did not take after a dropped connection, sent again without asking again (task + key). */
   private readonly resend = new Map<string, InputResponse>();
   /**
@@ -109,6 +116,17 @@ export class TaskEngine {
         return again;
       }
       try {
+        if (taskId) {
+          const count = (this.answerCounts.get(taskId) ?? 0) + 1;
+          if (count > MAX_ANSWERS_PER_TASK) {
+            throw new InputRequiredError(
+              `the task keeps asking for input: ${MAX_ANSWERS_PER_TASK} questions answered, and it asks again; mcp-task stops answering`,
+              `answer it yourself with: mcp-task respond ${taskId} --input '{...}'`,
+              taskId,
+            );
+          }
+          this.answerCounts.set(taskId, count);
+        }
         const response = await this.input.answer(request, taskId, signal);
         // Returned to the server by the wire (V1 answers the server's request with it).
         if (taskId) this.deliveries.get(taskId)?.();
@@ -239,6 +257,25 @@ export class TaskEngine {
         options.onDelivery?.({ kind: stableKeys ? "resending" : "askAgain", taskId, requests: missed.map(({ request }) => request) });
       }
     };
+    // Answers the server acknowledged and did not take: an answered key it still lists, read after read.
+    const ignored = new Map<string, { since: number; reads: number }>();
+    const checkIgnored = (snapshot: Snapshot) => {
+      const listed = snapshot.status === "input_required" && snapshot.inputListed ? snapshot.inputRequests.filter((r) => answered.has(r.key)) : [];
+      for (const key of [...ignored.keys()]) if (!listed.some((r) => r.key === key)) ignored.delete(key);
+      if (inputJob || doubt) return;
+      for (const request of listed) {
+        const seen = ignored.get(request.key) ?? { since: this.clock.now(), reads: 0 };
+        seen.reads++;
+        ignored.set(request.key, seen);
+        if (seen.reads > IGNORED_POLLS && this.clock.now() - seen.since >= IGNORED_MS) {
+          throw new ProtocolViolation(
+            `the server still asks for ${request.key} ${Math.round((this.clock.now() - seen.since) / 1000)} s after mcp-task answered it (it acknowledged the answer and ignored it)`,
+            `keep waiting with: mcp-task watch ${taskId}`,
+            taskId,
+          );
+        }
+      }
+    };
     const serviceInput = (snapshot: Snapshot) => {
       if (snapshot.status !== "input_required") {
         // The task moved on (answered elsewhere, timed out): withdraw a question still waiting for a person.
@@ -334,6 +371,7 @@ export class TaskEngine {
             continue;
           }
           await settle(snapshot);
+          checkIgnored(snapshot);
           if (changed(snapshot) || isTerminal(snapshot.status)) {
             last = snapshot;
             yield snapshot;

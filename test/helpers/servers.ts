@@ -78,3 +78,24 @@ export async function startV2Http(...flags: string[]): Promise<RunningServer> {
   });
   return { url, process: child, stop: stopper(child) };
 }
+
+export const HOSTILE_SERVER = join(ROOT, "dist/test-servers/hostile-server.js");
+
+/** The stdio command line of the hostile test server for one case, for --stdio. */
+export const hostileStdio = (hostileCase: string, generation: "v1" | "v2", ...flags: string[]) =>
+  ["node", HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--stdio", ...flags].join(" ");
+
+/** The hostile test server (test/servers/hostile-server.ts) over Streamable HTTP; it prints `listening <url>` when ready. */
+export async function startHostileHttp(hostileCase: string, generation: "v1" | "v2", ...flags: string[]): Promise<RunningServer> {
+  const child = spawn(process.execPath, [HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--port", "0", ...flags], { stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr?.resume();
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      const match = /^listening (\S+)/.exec(line);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`hostile server exited with ${code}`)));
+  });
+  return { url, process: child, stop: stopper(child) };
+}
