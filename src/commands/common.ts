@@ -9,6 +9,7 @@ import { TaskEngine } from "../tasks/engine.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import type { TrackedTask } from "../tasks/tracker.js";
 import { linePrompt } from "../ui/prompt.js";
+import { shellWord } from "../output/sanitize.js";
 
 export interface ServerOptions {
   server?: string;
@@ -146,7 +147,7 @@ export function formatDuration(ms: number): string {
 export function withResumeHint(error: unknown, taskId: string | null): unknown {
   if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
   const message = `${error.message}; task ${taskId} keeps running`;
-  const hint = `resume with: mcp-task watch ${taskId}`;
+  const hint = `resume with: mcp-task watch ${shellWord(taskId)}`;
   return error instanceof StillRunningError ? new StillRunningError(message, hint, taskId) : new InterruptedError(message, hint, taskId);
 }
 

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import { markingGone, type TrackedTask } from "../tasks/tracker.js";
 import { viewOf } from "../tasks/views.js";
@@ -63,6 +63,6 @@ function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cance
           : `  cancel requested; the server still reports ${snapshot.status} (it may take a moment)`,
     );
   }
-  if (isTerminal(snapshot.status)) lines.push(`  result: mcp-task result ${sanitizeLine(tracked.taskId)}`);
+  if (isTerminal(snapshot.status)) lines.push(`  result: mcp-task result ${shellWord(tracked.taskId)}`);
   return lines.join("\n");
 }

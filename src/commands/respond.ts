@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint, followSettings } from "./common.js";
 
@@ -52,7 +52,7 @@ export async function runRespond(
     const doc = { taskId: tracked.taskId, answered, status: last.status, statusMessage: last.statusMessage ?? null, outcome: outcome ?? null };
     printer.document(doc, () =>
       outcome
-        ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${sanitizeLine(tracked.taskId)}`
+        ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${shellWord(tracked.taskId)}`
         : `answered; task ${sanitizeLine(tracked.taskId)} is ${last.status} again (follow it with: mcp-task watch ${sanitizeLine(tracked.taskId)})`,
     );
     return outcome ? exitCodeOf(outcome) : 0;

@@ -8,6 +8,7 @@ import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { answerFlags, inputProvider, parseDuration, presentation, reopen, waitSignal, withResumeHint, followSettings } from "./common.js";
+import { shellWord } from "../output/sanitize.js";
 
 interface FollowCommandOptions {
   id: string;
@@ -87,7 +88,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
       await live.observe(first);
-      if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${handle.taskId}`, handle.taskId);
+      if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${shellWord(handle.taskId)}`, handle.taskId);
     }
     const { outcome } = await followTask(engine, live, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx), statusLines: !options.resultOnly });
     return exitCodeOf(outcome!);

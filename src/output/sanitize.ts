@@ -1,4 +1,5 @@
 // Server text is untrusted: it must never reach a terminal with control sequences intact.
+import { quote } from "shell-quote";
 import stripAnsi from "strip-ansi";
 
 // strip-ansi removes escape sequences (CSI, OSC, ...) but leaves lone control characters such as BEL, BS, CR,
@@ -28,4 +29,13 @@ export function safeJson(value: unknown): string {
 /** One line of terminal-safe text: newlines and tabs folded to spaces. */
 export function sanitizeLine(text: string): string {
   return sanitize(text).replace(/[\n\t]+/g, " ");
+}
+
+/**
+ * A server-given word (a task id) as it may be pasted into a shell from a hint such as "resume with: mcp-task watch
+ * <id>": terminal-safe, and quoted when a shell would act on any of its characters (an id like `x;rm -rf ~` or
+ * `$(…)` is shown as one harmless argument).
+ */
+export function shellWord(text: string): string {
+  return quote([sanitizeLine(text)]);
 }

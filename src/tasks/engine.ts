@@ -16,6 +16,7 @@ import {
 } from "../protocol/wire.js";
 import { answerNotDelivered, inputUnavailable, type InputProvider } from "./input.js";
 import { outputProblem } from "./schema.js";
+import { shellWord } from "../output/sanitize.js";
 
 /** Used when the server gives no poll interval. */
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -121,7 +122,7 @@ export class TaskEngine {
           if (count > MAX_ANSWERS_PER_TASK) {
             throw new InputRequiredError(
               `the task keeps asking for input: ${MAX_ANSWERS_PER_TASK} questions answered, and it asks again; mcp-task stops answering`,
-              `answer it yourself with: mcp-task respond ${taskId} --input '{...}'`,
+              `answer it yourself with: mcp-task respond ${shellWord(taskId)} --input '{...}'`,
               taskId,
             );
           }
@@ -270,7 +271,7 @@ export class TaskEngine {
         if (seen.reads > IGNORED_POLLS && this.clock.now() - seen.since >= IGNORED_MS) {
           throw new ProtocolViolation(
             `the server still asks for ${request.key} ${Math.round((this.clock.now() - seen.since) / 1000)} s after mcp-task answered it (it acknowledged the answer and ignored it)`,
-            `keep waiting with: mcp-task watch ${taskId}`,
+            `keep waiting with: mcp-task watch ${shellWord(taskId)}`,
             taskId,
           );
         }

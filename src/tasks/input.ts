@@ -1,7 +1,7 @@
 // Where answers to a server's questions come from: given ahead of time (--input / --decline), or nowhere (a
 // pipeline never waits for a person: exit 6). The interactive prompt is another InputProvider.
 import { AnswerNotDeliveredError, InputRequiredError } from "../errors.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { DeliveryEvent } from "./engine.js";
 import { schemaProblem } from "./schema.js";
@@ -33,7 +33,7 @@ export function expected(schema: { properties?: Record<string, unknown>; require
 
 /** How to give the answer later: to the task (respond), or to the call (again, with the answer). */
 function answerHint(taskId: string | null): string {
-  return taskId ? `mcp-task respond ${taskId} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
+  return taskId ? `mcp-task respond ${shellWord(taskId)} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
 }
 
 /** The error for a task that waits for input nobody here can give. */
