@@ -16,7 +16,7 @@ import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { HandleStore } from "./store/handles.js";
-import { redactWith, secretsOf } from "./protocol/server.js";
+import { descriptorKey, redactWith, secretsOf } from "./protocol/server.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
 
@@ -147,7 +147,13 @@ export async function main(argv: string[] = process.argv): Promise<number> {
         const { connectBroker } = await import("./broker/client.js");
         return connectBroker({ home, descriptor, name: name ?? descriptor.command, start: !how.resume, self: ctx.self, clock: systemClock });
       }
+      // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
+      const prestarted =
+        descriptor.transport === "stdio" && !how.resume && settings?.verdict(descriptorKey(descriptor), Date.now())
+          ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
+          : undefined;
       return (await import("./protocol/connect.js")).connect(descriptor, {
+        prestarted,
         env,
         name,
         requestTimeoutMs: requestTimeoutMs(env),

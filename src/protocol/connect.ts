@@ -1,13 +1,14 @@
 // Opening a connection: transport, handshake with generation detection, and the wire adapter on top.
 import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { ReadBuffer, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
 import { ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { SizeGuard } from "./limits.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
+import { EarlyStdioTransport } from "./stdio.js";
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
@@ -33,6 +34,8 @@ export interface ConnectOptions {
   name?: string;
   /** Reach the server (and V1 session) a task was created on, from a saved handle. */
   resume?: ResumeToken;
+  /** A stdio server already starting (see stdio.ts): used when the generation is known, else discarded. */
+  prestarted?: EarlyStdioTransport;
 }
 
 const STDERR_TAIL_BYTES = 2000;
@@ -74,7 +77,11 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
   const stderrTail = { text: "" };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const transport = makeTransport(descriptor, options.env, stderrTail, guard, session);
+  // The prestarted server serves one connection, and only one whose generation is known (see stdio.ts).
+  const early = options.prestarted;
+  options.prestarted = undefined;
+  if (early && !prior) early.discard();
+  const transport = prior && early ? adopt(early, stderrTail, guard) : makeTransport(descriptor, options.env, stderrTail, guard, session);
   const client = new Client(CLIENT_INFO, {
     capabilities: CLIENT_CAPABILITIES,
     versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(options.timeoutMs ?? (requestTimeoutMs || 10_000), 10_000) } },
@@ -102,7 +109,7 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
   const wire: Wire =
     era === "modern" ? new V2Wire(client, rpc, protocolVersion, serverName) : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId);
-  if (transport instanceof StdioClientTransport) wire.serverPid = transport.pid ?? undefined;
+  if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport) wire.serverPid = transport.pid ?? undefined;
   return wire;
 }
 
@@ -127,18 +134,27 @@ function makeTransport(descriptor: ServerDescriptor, env: Record<string, string 
     maxBufferSize: guard.limit,
   });
   guard.watchStdio(transport);
-  // Keep the end of the server's stderr: it is what explains a crash.
-  const attach = () => {
+  keepStderrTail(transport, stderrTail);
+  return transport;
+}
+
+/** A prestarted stdio server, given the SDK's message reader (with the size limit) now that the SDK is loaded. */
+function adopt(early: EarlyStdioTransport, stderrTail: { text: string }, guard: SizeGuard): Transport {
+  early.adopt(new ReadBuffer({ maxBufferSize: guard.limit }));
+  guard.watchStdio(early as unknown as StdioClientTransport); // the same reader field the guard watches there
+  keepStderrTail(early, stderrTail);
+  return early;
+}
+
+/** Keeps the end of the server's stderr once the transport starts: it is what explains a crash. */
+function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, stderrTail: { text: string }): void {
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderrTail.text = (stderrTail.text + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
     });
   };
-  const start = transport.start.bind(transport);
-  transport.start = async () => {
-    await start();
-    attach();
-  };
-  return transport;
 }
 
 /** The first `code` found along an error's cause chain (fetch wraps ECONNREFUSED two levels deep). */
