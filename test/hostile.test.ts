@@ -187,6 +187,11 @@ describe("hostile servers", () => {
         const again = await timed(["get", String(handle.taskId)], { home, env });
         expectError(again, 4, /did not answer tasks\/get/);
         expect(again.ms).toBeLessThan(8_000);
+        // V1: tasks/get says completed, and tasks/result (which must answer at once then) never does.
+        const result = await timed(["call", "hang_result", "-s", url], { home, env });
+        if (generation === "v1") expectError(result, 4, /did not answer tasks\/result within 1 s although the task is completed/);
+        else expect(result.code, result.stderr).toBe(0);
+        expect(result.ms).toBeLessThan(12_000);
       });
     });
 
@@ -288,6 +293,14 @@ describe("hostile servers", () => {
       const watch = await timed(["watch", String(handle.taskId), "--json"], { home, timeoutMs: 30_000 });
       expectJsonError(watch, 4, /still asks for confirm/);
     });
+  });
+
+  it("update-ignored over stdio (v2, through the broker): exit 4 after the bound, and no warning on stderr", async () => {
+    const home = tempHome();
+    const run = await timed(["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("update-ignored", "v2")], { home, timeoutMs: 30_000 });
+    expectError(run, 4, /still asks for confirm/);
+    expect(run.ms).toBeLessThan(15_000);
+    expect(await stored(home)).toEqual([expect.objectContaining({ tool: "ask", status: "input_required" })]);
   });
 
   it("huge-reply over stdio (v2, through the broker): a 48 MB line is refused with exit 4, a 12 MB one is read", async () => {

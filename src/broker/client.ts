@@ -163,11 +163,17 @@ class BrokerWire implements Wire {
     if (this.socket.destroyed) return Promise.reject(new ServerError("the server's broker is gone"));
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      signal?.addEventListener("abort", () => {
-        // Stop waiting here; the broker finishes the request on its side.
-        if (this.pending.delete(id)) reject(signal.reason);
-      }, { once: true });
+      // Stop waiting here; the broker finishes the request on its side.
+      const onAbort = () => {
+        if (this.pending.delete(id)) reject(signal!.reason);
+      };
+      // The listener goes with the request: a watch's signal sees thousands of reads.
+      const done = () => signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, {
+        resolve: (value) => (done(), resolve(value)),
+        reject: (error) => (done(), reject(error)),
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
       send(this.socket, { id, method, params });
     });
   }

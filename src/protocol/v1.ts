@@ -187,11 +187,33 @@ export class V1Wire implements Wire {
     const reply = await this.taskRequest("tasks/get", taskId, signal);
     const snapshot = snapshotFromV1(reply, "tasks/get result");
     if (snapshot.status === "completed" || snapshot.status === "failed") {
-      const outcome = this.outcomes.get(taskId) ?? (await this.fetchOutcome(taskId, signal));
+      const outcome = this.outcomes.get(taskId) ?? (await this.finishedOutcome(taskId, snapshot.status, signal));
       if (outcome && "result" in outcome) snapshot.result = outcome.result;
       if (outcome && "error" in outcome) snapshot.error = outcome.error;
     }
     return snapshot;
+  }
+
+  /**
+   * The outcome of a task tasks/get says has ended: tasks/result should answer at once, so it gets the request
+   * timeout here (while the task runs, tasks/result rightly waits without one).
+   */
+  private async finishedOutcome(taskId: string, status: string, signal?: AbortSignal): Promise<Outcome | undefined> {
+    const limit = this.rpc.requestTimeoutMs;
+    if (!limit) return this.fetchOutcome(taskId, signal);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new ServerError(`the server did not answer tasks/result within ${Math.round(limit / 100) / 10} s although the task is ${status} (MCP_TASK_REQUEST_TIMEOUT)`);
+        error.transient = true;
+        reject(error);
+      }, limit);
+    });
+    try {
+      return await Promise.race([this.fetchOutcome(taskId, signal), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async serviceInput(snapshot: Snapshot, _options: ServiceInputOptions): Promise<string[]> {
