@@ -60,8 +60,13 @@ it("a stdio task started with --detach is watched to its end from a new process,
 it("a question asked while nobody watches waits in the broker for a later respond", async () => {
   const home = tempHome();
   const id = await detach(home, "simulate-research-query", "topic=python", "ambiguous=true", "--stdio", everythingStdio);
-  await sleep(3500); // the task reaches input_required with no command attached
-  expect(JSON.parse((await runCli(["get", id, "--json"], { home })).stdout).status).toBe("input_required");
+  // The task reaches input_required (after ~3 s) with no command attached.
+  let status = "";
+  for (let tries = 0; tries < 40 && status !== "input_required"; tries++) {
+    if (tries > 0) await sleep(500);
+    status = JSON.parse((await runCli(["get", id, "--json"], { home })).stdout).status;
+  }
+  expect(status).toBe("input_required");
   const responded = await runCli(["respond", id, "--input", '{"interpretation":"snake"}'], { home });
   expect(responded.code).toBe(0);
   const result = await runCli(["result", id], { home });

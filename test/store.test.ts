@@ -1,7 +1,7 @@
 // The handle store under the conditions that break naive stores: many processes writing at once, one handle
 // changed by several processes, a process killed in the middle of a write.
 import { spawn } from "node:child_process";
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { HandleStore, parseHandle } from "../src/store/handles.js";
@@ -74,7 +74,9 @@ it("a process killed in the middle of writes leaves every handle readable", asyn
   const home = tempHome();
   for (let round = 0; round < 5; round++) {
     const child = writer(home, "churn", `r${round}`, "200000");
-    await new Promise((r) => setTimeout(r, 150 + round * 40));
+    // Killed once it is writing (however slow its start on a loaded machine), at a different moment each round.
+    for (let waited = 0; waited < 20_000 && !existsSync(join(home, "tasks", `r${round}-0.00000000.json`)); waited += 10) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 10 + round * 37));
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
   }

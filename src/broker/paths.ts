@@ -1,13 +1,13 @@
 // Where a broker lives: everything under <home>/brokers (0700), named by a hash of the server's configuration,
 // never by anything a server or user typed.
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { ServerDescriptor } from "../protocol/server.js";
+import { sha256Hex } from "../hash.js";
 import { ensurePrivateDir } from "../store/settings.js";
 
 /** One broker per stdio server configuration: command, arguments, working directory and environment. */
 export function brokerKey(descriptor: ServerDescriptor): string {
-  return createHash("sha256").update(JSON.stringify(descriptor)).digest("hex").slice(0, 16);
+  return sha256Hex(JSON.stringify(descriptor)).slice(0, 16);
 }
 
 export interface BrokerPaths {

@@ -1,6 +1,5 @@
 // `mcp-task demo-server` (the built-in demo MCP server) and `mcp-task demo` (see mcp-task at work on it, with no
 // set-up: the dashboard on a terminal, a printed walk-through anywhere else). The demo code is loaded only here.
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
@@ -8,6 +7,7 @@ import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { httpDescriptor } from "../protocol/server.js";
 import { parseMilliseconds } from "./common.js";
+import { sha256 } from "../hash.js";
 
 /** The answers the printed demo gives: approve, and post the invoice when asked again. Documented in the README. */
 export const DEMO_ANSWERS = { approve: true, comment: "approved by the mcp-task demo", action: "post", note: "posted by the mcp-task demo" };
@@ -57,7 +57,7 @@ function checkGeneration(value: string): "v1" | "v2" {
 
 /** A port that stays the same for one mcp-task directory, so that saved demo tasks find their server again. */
 export function demoPort(home: string, generation: string): number {
-  return 40000 + (createHash("sha256").update(`${home}|${generation}`).digest().readUInt16BE(0) % 10000);
+  return 40000 + (sha256(`${home}|${generation}`).readUInt16BE(0) % 10000);
 }
 
 export { httpDescriptor };

@@ -1,8 +1,8 @@
 // What a server is: a stdio command line or a Streamable HTTP URL. Secrets are kept as `${env:NAME}`
 // references and resolved only when connecting.
-import { createHash } from "node:crypto";
 import { parse as parseShell } from "shell-quote";
 import { UsageError } from "../errors.js";
+import { sha256Hex } from "../hash.js";
 
 export type ServerDescriptor =
   | { transport: "stdio"; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
@@ -99,7 +99,7 @@ export function descriptorKey(descriptor: ServerDescriptor): string {
     descriptor.transport === "http"
       ? ["http", descriptor.url]
       : ["stdio", descriptor.command, ...descriptor.args, descriptor.cwd ?? ""];
-  return createHash("sha256").update(JSON.stringify(identity)).digest("hex").slice(0, 32);
+  return sha256Hex(JSON.stringify(identity)).slice(0, 32);
 }
 
 /** A short human label: the URL, or the command line. */

@@ -2,7 +2,6 @@
 // that concurrent processes never collide on a file and a process killed mid-write leaves the store readable.
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
-import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
@@ -12,6 +11,8 @@ import { isTerminal, type ResumeToken, type Snapshot, type TaskStatus } from "..
 import type { FinalOutcome } from "../tasks/engine.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type HandleSummary } from "./summary-index.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { sha256Hex, tempSuffix } from "../hash.js";
 
 export type { HandleSummary };
 
@@ -46,14 +47,17 @@ export interface Handle {
 
 const MIN_PREFIX = 4;
 
-/** A file name for a task id: safe characters kept (so prefixes stay prefixes), others %-encoded, long ids cut and hashed. */
+/**
+ * A file name for a task id: safe characters kept (so prefixes stay prefixes), others %-encoded, long ids cut and
+ * hashed. An id with a lone surrogate (which UTF-8 writes as U+FFFD) is hashed too, so that no two ids share a name.
+ */
 export function fileStem(taskId: string, serverKey: string): string {
   let safe = "";
   for (const byte of Buffer.from(taskId, "utf8")) {
     const ch = String.fromCharCode(byte);
     safe += /[A-Za-z0-9_-]/.test(ch) ? ch : `%${byte.toString(16).padStart(2, "0")}`;
   }
-  if (safe.length > 120) safe = `${safe.slice(0, 100)}~${createHash("sha256").update(taskId).digest("hex").slice(0, 16)}`;
+  if (safe.length > 120 || /\p{Cs}/u.test(taskId)) safe = `${safe.slice(0, 100)}~${sha256Hex(taskId).slice(0, 16)}`;
   return `${safe}.${serverKey.slice(0, 8)}`;
 }
 
@@ -75,6 +79,8 @@ export function summarize(stem: string, handle: Handle, mtime: number): HandleSu
     pollIntervalMs: handle.pollIntervalMs ?? null,
     gone: handle.gone?.reason ?? null,
     final: Boolean(handle.outcome) || isTerminal(handle.last.status),
+    statusAt: handle.history.at(-1)?.at ?? null,
+    outcome: Boolean(handle.outcome),
   };
 }
 
@@ -99,7 +105,7 @@ export class HandleStore {
    * index: after the rename, so that the index is never ahead of the file.
    */
   private async write(stem: string, handle: Handle): Promise<void> {
-    const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${tempSuffix()}`);
     const file = await open(temp, "wx", 0o600);
     let mtime: number;
     try {
@@ -116,6 +122,19 @@ export class HandleStore {
   private async read(stem: string): Promise<Handle | undefined> {
     try {
       return parseHandle(await readFile(this.path(stem), "utf8"));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * One handle by its stem, read now (a long-running view reads the full handle only where it needs it):
+   * undefined when its file is gone; throws when the file cannot be read or is not a handle.
+   */
+  load(stem: string): Handle | undefined {
+    try {
+      return parseHandle(readFileSync(this.path(stem), "utf8"));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
@@ -235,28 +254,42 @@ export class HandleStore {
     return { changed, removed: [...seen.keys()].filter((stem) => !present.has(stem)) };
   }
 
-  /** Finds one handle by task id or unique prefix (at least 4 characters). */
+  /**
+   * Finds one handle by task id or unique prefix (at least 4 characters; a shorter word only as a whole id). When no
+   * id starts with the word, ids are matched as they are shown (list, hints, `call --detach`: sanitizeLine), since
+   * one with control characters cannot be typed or pasted.
+   */
   async find(idOrPrefix: string): Promise<{ stem: string; handle: Handle }> {
-    if (idOrPrefix.length < MIN_PREFIX) throw new UsageError(`a task id prefix needs at least ${MIN_PREFIX} characters: ${idOrPrefix}`);
-    const encoded = fileStem(idOrPrefix, "").slice(0, -1);
-    const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(encoded.replace(/~.*$/, "")));
-    const matches: Array<{ stem: string; handle: Handle }> = [];
-    for (const name of names) {
-      try {
-        const handle = parseHandle(await readFile(join(this.dir, name), "utf8"));
-        if (handle.taskId.startsWith(idOrPrefix)) matches.push({ stem: name.slice(0, -5), handle });
-      } catch {
-        /* unreadable: not a match */
-      }
+    // Only the files whose names can hold such an id: its encoded form, up to where a long id's name is cut.
+    const encoded = fileStem(idOrPrefix, "").slice(0, -1).replace(/~.*$/, "").slice(0, 100);
+    const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(encoded));
+    let matches = await this.readMatching(names, (id) => id.startsWith(idOrPrefix));
+    if (matches.length === 0) {
+      const shown = this.summaries().filter((s) => sanitizeLine(s.taskId).startsWith(idOrPrefix));
+      matches = await this.readMatching(shown.map((s) => `${s.stem}.json`), (id) => sanitizeLine(id).startsWith(idOrPrefix));
     }
-    const exact = matches.filter((m) => m.handle.taskId === idOrPrefix);
+    const exact = matches.filter((m) => m.handle.taskId === idOrPrefix || sanitizeLine(m.handle.taskId) === idOrPrefix);
     if (exact.length === 1) return exact[0];
+    if (idOrPrefix.length < MIN_PREFIX) throw new UsageError(`a task id prefix needs at least ${MIN_PREFIX} characters: ${idOrPrefix}`);
     if (matches.length === 1) return matches[0];
     if (matches.length === 0) {
       throw new TaskNotFoundError(`no saved task matches ${idOrPrefix}`, "see the saved tasks with: mcp-task list");
     }
     const shown = matches.slice(0, 5).map((m) => `${m.handle.taskId} (${m.handle.server.name})`).join(", ");
     throw new UsageError(`${idOrPrefix} matches ${matches.length} saved tasks: ${shown}`, "give more characters of the id");
+  }
+
+  private async readMatching(names: string[], wanted: (taskId: string) => boolean): Promise<Array<{ stem: string; handle: Handle }>> {
+    const out: Array<{ stem: string; handle: Handle }> = [];
+    for (const name of names) {
+      try {
+        const handle = parseHandle(await readFile(join(this.dir, name), "utf8"));
+        if (wanted(handle.taskId)) out.push({ stem: name.slice(0, -5), handle });
+      } catch {
+        /* unreadable or just removed: not a match */
+      }
+    }
+    return out;
   }
 
   /** Removes temp files left by processes killed mid-write (older than `olderThanMs`). Returns how many. */

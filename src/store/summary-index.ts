@@ -10,9 +10,9 @@
 // checked: after the outcome nothing but `forget`/`prune` (which the directory listing shows) changes them.
 import { appendFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { tempSuffix } from "../hash.js";
 
-/** What `list`, `prune` and the dashboard's rows need of a handle. */
+/** What `list`, `prune` and the dashboard's rows (list, filters, sorting, ages, ttl left) need of a handle. */
 export interface HandleSummary {
   stem: string;
   /** The handle file's modification time when this summary was written (ms, as `fs.Stats.mtimeMs`). */
@@ -33,31 +33,38 @@ export interface HandleSummary {
   gone: string | null;
   /** The task has an outcome or a terminal status: its file no longer changes. */
   final: boolean;
+  /** When the task entered its current status (the last history entry's time), if known. */
+  statusAt: string | null;
+  /** The handle holds the final outcome (a task whose result was too large to keep is final without one). */
+  outcome: boolean;
 }
 
 type Line = HandleSummary | { stem: string; removed: true };
 
 // On disk a summary is a positional array, not an object: half the bytes and half the parse time of the same
 // fields with their names (10,000 summaries: ~14 ms instead of ~25). The first element is the format: a summary
-// is [1, ...FIELDS], a removed handle [0, stem]; anything else marks the index damaged (and it is rebuilt).
+// is [FORMAT, ...FIELDS], a removed handle [0, stem]; anything else marks the index damaged (and it is rebuilt:
+// so an index written with other fields, by an older version, is read from the files again, never misread).
+const FORMAT = 2;
 const FIELDS = [
   "stem", "mtime", "taskId", "server", "tool", "generation", "status", "statusMessage", "createdAt", "taskCreatedAt",
-  "updatedAt", "ttlMs", "pollIntervalMs", "gone", "final",
+  "updatedAt", "ttlMs", "pollIntervalMs", "gone", "final", "statusAt", "outcome",
 ] as const satisfies ReadonlyArray<keyof HandleSummary>;
 
 function encode(line: Line): string {
   if ("removed" in line) return JSON.stringify([0, line.stem]);
-  return JSON.stringify([1, ...FIELDS.map((field) => line[field])]);
+  return JSON.stringify([FORMAT, ...FIELDS.map((field) => line[field])]);
 }
 
 function decode(v: unknown): Line | undefined {
   if (!Array.isArray(v)) return undefined;
   if (v[0] === 0 && typeof v[1] === "string") return { stem: v[1], removed: true };
-  if (v[0] !== 1 || v.length !== FIELDS.length + 1 || typeof v[1] !== "string" || typeof v[3] !== "string") return undefined;
+  if (v[0] !== FORMAT || v.length !== FIELDS.length + 1 || typeof v[1] !== "string" || typeof v[3] !== "string") return undefined;
   // A literal, in FIELDS' order: one hidden class for all, where keys set in a loop cost twice the time and memory.
   return {
     stem: v[1], mtime: v[2], taskId: v[3], server: v[4], tool: v[5], generation: v[6], status: v[7], statusMessage: v[8],
     createdAt: v[9], taskCreatedAt: v[10], updatedAt: v[11], ttlMs: v[12], pollIntervalMs: v[13], gone: v[14], final: v[15],
+    statusAt: v[16], outcome: v[17],
   };
 }
 
@@ -106,7 +113,7 @@ export class SummaryIndex {
 
   /** Rewrites the log as one line per live handle (temp file + rename; appends racing with it are healed later). */
   compact(summaries: Iterable<HandleSummary>): void {
-    const temp = join(this.dir, `.tmp-index-${process.pid}-${randomBytes(4).toString("hex")}`); // swept like handle temps
+    const temp = join(this.dir, `.tmp-index-${process.pid}-${tempSuffix()}`); // swept like handle temps
     try {
       let text = "";
       for (const summary of summaries) text += `${encode(summary)}\n`;
