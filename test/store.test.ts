@@ -58,7 +58,7 @@ it("eight writer processes saving 250 handles each lose none", async () => {
   // Their index lines, appended by eight processes at once, are whole: the index alone names every handle.
   const index = readFileSync(join(home, "tasks/.index.ndjson"), "utf8").trimEnd().split("\n");
   expect(index).toHaveLength(2000);
-  for (const line of index) expect(JSON.parse(line)[0]).toBe(1);
+  for (const line of index) expect(JSON.parse(line)[0]).toBeGreaterThan(0); // a summary (0 would be a removal)
   expect(store.summaries().map((s) => s.taskId).sort()).toEqual((await store.list()).map((h) => h.handle.taskId).sort());
 });
 
