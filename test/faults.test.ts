@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
-import { freePort, startV2Http } from "./helpers/servers.js";
+import { V2_SERVER, freePort, startV2Http } from "./helpers/servers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -65,4 +65,20 @@ it("a server that stays away: after the give-up window, exit 4 with the handle i
   expect(events(run.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4 });
   const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
   expect(listed).toEqual([expect.objectContaining({ taskId: id, status: "working", gone: null })]);
+});
+
+it("a stdio server that crashes mid-task: exit 4 with the end of its stderr in the message, the handle marked", async () => {
+  const home = tempHome();
+  // Fault injection: the V2 test server exits (code 70, a line on stderr) on the first tasks/update.
+  const server = `node ${V2_SERVER} --stdio --crash-on-update before`;
+  for (const json of [false, true]) {
+    const run = await runCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "--stdio", server, ...(json ? ["--json"] : [])], { home });
+    expect(run.code).toBe(4);
+    const message = json ? String(events(run.stdout).at(-1)?.message) : run.stderr;
+    expect(message).toMatch(/the server process exited .*its stderr ends with: .*fault injection: exiting on tasks\/update, before applying it/);
+    expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }
+  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ gone: string | null }>;
+  expect(listed).toHaveLength(2);
+  for (const row of listed) expect(row.gone).toMatch(/exited while the task was running/);
 });
