@@ -155,7 +155,9 @@ export class HandleStore {
       realpath: false,
       lockfilePath: join(this.dir, `.lock-${stem}`),
       stale: 10_000,
-      retries: { retries: 50, minTimeout: 5, maxTimeout: 100 },
+      // Retries span more than `stale` (about 15 s): a lock left by a process killed while holding it is taken
+      // over once stale, instead of failing this update ("Lock file is already being held", exit 1).
+      retries: { retries: 150, minTimeout: 5, maxTimeout: 100 },
     });
     try {
       const handle = await this.read(stem);
