@@ -1,5 +1,5 @@
 // Faults survived: mcp-task killed while watching, the server restarted mid-task, the server gone for good.
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -82,3 +82,22 @@ it("a stdio server that crashes mid-task: exit 4 with the end of its stderr in t
   expect(listed).toHaveLength(2);
   for (const row of listed) expect(row.gone).toMatch(/exited while the task was running/);
 });
+
+it("a handle lock left by a process killed while holding it is taken over once stale: the next watch still records the end", async () => {
+  const server = await startV2Http();
+  try {
+    const home = tempHome();
+    const id = await detach(home, server.url, "task_complete", "ms=500");
+    // What a watcher SIGKILLed inside its read-modify-write leaves: the lock directory, fresh.
+    const stem = readdirSync(join(home, "tasks")).find((f) => f.startsWith(id) && f.endsWith(".json"))!.slice(0, -5);
+    mkdirSync(join(home, "tasks", `.lock-${stem}`));
+    const run = await runCli(["watch", id, "--json"], { home });
+    expect(run.code, run.stdout).toBe(0);
+    expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
+    const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+    expect(listed).toEqual([expect.objectContaining({ taskId: id, status: "completed" })]);
+    expect(existsSync(join(home, "tasks", `.lock-${stem}`))).toBe(false);
+  } finally {
+    await server.stop();
+  }
+}, 40_000);
