@@ -3,7 +3,7 @@
 import { Box, Text, useInput } from "ink";
 import { useEffect, useMemo, useState } from "react";
 import { sanitizeLine } from "../output/sanitize.js";
-import { Detail, detailLines } from "./Detail.js";
+import { Detail, detailLines, unreadableLines, type Line } from "./Detail.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";
 import { HelpBar } from "./HelpBar.js";
@@ -47,13 +47,21 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   const rows = useMemo(() => visibleRows(state.rows, state.questions, { text, status, sort, now: minute }), [state.rows, state.questions, text, status, sort, minute]);
   useEffect(() => {
     const at = clock.now();
-    setBySecond(mode.kind !== "list" || state.rows.some((row) => changesBySecond(row.handle, at)));
+    setBySecond(mode.kind !== "list" || state.rows.some((row) => changesBySecond(row.summary, at)));
   }, [state.rows, mode.kind, minute, clock]);
   const index = Math.max(0, rows.findIndex((r) => r.stem === selectedStem));
   const selected = rows[index];
   const listHeight = Math.max(3, height - 6);
-  const question = selected && state.questions.find((q) => q.taskId === selected.handle.taskId);
-  const lines = useMemo(() => (selected && mode.kind === "detail" ? detailLines(selected.handle, now) : []), [selected, mode.kind, now]);
+  const question = selected && state.questions.find((q) => q.taskId === selected.summary.taskId);
+  // The task open in the detail view: the model holds its full handle (read from its file when opened).
+  const opened = selected && mode.kind === "detail" ? state.rows.find((r) => r.stem === selected.stem) : undefined;
+  const lines = useMemo((): Line[] => {
+    if (!opened) return [];
+    if (opened.handle) return detailLines(opened.handle, now);
+    if (opened.unreadable !== undefined) return unreadableLines(opened.summary, opened.unreadable, now);
+    return [{ text: "reading its saved handle…", dim: true }];
+  }, [opened, now]);
+  useEffect(() => model.open(mode.kind === "detail" ? selected?.stem : undefined), [model, mode.kind, selected?.stem]);
   const select = (i: number) => setSelectedStem(rows[Math.max(0, Math.min(rows.length - 1, i))]?.stem);
   const answerNext = () => {
     const q = question ?? state.questions[0];
@@ -78,7 +86,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
       }
       if (input === "q" || (key.ctrl && input === "c")) return onExit();
       if (mode.kind === "detail") {
-        if (key.escape || key.leftArrow) setMode({ kind: "list" });
+        if (key.escape || key.leftArrow) (model.open(undefined), setMode({ kind: "list" }));
         else if (key.upArrow || input === "k") setScroll((s) => Math.max(0, s - 1));
         else if (key.downArrow || input === "j") setScroll((s) => s + 1);
         else if (key.pageUp) setScroll((s) => Math.max(0, s - listHeight));
@@ -90,7 +98,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
         else if (key.pageDown) select(index + listHeight);
         else if (input === "g" || key.home) select(0);
         else if (input === "G" || key.end) select(rows.length - 1);
-        else if (key.return && selected) (question ? answerNext() : (setScroll(0), setMode({ kind: "detail" })));
+        else if (key.return && selected) (question ? answerNext() : (setScroll(0), model.open(selected.stem), setMode({ kind: "detail" })));
         else if (input.startsWith("/")) {
           // Keys typed fast (or pasted) arrive as one chunk: "/abc" starts a filter with "abc".
           setText(input.slice(1).replace(/[\r\n]/g, ""));
@@ -104,8 +112,11 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
       if (input === "a") answerNext();
       else if (input === "c" && selected) setMode({ kind: "confirm", what: "cancel", stem: selected.stem });
       else if (input === "x" && selected) setMode({ kind: "confirm", what: "forget", stem: selected.stem });
-      else if (input === "y" && selected) onCopy(selected.handle.taskId);
-      else if (input === "p" && selected?.handle.outcome) onPager(detailLines(selected.handle, now).map((l) => l.text).join("\n"));
+      else if (input === "y" && selected) onCopy(selected.summary.taskId);
+      else if (input === "p" && selected?.summary.outcome) {
+        const full = model.handleOf(selected.stem);
+        if (full?.outcome) onPager(detailLines(full, now).map((l) => l.text).join("\n"));
+      }
     },
     { isActive: mode.kind !== "answer" && mode.kind !== "new" },
   );
@@ -123,9 +134,10 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
 
   let body;
   if (mode.kind === "answer") {
-    const task = state.rows.find((r) => r.handle.taskId === mode.question.taskId);
-    // A V2 task may ask several questions at once: say which one this is.
-    const open = (task?.handle.last.inputRequests ?? []).filter((r) => !task!.handle.answered.includes(r.key)).map((r) => r.key);
+    const task = state.rows.find((r) => r.summary.taskId === mode.question.taskId);
+    // A V2 task may ask several questions at once: say which one this is (a task that asks is followed: its row
+    // holds its full handle).
+    const open = (task?.handle?.last.inputRequests ?? []).filter((r) => !task!.handle!.answered.includes(r.key)).map((r) => r.key);
     const position = open.indexOf(mode.question.request.key);
     body = (
       <ElicitationForm
@@ -133,7 +145,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
         questionIndex={Math.max(0, position)}
         questionCount={Math.max(1, open.length)}
         request={mode.question.request}
-        taskLabel={task ? `${sanitizeLine(task.handle.tool)} · ${sanitizeLine(task.handle.taskId.slice(0, 8))}` : "a call"}
+        taskLabel={task ? `${sanitizeLine(task.summary.tool)} · ${sanitizeLine(task.summary.taskId.slice(0, 8))}` : "a call"}
         width={width}
         onRespond={(response) => {
           model.answer(mode.question.id, response);

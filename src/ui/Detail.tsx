@@ -2,7 +2,7 @@
 import { Box, Text } from "ink";
 import { renderResult } from "../output/render.js";
 import { sanitize, sanitizeLine } from "../output/sanitize.js";
-import type { Handle } from "../store/handles.js";
+import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
 import { COLOR, SYMBOL, rowStatus, short, ttlLeft, type RowStatus } from "./format.js";
 
 export interface Line {
@@ -14,14 +14,15 @@ export interface Line {
 
 /** The detail of a handle as lines (pure: the view only slices them). */
 export function detailLines(handle: Handle, now: number): Line[] {
-  const status = rowStatus(handle, now);
+  const summary = summarize("", handle, 0);
+  const status = rowStatus(summary, now);
   const lines: Line[] = [
     { text: `${SYMBOL[status]} ${status}${handle.last.statusMessage ? `  ${sanitizeLine(handle.last.statusMessage)}` : ""}`, color: COLOR[status], bold: true },
     { text: `task      ${sanitizeLine(handle.taskId)}` },
     { text: `tool      ${sanitizeLine(handle.tool)} on ${sanitizeLine(handle.server.name)} (${handle.resume.generation.toUpperCase()}, protocol ${sanitizeLine(handle.resume.protocolVersion)})` },
     { text: `created   ${handle.createdAt}   updated ${handle.updatedAt}` },
     {
-      text: `ttl       ${handle.ttlMs === null ? "unlimited" : handle.ttlMs === undefined ? "not given" : `${handle.ttlMs} ms (${short(ttlLeft(handle, now))} left)`}   poll every ${handle.pollIntervalMs ?? "?"} ms`,
+      text: `ttl       ${handle.ttlMs === null ? "unlimited" : handle.ttlMs === undefined ? "not given" : `${handle.ttlMs} ms (${short(ttlLeft(summary, now))} left)`}   poll every ${handle.pollIntervalMs ?? "?"} ms`,
     },
   ];
   if (handle.gone) lines.push({ text: `gone      ${sanitizeLine(handle.gone.reason)}`, color: "red" });
@@ -43,6 +44,19 @@ export function detailLines(handle: Handle, now: number): Line[] {
     if (outcome.status === "cancelled") lines.push({ text: "  cancelled", color: "yellow" });
   }
   return lines;
+}
+
+/** What can be shown of a task whose saved handle cannot be read: its summary, and why. */
+export function unreadableLines(summary: HandleSummary, reason: string, now: number): Line[] {
+  const status = rowStatus(summary, now);
+  return [
+    { text: `${SYMBOL[status]} ${status}${summary.statusMessage ? `  ${sanitizeLine(summary.statusMessage)}` : ""}`, color: COLOR[status], bold: true },
+    { text: `task      ${sanitizeLine(summary.taskId)}` },
+    { text: `tool      ${sanitizeLine(summary.tool)} on ${sanitizeLine(summary.server)} (${summary.generation.toUpperCase()})` },
+    { text: `created   ${summary.createdAt}   updated ${summary.updatedAt}` },
+    { text: "" },
+    { text: `cannot read its saved handle: ${sanitizeLine(reason)}`, color: "red" },
+  ];
 }
 
 export interface DetailProps {

@@ -1,13 +1,13 @@
 // The list of tasks: one row per handle, only the rows that fit on screen rendered (virtualised).
 import { Box, Text } from "ink";
 import { sanitizeLine } from "../output/sanitize.js";
-import type { Handle } from "../store/handles.js";
+import type { HandleSummary } from "../store/handles.js";
 import { COLOR, SYMBOL, ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
 import type { Connection } from "./model.js";
 
 export interface ListRow {
   stem: string;
-  handle: Handle;
+  summary: HandleSummary;
   connection: Connection;
   asking: boolean;
 }
@@ -46,7 +46,7 @@ export function TaskList({ rows, selected, width, height, now }: TaskListProps) 
       </Text>
       {visible.length === 0 ? <Text dimColor>  no tasks match</Text> : null}
       {visible.map((row, i) => {
-        const status = rowStatus(row.handle, now);
+        const status = rowStatus(row.summary, now);
         const isSelected = start + i === selected;
         const note = row.connection === "error" ? "(unreachable)" : row.connection === "reconnecting" ? "(reconnecting)" : "";
         return (
@@ -57,12 +57,12 @@ export function TaskList({ rows, selected, width, height, now }: TaskListProps) 
             <Text color={COLOR[status]} bold={status === "input_required" || row.asking}>
               {col(status, 15)}
             </Text>
-            {col(sanitizeLine(row.handle.tool), 22)}
-            {wide ? col(sanitizeLine(row.handle.server.name), 18) : ""}
-            {col(short(ageOf(row.handle, now)), 6)}
-            {col(short(inStatus(row.handle, now)), 6)}
-            {col(short(ttlLeft(row.handle, now)), 6)}
-            {fit(sanitizeLine(`${note}${note ? " " : ""}${row.handle.last.statusMessage ?? ""}`), message)}
+            {col(sanitizeLine(row.summary.tool), 22)}
+            {wide ? col(sanitizeLine(row.summary.server), 18) : ""}
+            {col(short(ageOf(row.summary, now)), 6)}
+            {col(short(inStatus(row.summary, now)), 6)}
+            {col(short(ttlLeft(row.summary, now)), 6)}
+            {fit(sanitizeLine(`${note}${note ? " " : ""}${row.summary.statusMessage ?? ""}`), message)}
           </Text>
         );
       })}

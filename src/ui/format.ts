@@ -1,7 +1,8 @@
-// Small pure helpers the views share: status symbols (readable without colour), durations, row facts.
-import { isTerminal, type TaskStatus } from "../protocol/wire.js";
-import { handleExpired } from "../tasks/tracker.js";
-import type { Handle } from "../store/handles.js";
+// Small pure helpers the views share: status symbols (readable without colour), durations, row facts. Row facts
+// come from a handle's summary (what the dashboard keeps of every task); the detail view summarizes its handle.
+import type { TaskStatus } from "../protocol/wire.js";
+import { summaryExpired } from "../tasks/tracker.js";
+import type { HandleSummary } from "../store/handles.js";
 
 export type RowStatus = TaskStatus | "expired" | "gone";
 
@@ -25,11 +26,10 @@ export const COLOR: Record<RowStatus, string> = {
   gone: "gray",
 };
 
-export function rowStatus(handle: Handle, now: number): RowStatus {
-  if (handle.gone) return "gone";
-  const status = handle.outcome?.status ?? handle.last.status;
-  if (handleExpired(handle, now)) return "expired";
-  return status;
+export function rowStatus(summary: HandleSummary, now: number): RowStatus {
+  if (summary.gone !== null) return "gone";
+  if (summaryExpired(summary, now)) return "expired";
+  return summary.status as TaskStatus;
 }
 
 /** 4s, 12m, 3h, 2d; "-" for unknown. */
@@ -42,26 +42,25 @@ export function short(ms: number | undefined): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-export function ageOf(handle: Handle, now: number): number {
-  return now - Date.parse(handle.createdAt);
+export function ageOf(summary: HandleSummary, now: number): number {
+  return now - Date.parse(summary.createdAt);
 }
 
 /** Time since the task entered its current status. */
-export function inStatus(handle: Handle, now: number): number {
-  const at = handle.history.at(-1)?.at;
-  return at ? now - Date.parse(at) : NaN;
+export function inStatus(summary: HandleSummary, now: number): number {
+  return summary.statusAt ? now - Date.parse(summary.statusAt) : NaN;
 }
 
-/** Time left before the ttl runs out; undefined when unlimited or finished. */
-export function ttlLeft(handle: Handle, now: number): number | undefined {
-  if (handle.outcome || handle.ttlMs === null || handle.ttlMs === undefined) return undefined;
-  return Date.parse(handle.last.createdAt ?? handle.createdAt) + handle.ttlMs - now;
+/** Time left before the ttl runs out; undefined when unlimited or finished (with its outcome saved). */
+export function ttlLeft(summary: HandleSummary, now: number): number | undefined {
+  if (summary.outcome || summary.ttlMs === null) return undefined;
+  return Date.parse(summary.taskCreatedAt ?? summary.createdAt) + summary.ttlMs - now;
 }
 
 /** Whether a duration shown for this task (its age, time in status, ttl left) still changes by the second. */
-export function changesBySecond(handle: Handle, now: number): boolean {
-  if (!handle.outcome && !isTerminal(handle.last.status) && !handleExpired(handle, now)) return true; // running
-  return [ageOf(handle, now), inStatus(handle, now), ttlLeft(handle, now)].some((ms) => ms !== undefined && ms > -1000 && ms < 120_000);
+export function changesBySecond(summary: HandleSummary, now: number): boolean {
+  if (!summary.final && !summaryExpired(summary, now)) return true; // running
+  return [ageOf(summary, now), inStatus(summary, now), ttlLeft(summary, now)].some((ms) => ms !== undefined && ms > -1000 && ms < 120_000);
 }
 
 /** A table column: the text fitted into `width - 1` columns, then one space before the next column. */

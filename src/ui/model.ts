@@ -1,20 +1,27 @@
-// The dashboard's state: every saved handle, the live state of the tasks still running, and the questions they
-// ask. A plain class that emits change events, consumed by one React hook (useDashboard) so that the views stay
-// pure functions of props. All async work (connections, watching, answering) lives here, not in components.
+// The dashboard's state: the summary of every saved handle (from the store's index, not one read per file), the
+// live state of the tasks still running, and the questions they ask. A plain class that emits change events,
+// consumed by one React hook (useDashboard) so that the views stay pure functions of props. All async work
+// (connections, watching, answering) lives here, not in components. Full handles are read only where needed: the
+// tasks being followed, the one open in the detail view, and the one a key acts on (cancel, pager).
 import type { Context } from "../context.js";
 import { McpTaskError, TaskNotFoundError, describeError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { deliveryNote, type InputProvider } from "../tasks/input.js";
-import { TrackedTask } from "../tasks/tracker.js";
-import type { Handle } from "../store/handles.js";
+import { TrackedTask, saveMoves } from "../tasks/tracker.js";
+import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
 
 export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
 
 export interface TaskRow {
   stem: string;
-  handle: Handle;
+  /** What the list shows, filters and sorts by. */
+  summary: HandleSummary;
+  /** The full handle: only for a task being followed (kept in step) and the one open in the detail view. */
+  handle?: Handle;
+  /** Why the full handle of the task open in the detail view could not be read. */
+  unreadable?: string;
   /** Following state of a task that is not finished. */
   connection: Connection;
   error?: string;
@@ -54,6 +61,8 @@ export class DashboardModel {
   private readonly following = new Map<string, AbortController>();
   /** Writes what was seen of each followed task (on close). */
   private readonly flushed = new Map<string, () => Promise<void>>();
+  /** The tasks being followed, by stem: one its wire reaches through a new session gets its handle updated. */
+  private readonly tracked = new Map<string, TrackedTask>();
   private readonly pending = new Map<number, { resolve: (r: InputResponse) => void; reject: (e: Error) => void }>();
   private nextQuestion = 1;
   private readonly stop = new AbortController();
@@ -88,7 +97,7 @@ export class DashboardModel {
     this.set({ notice });
   }
 
-  /** Loads every saved handle and follows those still running; re-reads the store now and then. */
+  /** Loads the summary of every saved handle and follows the tasks still running; re-reads the store now and then. */
   async start(): Promise<void> {
     await this.rescan();
     void (async () => {
@@ -99,8 +108,12 @@ export class DashboardModel {
     })();
   }
 
-  /** File times of the handles read so far: a rescan reads only what changed. */
+  /** File times of the summaries seen so far: a rescan changes only the rows whose handle changed. */
   private readonly seen = new Map<string, number>();
+  /** Unfinished tasks found not to be followed (a V1 task of a stdio server, an unreadable file), at that file time. */
+  private readonly unfollowable = new Map<string, number>();
+  /** The task open in the detail view: its row holds the full handle, read again when its file changes. */
+  private opened?: string;
 
   /** The store's change token at the last rescan, and how many rescans it spared since the last full one. */
   private mark = "";
@@ -108,25 +121,86 @@ export class DashboardModel {
 
   private async rescan(): Promise<void> {
     // Idle, a rescan is two stats, not one per handle; a full one still runs every minute, for files edited in place.
-    const mark = this.ctx.tracker.store.mark();
+    const store = this.ctx.tracker.store;
+    const mark = store.mark();
     if (mark === this.mark && mark !== "" && ++this.spared < 60_000 / RESCAN_MS) return;
     this.mark = mark;
     this.spared = 0;
-    const { changed, removed } = this.ctx.tracker.store.rescan(this.seen);
+    // From the index (one file, checked against the directory), not one read per handle file. A file that cannot be
+    // read is not taken for removed: its row stays as it was.
+    const present = new Set<string>();
+    const summaries = store.summaries((file) => present.add(file.slice(0, -5)));
+    const changed: HandleSummary[] = [];
+    for (const summary of summaries) {
+      present.add(summary.stem);
+      if (this.seen.get(summary.stem) !== summary.mtime) changed.push(summary);
+    }
+    const removed = [...this.seen.keys()].filter((stem) => !present.has(stem));
     if (changed.length === 0 && removed.length === 0) return;
     for (const { stem, mtime } of changed) this.seen.set(stem, mtime);
     for (const stem of removed) this.seen.delete(stem);
     const gone = new Set(removed);
     const byStem = new Map(this.state.rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
-    for (const { stem, handle } of changed) {
+    for (const summary of changed) {
+      const { stem } = summary;
       const row = byStem.get(stem);
-      // Rows being followed keep their in-memory handle (it is the newer one).
+      // Rows being followed keep their in-memory state (it is the newer one).
       if (row && this.following.has(stem)) continue;
-      byStem.set(stem, { stem, handle, connection: row?.connection ?? "idle", error: row?.error });
+      byStem.set(stem, this.withHandle({ stem, summary, connection: row?.connection ?? "idle", error: row?.error }));
     }
     const rows = [...byStem.values()];
     this.set({ rows });
-    for (const row of rows) if (this.wantsFollowing(row.handle) && !this.following.has(row.stem)) this.follow(row.stem, row.handle);
+    for (const row of rows) {
+      const { stem, summary } = row;
+      if (summary.final || summary.gone !== null || this.following.has(stem) || this.unfollowable.get(stem) === summary.mtime) continue;
+      let handle: Handle | undefined;
+      try {
+        handle = row.handle ?? store.load(stem);
+      } catch {
+        /* unreadable: not followed */
+      }
+      if (handle && this.wantsFollowing(handle)) this.follow(stem, handle);
+      else this.unfollowable.set(stem, summary.mtime);
+    }
+  }
+
+  /** The row with its full handle if it is the one open in the detail view (read now), else without. */
+  private withHandle(row: TaskRow): TaskRow {
+    const { handle: _handle, unreadable: _unreadable, ...rest } = row;
+    if (row.stem !== this.opened) return rest;
+    try {
+      const handle = this.ctx.tracker.store.load(row.stem);
+      return handle ? { ...rest, handle } : { ...rest, unreadable: "its file is gone (forgotten by another command?)" };
+    } catch (error) {
+      return { ...rest, unreadable: describeError(error).message };
+    }
+  }
+
+  /**
+   * Opens a task in the detail view (undefined: none): its row gets its full handle, read now from its file unless
+   * it is being followed (then it has it already); the row open before lets go of its own.
+   */
+  open(stem: string | undefined): void {
+    if (stem === this.opened) return;
+    const before = this.opened;
+    this.opened = stem;
+    this.set({
+      rows: this.state.rows.map((row) => {
+        if (this.following.has(row.stem) || (row.stem !== stem && row.stem !== before)) return row;
+        return this.withHandle(row);
+      }),
+    });
+  }
+
+  /** The full handle of a task: the one in memory, else read from its file (undefined if gone or unreadable). */
+  handleOf(stem: string): Handle | undefined {
+    const row = this.state.rows.find((r) => r.stem === stem);
+    if (row?.handle) return row.handle;
+    try {
+      return this.ctx.tracker.store.load(stem);
+    } catch {
+      return undefined;
+    }
   }
 
   private wantsFollowing(handle: Handle): boolean {
@@ -143,8 +217,12 @@ export class DashboardModel {
     }
     if (!link.wire) {
       link.wire = this.ctx.connect(descriptor, name, handle ? { resume: handle.resume } : { outlive: true });
+      const server = descriptorKey(descriptor);
       link.wire.then(
-        (wire) => (link!.engine = new TaskEngine(wire, this.ctx.clock, this.provider)),
+        (wire) => {
+          saveMoves(wire, (taskId) => [...this.tracked.values()].find((t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server));
+          link!.engine = new TaskEngine(wire, this.ctx.clock, this.provider);
+        },
         () => (link!.wire = undefined),
       );
     }
@@ -162,7 +240,9 @@ export class DashboardModel {
     const abort = new AbortController();
     this.following.set(stem, abort);
     const tracked = new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle);
-    const setRow = (connection: Connection, error?: string) => this.updateRow(stem, (row) => ({ ...row, handle: tracked.handle, connection, error }));
+    this.tracked.set(stem, tracked);
+    const setRow = (connection: Connection, error?: string) =>
+      this.updateRow(stem, (row) => ({ ...row, summary: summarize(stem, tracked.handle, row.summary.mtime), handle: tracked.handle, unreadable: undefined, connection, error }));
     void (async () => {
       setRow("connecting");
       try {
@@ -196,6 +276,9 @@ export class DashboardModel {
         await tracked.flush().catch(() => {});
         this.following.delete(stem);
         this.flushed.delete(stem);
+        this.tracked.delete(stem);
+        // No longer followed: the row keeps its full handle only while it is open in the detail view.
+        if (stem !== this.opened) this.updateRow(stem, ({ handle: _handle, ...row }) => ({ ...row, summary: summarize(stem, tracked.handle, row.summary.mtime) }));
       }
     })();
     this.flushed.set(stem, () => tracked.flush());
@@ -228,11 +311,12 @@ export class DashboardModel {
   }
 
   async cancel(stem: string): Promise<void> {
-    const row = this.state.rows.find((r) => r.stem === stem);
-    if (!row) return;
+    if (!this.state.rows.some((r) => r.stem === stem)) return;
     try {
-      const engine = await this.engineFor(row.handle);
-      const after = await engine.cancel(row.handle.taskId);
+      const handle = this.state.rows.find((r) => r.stem === stem)?.handle ?? this.ctx.tracker.store.load(stem);
+      if (!handle) throw new TaskNotFoundError("the saved handle disappeared (forgotten by another command?)");
+      const engine = await this.engineFor(handle);
+      const after = await engine.cancel(handle.taskId);
       this.notify(after.status === "cancelled" ? "cancelled" : `cancel requested; the server reports ${after.status}`);
     } catch (error) {
       this.notify(`cancel failed: ${describeError(error).message}`);
@@ -256,7 +340,8 @@ export class DashboardModel {
         return;
       }
       const tracked = await this.ctx.tracker.start(server, wire, tool, args, started.snapshot);
-      this.set({ rows: [...this.state.rows, { stem: tracked.stem, handle: tracked.handle, connection: "idle" }], notice: `started ${tool}` });
+      const row: TaskRow = { stem: tracked.stem, summary: summarize(tracked.stem, tracked.handle, 0), handle: tracked.handle, connection: "idle" };
+      this.set({ rows: [...this.state.rows, row], notice: `started ${tool}` });
       this.follow(tracked.stem, tracked.handle);
     } catch (error) {
       this.notify(`call failed: ${describeError(error).message}`);

@@ -19,7 +19,7 @@ export function visibleRows(
   const asking = new Set(questions.map((q) => q.taskId));
   const needle = options.text.trim().toLowerCase();
   const out = rows
-    .map((row) => ({ stem: row.stem, handle: row.handle, connection: row.connection, asking: asking.has(row.handle.taskId), status: rowStatus(row.handle, options.now) }))
+    .map((row) => ({ stem: row.stem, summary: row.summary, connection: row.connection, asking: asking.has(row.summary.taskId), status: rowStatus(row.summary, options.now) }))
     .filter((row) => {
       switch (options.status) {
         case "live":
@@ -36,16 +36,16 @@ export function visibleRows(
     })
     .filter((row) => {
       if (!needle) return true;
-      const h = row.handle;
-      return [h.taskId, h.tool, h.server.name, h.last.statusMessage ?? "", row.status].some((field) => sanitizeLine(field).toLowerCase().includes(needle));
+      const s = row.summary;
+      return [s.taskId, s.tool, s.server, s.statusMessage ?? "", row.status].some((field) => sanitizeLine(field).toLowerCase().includes(needle));
     });
-  const byCreated = (a: ListRow, b: ListRow) => b.handle.createdAt.localeCompare(a.handle.createdAt);
+  const byCreated = (a: ListRow, b: ListRow) => b.summary.createdAt.localeCompare(a.summary.createdAt);
   const compare: Record<Sort, (a: (typeof out)[number], b: (typeof out)[number]) => number> = {
     newest: byCreated,
     oldest: (a, b) => -byCreated(a, b),
     status: (a, b) => Number(b.asking) - Number(a.asking) || STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || byCreated(a, b),
-    server: (a, b) => a.handle.server.name.localeCompare(b.handle.server.name) || byCreated(a, b),
-    tool: (a, b) => a.handle.tool.localeCompare(b.handle.tool) || byCreated(a, b),
+    server: (a, b) => a.summary.server.localeCompare(b.summary.server) || byCreated(a, b),
+    tool: (a, b) => a.summary.tool.localeCompare(b.summary.tool) || byCreated(a, b),
   };
   return out.sort(compare[options.sort]).map(({ status: _status, ...row }) => row);
 }

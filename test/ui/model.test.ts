@@ -17,7 +17,7 @@ afterAll(async () => {
 async function until(model: DashboardModel, test: (s: DashboardState) => boolean, timeoutMs = 10_000): Promise<DashboardState> {
   const deadline = Date.now() + timeoutMs;
   while (!test(model.getState())) {
-    if (Date.now() > deadline) throw new Error(`timed out; state: ${JSON.stringify(model.getState().rows.map((r) => [r.handle.tool, r.handle.last.status, r.connection, r.error]))}`);
+    if (Date.now() > deadline) throw new Error(`timed out; state: ${JSON.stringify(model.getState().rows.map((r) => [r.summary.tool, r.summary.status, r.connection, r.error]))}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return model.getState();
@@ -38,8 +38,9 @@ it("follows saved tasks, asks their questions, and records the outcome", async (
     expect(question.taskId).toBe(asking);
     expect(question.request.method).toBe("elicitation/create");
     model.answer(question.id, { action: "accept", content: { name: "Ada" } });
-    const done = await until(model, (s) => s.rows.every((r) => r.handle.outcome !== undefined));
-    const byId = new Map(done.rows.map((r) => [r.handle.taskId, r.handle]));
+    const done = await until(model, (s) => s.rows.every((r) => r.summary.outcome));
+    // Rows hold summaries; the full handle is read by stem where it is needed.
+    const byId = new Map(done.rows.map((r) => [r.summary.taskId, model.handleOf(r.stem)!]));
     expect(byId.get(asking)!.outcome!.result!.content[0].text).toBe("Hello, Ada");
     expect(byId.get(quick)!.outcome!.status).toBe("completed");
     // The store agrees (another process sees the result).
@@ -59,7 +60,7 @@ it("starts a call from the dashboard and follows it; cancel and forget act on th
     await model.startCall(target, "task_slow", { ms: 30000 });
     const started = await until(model, (s) => s.rows.length === 1 && s.rows[0].connection === "following");
     await model.cancel(started.rows[0].stem);
-    await until(model, (s) => s.rows[0].handle.outcome?.status === "cancelled");
+    await until(model, (s) => s.rows[0].summary.outcome && s.rows[0].summary.status === "cancelled");
     await model.forget(started.rows[0].stem);
     expect(model.getState().rows).toHaveLength(0);
     expect(await ctx.tracker.store.list()).toHaveLength(0);

@@ -1,7 +1,7 @@
 // The list and detail views as pure functions of their props, rendered with ink-testing-library.
 import { render } from "ink-testing-library";
 import { expect, it } from "vitest";
-import type { Handle } from "../../src/store/handles.js";
+import { summarize, type Handle } from "../../src/store/handles.js";
 import { Detail, detailLines } from "../../src/ui/Detail.js";
 import type { TaskRow } from "../../src/ui/model.js";
 import { visibleRows } from "../../src/ui/rows.js";
@@ -29,8 +29,8 @@ function handle(i: number, over: Partial<Handle> = {}): Handle {
   };
 }
 
-const rowOf = (h: Handle): TaskRow => ({ stem: h.taskId, handle: h, connection: "following" });
-const listRow = (h: Handle, asking = false): ListRow => ({ stem: h.taskId, handle: h, connection: "following", asking });
+const rowOf = (h: Handle): TaskRow => ({ stem: h.taskId, summary: summarize(h.taskId, h, 0), connection: "following" });
+const listRow = (h: Handle, asking = false): ListRow => ({ stem: h.taskId, summary: summarize(h.taskId, h, 0), connection: "following", asking });
 
 it("shows each task's status with a symbol that reads without colour, tool, server, ages and message", () => {
   const done = handle(1, { outcome: { taskId: "x", status: "completed" }, last: { taskId: "x", status: "completed", inputRequests: [] } });
@@ -55,15 +55,15 @@ it("renders only the rows that fit, keeping the selection in view (1,000 handles
 
 it("filters by text and status and sorts, as a pure function", () => {
   const rows = [handle(0), handle(1, { gone: { at: "", reason: "lost" } }), handle(2, { outcome: { taskId: "z", status: "completed" } })].map(rowOf);
-  const ids = (opts: Parameters<typeof visibleRows>[2]) => visibleRows(rows, [], opts).map((r) => r.handle.taskId.slice(0, 9));
+  const ids = (opts: Parameters<typeof visibleRows>[2]) => visibleRows(rows, [], opts).map((r) => r.summary.taskId.slice(0, 9));
   expect(ids({ text: "", status: "all", sort: "newest", now: NOW })).toEqual(["task-0000", "task-0001", "task-0002"]);
   expect(ids({ text: "", status: "all", sort: "oldest", now: NOW })).toEqual(["task-0002", "task-0001", "task-0000"]);
   expect(ids({ text: "everything", status: "all", sort: "newest", now: NOW })).toEqual(["task-0001"]);
   expect(ids({ text: "", status: "finished", sort: "newest", now: NOW })).toEqual(["task-0002"]);
   expect(ids({ text: "", status: "expired", sort: "newest", now: NOW })).toEqual(["task-0001"]);
   expect(ids({ text: "", status: "live", sort: "newest", now: NOW })).toEqual(["task-0000"]);
-  const question = { id: 1, taskId: rows[2].handle.taskId, request: { key: "k", method: "elicitation/create", params: {} }, sending: false };
-  expect(visibleRows(rows, [question], { text: "", status: "all", sort: "status", now: NOW })[0].handle.taskId).toBe(rows[2].handle.taskId);
+  const question = { id: 1, taskId: rows[2].summary.taskId, request: { key: "k", method: "elicitation/create", params: {} }, sending: false };
+  expect(visibleRows(rows, [question], { text: "", status: "all", sort: "status", now: NOW })[0].summary.taskId).toBe(rows[2].summary.taskId);
 });
 
 it("details a task: timeline, arguments, the result and an outputSchema breach, scrollable", () => {
