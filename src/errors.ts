@@ -55,6 +55,16 @@ export class AnswerNotDeliveredError extends ServerError {
   override readonly code = "answer_not_delivered";
 }
 
+/**
+ * The server no longer knows the HTTP session a request was sent in (a 404 to a request carrying Mcp-Session-Id, as
+ * the Streamable HTTP transport specifies, or a 400 saying the session is not valid): it restarted, or dropped the
+ * session. src/protocol then opens a new session and asks again there; this reaches the user only when it cannot
+ * (exit 4).
+ */
+export class SessionLostError extends ServerError {
+  override readonly code = "session_lost";
+}
+
 /** A JSON-RPC error returned by the server for a request (other than the classified cases). */
 export class RpcError extends ServerError {
   override readonly code = "rpc";

@@ -8,6 +8,7 @@ import { createPrinter } from "../output/printer.js";
 import { descriptorKey } from "../protocol/server.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
+import { saveMoves } from "../tasks/tracker.js";
 import { schemaProblem } from "../tasks/schema.js";
 import {
   answerFlags,
@@ -102,6 +103,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     taskId = first.taskId;
     // The handle first: whatever fails next, the task can be found again.
     const tracked = await ctx.tracker.start(server, wire, options.tool, options.args, first);
+    saveMoves(wire, (id) => (id === tracked.taskId ? tracked : undefined));
     printer.task({
       taskId,
       server: server.name,

@@ -7,7 +7,7 @@ import type { Wire } from "../protocol/wire.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
-import type { TrackedTask } from "../tasks/tracker.js";
+import { saveMoves, type TrackedTask } from "../tasks/tracker.js";
 import { linePrompt } from "../ui/prompt.js";
 import { shellWord } from "../output/sanitize.js";
 
@@ -184,6 +184,7 @@ export async function reopen(idOrPrefix: string, ctx: Context, input: InputProvi
     if (server.descriptor.transport === "stdio" && error instanceof ServerError) await tracked.markGone(error.message).catch(() => {});
     throw error;
   }
+  saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined));
   return { tracked, wire, engine: new TaskEngine(wire, ctx.clock, input) };
 }
 

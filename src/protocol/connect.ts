@@ -73,6 +73,19 @@ async function resume(descriptor: ServerDescriptor, options: ConnectOptions, tok
 }
 
 async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined, session?: ResumeToken): Promise<Wire> {
+  const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = await open(descriptor, options, prior, session);
+  // V1 over HTTP: when the server no longer knows the session (it restarted), the wire opens a new one this way.
+  const renew = descriptor.transport === "http" ? () => open(descriptor, options, { kind: "legacy" }) : undefined;
+  const wire: Wire =
+    era === "modern"
+      ? new V2Wire(client, rpc, protocolVersion, serverName)
+      : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId, renew);
+  if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport) wire.serverPid = transport.pid ?? undefined;
+  return wire;
+}
+
+/** Opens the transport and does the handshake (none on a resumed V1 session); the channel for task traffic on top. */
+async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined, session?: ResumeToken) {
   const label = options.name ?? describeServer(descriptor);
   const stderrTail = { text: "" };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES);
@@ -107,10 +120,7 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
-  const wire: Wire =
-    era === "modern" ? new V2Wire(client, rpc, protocolVersion, serverName) : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId);
-  if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport) wire.serverPid = transport.pid ?? undefined;
-  return wire;
+  return { client, rpc, era, protocolVersion, serverName, sessionId, transport };
 }
 
 function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, guard: SizeGuard, session?: ResumeToken): Transport {

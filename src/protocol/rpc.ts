@@ -6,7 +6,7 @@
 // wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
 // still flows through the SDK client.
 import type { Transport } from "@modelcontextprotocol/client";
-import { ProtocolViolation, RpcError, ServerError } from "../errors.js";
+import { ProtocolViolation, RpcError, ServerError, SessionLostError } from "../errors.js";
 
 interface Pending {
   resolve: (result: Record<string, unknown>) => void;
@@ -135,12 +135,14 @@ export class RawChannel {
         error.transient = true;
         reject(error);
       };
+      // The session the request goes out in (V1 over HTTP), to tell "the server forgot it" from other refusals.
+      const sessionId = (this.transport as { sessionId?: string }).sessionId;
       this.transport
         .send({ jsonrpc: "2.0", id, method, params } as never, { requestSignal: abortController.signal, onRequestStreamEnd } as never)
         .catch((error: unknown) => {
           if (!this.pending.delete(id)) return;
           cleanup();
-          reject(toServerError(error, method));
+          reject(sessionId !== undefined && sessionRefused(error) ? new SessionLostError(`the server no longer knows this session (it restarted?); ${method} was refused`) : toServerError(error, method));
         });
     });
   }
@@ -184,4 +186,25 @@ export function toServerError(error: unknown, what: string): ServerError {
   const out = new ServerError(`${what} failed: ${cause ? `${cause}: ` : ""}${message}`);
   out.transient = true;
   return out;
+}
+
+/**
+ * True when an HTTP refusal of a request sent in a session says the session is unknown: 404, as the Streamable HTTP
+ * transport specifies for an unknown or expired session, or a 400 whose JSON-RPC error speaks of the session or of
+ * a server not initialized. The 400 is what servers built the way the SDK examples are answer (server-everything:
+ * "Bad Request: No valid session ID provided"; a restarted single-session SDK server: "Bad Request: Server not
+ * initialized"); its text is the only sign they give, so it is read here, and only for a 400 to a request that
+ * carried a session id.
+ */
+export function sessionRefused(error: unknown): boolean {
+  const { status, data } = (error ?? {}) as { status?: unknown; data?: { text?: unknown } };
+  if (status === 404) return true;
+  if (status !== 400 || typeof data?.text !== "string") return false;
+  let message: unknown;
+  try {
+    message = (JSON.parse(data.text) as { error?: { message?: unknown } })?.error?.message;
+  } catch {
+    return false;
+  }
+  return typeof message === "string" && /\bsession\b|not initialized/i.test(message);
 }

@@ -5,7 +5,7 @@
 // `tasks/result`, on whose stream the server sends ordinary `elicitation/create` requests; `tasks/result` blocks
 // until the task is terminal and then carries exactly what the call would have returned.
 import type { Client } from "@modelcontextprotocol/client";
-import { ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
+import { ProtocolViolation, RpcError, ServerError, SessionLostError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
@@ -31,6 +31,14 @@ const INVALID_PARAMS = -32602;
 
 type Outcome = { result: CallToolResult } | { error: TaskError };
 
+/** One connection to a V1 server: the SDK client (handshake, the server's requests), our channel, its session. */
+export interface V1Connection {
+  client: Client;
+  rpc: RawChannel;
+  protocolVersion: string;
+  sessionId?: () => string | undefined;
+}
+
 export class V1Wire implements Wire {
   readonly generation = "v1" as const;
   inputHandler?: InputHandler;
@@ -45,16 +53,43 @@ export class V1Wire implements Wire {
   private readonly resultRequests = new Map<string, Promise<Outcome | undefined>>();
   private readonly outcomes = new Map<string, Outcome>();
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
+  onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
+  /** How many times the session was renewed (the server had forgotten it); 0: still the first one. */
+  private epoch = 0;
+  /** Per task: the epoch in which the server last knew it (it created it, or answered a read of it). */
+  private readonly knownIn = new Map<string, number>();
+  private renewing?: Promise<void>;
+  private resolveClosed!: (error: Error) => void;
+  private readonly closedPromise = new Promise<Error>((resolve) => (this.resolveClosed = resolve));
 
   constructor(
-    private readonly client: Client,
-    private readonly rpc: RawChannel,
-    readonly protocolVersion: string,
+    private client: Client,
+    private rpc: RawChannel,
+    public protocolVersion: string,
     readonly serverName: string,
     /** The server's capabilities when the session was resumed (no initialize, so the SDK does not know them). */
     private readonly resumedCapabilities?: Record<string, unknown>,
-    private readonly sessionId?: () => string | undefined,
+    private sessionId?: () => string | undefined,
+    /**
+     * Opens a new session (a new initialize) on the same server, for when the server no longer knows this one (it
+     * restarted): a server that keeps its tasks may still know a task there. Undefined where there are no sessions.
+     */
+    private readonly renew?: () => Promise<V1Connection>,
   ) {
+    this.attach({ client, rpc, protocolVersion, sessionId });
+  }
+
+  /** Takes a connection into use: the server's requests and notifications reach this wire through it. */
+  private attach(connection: V1Connection): void {
+    const { client, rpc } = connection;
+    this.client = client;
+    this.rpc = rpc;
+    this.protocolVersion = connection.protocolVersion;
+    this.sessionId = connection.sessionId;
+    void rpc.closed.then((error) => {
+      // A connection replaced by a renewed session is closed on purpose: that is not the wire's end.
+      if (this.rpc === rpc) this.resolveClosed(error);
+    });
     client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
     client.fallbackNotificationHandler = async (notification) => {
@@ -105,7 +140,38 @@ export class V1Wire implements Wire {
   }
 
   get closed(): Promise<Error> {
-    return this.rpc.closed;
+    return this.closedPromise;
+  }
+
+  /**
+   * Sends a request in the current session. When the server no longer knows the session, a new one is opened (one
+   * renewal shared by every request that hit the lost session) and the request is sent again there, once.
+   */
+  private async request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
+    for (let renewed = false; ; renewed = true) {
+      const epoch = this.epoch;
+      try {
+        return await this.rpc.request(method, params, options);
+      } catch (error) {
+        if (!(error instanceof SessionLostError) || !this.renew || renewed) throw error;
+        await this.renewSession(epoch);
+      }
+    }
+  }
+
+  /** Opens a new session after the one of `epoch` was lost (nothing to do when another request renewed it already). */
+  private renewSession(epoch: number): Promise<void> {
+    if (this.epoch !== epoch) return Promise.resolve();
+    this.renewing ??= (async () => {
+      const fresh = await this.renew!();
+      const old = { client: this.client, rpc: this.rpc };
+      this.attach(fresh);
+      this.epoch++;
+      // Requests still waiting in the lost session are asked again in the new one (see request()).
+      old.rpc.failAll(new SessionLostError("the server no longer knows this session (it restarted?)"));
+      await old.client.close().catch(() => {}); // never a session DELETE: there is no session left to delete
+    })().finally(() => (this.renewing = undefined));
+    return this.renewing;
   }
 
   resumeToken(): ResumeToken {
@@ -147,7 +213,7 @@ export class V1Wire implements Wire {
     // Sent raw: on a resumed session the SDK has not seen initialize and would refuse (no tools capability known).
     const tools: ToolInfo[] = [];
     for (let cursor: string | undefined, page = 0; page < 100; page++) {
-      const reply = await this.rpc.request("tools/list", cursor ? { cursor } : {});
+      const reply = await this.request("tools/list", cursor ? { cursor } : {});
       if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
       for (const tool of reply.tools as Array<Record<string, unknown>>) {
         if (typeof tool?.name !== "string") continue;
@@ -174,10 +240,12 @@ export class V1Wire implements Wire {
     const asTask = options.task === "auto" && serverTakesTasks && (tool?.taskSupport === "optional" || tool?.taskSupport === "required");
     const params: Record<string, unknown> = { name, arguments: args };
     if (asTask) params.task = options.ttlMs !== undefined ? { ttl: options.ttlMs } : {};
-    const reply = await this.rpc.request("tools/call", params, { signal: options.signal });
+    const reply = await this.request("tools/call", params, { signal: options.signal });
     if (reply.task !== undefined) {
       if (!asTask) throw new ProtocolViolation("the server answered a plain tools/call with a task");
-      return { kind: "task", snapshot: snapshotFromV1(reply.task, "task") };
+      const snapshot = snapshotFromV1(reply.task, "task");
+      this.knownIn.set(snapshot.taskId, this.epoch);
+      return { kind: "task", snapshot };
     }
     // A server may answer a task request with a plain result.
     return { kind: "result", result: toolResultOrThrow(reply, "tools/call result") };
@@ -229,14 +297,14 @@ export class V1Wire implements Wire {
       const round = { cut: false };
       this.rounds.set(taskId, round);
       // No timeout: tasks/result rightly blocks until the task ends.
-      pending = this.rpc.request("tasks/result", { taskId }, { timeoutMs: 0 }).then(
+      pending = this.request("tasks/result", { taskId }, { timeoutMs: 0 }).then(
         (reply) => {
           const outcome = { result: toolResultOrThrow(reply, "tasks/result") };
           this.outcomes.set(taskId, outcome);
           return outcome;
         },
         (error: unknown) => {
-          this.resultRequests.delete(taskId);
+          if (this.resultRequests.get(taskId) === pending) this.resultRequests.delete(taskId);
           round.cut = true;
           if (error instanceof RpcError && error.rpcCode !== INVALID_PARAMS) {
             // A failed task's tasks/result is the JSON-RPC error the call would have returned.
@@ -269,7 +337,7 @@ export class V1Wire implements Wire {
 
   async listTasks(cursor?: string): Promise<TaskPage> {
     if (!this.canListTasks) throw new UsageError(`${sanitizeLine(this.serverName)} does not list its tasks`, "list saved handles without --remote");
-    const reply = await this.rpc.request("tasks/list", cursor ? { cursor } : {});
+    const reply = await this.request("tasks/list", cursor ? { cursor } : {});
     if (!Array.isArray(reply.tasks)) throw new ProtocolViolation("the server sent a tasks/list result without a tasks array");
     const tasks: Snapshot[] = [];
     // One malformed entry must not hide the others.
@@ -290,18 +358,36 @@ export class V1Wire implements Wire {
   }
 
   private async taskRequest(method: string, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    let reply: Record<string, unknown>;
     try {
-      return await this.rpc.request(method, { taskId }, { signal });
+      reply = await this.request(method, { taskId }, { signal });
     } catch (error) {
       if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
+        if (this.movedAway(taskId)) {
+          // The session the task was reached in is gone, and the new one does not know the task.
+          throw new TaskNotFoundError(`the server no longer knows this session (it restarted?), and with it task ${taskId}`, undefined, taskId);
+        }
         throw new TaskNotFoundError(`the server does not know task ${taskId} (expired, or created on another connection): ${sanitizeLine(error.message)}`, undefined, taskId);
       }
       throw error;
     }
+    if (this.movedAway(taskId)) {
+      // The server kept the task across the loss of its session: later processes must come in the new session.
+      this.knownIn.set(taskId, this.epoch);
+      await this.onTaskMoved?.(taskId, this.resumeToken());
+    }
+    this.knownIn.set(taskId, this.epoch);
+    return reply;
+  }
+
+  /** True when the session was renewed since the server last knew this task. */
+  private movedAway(taskId: string): boolean {
+    return this.epoch > 0 && this.knownIn.get(taskId) !== this.epoch;
   }
 
   async close(): Promise<void> {
     // Never a session DELETE: tasks may be wanted by a later process.
+    await this.renewing?.catch(() => {}); // a session being opened is closed too
     await closeConnection(this.client, this.serverPid);
   }
 }

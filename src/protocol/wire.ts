@@ -141,6 +141,13 @@ export interface Wire {
   inputHandler?: InputHandler;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
+  /**
+   * Told when a task is first reached through a new session that the wire opened because the server no longer knew
+   * the old one (it restarted, and keeps its tasks but not its sessions): from now on `token` reaches the task, so
+   * the owner saves it with the handle. Awaited before the read that found the task returns. Never called by a wire
+   * without sessions.
+   */
+  onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
   /** Resolves (never rejects) with the reason once the connection is gone (a stdio server exited, ...). */
   readonly closed: Promise<Error>;
   /** The process id of a local stdio server, where there is one. */

@@ -3,7 +3,7 @@
 import type { Clock } from "../context.js";
 import { TaskNotFoundError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
-import type { Snapshot, Wire } from "../protocol/wire.js";
+import type { ResumeToken, Snapshot, Wire } from "../protocol/wire.js";
 import { fileStem, summarize, type Handle, type HandleStore, type HandleSummary } from "../store/handles.js";
 import type { FinalOutcome } from "./engine.js";
 
@@ -122,6 +122,13 @@ export class TrackedTask {
     });
   }
 
+  /** The task is reached another way from now on (its server forgot the old session and knows the task in a new one). */
+  async moved(resume: ResumeToken): Promise<void> {
+    await this.change((handle) => {
+      handle.resume = resume;
+    });
+  }
+
   /** The task is past its ttl and not known to be finished. */
   expired(now: number): boolean {
     return handleExpired(this.handle, now);
@@ -181,6 +188,17 @@ export class Tracker {
     await this.store.create(stem, handle);
     return new TrackedTask(this.store, this.clock, stem, handle);
   }
+}
+
+/**
+ * Keeps handles reachable when their wire reaches their task through a new session (Wire.onTaskMoved): `find` gives
+ * the tracked task of an id, if this process tracks it. A handle that cannot be written keeps the old session; a
+ * later command finds the task again the same way.
+ */
+export function saveMoves(wire: Wire, find: (taskId: string) => TrackedTask | undefined): void {
+  wire.onTaskMoved = async (taskId, token) => {
+    await find(taskId)?.moved(token).catch(() => {});
+  };
 }
 
 /** Runs `work`; if the server says the task is unknown, records that on the handle before rethrowing. */

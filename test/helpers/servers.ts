@@ -54,9 +54,9 @@ function stopper(child: ChildProcess) {
     });
 }
 
-/** server-everything over Streamable HTTP (a real V1 server). */
-export async function startEverythingHttp(): Promise<RunningServer> {
-  const port = await freePort();
+/** server-everything over Streamable HTTP (a real V1 server); on `port` when given (a restart on the same port). */
+export async function startEverythingHttp(port?: number): Promise<RunningServer> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
   child.stderr?.resume();
   const url = `http://127.0.0.1:${port}/mcp`;

@@ -6,15 +6,20 @@
 // HTTP: the only stdout output is one line, `listening http://127.0.0.1:PORT/mcp`, once ready. Log lines go to
 // stderr (--quiet: none). SIGINT/SIGTERM stop it; on stdio it stops when stdin closes.
 
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { startDemoServer, type DemoServerOptions, type DemoTransportOptions } from "../../src/demo/index.js";
 
 const USAGE = `usage: demo-server-main (--stdio | --port <n>) --store <dir> [--generation v1|v2] [--speed <x>]
                         [--poll-interval <ms>] [--ttl <ms>] [--conformance-fixtures] [--quiet]
-                        [--crash-on tasks-result|elicitation-answer]
+                        [--crash-on tasks-result|elicitation-answer] [--forget-sessions]
 
   --crash-on <point>  fault injection for tests (over HTTP): exit (code 70) on the first inbound tasks/result
                       request (a question still pending on the server), or on the first answer to a question the
                       server asked (elicitation/create), before the server takes it
+  --forget-sessions   test hook (V1 over HTTP): start without the sessions an earlier process saved in the store,
+                      like a server that keeps its tasks on disk and its sessions in memory; a client coming back
+                      with an old session id gets 404 "Session not found", and finds its task in a new session
 `;
 
 type CrashPoint = "tasks-result" | "elicitation-answer";
@@ -30,11 +35,12 @@ function crashOn(point: CrashPoint): (message: unknown) => void {
   };
 }
 
-function parse(argv: string[]): { transport: DemoTransportOptions; options: DemoServerOptions; quiet: boolean } {
+function parse(argv: string[]): { transport: DemoTransportOptions; options: DemoServerOptions; quiet: boolean; forgetSessions: boolean } {
   let transport: DemoTransportOptions | undefined;
   let storeDir: string | undefined;
   const options: Omit<DemoServerOptions, "storeDir"> = {};
   let quiet = false;
+  let forgetSessions = false;
   const value = (i: number, name: string): string => {
     const v = argv[i];
     if (v === undefined) throw new Error(`${name} needs a value`);
@@ -84,13 +90,16 @@ function parse(argv: string[]): { transport: DemoTransportOptions; options: Demo
         options.onInbound = crashOn(point);
         break;
       }
+      case "--forget-sessions":
+        forgetSessions = true;
+        break;
       default:
         throw new Error(`unknown argument: ${arg}`);
     }
   }
   if (!transport) throw new Error("choose --stdio or --port <n>");
   if (!storeDir) throw new Error("--store <dir> is required");
-  return { transport, options: { ...options, storeDir }, quiet };
+  return { transport, options: { ...options, storeDir }, quiet, forgetSessions };
 }
 
 async function main(): Promise<void> {
@@ -101,6 +110,9 @@ async function main(): Promise<void> {
     process.stderr.write(`demo-server: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
   }
+  // Test hook (--forget-sessions): the sessions saved by an earlier process are dropped (src/demo/store.ts keeps them
+  // in <store>/sessions), so this process does not revive them; the tasks stay.
+  if (parsed.forgetSessions) rmSync(join(parsed.options.storeDir, "sessions"), { recursive: true, force: true });
   const log = parsed.quiet ? undefined : (line: string) => process.stderr.write(`[demo-server] ${line}\n`);
   const server = await startDemoServer(parsed.transport, { ...parsed.options, log });
   if (server.url) process.stdout.write(`listening ${server.url}\n`);

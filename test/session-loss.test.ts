@@ -1,0 +1,165 @@
+// A V1 server over HTTP restarts and forgets the session its tasks were reached in (server-everything keeps sessions
+// and tasks in memory and answers 400 "No valid session ID provided"; the spec says 404). mcp-task opens a new session
+// and asks for the task there: a server that lost the task too ends the command at once with exit 5 and the handle
+// marked gone; one that kept its tasks (the demo server with --forget-sessions: tasks on disk, sessions not) carries
+// on, and the handle is moved to the new session so that later commands come in it.
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, expect, it } from "vitest";
+import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
+import { ROOT, freePort, startEverythingHttp, type RunningServer } from "./helpers/servers.js";
+
+const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
+const GONE = /the server no longer knows this session \(it restarted\?\), and with it task /;
+/** The give-up window, said out loud: the loss of the task must be reported long before it. */
+const GIVE_UP = { MCP_TASK_GIVE_UP: "60s" };
+
+const started: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((server) => server.stop()));
+});
+
+async function everything(port?: number): Promise<RunningServer> {
+  const server = await startEverythingHttp(port);
+  started.push(server);
+  return server;
+}
+
+/** The demo server in V1 mode over HTTP with its store (its tasks survive a restart). */
+async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
+  const args = [DEMO_MAIN, "--generation", "v1", "--port", String(port), "--store", store, "--poll-interval", "300", "--quiet", ...flags];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr?.resume();
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const match = /^listening (\S+)/.exec(line);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`demo server exited with ${code}`)));
+  });
+  const server: RunningServer = {
+    url,
+    process: child,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once("exit", () => done());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 2000).unref();
+      }),
+  };
+  started.push(server);
+  return server;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function detach(home: string, url: string, ...args: string[]): Promise<string> {
+  const run = await runCli(["call", ...args, "--detach", "--json", "-s", url], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return events(run.stdout)[0].taskId as string;
+}
+
+async function listed(home: string): Promise<Array<Record<string, unknown>>> {
+  const run = await runCli(["list", "--json"], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+/** The saved handle, as `export` prints it. */
+async function handleOf(home: string, id: string): Promise<{ resume: { sessionId?: string }; gone?: unknown }> {
+  const run = await runCli(["export", id], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+async function until(check: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await sleep(50);
+  }
+}
+
+it("server-everything restarts while watch follows its task: exit 5 at once, the handle marked gone", async () => {
+  const port = await freePort();
+  let server = await everything(port);
+  const home = tempHome();
+  const id = await detach(home, server.url, "simulate-research-query", "topic=tides");
+  const watching = startCli(["watch", id], { home, env: GIVE_UP });
+  await until(() => /following task/.test(watching.output.stderr), 10_000);
+  await server.stop();
+  await sleep(500);
+  server = await everything(port);
+  const restarted = Date.now();
+  expect(await watching.exited).toBe(5);
+  // Well before the give-up window (60 s): the session's loss is known at the first read after the restart.
+  expect(Date.now() - restarted).toBeLessThan(15_000);
+  expect(watching.output.stderr).toMatch(GONE);
+  expect(watching.output.stderr.trim().split("\n").filter((line) => line.includes("error:"))).toHaveLength(1);
+  expect(await listed(home)).toEqual([expect.objectContaining({ taskId: id, gone: expect.stringMatching(GONE) })]);
+});
+
+it("server-everything restarted before `get <id>`: exit 5 at once, the handle marked gone", async () => {
+  const port = await freePort();
+  let server = await everything(port);
+  const home = tempHome();
+  const id = await detach(home, server.url, "simulate-research-query", "topic=tides");
+  await server.stop();
+  server = await everything(port);
+  const started = Date.now();
+  const run = await runCli(["get", id], { home, env: GIVE_UP });
+  expect(run.code, run.stderr).toBe(5);
+  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(run.stderr).toMatch(GONE);
+  expect(await listed(home)).toEqual([expect.objectContaining({ taskId: id, gone: expect.stringMatching(GONE) })]);
+  // Gone is gone: the next command says so from the handle too.
+  const again = await runCli(["watch", id, "--json"], { home, env: GIVE_UP });
+  expect(again.code).toBe(5);
+  expect(events(again.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 5 });
+});
+
+it("a server that keeps its tasks but not its sessions: watch finds the task in a new session, and the handle moves to it", async () => {
+  const port = await freePort();
+  const store = mkdtempSync(join(tmpdir(), "demo-v1-store-"));
+  let server = await demoV1(port, store);
+  const home = tempHome();
+  const id = await detach(home, server.url, "export_ledger", "rows=6000");
+  const before = (await handleOf(home, id)).resume.sessionId;
+  expect(before).toEqual(expect.any(String));
+  const watching = startCli(["watch", id], { home, env: GIVE_UP });
+  await until(() => /following task/.test(watching.output.stderr), 10_000);
+  await server.stop();
+  server = await demoV1(port, store, "--forget-sessions");
+  expect(await watching.exited).toBe(0);
+  expect(watching.output.stdout).toMatch(/exported 6,000 rows/);
+  const after = await handleOf(home, id);
+  expect(after.gone).toBeUndefined();
+  expect(after.resume.sessionId).toEqual(expect.any(String));
+  expect(after.resume.sessionId).not.toBe(before);
+});
+
+it("a server that keeps its tasks but not its sessions, restarted before `get <id>`: the task is found, and later commands use the new session", async () => {
+  const port = await freePort();
+  const store = mkdtempSync(join(tmpdir(), "demo-v1-store-"));
+  let server = await demoV1(port, store);
+  const home = tempHome();
+  const id = await detach(home, server.url, "export_ledger", "rows=50000");
+  const before = (await handleOf(home, id)).resume.sessionId;
+  await server.stop();
+  server = await demoV1(port, store, "--forget-sessions");
+  const got = await runCli(["get", id, "--json"], { home, env: GIVE_UP });
+  expect(got.code, got.stderr).toBe(0);
+  expect(JSON.parse(got.stdout)).toMatchObject({ taskId: id, status: "working", gone: null });
+  const moved = (await handleOf(home, id)).resume.sessionId;
+  expect(moved).not.toBe(before);
+  // The next command comes in the new session, which this server knows: no new session this time.
+  const again = await runCli(["get", id, "--json"], { home, env: GIVE_UP });
+  expect(again.code, again.stderr).toBe(0);
+  expect((await handleOf(home, id)).resume.sessionId).toBe(moved);
+  const cancelled = await runCli(["cancel", id, "--json"], { home });
+  expect(cancelled.code, cancelled.stderr).toBe(0);
+});
