@@ -2,11 +2,16 @@
 // breaks the protocol on purpose, one case per test. Each ends in the documented exit code with one error line (or
 // a handled warning), no stack trace, no control sequence on stdout or stderr, no hang past the configured
 // timeouts, and a store that still lists (with the handle, where a task was created).
-import { readdirSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { sanitize, sanitizeLine } from "../src/output/sanitize.js";
+import { fileStem } from "../src/store/handles.js";
+import { events, homes, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { hostileStdio, startHostileHttp, type RunningServer } from "./helpers/servers.js";
+import { UNSAFE_IDS } from "./helpers/unsafe-ids.js";
 
 type Generation = "v1" | "v2";
 const BOTH: Generation[] = ["v1", "v2"];
@@ -333,4 +338,183 @@ describe("hostile servers", () => {
       expectClean(await runCli(["list"], { home }));
     }
   });
+});
+
+// ---- unsafe-ids: task ids that attack paths and shells ----
+
+/** What the shell must never be made to do: the side effects the ids in UNSAFE_IDS attempt. */
+function pwned(): string[] {
+  return readdirSync("/tmp").filter((name) => name.startsWith("mcp-task-pwned"));
+}
+
+/** Every path under `root`, relative to it (directories end with /). */
+function tree(root: string, at = ""): string[] {
+  return readdirSync(join(root, at), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(at, entry.name);
+    return entry.isDirectory() ? [`${path}/`, ...tree(root, path)] : [path];
+  });
+}
+
+/** Runs `work` on every item, `width` at a time. */
+async function pool<T>(items: T[], width: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index], index);
+    }
+  }));
+}
+
+/**
+ * A place to run a hinted command line through /bin/sh: a PATH where `mcp-task` is a script that records its
+ * arguments (one file per run), and a HOME of its own with a canary in it (for `x; rm -rf ~`).
+ */
+function shellSandbox() {
+  const root = mkdtempSync(join(tmpdir(), "mcp-task-sh-"));
+  for (const dir of ["bin", "home", "record"]) mkdirSync(join(root, dir));
+  writeFileSync(join(root, "bin", "mcp-task"), '#!/bin/sh\nfor a in "$@"; do printf \'%s\\0\' "$a"; done > "$RECORD/run-$$"\n', { mode: 0o755 });
+  writeFileSync(join(root, "home", "canary"), "alive");
+  return {
+    /** Runs the line; returns the argument lists mcp-task was started with, and what sh wrote. */
+    run(line: string) {
+      for (const file of readdirSync(join(root, "record"))) rmSync(join(root, "record", file));
+      const sh = spawnSync("/bin/sh", ["-c", line], {
+        env: { PATH: `${join(root, "bin")}:/usr/bin:/bin`, HOME: join(root, "home"), RECORD: join(root, "record") },
+        encoding: "utf8",
+        timeout: 10_000,
+      });
+      const runs = readdirSync(join(root, "record")).map((file) => readFileSync(join(root, "record", file), "utf8").split("\0").slice(0, -1));
+      return { code: sh.status, output: sh.stdout + sh.stderr, runs, home: readdirSync(join(root, "home")) };
+    },
+    dispose: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** The command lines a text run's stderr names (hints: "resume with: mcp-task watch <id>" and the like). */
+function hintedCommands(stderr: string): string[] {
+  return [...stderr.matchAll(/(?:^hint: |with: |result: )(mcp-task (?:watch|result|respond|get|cancel) .*)$/gm)].map((m) => m[1].replace(/\s+\(or --decline\)$/, ""));
+}
+
+describe("unsafe task ids", () => {
+  // Answered and followed to the end (respond, result, get): the ids a shell would act on most.
+  const TO_THE_END = ["$(touch /tmp/mcp-task-pwned-$$)", "x; rm -rf ~", "-rf /", "x\nmcp-task: fake line", "it's \"quoted\" !$HOME"];
+
+  for (const generation of BOTH) {
+    it(`unsafe-ids (${generation}): ids that attack paths and shells are stored inside <home>/tasks, listed exactly, found by id, prefix and shown form, printed clean, and hinted so that sh runs mcp-task with that one argument`, async () => {
+      for (const name of pwned()) rmSync(join("/tmp", name), { force: true }); // left by an earlier failing run
+      const passwd = statSync("/etc/passwd").mtimeMs;
+      // The home lies deep in a sandbox, so that a path escaping it by any number of ../ lands where we look.
+      const sandbox = mkdtempSync(join(tmpdir(), "mcp-task-unsafe-"));
+      const home = join(sandbox, "a", "b", "c", "d", "home");
+      mkdirSync(home, { recursive: true, mode: 0o700 });
+      homes.push(home);
+      const textHome = tempHome();
+      const sh = shellSandbox();
+      const shown = (id: string) => sanitizeLine(id);
+      // argv cannot carry NUL, and a lone surrogate arrives as U+FFFD: those ids are typed as shown.
+      const typable = (id: string) => !id.includes("\u0000") && !/\p{Cs}/u.test(id);
+      const server = await startHostileHttp("unsafe-ids", generation);
+      const second = await startHostileHttp("unsafe-ids", generation);
+      try {
+        // call --detach --json saves each (the server gives the task of `unsafe n` the id UNSAFE_IDS[n]).
+        await pool([...UNSAFE_IDS.entries()], 3, async ([n, id]) => {
+          const call = await runCli(["call", "unsafe", `n=${n}`, "--detach", "--json", "-s", server.url], { home });
+          expect(call.code, call.stderr).toBe(0);
+          expectClean(call);
+          expect(events(call.stdout)).toEqual([expect.objectContaining({ type: "task", taskId: id, status: "working" })]);
+        });
+        // The handles are files directly in <home>/tasks, one per id; nothing was made anywhere else.
+        const files = readdirSync(join(home, "tasks")).filter((name) => name.endsWith(".json") && !name.startsWith("."));
+        expect(files.map((name) => JSON.parse(readFileSync(join(home, "tasks", name), "utf8")).taskId).sort()).toEqual([...UNSAFE_IDS].sort());
+        for (const name of files) expect(name).toMatch(/^[A-Za-z0-9_%~-]+\.[0-9a-f]{8}\.json$/);
+        const paths = tree(sandbox);
+        for (const path of paths) expect(path).toMatch(/^a\/(b\/(c\/(d\/(home\/(settings\.json|tasks\/|tasks\/[^/]+)?)?)?)?)?$/);
+        expect(paths.filter((path) => /^a\/b\/c\/d\/home\/tasks\/.+\/$/.test(path))).toEqual([]);
+        expect(pwned()).toEqual([]);
+
+        // list --json shows each exact id; the text list is clean.
+        expect((await stored(home)).map((h) => h.taskId).sort()).toEqual([...UNSAFE_IDS].sort());
+        expectClean(await runCli(["list"], { home }));
+
+        /** `get <word>` in text finds the task of `id` (its first line is the id as shown) and prints it clean. */
+        const finds = async (word: string, id: string) => {
+          const get = await runCli(["get", "--", word], { home });
+          expect(get.code, `get ${JSON.stringify(word)}: ${get.stderr}`).toBe(0);
+          expectClean(get);
+          expect(get.stdout.split("\n")[0].startsWith(`${shown(id)}  `), `get ${JSON.stringify(word)}: ${get.stdout}`).toBe(true);
+          return get;
+        };
+        /** Runs each command line a hint names through sh: mcp-task runs once, with the id as shown as one argument. */
+        const checkHints = (id: string, text: string, seen: Set<string>) => {
+          for (const line of hintedCommands(text)) {
+            const verb = line.split(" ")[1];
+            seen.add(verb);
+            const ran = sh.run(line);
+            expect({ code: ran.code, output: ran.output, home: ran.home }, line).toEqual({ code: 0, output: "", home: ["canary"] });
+            const word = shown(id);
+            expect(ran.runs, line).toEqual([[verb, ...(verb === "respond" ? ["--input", "{...}"] : []), ...(word.startsWith("-") ? ["--"] : []), word]]);
+            expect(pwned(), line).toEqual([]);
+          }
+        };
+
+        await pool([...UNSAFE_IDS.entries()], 3, async ([n, id]) => {
+          const word = typable(id) ? id : shown(id);
+          const seen = new Set<string>();
+          // get by the exact id (as typed), and by the id as shown (what hints and `call --detach` print).
+          await finds(word, id);
+          if (shown(id) !== word) await finds(shown(id), id);
+          // watch by the exact id; it waits for input by now, and stops at once.
+          const watch = await runCli(["watch", "--timeout", "1ms", "--", word], { home });
+          expect([6, 7], watch.stderr).toContain(watch.code);
+          expectClean(watch);
+          expect(watch.stderr).toContain(`following task ${shown(id)} (`);
+          checkHints(id, watch.stderr, seen);
+          // result by the longest unambiguous prefix (else the exact id).
+          const prefix = [...Array(word.length).keys()].reverse().map((k) => word.slice(0, k)).find((p) => p.length >= 4 && UNSAFE_IDS.filter((other) => other.startsWith(p) || shown(other).startsWith(p)).length === 1);
+          const early = await runCli(["result", "--no-wait", "--", prefix ?? word], { home });
+          expect(early.code, early.stderr).toBe(7);
+          expectClean(early);
+          expect(early.stderr).toContain(`task ${shown(id)} is still`);
+          checkHints(id, early.stderr, seen);
+          if (TO_THE_END.includes(id)) {
+            const respond = await runCli(["respond", "--input", '{"ok":true}', "--", word], { home });
+            expect(respond.code, respond.stderr).toBe(0);
+            expectClean(respond);
+            checkHints(id, respond.stdout, seen);
+            const result = await runCli(["result", "--", word], { home });
+            expect(result.code, result.stderr).toBe(0);
+            expectClean(result);
+            expect(result.stdout).toBe(`done ${sanitize(id)}\n`);
+            checkHints(id, (await finds(word, id)).stdout, seen);
+            expect(seen, JSON.stringify(id)).toContain("result");
+          }
+          expect(seen.size, `no hint checked for ${JSON.stringify(id)} (${n})`).toBeGreaterThan(0);
+        });
+
+        // The long id: prefixes whose file-name form is longer than the 100 characters kept of a long id's name.
+        const long = UNSAFE_IDS.find((id) => id.length > 250)!;
+        expect(fileStem(long.slice(0, 57), "").length).toBeGreaterThan(101);
+        for (const length of [57, long.length - 1]) await finds(long.slice(0, length), long);
+
+        // call --detach in text: stdout is the id as shown, one clean line, and that line finds the task.
+        await pool(UNSAFE_IDS.filter((id) => shown(id) !== id), 3, async (id) => {
+          const call = await runCli(["call", "unsafe", `n=${UNSAFE_IDS.indexOf(id)}`, "--detach", "-s", second.url], { home: textHome });
+          expect(call.code, call.stderr).toBe(0);
+          expectClean(call);
+          expect(call.stdout).toBe(`${shown(id)}\n`);
+          const get = await runCli(["get", "--json", "--", call.stdout.slice(0, -1)], { home: textHome });
+          expect(get.code, get.stderr).toBe(0);
+          expect(JSON.parse(get.stdout).taskId).toBe(id);
+        });
+        expect(pwned()).toEqual([]);
+        expect(statSync("/etc/passwd").mtimeMs).toBe(passwd);
+        expect(tree(sandbox).every((path) => path.startsWith("a/b/c/d/home/") || "a/b/c/d/home/".startsWith(path))).toBe(true);
+      } finally {
+        sh.dispose();
+        await server.stop();
+        await second.stop();
+      }
+    }, 300_000);
+  }
 });

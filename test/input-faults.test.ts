@@ -144,7 +144,7 @@ it("V2, the server stays away after the answer left: 'answer not delivered' (exi
   expect(last).toMatchObject({ type: "error", exitCode: 4, code: "answer_not_delivered" });
   expect(last.message).toMatch(/^answer not delivered: the connection dropped before the server confirmed the answer to "What is your name\?" \(/);
   const id = last.taskId as string;
-  expect(last.hint).toBe(`once the server is back, give it again: mcp-task respond ${id} --input '{...}'  (or --decline)`);
+  expect(last.hint).toBe(`once the server is back, give it again: mcp-task respond --input '{...}' ${id}  (or --decline)`);
   expect((await handleOf(home, id)).answered).toEqual([]);
   await v2(port, store);
   const responded = await runCli(["respond", id, "--input", '{"name":"Grace"}', "--json"], { home });

@@ -5,6 +5,7 @@ import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
+import { sanitizeLine } from "../output/sanitize.js";
 import { descriptorKey } from "../protocol/server.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
@@ -114,7 +115,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       pollIntervalMs: first.pollIntervalMs,
     });
     if (options.detach) {
-      if (!options.json) ctx.io.stdout.write(`${taskId}\n`);
+      if (!options.json) ctx.io.stdout.write(`${sanitizeLine(taskId)}\n`); // as shown everywhere; `watch` finds it by this too
       return 0;
     }
     const { outcome } = await followTask(engine, tracked, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx) });

@@ -53,7 +53,7 @@ export async function runRespond(
     printer.document(doc, () =>
       outcome
         ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${shellWord(tracked.taskId)}`
-        : `answered; task ${sanitizeLine(tracked.taskId)} is ${last.status} again (follow it with: mcp-task watch ${sanitizeLine(tracked.taskId)})`,
+        : `answered; task ${sanitizeLine(tracked.taskId)} is ${last.status} again; follow it with: mcp-task watch ${shellWord(tracked.taskId)}`,
     );
     return outcome ? exitCodeOf(outcome) : 0;
   } catch (error) {

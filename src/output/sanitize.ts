@@ -12,9 +12,12 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const SEPARATORS = /[\u2028\u2029]/g;
 
+// A lone surrogate (JSON can carry one) is written to a terminal as U+FFFD: shown as what is written.
+const LONE_SURROGATE = /\p{Cs}/gu;
+
 /** Text safe for a terminal: no escape sequences, no control characters but newline and tab, no bidi overrides. */
 export function sanitize(text: string): string {
-  return stripAnsi(text).replace(CONTROL, "").replace(BIDI, "").replace(SEPARATORS, "\n");
+  return stripAnsi(text).replace(CONTROL, "").replace(BIDI, "").replace(SEPARATORS, "\n").replace(LONE_SURROGATE, "\ufffd");
 }
 
 // JSON.stringify escapes C0 controls but leaves DEL, the C1 controls (U+0080-U+009F: U+009B is a one-character CSI
@@ -34,8 +37,10 @@ export function sanitizeLine(text: string): string {
 /**
  * A server-given word (a task id) as it may be pasted into a shell from a hint such as "resume with: mcp-task watch
  * <id>": terminal-safe, and quoted when a shell would act on any of its characters (an id like `x;rm -rf ~` or
- * `$(…)` is shown as one harmless argument).
+ * `$(…)` is shown as one harmless argument). A word that starts with `-` comes after `--`, so that mcp-task does
+ * not take it for an option: put it last on the command line.
  */
 export function shellWord(text: string): string {
-  return quote([sanitizeLine(text)]);
+  const word = sanitizeLine(text);
+  return `${word.startsWith("-") ? "-- " : ""}${quote([word])}`;
 }

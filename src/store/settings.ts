@@ -94,7 +94,8 @@ export class Settings {
   }
 
   server(name: string): ServerDescriptor | undefined {
-    return this.servers()[name];
+    const servers = this.servers();
+    return Object.hasOwn(servers, name) ? servers[name] : undefined; // never "constructor", "__proto__"...
   }
 
   saveServer(name: string, descriptor: ServerDescriptor): void {
@@ -103,7 +104,7 @@ export class Settings {
 
   removeServer(name: string): boolean {
     const servers = this.servers();
-    if (!(name in servers)) return false;
+    if (!Object.hasOwn(servers, name)) return false;
     delete servers[name];
     this.conf.set("servers", servers);
     if (this.defaultServer() === name) this.conf.delete("defaultServer");

@@ -122,7 +122,7 @@ export class TaskEngine {
           if (count > MAX_ANSWERS_PER_TASK) {
             throw new InputRequiredError(
               `the task keeps asking for input: ${MAX_ANSWERS_PER_TASK} questions answered, and it asks again; mcp-task stops answering`,
-              `answer it yourself with: mcp-task respond ${shellWord(taskId)} --input '{...}'`,
+              `answer it yourself with: mcp-task respond --input '{...}' ${shellWord(taskId)}`,
               taskId,
             );
           }

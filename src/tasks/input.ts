@@ -33,7 +33,7 @@ export function expected(schema: { properties?: Record<string, unknown>; require
 
 /** How to give the answer later: to the task (respond), or to the call (again, with the answer). */
 function answerHint(taskId: string | null): string {
-  return taskId ? `mcp-task respond ${shellWord(taskId)} --input '{...}'  (or --decline)` : "call again with --input '{...}' or --decline";
+  return taskId ? `mcp-task respond --input '{...}' ${shellWord(taskId)}  (or --decline)` : "call again with --input '{...}' or --decline";
 }
 
 /** The error for a task that waits for input nobody here can give. */

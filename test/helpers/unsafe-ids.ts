@@ -1,0 +1,31 @@
+// Task ids that attack file paths and shells: test/servers/hostile-server.ts --case unsafe-ids gives the task of
+// `unsafe {n}` the id UNSAFE_IDS[n], and test/hostile.test.ts checks that each is stored and shown safely. Only
+// what JSON can carry; the order is part of the contract between the two.
+export const UNSAFE_IDS = [
+  "../../x",
+  "../../../../tmp/mcp-task-pwned",
+  "/etc/passwd",
+  "a/b\\c",
+  "$(touch /tmp/mcp-task-pwned-$$)",
+  "`id`",
+  "x; rm -rf ~",
+  "y && touch /tmp/mcp-task-pwned-and | cat > /tmp/mcp-task-pwned-pipe",
+  "x\nmcp-task: fake line",
+  "cr\rmcp-task: fake line\u001b[2K",
+  ".",
+  "..",
+  "*",
+  "~/x",
+  "%2e%2e%2f",
+  `long-${"a/".repeat(100)}${"z".repeat(95)}`,
+  "nul-\u0000-../x",
+  "--help",
+  "-rf /",
+  "it's \"quoted\" !$HOME",
+  "tab\tand space ",
+  "\uff0e\uff0e\uff0fx",
+  "\u2215etc\u2215passwd",
+  "t\u0430sk-\u200b-\ufeff",
+  "\u202eexe.txt",
+  "lone-\ud800-surrogate",
+];
