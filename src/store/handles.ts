@@ -235,28 +235,6 @@ export class HandleStore {
   }
 
   /**
-   * The handles whose files are new or changed since `seen` (stem -> mtime), and the stems that are gone: a
-   * cheap re-read for a long-running view (one stat per file, reads only what changed).
-   */
-  rescan(seen: ReadonlyMap<string, number>): { changed: Array<{ stem: string; handle: Handle; mtime: number }>; removed: string[] } {
-    const changed: Array<{ stem: string; handle: Handle; mtime: number }> = [];
-    const present = new Set<string>();
-    for (const name of readdirSync(this.dir)) {
-      if (!name.endsWith(".json") || name.startsWith(".")) continue;
-      const stem = name.slice(0, -5);
-      present.add(stem);
-      try {
-        const mtime = statSync(join(this.dir, name)).mtimeMs;
-        if (seen.get(stem) === mtime) continue;
-        changed.push({ stem, handle: parseHandle(readFileSync(join(this.dir, name), "utf8")), mtime });
-      } catch {
-        /* unreadable or just removed: skipped */
-      }
-    }
-    return { changed, removed: [...seen.keys()].filter((stem) => !present.has(stem)) };
-  }
-
-  /**
    * Finds one handle by task id or unique prefix (at least 4 characters; a shorter word only as a whole id). When no
    * id starts with the word, ids are matched as they are shown (list, hints, `call --detach`: sanitizeLine), since
    * one with control characters cannot be typed or pasted.
