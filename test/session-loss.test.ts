@@ -2,14 +2,17 @@
 // and tasks in memory and answers 400 "No valid session ID provided"; the spec says 404). mcp-task opens a new session
 // and asks for the task there: a server that lost the task too ends the command at once with exit 5 and the handle
 // marked gone; one that kept its tasks (the demo server with --forget-sessions: tasks on disk, sessions not) carries
-// on, and the handle is moved to the new session so that later commands come in it.
+// on, and the handle is moved to the new session so that later commands come in it. The dashboard follows tasks
+// through the same engine and wire, and does the same.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, expect, it } from "vitest";
+import { DashboardModel, type DashboardState } from "../src/ui/model.js";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
+import { testContext } from "./helpers/context.js";
 import { ROOT, freePort, startEverythingHttp, type RunningServer } from "./helpers/servers.js";
 
 const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
@@ -162,4 +165,57 @@ it("a server that keeps its tasks but not its sessions, restarted before `get <i
   expect((await handleOf(home, id)).resume.sessionId).toBe(moved);
   const cancelled = await runCli(["cancel", id, "--json"], { home });
   expect(cancelled.code, cancelled.stderr).toBe(0);
+});
+
+async function untilState(model: DashboardModel, test: (s: DashboardState) => boolean, timeoutMs = 20_000): Promise<DashboardState> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test(model.getState())) {
+    if (Date.now() > deadline) throw new Error(`timed out; rows: ${JSON.stringify(model.getState().rows.map((r) => [r.summary.status, r.connection, r.error]))}`);
+    await sleep(50);
+  }
+  return model.getState();
+}
+
+it("the dashboard follows a server-everything task through a restart: the row says the session is gone, the handle is marked gone", async () => {
+  const port = await freePort();
+  let server = await everything(port);
+  const ctx = await testContext();
+  const id = await detach(ctx.home, server.url, "simulate-research-query", "topic=tides");
+  const model = new DashboardModel(ctx);
+  await model.start();
+  try {
+    await untilState(model, (s) => s.rows[0]?.connection === "following");
+    await server.stop();
+    await sleep(500);
+    server = await everything(port);
+    const after = await untilState(model, (s) => s.rows[0]?.connection === "error");
+    expect(after.rows[0].error).toMatch(GONE);
+    expect(model.handleOf(after.rows[0].stem)?.gone?.reason).toMatch(GONE);
+  } finally {
+    await model.close();
+  }
+  expect(await listed(ctx.home)).toEqual([expect.objectContaining({ taskId: id, gone: expect.stringMatching(GONE) })]);
+});
+
+it("the dashboard follows a task through a restart that forgets sessions: the task completes, its handle moved to the new session", async () => {
+  const port = await freePort();
+  const store = mkdtempSync(join(tmpdir(), "demo-v1-store-"));
+  let server = await demoV1(port, store);
+  const ctx = await testContext();
+  const id = await detach(ctx.home, server.url, "export_ledger", "rows=6000");
+  const before = (await handleOf(ctx.home, id)).resume.sessionId;
+  const model = new DashboardModel(ctx);
+  await model.start();
+  try {
+    await untilState(model, (s) => s.rows[0]?.connection === "following");
+    await server.stop();
+    server = await demoV1(port, store, "--forget-sessions");
+    const done = await untilState(model, (s) => s.rows[0]?.summary.outcome === true);
+    expect(done.rows[0].summary.status).toBe("completed");
+  } finally {
+    await model.close();
+  }
+  const after = await handleOf(ctx.home, id);
+  expect(after.gone).toBeUndefined();
+  expect(after.resume.sessionId).not.toBe(before);
 });
