@@ -95,8 +95,26 @@ describe("saved servers", () => {
   });
 
   it("refuses a server name that could escape into paths", async () => {
-    const run = await runCli(["server", "add", "../x", "--url", "http://127.0.0.1:1/mcp"], { home: tempHome() });
-    expect(run.code).toBe(2);
+    const home = tempHome();
+    const names = ["../x", "a/b", "/etc", ".", "..", ".hidden", "a\\b", "a b", "x;y", "$(touch x)", "`id`", "a\nb", "a\u001b[31mb", "\uff0e\uff0e", "x".repeat(65)];
+    for (const name of names) {
+      const run = await runCli(["server", "add", name, "--url", "http://127.0.0.1:1/mcp"], { home });
+      expect(run.code, JSON.stringify(name)).toBe(2);
+      expect(run.stderr).toMatch(/not a valid server name/);
+      expect(run.stderr).not.toMatch(/\u001b/);
+    }
+    const dash = await runCli(["server", "add", "--url", "http://127.0.0.1:1/mcp", "--", "-rf"], { home });
+    expect(dash.code).toBe(2);
+    const file = join(home, "import.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { "../../x": { url: "http://127.0.0.1:1/mcp" } } }));
+    expect((await runCli(["server", "import", file], { home })).code).toBe(2);
+    expect(JSON.parse((await runCli(["server", "list", "--json"], { home })).stdout).servers).toEqual({});
+    // A name no one saved is unknown, even one every object has.
+    for (const name of ["constructor", "__proto__", "toString"]) {
+      const run = await runCli(["call", "echo", "-s", name], { home });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`unknown server: ${name}`));
+    }
   });
 });
 
