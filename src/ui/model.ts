@@ -138,7 +138,10 @@ export class DashboardModel {
     const removed = [...this.seen.keys()].filter((stem) => !present.has(stem));
     if (changed.length === 0 && removed.length === 0) return;
     for (const { stem, mtime } of changed) this.seen.set(stem, mtime);
-    for (const stem of removed) this.seen.delete(stem);
+    for (const stem of removed) {
+      this.seen.delete(stem);
+      this.unfollowable.delete(stem);
+    }
     const gone = new Set(removed);
     const byStem = new Map(this.state.rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
     for (const summary of changed) {
