@@ -74,7 +74,8 @@ async function timed(args: string[], options: Parameters<typeof runCli>[1]): Pro
   return { ...run, ms: Date.now() - started };
 }
 
-describe("hostile servers", () => {
+// Several commands per case, on two shared cores: more room than the default 60 s per test.
+describe("hostile servers", { timeout: 150_000 }, () => {
   for (const generation of BOTH) {
     it(`missing-fields (${generation}): a task without taskId/status, or a tasks/get without status, is exit 4 and the store holds what was created`, async () => {
       await withHttp("missing-fields", generation, async ({ url }) => {
@@ -182,21 +183,21 @@ describe("hostile servers", () => {
         const env = { MCP_TASK_REQUEST_TIMEOUT: "1s", MCP_TASK_GIVE_UP: "2s" };
         const call = await timed(["call", "hang_call", "-s", url], { home, env });
         expectError(call, 4, /did not answer tools\/call within 1 s/);
-        expect(call.ms).toBeLessThan(8_000);
+        expect(call.ms).toBeLessThan(15_000); // far below the 60 s default: the configured timeout was used
         const get = await timed(["call", "hang_get", "--json", "-s", url], { home, env });
         const error = expectJsonError(get, 4, /did not answer tasks\/get within 1 s/);
-        expect(get.ms).toBeLessThan(12_000);
+        expect(get.ms).toBeLessThan(20_000);
         const [handle] = await stored(home);
         expect(handle).toMatchObject({ tool: "hang_get", status: "working" });
         expect(error.taskId === null || error.taskId === handle.taskId).toBe(true);
         const again = await timed(["get", String(handle.taskId)], { home, env });
         expectError(again, 4, /did not answer tasks\/get/);
-        expect(again.ms).toBeLessThan(8_000);
+        expect(again.ms).toBeLessThan(15_000);
         // V1: tasks/get says completed, and tasks/result (which must answer at once then) never does.
         const result = await timed(["call", "hang_result", "-s", url], { home, env });
         if (generation === "v1") expectError(result, 4, /did not answer tasks\/result within 1 s although the task is completed/);
         else expect(result.code, result.stderr).toBe(0);
-        expect(result.ms).toBeLessThan(12_000);
+        expect(result.ms).toBeLessThan(20_000);
       });
     });
 
@@ -205,7 +206,7 @@ describe("hostile servers", () => {
         const home = tempHome();
         const run = await timed(["tools", "-s", url], { home, env: { MCP_TASK_REQUEST_TIMEOUT: "1s" } });
         expectError(run, 4);
-        expect(run.ms).toBeLessThan(8_000);
+        expect(run.ms).toBeLessThan(15_000);
         expect(await stored(home)).toEqual([]);
       });
     });
@@ -291,7 +292,7 @@ describe("hostile servers", () => {
       const home = tempHome();
       const run = await timed(["call", "ask", "--input", '{"ok":true}', "-s", url], { home, timeoutMs: 30_000 });
       expectError(run, 4, /still asks for confirm .* after mcp-task answered it/);
-      expect(run.ms).toBeLessThan(15_000);
+      expect(run.ms).toBeLessThan(25_000);
       const [handle] = await stored(home);
       expect(handle).toMatchObject({ tool: "ask", status: "input_required" });
       // A later watch knows the key is answered: it does not answer again, and stops the same way.
@@ -304,7 +305,7 @@ describe("hostile servers", () => {
     const home = tempHome();
     const run = await timed(["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("update-ignored", "v2")], { home, timeoutMs: 30_000 });
     expectError(run, 4, /still asks for confirm/);
-    expect(run.ms).toBeLessThan(15_000);
+    expect(run.ms).toBeLessThan(25_000);
     expect(await stored(home)).toEqual([expect.objectContaining({ tool: "ask", status: "input_required" })]);
   });
 
@@ -312,7 +313,7 @@ describe("hostile servers", () => {
     const home = tempHome();
     const huge = await timed(["call", "huge", "mb=48", "--stdio", hostileStdio("huge-reply", "v2")], { home });
     expectError(huge, 4, /larger than 32 MiB/);
-    expect(huge.ms).toBeLessThan(20_000);
+    expect(huge.ms).toBeLessThan(30_000);
     const big = await runCli(["call", "huge", "mb=12", "--json", "--stdio", hostileStdio("huge-reply", "v2")], { home });
     expect(big.code, big.stderr.slice(0, 500)).toBe(0);
     expect(big.stdout.length).toBeGreaterThanOrEqual(12 * 1024 * 1024);
