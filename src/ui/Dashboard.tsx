@@ -2,7 +2,7 @@
 // shows comes from the model through useDashboard, and every view below it is a pure function of its props.
 import { Box, Text, useInput } from "ink";
 import { useEffect, useMemo, useState } from "react";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { Detail, detailLines, unreadableLines, type Line } from "./Detail.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";
@@ -112,7 +112,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
       if (input === "a") answerNext();
       else if (input === "c" && selected) setMode({ kind: "confirm", what: "cancel", stem: selected.stem });
       else if (input === "x" && selected) setMode({ kind: "confirm", what: "forget", stem: selected.stem });
-      else if (input === "y" && selected) onCopy(selected.summary.taskId);
+      else if (input === "y" && selected) onCopy(shellWord(selected.summary.taskId)); // pasted into a shell, a hostile id stays one word
       else if (input === "p" && selected?.summary.outcome) {
         const full = model.handleOf(selected.stem);
         if (full?.outcome) onPager(detailLines(full, now).map((l) => l.text).join("\n"));
