@@ -20,8 +20,10 @@ export class McpTaskError extends Error {
   readonly code: string = "failed";
   constructor(
     message: string,
-    readonly hint?: string,
-    readonly taskId: string | null = null,
+    /** The next command to run (a command may add one once it knows the task, see `withResumeHint`). */
+    public hint?: string,
+    /** The task the error concerns; set by the command when it happens after the task was created. */
+    public taskId: string | null = null,
   ) {
     super(message);
     this.name = new.target.name;

@@ -189,7 +189,9 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         expect(get.ms).toBeLessThan(20_000);
         const [handle] = await stored(home);
         expect(handle).toMatchObject({ tool: "hang_get", status: "working" });
-        expect(error.taskId === null || error.taskId === handle.taskId).toBe(true);
+        // The error names the task it concerns, and says how to follow it again.
+        expect(error.taskId).toBe(handle.taskId);
+        expect(error.hint).toMatch(/mcp-task watch /);
         const again = await timed(["get", String(handle.taskId)], { home, env });
         expectError(again, 4, /did not answer tasks\/get/);
         expect(again.ms).toBeLessThan(15_000);

@@ -145,6 +145,12 @@ export function formatDuration(ms: number): string {
 
 /** Stopping to wait never stops the task: say how to pick it up again. */
 export function withResumeHint(error: unknown, taskId: string | null): unknown {
+  if (taskId && error instanceof ServerError && error.taskId === null) {
+    // The server failed (or misbehaved) after the task was created: the error names it, and the handle is saved.
+    error.taskId = taskId;
+    error.hint ??= `the task is saved; follow it again with: mcp-task watch ${shellWord(taskId)}`;
+    return error;
+  }
   if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
   const message = `${error.message}; task ${taskId} keeps running`;
   const hint = `resume with: mcp-task watch ${shellWord(taskId)}`;
