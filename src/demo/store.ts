@@ -24,6 +24,15 @@ function writeAtomically(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export class DemoStore {
   private readonly tasksDir: string;
   private readonly sessionsDir: string;
@@ -36,6 +45,21 @@ export class DemoStore {
     this.sessionsDir = join(dir, "sessions");
     mkdirSync(this.tasksDir, { recursive: true, mode: 0o700 });
     mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
+    for (const folder of [this.tasksDir, this.sessionsDir, dir]) this.sweepTemps(folder);
+  }
+
+  /** Removes the temp files (`<file>.<pid>.<random>.tmp`) of writers that died mid-write (a server SIGKILLed). */
+  private sweepTemps(folder: string): void {
+    for (const name of readdirSync(folder)) {
+      const pid = Number(/\.(\d+)\.[a-z0-9]+\.tmp$/.exec(name)?.[1]);
+      if (!pid || (pid !== process.pid && alive(pid))) continue;
+      try {
+        rmSync(join(folder, name), { force: true });
+        this.log(`store: removed ${name}, left by a writer that died mid-write`);
+      } catch {
+        /* ignore */
+      }
+    }
   }
 
   private path(folder: string, id: string): string {
