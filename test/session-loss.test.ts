@@ -139,6 +139,7 @@ it("a server that keeps its tasks but not its sessions: watch finds the task in 
   server = await demoV1(port, store, "--forget-sessions");
   expect(await watching.exited).toBe(0);
   expect(watching.output.stdout).toMatch(/exported 6,000 rows/);
+  expect(watching.output.stderr).toMatch(/the server no longer knew the session of task \S+ \(it restarted\?\), but knows the task in a new session: the handle now uses that one/);
   const after = await handleOf(home, id);
   expect(after.gone).toBeUndefined();
   expect(after.resume.sessionId).toEqual(expect.any(String));

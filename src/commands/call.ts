@@ -104,7 +104,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     taskId = first.taskId;
     // The handle first: whatever fails next, the task can be found again.
     const tracked = await ctx.tracker.start(server, wire, options.tool, options.args, first);
-    saveMoves(wire, (id) => (id === tracked.taskId ? tracked : undefined));
+    saveMoves(wire, (id) => (id === tracked.taskId ? tracked : undefined), (text) => printer.note(text));
     printer.task({
       taskId,
       server: server.name,

@@ -178,8 +178,11 @@ export function inputProvider(ctx: Context, input: Record<string, unknown> | und
   return preparedAnswers({ input, decline });
 }
 
-/** Opens a saved task and reconnects to its server (its V1 session, where it has one). */
-export async function reopen(idOrPrefix: string, ctx: Context, input: InputProvider): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
+/**
+ * Opens a saved task and reconnects to its server (its V1 session, where it has one). `note` hears, in a line for the
+ * user, when the task is found in a new session (the server forgot the old one) and the handle moves to it.
+ */
+export async function reopen(idOrPrefix: string, ctx: Context, input: InputProvider, note?: (text: string) => void): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
   const tracked = await ctx.tracker.open(idOrPrefix);
   const { server, resume } = tracked.handle;
   let wire: Wire;
@@ -190,7 +193,7 @@ export async function reopen(idOrPrefix: string, ctx: Context, input: InputProvi
     if (server.descriptor.transport === "stdio" && error instanceof ServerError) await tracked.markGone(error.message).catch(() => {});
     throw error;
   }
-  saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined));
+  saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined), note);
   return { tracked, wire, engine: new TaskEngine(wire, ctx.clock, input) };
 }
 

@@ -28,7 +28,7 @@ export function registerGet(program: Command, ctx: Context, run: Run): void {
 export async function runGet(id: string, verb: "get" | "cancel", json: boolean, ctx: Context): Promise<number> {
   const printer = createPrinter(ctx.io, json);
   // Reading and cancelling never answer input.
-  const { tracked, wire, engine } = await reopen(id, ctx, preparedAnswers({}));
+  const { tracked, wire, engine } = await reopen(id, ctx, preparedAnswers({}), (text) => printer.note(text));
   try {
     const before = tracked.handle.last.status;
     const snapshot = await markingGone(tracked, () => (verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId)));

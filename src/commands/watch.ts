@@ -77,7 +77,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
     : await presentation(ctx, options);
   const { printer } = shown;
-  const { wire, engine, tracked: live } = await reopen(options.id, ctx, shown.provider).catch((error: unknown) => {
+  const { wire, engine, tracked: live } = await reopen(options.id, ctx, shown.provider, (text) => printer.note(text)).catch((error: unknown) => {
     shown.close();
     throw error;
   });

@@ -192,12 +192,15 @@ export class Tracker {
 
 /**
  * Keeps handles reachable when their wire reaches their task through a new session (Wire.onTaskMoved): `find` gives
- * the tracked task of an id, if this process tracks it. A handle that cannot be written keeps the old session; a
- * later command finds the task again the same way.
+ * the tracked task of an id, if this process tracks it; `note` is told what happened, in a line for the user. A
+ * handle that cannot be written keeps the old session; a later command finds the task again the same way.
  */
-export function saveMoves(wire: Wire, find: (taskId: string) => TrackedTask | undefined): void {
+export function saveMoves(wire: Wire, find: (taskId: string) => TrackedTask | undefined, note?: (text: string) => void): void {
   wire.onTaskMoved = async (taskId, token) => {
-    await find(taskId)?.moved(token).catch(() => {});
+    const tracked = find(taskId);
+    if (!tracked) return;
+    note?.(`the server no longer knew the session of task ${taskId} (it restarted?), but knows the task in a new session: the handle now uses that one`);
+    await tracked.moved(token).catch(() => {});
   };
 }
 

@@ -223,7 +223,11 @@ export class DashboardModel {
       const server = descriptorKey(descriptor);
       link.wire.then(
         (wire) => {
-          saveMoves(wire, (taskId) => [...this.tracked.values()].find((t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server));
+          saveMoves(
+            wire,
+            (taskId) => [...this.tracked.values()].find((t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server),
+            (text) => this.notify(text),
+          );
           link!.engine = new TaskEngine(wire, this.ctx.clock, this.provider);
         },
         () => (link!.wire = undefined),
