@@ -1,7 +1,7 @@
 // The dashboard's root: owns the view state (mode, selection, filter, sort, scroll) and the keys; everything it
 // shows comes from the model through useDashboard, and every view below it is a pure function of its props.
 import { Box, Text, useInput } from "ink";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { Detail, detailLines, unreadableLines, type Line } from "./Detail.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
@@ -31,7 +31,14 @@ const next = <T,>(list: readonly T[], current: T): T => list[(list.indexOf(curre
 
 export function Dashboard({ model, clock, servers, width, height, onExit, onPager, onCopy }: DashboardProps) {
   const state = useDashboard(model);
-  const [mode, setMode] = useState<Mode>({ kind: "list" });
+  const [mode, setModeState] = useState<Mode>({ kind: "list" });
+  // The key handler reads the mode from here: keys typed fast ("/" then "h") can arrive before React has drawn
+  // (and re-registered the handler with) the mode the first key chose, and would be read in the old mode and lost.
+  const modeRef = useRef(mode);
+  const setMode = (next: Mode) => {
+    modeRef.current = next;
+    setModeState(next);
+  };
   // The clock ticks each second only while a duration on screen changes by the second (a task running, or under
   // two minutes old in its status): an idle dashboard of finished tasks redraws once a minute, not every second.
   const [bySecond, setBySecond] = useState(true);
@@ -70,6 +77,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
 
   useInput(
     (input, key) => {
+      const mode = modeRef.current;
       if (mode.kind === "filter") {
         if (key.return || key.escape) setMode({ kind: "list" });
         else if (key.backspace || key.delete) setText((t) => t.slice(0, -1));

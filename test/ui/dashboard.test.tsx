@@ -69,6 +69,13 @@ it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async 
     await press("/", "\u007f", "\u007f", "\u007f", "\u007f", "\r", "f", "f", "f", "f", "s");
     await eventually(app.lastFrame, /filter all · sort oldest/);
     expect(app.lastFrame()).toMatch(/task_complete[\s\S]*task_slow/);
+    // Keys typed faster than a frame is drawn: each is read in the mode the key before it chose.
+    await act(async () => {
+      for (const key of ["/", "c", "o", "m", "\r"]) app.stdin.write(key);
+    });
+    await eventually(app.lastFrame, /filter all "com"/);
+    await press("/", "\u007f", "\u007f", "\u007f", "\r");
+    await eventually(app.lastFrame, /filter all · sort oldest/);
     // The slow task is now second: select it, copy its id, cancel it (y to confirm).
     await press("G", "y");
     await eventually(app.lastFrame, new RegExp(`copied ${slow}`));
