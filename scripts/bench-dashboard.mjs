@@ -60,7 +60,7 @@ function quickStore(home, n) {
   chmodSync(home, 0o700);
   for (let i = 0; i < n; i++) {
     const id = `h0-${i}`;
-    const at = new Date(Date.now() - (n - i)).toISOString(); // h0-0 the oldest, as when saved one by one
+    const at = new Date(Date.now() - 3_600_000 - (n - i)).toISOString(); // h0-0 the oldest; all ended an hour ago
     const handle = {
       version: 1, taskId: id,
       server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
@@ -89,7 +89,8 @@ for (const n of process.env.BENCH_100K === "1" ? [1000, 10000, 100000] : [1000, 
   const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
   // Up to 10,000: saved by the store itself (one process per 2,500), the index as real use leaves it behind.
   if (n >= 100000) quickStore(home, n);
-  else for (let done = 0; done < n; done += 2500) execFileSync(process.execPath, [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200", "completed"]);
+  // Tasks that ended an hour ago, as in a dashboard left open: no age on screen changes by the second.
+  else for (let done = 0; done < n; done += 2500) execFileSync(process.execPath, [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200", "completed"], { env: { ...process.env, STORE_WRITER_AGE_MS: "3600000" } });
   const session = open(home, String(n));
   const first = await waitFor(session, new RegExp(`${n} tasks`));
   rows.push([`first frame, ${n} handles (ms)`, first.toFixed(0)]);

@@ -9,7 +9,8 @@ const [home, mode, target, countArg, extra, finished] = process.argv.slice(2);
 const store = new HandleStore(home);
 
 function handle(taskId: string, payload: number): Handle {
-  const now = new Date().toISOString();
+  // STORE_WRITER_AGE_MS backdates the handle (the dashboard benchmark's idle store: tasks that ended an hour ago).
+  const now = new Date(Date.now() - Number(process.env.STORE_WRITER_AGE_MS ?? 0)).toISOString();
   return {
     version: 1,
     taskId,
