@@ -3,11 +3,10 @@
 // asked again, one it did not take is. The servers crash at the exact moment through their fault-injection
 // options (v2-server --crash-on-update, demo-server-main --crash-on) and come back on the same port with their
 // store.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, expect, it } from "vitest";
 import { systemClock } from "../src/context.js";
 import { connect } from "../src/protocol/connect.js";
@@ -15,7 +14,7 @@ import type { Snapshot } from "../src/protocol/wire.js";
 import { TaskEngine, type DeliveryEvent } from "../src/tasks/engine.js";
 import type { InputProvider } from "../src/tasks/input.js";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
-import { ROOT, freePort, startV2Http, type RunningServer } from "./helpers/servers.js";
+import { ROOT, freePort, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
 const NAME_QUESTION = /asks: What is your name\?/g;
@@ -36,26 +35,7 @@ async function v2(port: number, store: string, ...flags: string[]): Promise<Runn
 /** The demo server in V1 mode over HTTP, with its store (tasks and sessions survive a restart). */
 async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
   const args = [DEMO_MAIN, "--generation", "v1", "--port", String(port), "--store", store, "--speed", "20", "--poll-interval", "200", "--quiet", ...flags];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-  child.stderr?.resume();
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`demo server exited with ${code}`)));
-  });
-  const server: RunningServer = {
-    url,
-    process: child,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        child.once("exit", () => done());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 2000).unref();
-      }),
-  };
+  const server = await startListening(args, "demo server");
   started.push(server);
   return server;
 }

@@ -4,16 +4,14 @@
 // marked gone; one that kept its tasks (the demo server with --forget-sessions: tasks on disk, sessions not) carries
 // on, and the handle is moved to the new session so that later commands come in it. The dashboard follows tasks
 // through the same engine and wire, and does the same.
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, expect, it } from "vitest";
 import { DashboardModel, type DashboardState } from "../src/ui/model.js";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
 import { testContext } from "./helpers/context.js";
-import { ROOT, freePort, startEverythingHttp, type RunningServer } from "./helpers/servers.js";
+import { ROOT, freePort, startEverythingHttp, startListening, type RunningServer } from "./helpers/servers.js";
 
 const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
 const GONE = /the server no longer knows this session \(it restarted\?\), and with it task /;
@@ -34,26 +32,7 @@ async function everything(port?: number): Promise<RunningServer> {
 /** The demo server in V1 mode over HTTP with its store (its tasks survive a restart). */
 async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
   const args = [DEMO_MAIN, "--generation", "v1", "--port", String(port), "--store", store, "--poll-interval", "300", "--quiet", ...flags];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-  child.stderr?.resume();
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`demo server exited with ${code}`)));
-  });
-  const server: RunningServer = {
-    url,
-    process: child,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        child.once("exit", () => done());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 2000).unref();
-      }),
-  };
+  const server = await startListening(args, "demo server");
   started.push(server);
   return server;
 }

@@ -66,15 +66,19 @@ export async function startEverythingHttp(port?: number): Promise<RunningServer>
 
 /** Our V2 test server over Streamable HTTP; it prints `listening <url>` when ready. */
 export async function startV2Http(...flags: string[]): Promise<RunningServer> {
-  const child = spawn(process.execPath, [V2_SERVER, "--port", "0", ...flags], { stdio: ["ignore", "pipe", "pipe"] });
+  return startListening([V2_SERVER, "--port", "0", ...flags], "v2 server");
+}
+
+/** A server process (our V2, demo or hostile test server) that prints `listening <url>` on stdout once ready. */
+export async function startListening(args: string[], name: string): Promise<RunningServer> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   child.stderr?.resume();
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on("line", (line) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
       const match = /^listening (\S+)/.exec(line);
       if (match) resolveUrl(match[1]);
     });
-    child.once("exit", (code) => reject(new Error(`v2 server exited with ${code}`)));
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
   });
   return { url, process: child, stop: stopper(child) };
 }
@@ -87,15 +91,5 @@ export const hostileStdio = (hostileCase: string, generation: "v1" | "v2", ...fl
 
 /** The hostile test server (test/servers/hostile-server.ts) over Streamable HTTP; it prints `listening <url>` when ready. */
 export async function startHostileHttp(hostileCase: string, generation: "v1" | "v2", ...flags: string[]): Promise<RunningServer> {
-  const child = spawn(process.execPath, [HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--port", "0", ...flags], { stdio: ["ignore", "pipe", "pipe"] });
-  child.stderr?.resume();
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on("line", (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`hostile server exited with ${code}`)));
-  });
-  return { url, process: child, stop: stopper(child) };
+  return startListening([HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--port", "0", ...flags], "hostile server");
 }
