@@ -62,6 +62,10 @@ export function decodeError(wire: WireError): Error {
 /** Reads messages from a socket, one JSON document per line; a malformed line ends the connection. */
 export function onMessages(socket: Socket, handle: (message: Message) => void): void {
   const lines = createInterface({ input: socket, crlfDelay: Infinity });
+  // readline re-emits the socket's errors (EPIPE when the other side went away during a write): the socket's own
+  // 'error' and 'close' handlers say what ended the connection, so this copy must not be thrown (it crashed a
+  // command whose broker's server had just died).
+  lines.on("error", () => {});
   lines.on("line", (line) => {
     if (!line.trim()) return;
     let message: Message;
