@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { expect, it } from "vitest";
-import { events, tempHome } from "./helpers/cli.js";
+import { events, startCli as startHelper, tempHome } from "./helpers/cli.js";
 import { ROOT, freePort } from "./helpers/servers.js";
 
 const TASKS = 200;
@@ -180,19 +180,9 @@ async function snapshotBuild(): Promise<{ root: string; remove(): void }> {
   throw new Error("dist/ kept changing: no consistent build to test");
 }
 
-/** The tested binary (the snapshot's), as test/helpers/cli.ts: startCli runs it, without a TTY, CI set. */
+/** The tested binary: the snapshot's (see above), run by test/helpers/cli.ts startCli. */
 let build = ROOT;
-function startCli(args: string[], options: { home: string; env?: Record<string, string> }) {
-  const child = spawn(process.execPath, [join(build, "bin/mcp-task.js"), ...args], {
-    env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = { stdout: "", stderr: "" };
-  child.stdout.on("data", (chunk) => (output.stdout += chunk));
-  child.stderr.on("data", (chunk) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output, exited };
-}
+const startCli = (args: string[], options: { home: string; env?: Record<string, string> }) => startHelper(args, { ...options, root: build });
 
 /** CPU seconds used so far by this process's finished children (commands and servers), from /proc/self/stat. */
 function childCpuSeconds(): number {

@@ -51,9 +51,9 @@ export function events(stdout: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line));
 }
 
-/** Starts the binary and returns the child, for tests that signal it. */
-export function startCli(args: string[], options: { home: string; env?: Record<string, string> }) {
-  const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
+/** Starts the binary (of `root`, default this checkout) and returns the child, for tests that signal it. */
+export function startCli(args: string[], options: { home: string; env?: Record<string, string>; root?: string }) {
+  const child = spawn(process.execPath, [join(options.root ?? ROOT, "bin/mcp-task.js"), ...args], {
     env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
