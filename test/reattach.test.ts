@@ -78,6 +78,35 @@ describe.each([
   });
 });
 
+it("one id saved for two servers: an id command says so and names -s; -s picks the handle (get, watch, forget)", async () => {
+  const home = tempHome();
+  const id = await detach(home, "task_complete", "ms=300", "text=picked", "-s", v2.url);
+  // The same task id saved for a second server (as two servers can hand out the same id): here one that is away.
+  const other = "http://127.0.0.1:1/mcp";
+  const copy = JSON.parse((await runCli(["export", id], { home })).stdout);
+  copy.server = { name: other, descriptor: { ...copy.server.descriptor, url: other } };
+  expect((await runCli(["import", "-"], { home, input: JSON.stringify(copy) })).code).toBe(0);
+
+  const ambiguous = await runCli(["get", id], { home });
+  expect(ambiguous.code).toBe(2);
+  expect(ambiguous.stderr).toContain(`matches 2 saved tasks`);
+  expect(ambiguous.stderr).toMatch(/hint: pick one by its server, as in: -s http:\/\/127\.0\.0\.1:\d+\/mcp$/m);
+  // The hinted option works as printed: the real server's task is read, the other server's is tried (and is away).
+  const picked = await runCli(["watch", id.slice(0, 8), "-s", v2.url, "--json"], { home });
+  expect(picked.code).toBe(0);
+  expect(events(picked.stdout).at(-1)).toMatchObject({ type: "result", taskId: id, status: "completed" });
+  const away = await runCli(["get", id, "--server", other], { home, env: { MCP_TASK_GIVE_UP: "1s" } });
+  expect(away.code).toBe(4);
+  const none = await runCli(["result", id, "-s", "nowhere"], { home });
+  expect(none.code).toBe(5);
+  expect(none.stderr).toMatch(/no saved task of server nowhere matches/);
+  // Forgetting one leaves the other, which the id alone then finds.
+  expect((await runCli(["forget", id, "-s", other], { home })).code).toBe(0);
+  const alone = await runCli(["result", id, "--json"], { home });
+  expect(alone.code).toBe(0);
+  expect(JSON.stringify(events(alone.stdout).at(-1))).toContain("picked");
+});
+
 describe("cancel, respond and list", () => {
   it("cancel on a slow task, then a later watch exits 3 (V2)", async () => {
     const home = tempHome();

@@ -16,6 +16,15 @@ export interface ServerOptions {
   stdio?: string;
 }
 
+/** A saved task as named on the command line: an id or prefix, and the server when one id is saved for several. */
+export interface TaskRef {
+  id: string;
+  server?: string;
+}
+
+/** The option of every command that takes a task id (`-s` names a server as `list` shows it, not a new one). */
+export const PICK_SERVER = ["-s, --server <name>", "the task's server, as list shows it (when one id is saved for more than one)"] as const;
+
 export interface ResolvedServer {
   name: string;
   descriptor: ServerDescriptor;
@@ -182,8 +191,8 @@ export function inputProvider(ctx: Context, input: Record<string, unknown> | und
  * Opens a saved task and reconnects to its server (its V1 session, where it has one). `note` hears, in a line for the
  * user, when the task is found in a new session (the server forgot the old one) and the handle moves to it.
  */
-export async function reopen(idOrPrefix: string, ctx: Context, input: InputProvider, note?: (text: string) => void): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
-  const tracked = await ctx.tracker.open(idOrPrefix);
+export async function reopen(ref: TaskRef, ctx: Context, input: InputProvider, note?: (text: string) => void): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
+  const tracked = await ctx.tracker.open(ref.id, ref.server);
   const { server, resume } = tracked.handle;
   let wire: Wire;
   try {

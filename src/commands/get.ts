@@ -8,27 +8,29 @@ import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import { markingGone, type TrackedTask } from "../tasks/tracker.js";
 import { viewOf } from "../tasks/views.js";
 import { preparedAnswers } from "../tasks/input.js";
-import { reopen } from "./common.js";
+import { PICK_SERVER, reopen, type TaskRef } from "./common.js";
 
 export function registerGet(program: Command, ctx: Context, run: Run): void {
   program
     .command("get")
     .summary("read a saved task's status from the server (and update the saved handle)")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option(...PICK_SERVER)
     .option("--json", "one JSON document")
-    .action((id: string, flags: { json?: boolean }) => run(() => runGet(id, "get", Boolean(flags.json), ctx)));
+    .action((id: string, flags: { json?: boolean; server?: string }) => run(() => runGet({ id, server: flags.server }, "get", Boolean(flags.json), ctx)));
   program
     .command("cancel")
     .summary("ask the server to cancel a saved task, and show what it reports")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option(...PICK_SERVER)
     .option("--json", "one JSON document")
-    .action((id: string, flags: { json?: boolean }) => run(() => runGet(id, "cancel", Boolean(flags.json), ctx)));
+    .action((id: string, flags: { json?: boolean; server?: string }) => run(() => runGet({ id, server: flags.server }, "cancel", Boolean(flags.json), ctx)));
 }
 
-export async function runGet(id: string, verb: "get" | "cancel", json: boolean, ctx: Context): Promise<number> {
+export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean, ctx: Context): Promise<number> {
   const printer = createPrinter(ctx.io, json);
   // Reading and cancelling never answer input.
-  const { tracked, wire, engine } = await reopen(id, ctx, preparedAnswers({}), (text) => printer.note(text));
+  const { tracked, wire, engine } = await reopen(ref, ctx, preparedAnswers({}), (text) => printer.note(text));
   try {
     const before = tracked.handle.last.status;
     const snapshot = await markingGone(tracked, () => (verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId)));

@@ -8,7 +8,7 @@ import { sanitizeLine } from "../output/sanitize.js";
 import { TASK_STATUSES, type TaskStatus } from "../protocol/wire.js";
 import { summaryExpired } from "../tasks/tracker.js";
 import { age, viewOfSummary, type HandleView } from "../tasks/views.js";
-import { parseDuration, resolveServer } from "./common.js";
+import { parseDuration, PICK_SERVER, resolveServer } from "./common.js";
 
 export function registerList(program: Command, ctx: Context, run: Run): void {
   program
@@ -23,10 +23,11 @@ export function registerList(program: Command, ctx: Context, run: Run): void {
     .command("forget")
     .summary("drop saved task handles (the tasks themselves are not touched)")
     .argument("<id...>", "task ids or unique prefixes")
-    .action((ids: string[]) =>
+    .option(...PICK_SERVER)
+    .action((ids: string[], flags: { server?: string }) =>
       run(async () => {
         for (const id of ids) {
-          const { stem } = await ctx.tracker.store.find(id);
+          const { stem } = await ctx.tracker.store.find(id, flags.server);
           await ctx.tracker.store.remove(stem);
         }
         return 0;

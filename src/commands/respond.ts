@@ -7,13 +7,14 @@ import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, reopen, waitSignal, withResumeHint, followSettings } from "./common.js";
+import { answerFlags, inputProvider, parseDuration, PICK_SERVER, reopen, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
 
 export function registerRespond(program: Command, ctx: Context, run: Run): void {
   program
     .command("respond")
     .summary("answer a saved task's outstanding input request")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option(...PICK_SERVER)
     .option("--input <json|@file|->", "the answer: an object of form fields")
     .option("--decline", "decline the request")
     .option("--timeout <duration>", "stop waiting for the question after this long; exit 7")
@@ -22,18 +23,18 @@ export function registerRespond(program: Command, ctx: Context, run: Run): void 
       run(async () => {
         const answers = await answerFlags(flags, ctx);
         const timeoutMs = flags.timeout !== undefined ? parseDuration(flags.timeout as string, "--timeout") : undefined;
-        return runRespond(id, { ...answers, timeoutMs, json: Boolean(flags.json) }, ctx);
+        return runRespond({ id, server: flags.server as string | undefined }, { ...answers, timeoutMs, json: Boolean(flags.json) }, ctx);
       }),
     );
 }
 
 export async function runRespond(
-  id: string,
+  ref: TaskRef,
   options: { input?: Record<string, unknown>; decline: boolean; timeoutMs?: number; json: boolean },
   ctx: Context,
 ): Promise<number> {
   const printer = createPrinter(ctx.io, options.json);
-  const { tracked, wire, engine } = await reopen(id, ctx, inputProvider(ctx, options.input, options.decline));
+  const { tracked, wire, engine } = await reopen(ref, ctx, inputProvider(ctx, options.input, options.decline));
   const answeredBefore = new Set(tracked.handle.answered);
   const wait = waitSignal(ctx, options.timeoutMs);
   try {

@@ -7,17 +7,18 @@ import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { parseHandle, type Handle } from "../store/handles.js";
-import { readAll } from "./common.js";
+import { PICK_SERVER, readAll } from "./common.js";
 
 export function registerTransfer(program: Command, ctx: Context, run: Run): void {
   program
     .command("export")
     .summary("print a saved task's handle as JSON, to import elsewhere")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option(...PICK_SERVER)
     .option("--json", "(the output is always JSON)")
-    .action((id: string) =>
+    .action((id: string, flags: { server?: string }) =>
       run(async () => {
-        const tracked = await ctx.tracker.open(id);
+        const tracked = await ctx.tracker.open(id, flags.server);
         createPrinter(ctx.io, true).document(tracked.handle, () => "");
         return 0;
       }, { settings: false }),

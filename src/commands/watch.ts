@@ -7,11 +7,10 @@ import { StillRunningError } from "../errors.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, presentation, reopen, waitSignal, withResumeHint, followSettings } from "./common.js";
+import { answerFlags, inputProvider, parseDuration, PICK_SERVER, presentation, reopen, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
 import { shellWord } from "../output/sanitize.js";
 
-interface FollowCommandOptions {
-  id: string;
+interface FollowCommandOptions extends TaskRef {
   input?: Record<string, unknown>;
   decline: boolean;
   timeoutMs?: number;
@@ -26,22 +25,24 @@ export function registerWatch(program: Command, ctx: Context, run: Run): void {
     .command("watch")
     .summary("follow a saved task to its end, answering its input, and print its result")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option(...PICK_SERVER)
     .option("--input <json|@file|->", "answer input requests with this object")
     .option("--decline", "decline input requests")
     .option("--timeout <duration>", "stop waiting after this long (the task keeps running); exit 7")
     .option("--json", "NDJSON events on stdout")
     .action((id: string, flags: Record<string, unknown>) =>
-      run(async () => runFollow({ id, ...(await answerFlags(flags, ctx)), ...common(flags), resultOnly: false, noWait: false }, ctx)),
+      run(async () => runFollow({ id, server: flags.server as string | undefined, ...(await answerFlags(flags, ctx)), ...common(flags), resultOnly: false, noWait: false }, ctx)),
     );
   program
     .command("result")
     .summary("print a saved task's result, waiting for it unless --no-wait")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
+    .option(...PICK_SERVER)
     .option("--no-wait", "exit 7 at once if the task is still running")
     .option("--timeout <duration>", "stop waiting after this long (the task keeps running); exit 7")
     .option("--json", "NDJSON events on stdout")
     .action((id: string, flags: Record<string, unknown>) =>
-      run(async () => runFollow({ id, decline: false, ...common(flags), resultOnly: true, noWait: flags.wait === false }, ctx)),
+      run(async () => runFollow({ id, server: flags.server as string | undefined, decline: false, ...common(flags), resultOnly: true, noWait: flags.wait === false }, ctx)),
     );
 }
 
@@ -53,7 +54,7 @@ function common(flags: Record<string, unknown>) {
 }
 
 export async function runFollow(options: FollowCommandOptions, ctx: Context): Promise<number> {
-  const tracked = await ctx.tracker.open(options.id);
+  const tracked = await ctx.tracker.open(options.id, options.server);
   const handle = tracked.handle;
   const info = (printer: Printer) =>
     printer.task({
@@ -77,7 +78,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
     : await presentation(ctx, options);
   const { printer } = shown;
-  const { wire, engine, tracked: live } = await reopen(options.id, ctx, shown.provider, (text) => printer.note(text)).catch((error: unknown) => {
+  const { wire, engine, tracked: live } = await reopen(options, ctx, shown.provider, (text) => printer.note(text)).catch((error: unknown) => {
     shown.close();
     throw error;
   });

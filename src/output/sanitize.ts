@@ -47,3 +47,12 @@ export function shellWord(text: string): string {
   const word = sanitizeLine(text);
   return `${word.startsWith("-") ? "-- " : ""}${quote([word])}`;
 }
+
+/**
+ * A value for an option (`-s <server>`), terminal-safe and quoted for a shell. Plain words and URLs are left as they
+ * are (shell-quote would write `http\\://host\\:1`); anything else goes in single quotes.
+ */
+export function shellValue(text: string): string {
+  const word = sanitizeLine(text);
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -11,7 +11,7 @@ import { isTerminal, type ResumeToken, type Snapshot, type TaskStatus } from "..
 import type { FinalOutcome } from "../tasks/engine.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type HandleSummary } from "./summary-index.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine, shellValue } from "../output/sanitize.js";
 import { sha256Hex, tempSuffix } from "../hash.js";
 
 export type { HandleSummary };
@@ -237,34 +237,40 @@ export class HandleStore {
   /**
    * Finds one handle by task id or unique prefix (at least 4 characters; a shorter word only as a whole id). When no
    * id starts with the word, ids are matched as they are shown (list, hints, `call --detach`: sanitizeLine), since
-   * one with control characters cannot be typed or pasted.
+   * one with control characters cannot be typed or pasted. `server` (a server's name as `list` shows it) keeps
+   * only that server's handles: the same id can be saved for two servers.
    */
-  async find(idOrPrefix: string): Promise<{ stem: string; handle: Handle }> {
+  async find(idOrPrefix: string, server?: string): Promise<{ stem: string; handle: Handle }> {
     // Only the files whose names can hold such an id: its encoded form, up to where a long id's name is cut.
     const encoded = fileStem(idOrPrefix, "").slice(0, -1).replace(/~.*$/, "").slice(0, 100);
     const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(encoded));
-    let matches = await this.readMatching(names, (id) => id.startsWith(idOrPrefix));
+    const ofServer = (handle: Handle) => server === undefined || handle.server.name === server;
+    let matches = await this.readMatching(names, (handle) => handle.taskId.startsWith(idOrPrefix) && ofServer(handle));
     if (matches.length === 0) {
       const shown = this.summaries().filter((s) => sanitizeLine(s.taskId).startsWith(idOrPrefix));
-      matches = await this.readMatching(shown.map((s) => `${s.stem}.json`), (id) => sanitizeLine(id).startsWith(idOrPrefix));
+      matches = await this.readMatching(shown.map((s) => `${s.stem}.json`), (handle) => sanitizeLine(handle.taskId).startsWith(idOrPrefix) && ofServer(handle));
     }
     const exact = matches.filter((m) => m.handle.taskId === idOrPrefix || sanitizeLine(m.handle.taskId) === idOrPrefix);
     if (exact.length === 1) return exact[0];
     if (idOrPrefix.length < MIN_PREFIX) throw new UsageError(`a task id prefix needs at least ${MIN_PREFIX} characters: ${idOrPrefix}`);
     if (matches.length === 1) return matches[0];
     if (matches.length === 0) {
-      throw new TaskNotFoundError(`no saved task matches ${idOrPrefix}`, "see the saved tasks with: mcp-task list");
+      const of = server === undefined ? "" : ` of server ${server}`;
+      throw new TaskNotFoundError(`no saved task${of} matches ${idOrPrefix}`, "see the saved tasks with: mcp-task list");
     }
     const shown = matches.slice(0, 5).map((m) => `${m.handle.taskId} (${m.handle.server.name})`).join(", ");
-    throw new UsageError(`${idOrPrefix} matches ${matches.length} saved tasks: ${shown}`, "give more characters of the id");
+    // The same id saved for two servers: more characters cannot tell them apart, the server can.
+    const sameId = new Set(matches.map((m) => m.handle.taskId)).size === 1;
+    const fix = sameId ? `pick one by its server, as in: -s ${shellValue(matches[0].handle.server.name)}` : "give more characters of the id, or its server with -s <name>";
+    throw new UsageError(`${idOrPrefix} matches ${matches.length} saved tasks: ${shown}`, fix);
   }
 
-  private async readMatching(names: string[], wanted: (taskId: string) => boolean): Promise<Array<{ stem: string; handle: Handle }>> {
+  private async readMatching(names: string[], wanted: (handle: Handle) => boolean): Promise<Array<{ stem: string; handle: Handle }>> {
     const out: Array<{ stem: string; handle: Handle }> = [];
     for (const name of names) {
       try {
         const handle = parseHandle(await readFile(join(this.dir, name), "utf8"));
-        if (wanted(handle.taskId)) out.push({ stem: name.slice(0, -5), handle });
+        if (wanted(handle)) out.push({ stem: name.slice(0, -5), handle });
       } catch {
         /* unreadable or just removed: not a match */
       }

@@ -177,8 +177,9 @@ export class Tracker {
     return new TrackedTask(this.store, this.clock, stem, handle);
   }
 
-  async open(idOrPrefix: string): Promise<TrackedTask> {
-    const { stem, handle } = await this.store.find(idOrPrefix);
+  /** Opens a saved task by id or prefix; `server` (its name as saved) picks among handles of one id on two servers. */
+  async open(idOrPrefix: string, server?: string): Promise<TrackedTask> {
+    const { stem, handle } = await this.store.find(idOrPrefix, server);
     return new TrackedTask(this.store, this.clock, stem, handle);
   }
 
