@@ -563,7 +563,8 @@ it(
           `lock dirs left: ${locks.length ? locks.join(", ") : "none"}`,
       );
     } catch (error) {
-      console.log(`soak seed ${seed} FAILED after ${Math.round((Date.now() - began) / 1000)} s (${Math.round(childCpuSeconds() - cpuBefore)} CPU-s in child processes); v1 server log tail:\n${servers.v1.log.slice(-3000)}\nv2 server log tail:\n${servers.v2.log.slice(-1500)}`);
+      // The error itself beside the seed: vitest prints it only in its summary at the very end of the run.
+      console.log(`soak seed ${seed} FAILED after ${Math.round((Date.now() - began) / 1000)} s (${Math.round(childCpuSeconds() - cpuBefore)} CPU-s in child processes): ${error instanceof Error ? error.message : String(error)}\nv1 server log tail:\n${servers.v1.log.slice(-3000)}\nv2 server log tail:\n${servers.v2.log.slice(-1500)}`);
       throw error;
     } finally {
       clearInterval(progress);
