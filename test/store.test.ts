@@ -59,7 +59,7 @@ it("eight writer processes saving 250 handles each lose none", async () => {
   const index = readFileSync(join(home, "tasks/.index.ndjson"), "utf8").trimEnd().split("\n");
   expect(index).toHaveLength(2000);
   for (const line of index) expect(JSON.parse(line)[0]).toBeGreaterThan(0); // a summary (0 would be a removal)
-  expect(store.summaries().map((s) => s.taskId).sort()).toEqual((await store.list()).map((h) => h.handle.taskId).sort());
+  expect((await store.summaries()).map((s) => s.taskId).sort()).toEqual((await store.list()).map((h) => h.handle.taskId).sort());
 });
 
 it("one handle changed by eight processes at once keeps every change", async () => {
@@ -142,20 +142,20 @@ it("list reads the index, but the files win: edits behind its back, files added 
 
   // Removed through the store: gone from the index too, with no directory entry needed to tell.
   await store.remove("run-2.00000000");
-  expect(store.summaries().map((s) => s.taskId).sort()).toEqual(["copied-0", "done-0", "run-0", "run-1"]);
+  expect((await store.summaries()).map((s) => s.taskId).sort()).toEqual(["copied-0", "done-0", "run-0", "run-1"]);
 });
 
 it("an index written in an older format (1: no statusAt, no outcome) is rebuilt from the files, not misread", async () => {
   const home = tempHome();
   await finished(writer(home, "create", "old", "2", "10", "completed"));
   const dir = join(home, "tasks");
-  const current = new HandleStore(home).summaries();
+  const current = await new HandleStore(home).summaries();
   expect(current.every((s) => s.outcome && typeof s.statusAt === "string")).toBe(true);
   // The same summaries as format 1 wrote them: [1, ...15 fields].
   const v1 = ["stem", "mtime", "taskId", "server", "tool", "generation", "status", "statusMessage", "createdAt", "taskCreatedAt", "updatedAt", "ttlMs", "pollIntervalMs", "gone", "final"] as const;
   writeFileSync(join(dir, ".index.ndjson"), current.map((s) => `${JSON.stringify([1, ...v1.map((field) => s[field])])}\n`).join(""));
   const facts = (list: typeof current) => list.map((s) => [s.taskId, s.status, s.statusAt, s.outcome]).sort();
-  expect(facts(new HandleStore(home).summaries())).toEqual(facts(current));
+  expect(facts(await new HandleStore(home).summaries())).toEqual(facts(current));
   const lines = readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as unknown[]);
   expect(lines.map((line) => [line[0], line.length])).toEqual([[2, 18], [2, 18]]);
 });

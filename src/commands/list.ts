@@ -41,7 +41,7 @@ export function registerList(program: Command, ctx: Context, run: Run): void {
       run(async () => {
         const cutoff = flags.olderThan !== undefined ? ctx.clock.now() - parseDuration(flags.olderThan, "--older-than") : Infinity;
         let dropped = 0;
-        for (const summary of ctx.tracker.store.summaries()) {
+        for (const summary of await ctx.tracker.store.summaries()) {
           const finished = summary.final || summaryExpired(summary, ctx.clock.now());
           if (finished && Date.parse(summary.updatedAt) < cutoff && (await ctx.tracker.store.remove(summary.stem))) dropped++;
         }
@@ -61,7 +61,7 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
   if (flags.server !== undefined || flags.remote) await ctx.loadSettings();
   const server = flags.server !== undefined || flags.remote ? resolveServer({ server: flags.server }, ctx) : undefined;
   let bad = 0;
-  let rows: Array<HandleView & { remoteOnly?: boolean }> = ctx.tracker.store.summaries(() => bad++).map((summary) => viewOfSummary(summary, now));
+  let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(() => bad++)).map((summary) => viewOfSummary(summary, now));
   if (server) rows = rows.filter((row) => row.server === server.name);
   if (flags.remote && server) {
     const wire = await ctx.connect(server.descriptor, server.name);

@@ -15,8 +15,15 @@ const SEPARATORS = /[\u2028\u2029]/g;
 // A lone surrogate (JSON can carry one) is written to a terminal as U+FFFD: shown as what is written.
 const LONE_SURROGATE = /\p{Cs}/gu;
 
+// Every character the replacements below act on (an escape sequence starts with ESC or the C1 CSI, both in it; any
+// surrogate, paired or not). Most text has none: one search instead of five passes that each copy it (`list` of
+// 10,000 handles sanitizes 40,000 strings).
+// eslint-disable-next-line no-control-regex
+const SUSPECT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/;
+
 /** Text safe for a terminal: no escape sequences, no control characters but newline and tab, no bidi overrides. */
 export function sanitize(text: string): string {
+  if (!SUSPECT.test(text)) return text;
   return stripAnsi(text).replace(CONTROL, "").replace(BIDI, "").replace(SEPARATORS, "\n").replace(LONE_SURROGATE, "\ufffd");
 }
 

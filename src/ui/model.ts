@@ -129,7 +129,7 @@ export class DashboardModel {
     // From the index (one file, checked against the directory), not one read per handle file. A file that cannot be
     // read is not taken for removed: its row stays as it was.
     const present = new Set<string>();
-    const summaries = store.summaries((file) => present.add(file.slice(0, -5)));
+    const summaries = await store.summaries((file) => present.add(file.slice(0, -5)));
     const changed: HandleSummary[] = [];
     for (const summary of summaries) {
       present.add(summary.stem);
