@@ -1,5 +1,6 @@
 // The command surface, declared in one place, and the entry point bin/mcp-task.js calls.
 import { Command, CommanderError } from "commander";
+import { isatty } from "node:tty";
 import { registerCall } from "./commands/call.js";
 import { registerBroker } from "./commands/broker.js";
 import { registerDashboard } from "./commands/dashboard.js";
@@ -68,16 +69,21 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   const noColor = argv.includes("--no-color") || env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
   const ci = Boolean(env.CI) && env.CI !== "false" && env.CI !== "0";
+  // process.stdin is made on first use (a stream over the file, pipe or terminal: ~1 ms that `list` need not pay);
+  // whether it is a terminal is asked of the descriptor.
+  const stdinIsTTY = isatty(0);
   const io: IO = {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    get stdin() {
+      return process.stdin;
+    },
+    stdinIsTTY,
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     color: !noColor && (forceColor || Boolean(process.stderr.isTTY)),
-    interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY) && !ci,
-    terminal: process.stdin.isTTY && process.stdout.isTTY && !ci ? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr } : undefined,
+    interactive: stdinIsTTY && Boolean(process.stderr.isTTY) && !ci,
+    terminal: stdinIsTTY && process.stdout.isTTY && !ci ? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr } : undefined,
   };
   const interrupt = new AbortController();
   const interruptNow = () => {

@@ -1,21 +1,25 @@
-// Colour through one chalk instance whose level follows the IO's colour decision (chalk alone ignores NO_COLOR).
-import { Chalk } from "chalk";
+// Colour for the printer's status lines, when the IO's colour decision (NO_COLOR, FORCE_COLOR, --no-color, a TTY)
+// says so. Written with the SGR codes themselves rather than chalk: chalk probes the terminal when it is loaded
+// (supports-color: node:tty, node:os, the environment), which every command paid at start-up, and mcp-task has
+// made that decision already. Each style wraps a single line, so chalk's nesting and line-break care is not needed.
+// (Ink's views still colour through chalk; see src/ui/colour.ts.)
 import type { TaskStatus } from "../protocol/wire.js";
 
+type Style = (text: string) => string;
+
+const sgr = (open: number, close: number): Style => (text) => `\u001b[${open}m${text}\u001b[${close}m`;
+const plain: Style = (text) => text;
+
 export function paint(color: boolean) {
-  const chalk = new Chalk({ level: color ? 1 : 0 });
-  const statusColor: Record<TaskStatus, (s: string) => string> = {
-    working: chalk.cyan,
-    input_required: chalk.magenta,
-    completed: chalk.green,
-    failed: chalk.red,
-    cancelled: chalk.yellow,
-  };
+  const [dim, bold, red, green, yellow, magenta, cyan] = color
+    ? [sgr(2, 22), sgr(1, 22), sgr(31, 39), sgr(32, 39), sgr(33, 39), sgr(35, 39), sgr(36, 39)]
+    : [plain, plain, plain, plain, plain, plain, plain];
+  const statusColor: Record<TaskStatus, Style> = { working: cyan, input_required: magenta, completed: green, failed: red, cancelled: yellow };
   return {
-    dim: chalk.dim,
-    red: chalk.red,
-    yellow: chalk.yellow,
-    bold: chalk.bold,
+    dim,
+    red,
+    yellow,
+    bold,
     status: (status: TaskStatus) => statusColor[status](status),
   };
 }

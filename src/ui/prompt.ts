@@ -1,6 +1,6 @@
 // A line-by-line prompt for a server's elicitation form, on stderr, for a person at a terminal. (The Ink form of
 // the dashboard replaces it on TTYs later; this one needs nothing but readline.)
-import { createInterface } from "node:readline/promises";
+import type { Interface } from "node:readline/promises";
 import type { IO } from "../context.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
@@ -38,6 +38,8 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
     say(`mcp-task: the server asks for ${sanitizeLine(request.method)}; mcp-task has no model, so it is declined.`);
     return { action: "decline" };
   }
+  // readline is loaded when a question comes, not by every command that might ask one.
+  const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
   try {
     const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
@@ -65,7 +67,7 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
 }
 
 async function askField(
-  rl: ReturnType<typeof createInterface>,
+  rl: Interface,
   say: (text: string) => void,
   name: string,
   field: FieldSchema,
