@@ -11,7 +11,7 @@ suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 if [[ ! -x "$node22" || ! -f "$suite" ]]; then
   (cd "$here" && npm ci --no-audit --no-fund >&2)
 fi
-[[ -f "$root/dist/cli.js" ]] || (cd "$root" && node scripts/build.mjs >&2)
+[[ -f "$root/dist/cli.cjs" ]] || (cd "$root" && node scripts/build.mjs >&2)
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/mcp-task-conformance-clients.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

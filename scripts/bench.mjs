@@ -24,15 +24,30 @@ const row = (section, what, value, unit = "ms") => {
   console.log(`${section.padEnd(12)} ${what.padEnd(62)} ${String(rows.at(-1)[2]).padStart(8)} ${unit}`);
 };
 
+function once(command, args, options = {}) {
+  const t0 = performance.now();
+  const r = spawnSync(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+  if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  return performance.now() - t0;
+}
+
 function time(command, args, options = {}) {
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    const r = spawnSync(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
-    if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-    samples.push(performance.now() - t0);
+  return median(Array.from({ length: runs }, () => once(command, args, options)));
+}
+
+/**
+ * Two commands timed in turns (a, b, a, b...): their medians come from the same minutes of a machine whose speed
+ * drifts (`node -e 0` moved between 93 and 118 ms from one run of this script to the next), so their ratio does not
+ * carry that drift. 2 * BENCH_RUNS + 1 runs each.
+ */
+function timePair([commandA, argsA, optionsA], [commandB, argsB, optionsB]) {
+  const a = [];
+  const b = [];
+  for (let i = 0; i < 2 * runs + 1; i++) {
+    a.push(once(commandA, argsA, optionsA));
+    b.push(once(commandB, argsB, optionsB));
   }
-  return median(samples);
+  return [median(a), median(b)];
 }
 
 // --- one plain call over stdio ---
@@ -84,9 +99,15 @@ const sizes = process.env.BENCH_BIG === "0" ? [0, 10000] : [0, 10000, 100000];
 for (const n of sizes) {
   const h = mkdtempSync(join(tmpdir(), "bench-list-"));
   for (let done = 0; done < n; done += 5000) execFileSync(process.execPath, [writer, h, "create", `h${done}`, String(Math.min(5000, n - done)), "200", "completed"]);
-  const listed = time(process.execPath, [bin, "list", "--json"], { env: { ...env, MCP_TASK_HOME: h }, maxBuffer: 1 << 30 });
+  const list = [process.execPath, [bin, "list", "--json"], { env: { ...env, MCP_TASK_HOME: h }, maxBuffer: 1 << 30 }];
+  if (n !== 10000) {
+    row("list", `mcp-task list --json, ${n} handles`, time(...list));
+    continue;
+  }
+  const [node, listed] = timePair([process.execPath, ["-e", "0"]], list);
   row("list", `mcp-task list --json, ${n} handles`, listed);
-  if (n === 10000) row("list", "list of 10,000 / node -e 0", listed / nodeFloor, "x");
+  row("list", "node -e 0, timed in turns with it", node);
+  row("list", "list of 10,000 / node -e 0 (timed in turns)", listed / node, "x");
 }
 
 // --- requests per task and display latency, with and without push ---
@@ -137,7 +158,9 @@ writeFileSync(
   join(root, "BENCHMARKS.md"),
   `# Benchmarks\n\nWritten by \`npm run bench\` (scripts/bench.mjs) on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}.\n` +
     `Each figure is the median of ${runs} runs (whole-process wall time from spawn to exit, measured by the script),\n` +
-    `unless its unit says otherwise. The dashboard figures come from scripts/bench-dashboard.mjs: a real terminal\n` +
+    `unless its unit says otherwise. \`list\` of 10,000 handles and \`node -e 0\` beside it are timed in turns, ${2 * runs + 1}\n` +
+    `runs each, so that their ratio compares the same minutes of the machine. The dashboard figures come from\n` +
+    `scripts/bench-dashboard.mjs: a real terminal\n` +
     `(tmux), CPU from /proc/<pid>/stat over 5-10 s, memory as RSS.\n\n| section | what | value | unit |\n|---|---|---:|---|\n` +
     rows.map((r) => `| ${r.join(" | ")} |`).join("\n") +
     "\n",

@@ -8,7 +8,7 @@
 // Every random choice comes from one seeded PRNG: the seed is printed; replay a run with SOAK_SEED=<seed>.
 // (Timing still differs between runs, so a replay reproduces the schedule of kills and restarts, not the races.)
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -166,7 +166,7 @@ async function snapshotBuild(): Promise<{ root: string; remove(): void }> {
   for (let attempt = 0; attempt < 10; attempt++) {
     mkdirSync(join(ROOT, ".tmp"), { recursive: true });
     const root = mkdtempSync(join(ROOT, ".tmp/soak-build-"));
-    const stamp = () => readdirSync(join(ROOT, "dist/chunks")).sort().join(",");
+    const stamp = () => `${statSync(join(ROOT, "dist/cli.cjs")).mtimeMs} ${readdirSync(join(ROOT, "dist/lazy/chunks")).sort().join(",")}`;
     const before = stamp();
     cpSync(join(ROOT, "dist"), join(root, "dist"), { recursive: true, filter: (src) => !src.endsWith(".map") });
     cpSync(join(ROOT, "bin"), join(root, "bin"), { recursive: true });

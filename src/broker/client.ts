@@ -67,7 +67,17 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
       if (exited !== null) break;
       await options.clock.sleep(50);
     }
-    const tail = existsSync(paths.log) ? readFileSync(paths.log, "utf8").trim().split("\n").slice(-3).join(" ") : "";
+    // The broker's own report, as the reason (its "mcp-task: error:" prefix, its repeat of what failed and its hint
+    // are this error's own).
+    const tail = existsSync(paths.log)
+      ? readFileSync(paths.log, "utf8")
+          .trim()
+          .split("\n")
+          .filter((line) => !line.startsWith("hint:"))
+          .slice(-3)
+          .map((line) => line.replace(/^mcp-task: (error: )?/, "").replace(/^cannot start the server: /, ""))
+          .join(" ")
+      : "";
     throw new ServerError(`cannot start the server ${options.name}${tail ? `: ${tail}` : ""}`, "check the command with: mcp-task tools --stdio \"...\"");
   } finally {
     await release();
