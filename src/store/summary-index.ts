@@ -8,6 +8,7 @@
 // recorded; anything else (a writer killed between its rename and its append, an append lost to a concurrent
 // compaction, a file copied in by hand) is read from its file and the index healed. Finished tasks' files are not
 // checked: after the outcome nothing but `forget`/`prune` (which the directory listing shows) changes them.
+import { isAscii } from "node:buffer";
 import { appendFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempSuffix } from "../hash.js";
@@ -90,7 +91,10 @@ export class SummaryIndex {
     const entries = new Map<string, HandleSummary>();
     let text: string;
     try {
-      text = readFileSync(this.path, "utf8");
+      // Read as bytes, then made a string: ids, names and times are ASCII, and an ASCII buffer becomes a string
+      // without UTF-8 decoding (2 MB of index: ~3 ms instead of ~7).
+      const bytes = readFileSync(this.path);
+      text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
     } catch {
       return { entries, lines: 0, damaged: true };
     }
