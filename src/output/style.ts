@@ -1,7 +1,7 @@
 // Colour for the printer's status lines, when the IO's colour decision (NO_COLOR, FORCE_COLOR, --no-color, a TTY)
-// says so. Written with the SGR codes themselves rather than chalk: chalk probes the terminal when it is loaded
-// (supports-color: node:tty, node:os, the environment), which every command paid at start-up, and mcp-task has
-// made that decision already. Each style wraps a single line, so chalk's nesting and line-break care is not needed.
+// says so. Written with the SGR codes themselves rather than chalk: chalk's supports-color probes the environment
+// and the terminal when it is loaded (and its module costs a few ms), which every command paid at start-up, and
+// mcp-task has made that decision already. Each style wraps a single line, so chalk's nesting and line-break care is not needed.
 // (Ink's views still colour through chalk; see src/ui/colour.ts.)
 import type { TaskStatus } from "../protocol/wire.js";
 
