@@ -529,8 +529,9 @@ it(
       // Temp files: only those of a process killed mid-write (its pid is in the name).
       const clientLeft = walk(home).filter((f) => /(^|\/)\.tmp-|\.tmp$|\.tmp-/.test(f));
       for (const file of clientLeft) {
-        const pid = Number(/-(\d+)-[0-9a-f]{8}$/.exec(file)?.[1]);
-        expect(killedPids.has(pid), `temp file ${file} not left by a killed client`).toBe(true);
+        // .tmp-<stem>-<pid>-<suffix>: the suffix is base 36 (src/hash.ts tempSuffix), and contains no "-".
+        const pid = Number(/-(\d+)-[0-9a-z]+$/.exec(file)?.[1]);
+        expect(killedPids.has(pid), `temp file ${file} (pid ${pid}) not left by a killed client`).toBe(true);
       }
       const serverLeft: string[] = [];
       for (const gen of ["v1", "v2"] as const) {
