@@ -187,12 +187,17 @@ export function inputProvider(ctx: Context, input: Record<string, unknown> | und
   return preparedAnswers({ input, decline });
 }
 
-/**
- * Opens a saved task and reconnects to its server (its V1 session, where it has one). `note` hears, in a line for the
- * user, when the task is found in a new session (the server forgot the old one) and the handle moves to it.
- */
+/** Opens a saved task and reconnects to its server: `open` and `reconnect` below. */
 export async function reopen(ref: TaskRef, ctx: Context, input: InputProvider, note?: (text: string) => void): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
   const tracked = await ctx.tracker.open(ref.id, ref.server);
+  return { tracked, ...(await reconnect(tracked, ctx, input, note)) };
+}
+
+/**
+ * Reconnects to an opened task's server (its V1 session, where it has one). `note` hears, in a line for the user,
+ * when the task is found in a new session (the server forgot the old one) and the handle moves to it.
+ */
+export async function reconnect(tracked: TrackedTask, ctx: Context, input: InputProvider, note?: (text: string) => void): Promise<{ wire: Wire; engine: TaskEngine }> {
   const { server, resume } = tracked.handle;
   let wire: Wire;
   try {
@@ -203,7 +208,7 @@ export async function reopen(ref: TaskRef, ctx: Context, input: InputProvider, n
     throw error;
   }
   saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined), note);
-  return { tracked, wire, engine: new TaskEngine(wire, ctx.clock, input) };
+  return { wire, engine: new TaskEngine(wire, ctx.clock, input) };
 }
 
 /** The shared flags of the commands that wait for an answer. */

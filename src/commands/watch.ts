@@ -7,7 +7,7 @@ import { StillRunningError } from "../errors.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, PICK_SERVER, presentation, reopen, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
+import { answerFlags, inputProvider, parseDuration, PICK_SERVER, presentation, reconnect, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
 import { shellWord } from "../output/sanitize.js";
 
 interface FollowCommandOptions extends TaskRef {
@@ -78,7 +78,8 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
     : await presentation(ctx, options);
   const { printer } = shown;
-  const { wire, engine, tracked: live } = await reopen(options, ctx, shown.provider, (text) => printer.note(text)).catch((error: unknown) => {
+  // The task opened above is the one followed: opening it again by its prefix would search the store twice.
+  const { wire, engine } = await reconnect(tracked, ctx, shown.provider, (text) => printer.note(text)).catch((error: unknown) => {
     shown.close();
     throw error;
   });
@@ -88,10 +89,10 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     let first;
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
-      await live.observe(first);
+      await tracked.observe(first);
       if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${shellWord(handle.taskId)}`, handle.taskId);
     }
-    const { outcome } = await followTask(engine, live, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx), statusLines: !options.resultOnly });
+    const { outcome } = await followTask(engine, tracked, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx), statusLines: !options.resultOnly });
     return exitCodeOf(outcome!);
   } catch (error) {
     throw withResumeHint(error, handle.taskId);
