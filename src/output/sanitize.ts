@@ -1,5 +1,4 @@
 // Server text is untrusted: it must never reach a terminal with control sequences intact.
-import { quote } from "shell-quote";
 import stripAnsi from "strip-ansi";
 
 // strip-ansi removes escape sequences (CSI, OSC, ...) but leaves lone control characters such as BEL, BS, CR,
@@ -51,13 +50,14 @@ export function sanitizeLine(text: string): string {
  * not take it for an option: put it last on the command line.
  */
 export function shellWord(text: string): string {
-  const word = sanitizeLine(text);
-  return `${word.startsWith("-") ? "-- " : ""}${quote([word])}`;
+  return `${sanitizeLine(text).startsWith("-") ? "-- " : ""}${shellValue(text)}`;
 }
 
 /**
- * A value for an option (`-s <server>`), terminal-safe and quoted for a shell. Plain words and URLs are left as they
- * are (shell-quote would write `http\\://host\\:1`); anything else goes in single quotes.
+ * A value for a shell command line (an option's, as `-s <server>`, or a word, above): terminal-safe, and left as it
+ * is when it holds only characters no shell acts on (plain words, URLs), else in single quotes, inside which a shell
+ * acts on nothing (a quote in it is closed, escaped and reopened). (shell-quote's `quote` would escape every `:` of
+ * a URL with a backslash, and needs no more than this.)
  */
 export function shellValue(text: string): string {
   const word = sanitizeLine(text);
