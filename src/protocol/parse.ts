@@ -7,8 +7,9 @@ import { ProtocolViolation } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { CallToolResult, InputRequest, Snapshot, TaskError } from "./wire.js";
 
-/** A status message is a line for a person: a longer one is cut here (it is shown, pushed, and saved with the handle). */
-export const MAX_STATUS_MESSAGE = 4000;
+// A status message is a line for a person: a longer one is cut (src/limits.ts); it is shown, pushed and saved.
+import { MAX_STATUS_MESSAGE } from "../limits.js";
+export { MAX_STATUS_MESSAGE };
 
 function shortMessage(message: string | undefined): string | undefined {
   return message !== undefined && message.length > MAX_STATUS_MESSAGE ? `${message.slice(0, MAX_STATUS_MESSAGE)}…` : message;

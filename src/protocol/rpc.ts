@@ -23,11 +23,9 @@ export interface RawRequestOptions {
 /** How long a request may go unanswered unless MCP_TASK_REQUEST_TIMEOUT says otherwise (the SDK's own default). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-/**
- * The largest single message accepted from a server (a stdio line, an HTTP JSON body, one SSE event). A larger one
- * ends the connection with a ProtocolViolation (exit 4) instead of filling memory.
- */
-export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+// The largest single message accepted from a server: see src/limits.ts.
+import { MAX_MESSAGE_BYTES } from "../limits.js";
+export { MAX_MESSAGE_BYTES };
 
 export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
   return new ProtocolViolation(`the server sent a message larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task does not read messages that big`);

@@ -29,7 +29,7 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const INVALID_PARAMS = -32602;
 /** Missing extension declaration: -32021 (older texts: -32003). */
 const EXTENSION_REQUIRED = new Set([-32021, -32003]);
-const MAX_INPUT_ROUNDS = 16;
+import { MAX_INPUT_ROUNDS } from "../limits.js";
 
 export class V2Wire implements Wire {
   readonly generation = "v2" as const;

@@ -16,6 +16,8 @@ import {
 } from "../protocol/wire.js";
 import { answerNotDelivered, inputUnavailable, type InputProvider } from "./input.js";
 import { outputProblem } from "./schema.js";
+import { MAX_ANSWERS_PER_TASK } from "../limits.js";
+export { MAX_ANSWERS_PER_TASK };
 import { shellWord } from "../output/sanitize.js";
 
 /** Used when the server gives no poll interval. */
@@ -25,8 +27,6 @@ const MAX_BACKOFF_MS = 30_000;
 const PUSH_TRUST_MS = 30_000;
 /** After a push, the next poll waits this many poll intervals. */
 const PUSH_GRACE = 3;
-/** The most questions one engine answers for one task: a server that never stops asking is stopped here (exit 6). */
-export const MAX_ANSWERS_PER_TASK = 32;
 /** An answered key the server still lists after this many reads and this long was ignored (exit 4). */
 const IGNORED_POLLS = 10;
 const IGNORED_MS = 5_000;

@@ -14,7 +14,8 @@ const MESSAGE_FLUSH_MS = 5000;
  * final status only, and `result` / `watch` read the result from the server again (while its ttl lasts). Handles
  * stay small, so that listing and finding them stays fast.
  */
-export const MAX_SAVED_RESULT_CHARS = 1_000_000;
+import { MAX_SAVED_RESULT_CHARS } from "../limits.js";
+export { MAX_SAVED_RESULT_CHARS };
 
 export interface ServerRef {
   name: string;

@@ -1,0 +1,24 @@
+// Every bound mcp-task puts on what a server, a store file or an input can make it do, in one place. SECURITY.md
+// lists them. Each constant says what it bounds and why the figure; code elsewhere imports from here.
+
+// ---- messages: size of one message from a server ----
+/** One JSON-RPC message (a stdio line, an HTTP JSON body, one SSE event): past it the connection ends. */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+/** A task's status message is cut here before it is shown or stored. */
+export const MAX_STATUS_MESSAGE = 4000;
+
+// ---- tasks: timing and identity a server controls ----
+
+// ---- input: questions and answers ----
+/** The most questions one engine answers for one task: a server that never stops asking is stopped here (exit 6). */
+export const MAX_ANSWERS_PER_TASK = 32;
+/** V2 request-level input rounds before a call is answered. */
+export const MAX_INPUT_ROUNDS = 16;
+
+// ---- schemas: what a tool or form schema may cost ----
+
+// ---- store: what mcp-task reads back from disk ----
+/** Results longer than this (as JSON) are not kept in handles; they are read from the server again. */
+export const MAX_SAVED_RESULT_CHARS = 1_000_000;
+
+// ---- processes and streams ----
