@@ -17,7 +17,7 @@ import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { HandleStore } from "./store/handles.js";
-import { descriptorKey, redactWith, secretsOf } from "./protocol/server.js";
+import { credentialed, descriptorKey, redactWith, secretsOf } from "./protocol/server.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
 
@@ -145,13 +145,20 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     interruptNow,
     self: [process.execPath, process.argv[1]],
     // The MCP SDK is loaded only by commands that talk to a server (start-up of `list`, `--help`...).
-    connect: async (descriptor, name, how = {}) => {
+    connect: async (given, name, how = {}) => {
+      // Credentials only for servers the person saved (protocol/server.ts: credentialed).
+      const descriptor = credentialed(given, (await loadSettings()).servers());
       for (const [secret, ref] of secretsOf(descriptor, env)) secrets.set(secret, ref);
-      if (descriptor.transport === "stdio" && (how.resume || how.outlive)) {
-        // A stdio server dies with the process that started it: tasks that must outlive a command go through
-        // the server's broker (started on demand for a new task; a saved task needs the broker that ran it).
+      if (given.transport === "stdio" && how.resume) {
+        // A stdio server dies with the process that started it: a saved task is reached through the broker that
+        // runs it, found by the server's configuration (an address here: nothing is started, nothing resolved).
         const { connectBroker } = await import("./broker/client.js");
-        return connectBroker({ home, descriptor, name: name ?? descriptor.command, start: !how.resume, self: ctx.self, clock: systemClock });
+        return connectBroker({ home, descriptor: given, name: name ?? given.command, start: false, self: ctx.self, clock: systemClock });
+      }
+      if (descriptor.transport === "stdio" && how.outlive) {
+        // Tasks that must outlive the command go through the server's broker, started on demand.
+        const { connectBroker } = await import("./broker/client.js");
+        return connectBroker({ home, descriptor, name: name ?? descriptor.command, start: true, self: ctx.self, clock: systemClock });
       }
       // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
       const prestarted =

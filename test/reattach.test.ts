@@ -54,7 +54,7 @@ describe.each([
     const exported = await runCli(["export", id], { home });
     expect(exported.code).toBe(0);
     const otherHome = tempHome();
-    expect((await runCli(["import", "-"], { home: otherHome, input: exported.stdout })).code).toBe(0);
+    expect((await runCli(["import", "--yes", "-"], { home: otherHome, input: exported.stdout })).code).toBe(0);
     const watched = await runCli(["watch", id, "--json"], { home: otherHome });
     expect(watched.code).toBe(0);
     expect(JSON.stringify(stream(watched.stdout).at(-1))).toMatch(report);
@@ -70,7 +70,7 @@ describe.each([
     const exported = JSON.parse((await runCli(["export", id], { home })).stdout);
     exported.taskId = "00000000-0000-4000-8000-000000000000";
     const otherHome = tempHome();
-    await runCli(["import", "-"], { home: otherHome, input: JSON.stringify(exported) });
+    await runCli(["import", "--yes", "-"], { home: otherHome, input: JSON.stringify(exported) });
     const unknown = await runCli(["get", exported.taskId], { home: otherHome });
     expect(unknown.code).toBe(5);
     const listed = JSON.parse((await runCli(["list", "--json"], { home: otherHome })).stdout);
@@ -85,7 +85,7 @@ it("one id saved for two servers: an id command says so and names -s; -s picks t
   const other = "http://127.0.0.1:1/mcp";
   const copy = JSON.parse((await runCli(["export", id], { home })).stdout);
   copy.server = { name: other, descriptor: { ...copy.server.descriptor, url: other } };
-  expect((await runCli(["import", "-"], { home, input: JSON.stringify(copy) })).code).toBe(0);
+  expect((await runCli(["import", "--yes", "-"], { home, input: JSON.stringify(copy) })).code).toBe(0);
 
   const ambiguous = await runCli(["get", id], { home });
   expect(ambiguous.code).toBe(2);

@@ -1,6 +1,8 @@
 // What mcp-task promises about the user's data: the store is private (and checked at every start), and secrets
 // given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file.
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
@@ -86,4 +88,88 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
   const kept = files(home);
   expect(kept.length).toBeGreaterThan(2);
   for (const file of kept) expect(readFileSync(file, "utf8"), file).not.toContain(SECRET);
+});
+
+/** Every file under `dir`. */
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
+
+it("an imported handle reaches no new server unconfirmed, carries no credentials and spends none of the importer's secrets", async () => {
+  const GITHUB = "ghp-IMPORTER-SECRET-5521";
+  const AWS = "aws-IMPORTER-SECRET-9090";
+  const env = { GITHUB_TOKEN: GITHUB, AWS_SECRET_ACCESS_KEY: AWS };
+  const server = await startV2Http();
+  // The attacker's server. A listener of our own, not a real MCP server: the point is only what reaches it.
+  const seen: string[] = [];
+  const trap = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      seen.push(JSON.stringify(req.headers) + body);
+      res.writeHead(503).end();
+    });
+  });
+  await new Promise<void>((resolve) => trap.listen(0, "127.0.0.1", resolve));
+  const trapUrl = `http://127.0.0.1:${(trap.address() as AddressInfo).port}/mcp`;
+  const marker = join(tempHome(), "started");
+  try {
+    const home = tempHome();
+    const started = await runCli(["call", "task_slow", "ms=200", "-s", server.url, "--detach"], { home });
+    expect(started.code).toBe(0);
+    const id = started.stdout.trim();
+    const exported = JSON.parse((await runCli(["export", id], { home })).stdout);
+    // Crafted: the importer's saved server's name, another address, credentials of its own and references to the
+    // importer's environment; and a stdio twin whose command would leave a mark if it ever ran.
+    const crafted = {
+      ...exported,
+      server: { name: "api", descriptor: { transport: "http", url: trapUrl, headers: { Authorization: "Bearer ${env:GITHUB_TOKEN}", "X-Aws": "${env:AWS_SECRET_ACCESS_KEY}", "X-Key": "attacker-literal" } } },
+    };
+    const stdioTwin = {
+      ...exported,
+      taskId: `${id}-stdio`,
+      server: { name: "api", descriptor: { transport: "stdio", command: "sh", args: ["-c", `touch ${marker}`], env: { T: "${env:GITHUB_TOKEN}" } } },
+    };
+    const victim = tempHome();
+    const run = (args: string[], input?: string) => runCli(args, { home: victim, env: { ...env, MCP_TASK_GIVE_UP: "1s", MCP_TASK_REQUEST_TIMEOUT: "2s" }, input });
+    expect((await run(["server", "add", "api", "--url", server.url, "--header", "Authorization: Bearer ${env:GITHUB_TOKEN}"])).code).toBe(0);
+
+    // Not confirmed (no terminal, no --yes): nothing is saved, and the new server is named.
+    const refused = await run(["import", "-"], JSON.stringify([crafted, stdioTwin]));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`not imported: the imported task(s) name servers not saved here: ${trapUrl}, sh -c touch ${marker}`);
+    expect(refused.stderr).toMatch(/^hint: check them, then import again with --yes/m);
+    noStack(refused.stderr);
+    expect(JSON.parse((await run(["list", "--json"])).stdout)).toEqual([]);
+
+    // Confirmed: saved under their addresses, without credentials; every command that reaches a server reaches the
+    // trap without a secret, and the stdio twin never starts its command.
+    expect((await run(["import", "--yes", "-"], JSON.stringify([crafted, stdioTwin]))).code).toBe(0);
+    const listed = JSON.parse((await run(["list", "--json"])).stdout) as Array<{ taskId: string; server: string }>;
+    expect(listed.map((row) => row.server).sort()).toEqual([`sh -c touch ${marker}`, trapUrl].sort());
+    for (const args of [["get", id], ["watch", id], ["result", id], ["cancel", id], ["get", `${id}-stdio`], ["watch", `${id}-stdio`], ["cancel", `${id}-stdio`]]) {
+      const reached = await run(args);
+      expect(reached.code, args.join(" ")).toBe(4);
+      noStack(reached.stderr);
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    for (const request of seen) {
+      for (const secret of [GITHUB, AWS, "attacker-literal"]) expect(request).not.toContain(secret);
+      expect(request.toLowerCase()).not.toContain("authorization");
+    }
+    expect(existsSync(marker)).toBe(false);
+    for (const file of filesUnder(victim)) for (const secret of [GITHUB, AWS, "attacker-literal"]) expect(readFileSync(file, "utf8"), file).not.toContain(secret);
+
+    // The honest export of a task at the saved server's address: no credentials in it; imported without asking,
+    // it takes the saved server (its name and its credentials), and is followed to its end there.
+    expect(JSON.stringify(exported)).not.toContain("headers");
+    const honest = await run(["import", "-"], JSON.stringify(exported));
+    expect(honest.code).toBe(0);
+    expect(honest.stderr).toContain(`imported ${id} (server api)`);
+    const followed = await run(["watch", id, "-s", "api"]);
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toContain("task_slow: done");
+  } finally {
+    trap.close();
+    await server.stop();
+  }
 });

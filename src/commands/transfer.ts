@@ -1,5 +1,6 @@
-// `mcp-task export <id>` and `mcp-task import [<file>|-]`: hand a task handle to another machine or CI job. The
-// handle holds secrets only as ${env:NAME} references, so it can travel.
+// `mcp-task export <id>` and `mcp-task import [<file>|-]`: hand a task handle to another machine or CI job. An
+// exported handle carries no credentials; an imported one reaches only servers saved here, or ones the person
+// confirms (SECURITY.md: "Handles from elsewhere").
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
@@ -8,6 +9,9 @@ import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { parseHandle, type Handle } from "../store/handles.js";
 import { PICK_SERVER, readAll } from "./common.js";
+import { descriptorKey, describeServer, savedServer, withoutCredentials, type ServerDescriptor } from "../protocol/server.js";
+import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { confirm } from "../ui/prompt.js";
 
 export function registerTransfer(program: Command, ctx: Context, run: Run): void {
   program
@@ -19,7 +23,9 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
     .action((id: string, flags: { server?: string }) =>
       run(async () => {
         const tracked = await ctx.tracker.open(id, flags.server);
-        createPrinter(ctx.io, true).document(tracked.handle, () => "");
+        // An exported handle carries the server's address, never its credentials (headers, environment).
+        const { server } = tracked.handle;
+        createPrinter(ctx.io, true).document({ ...tracked.handle, server: { name: server.name, descriptor: withoutCredentials(server.descriptor) } }, () => "");
         return 0;
       }, { settings: false }),
     );
@@ -27,7 +33,8 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
     .command("import")
     .summary("save task handles exported elsewhere (a file, or - for stdin)")
     .argument("[file]", "exported handle(s); default: stdin", "-")
-    .action((file: string) =>
+    .option("-y, --yes", "reach the servers of imported tasks that are not saved here (without credentials)")
+    .action((file: string, flags: { yes?: boolean }) =>
       run(async () => {
         let text: string;
         try {
@@ -49,10 +56,39 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
             throw new UsageError(`entry ${i + 1} is not an exported task handle`, "produce one with: mcp-task export <id>");
           }
         });
-        for (const handle of handles) await ctx.tracker.adopt(handle);
-        createPrinter(ctx.io, false).note(`imported ${handles.map((h) => h.taskId).join(", ")}`);
+        const { handles: adopted, unsaved } = bindImported(handles, ctx.settings.servers());
+        if (unsaved.length && !flags.yes) {
+          const list = unsaved.map((server) => sanitizeLine(describeServer(server))).join(", ");
+          const question = `the imported task(s) name ${unsaved.length === 1 ? "a server" : "servers"} not saved here: ${list}`;
+          if (!ctx.io.interactive || !(await confirm(ctx.io, `mcp-task: ${question}. Reach ${unsaved.length === 1 ? "it" : "them"} (without credentials)?`))) {
+            throw new UsageError(
+              `not imported: ${question}`,
+              unsaved.length === 1 && unsaved[0].transport === "http"
+                ? `check it, then import again with --yes, or save it first with: mcp-task server add <name> --url ${shellWord(unsaved[0].url)}`
+                : "check them, then import again with --yes, or save them first with: mcp-task server add",
+            );
+          }
+        }
+        for (const handle of adopted) await ctx.tracker.adopt(handle);
+        createPrinter(ctx.io, false).note(`imported ${adopted.map((h) => `${h.taskId} (server ${h.server.name})`).join(", ")}`);
         return 0;
-      }, { settings: false }),
+      }),
     );
 }
 
+/**
+ * A handle from elsewhere carries no credentials and names no server by a name of its own: one at the address of a
+ * server saved here takes that server (its name, and its credentials when reached); any other keeps its address
+ * only, stripped of headers and environment, and is listed in `unsaved` for the person to confirm.
+ */
+export function bindImported(handles: Handle[], saved: Record<string, ServerDescriptor>): { handles: Handle[]; unsaved: ServerDescriptor[] } {
+  const unsaved = new Map<string, ServerDescriptor>();
+  const bound = handles.map((handle) => {
+    const match = savedServer(handle.server.descriptor, saved);
+    if (match) return { ...handle, server: match };
+    const descriptor = withoutCredentials(handle.server.descriptor);
+    unsaved.set(descriptorKey(descriptor), descriptor);
+    return { ...handle, server: { name: describeServer(descriptor), descriptor } };
+  });
+  return { handles: bound, unsaved: [...unsaved.values()] };
+}

@@ -1,5 +1,6 @@
 // What a server is: a stdio command line or a Streamable HTTP URL. Secrets are kept as `${env:NAME}`
 // references and resolved only when connecting.
+import { isDeepStrictEqual } from "node:util";
 import { parse as parseShell } from "shell-quote";
 import { UsageError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
@@ -105,4 +106,37 @@ export function descriptorKey(descriptor: ServerDescriptor): string {
 /** A short human label: the URL, or the command line. */
 export function describeServer(descriptor: ServerDescriptor): string {
   return descriptor.transport === "http" ? descriptor.url : [descriptor.command, ...descriptor.args].join(" ");
+}
+
+/** The same server: the same URL, or the same command line in the same directory (headers and environment aside). */
+export function sameServer(a: ServerDescriptor, b: ServerDescriptor): boolean {
+  return descriptorKey(a) === descriptorKey(b);
+}
+
+/** A descriptor without what could carry or spend credentials: no headers, no environment. */
+export function withoutCredentials(descriptor: ServerDescriptor): ServerDescriptor {
+  if (descriptor.transport === "http") return { transport: "http", url: descriptor.url };
+  return { transport: "stdio", command: descriptor.command, args: descriptor.args, ...(descriptor.cwd !== undefined ? { cwd: descriptor.cwd } : {}) };
+}
+
+/** The saved server a descriptor is: the one saved exactly so, else the one at the same address; undefined if none. */
+export function savedServer(descriptor: ServerDescriptor, saved: Record<string, ServerDescriptor>): { name: string; descriptor: ServerDescriptor } | undefined {
+  const entries = Object.entries(saved);
+  const found = entries.find(([, s]) => isDeepStrictEqual(s, descriptor)) ?? entries.find(([, s]) => sameServer(s, descriptor));
+  return found && { name: found[0], descriptor: found[1] };
+}
+
+/**
+ * What a server is reached with. Its credentials (headers, environment, and the ${env:} references in them) are
+ * the person's to spend only on a server the person saved: a descriptor no saved server has (from an imported
+ * handle, or a file planted in the store) is reached without any, so that it can never carry credentials of its own
+ * nor make mcp-task resolve the person's environment and send it elsewhere. A saved server's current credentials
+ * are used for an HTTP server (a rotated token reaches old tasks too); a stdio server's environment only as saved
+ * exactly (its broker is found by its whole configuration). Descriptors typed on the command line (`-s <url>`,
+ * `--stdio`) have none to lose.
+ */
+export function credentialed(descriptor: ServerDescriptor, saved: Record<string, ServerDescriptor>): ServerDescriptor {
+  const match = savedServer(descriptor, saved);
+  if (match && (descriptor.transport === "http" || isDeepStrictEqual(match.descriptor, descriptor))) return match.descriptor;
+  return withoutCredentials(descriptor);
 }

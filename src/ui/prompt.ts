@@ -109,3 +109,16 @@ async function askField(
     return raw;
   }
 }
+
+/** Asks a yes/no question on stderr; anything but y/yes is no. */
+export async function confirm(io: IO, question: string): Promise<boolean> {
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
+  try {
+    return /^(y|yes)$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } catch {
+    return false; // stdin closed
+  } finally {
+    rl.close();
+  }
+}
