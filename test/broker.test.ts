@@ -1,6 +1,7 @@
 // Tasks on stdio servers outliving the command that started them, through a broker process: detach and
 // watch/respond later, crashes of the broker or of the server, idle shutdown, racing starts, stop, privacy.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
@@ -128,4 +129,39 @@ it("two commands racing to start the same broker end up with one; server ps and 
   expect((await runCli(["server", "stop", broker.name], { home })).code).toBe(0);
   await gone([broker.pid, broker.serverPid]);
   expect((await runCli(["server", "ps", "--json"], { home })).stdout.trim()).toBe("[]");
+});
+
+it("a stale broker record whose pids belong to other processes now signals nothing; one still naming its server stops it", async () => {
+  const home = tempHome();
+  const id = await detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio());
+  const dir = join(home, "brokers");
+  const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".json"))!);
+  const record = JSON.parse(readFileSync(file, "utf8")) as Meta & { server: { pid: number; start: string } };
+  expect(record.server.pid).toBe(record.serverPid);
+  // The broker and its server are killed without cleaning up: their record and socket stay behind.
+  process.kill(record.pid, "SIGKILL");
+  process.kill(record.serverPid, "SIGKILL");
+  await gone([record.pid, record.serverPid]);
+  const startOf = (pid: number) => `proc:${readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[19]}`;
+  const bystander = () => {
+    const child = spawn("sleep", ["60"], { stdio: "ignore" });
+    return { child, exit: new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal))) };
+  };
+  const watchAfter = async (meta: object) => {
+    writeFileSync(file, JSON.stringify(meta));
+    const watched = await runCli(["watch", id], { home });
+    expect(watched.code).toBe(4);
+    expect(existsSync(file)).toBe(false); // the stale record is cleaned up either way
+  };
+  // The pids now belong to an unrelated process (as after pid reuse): the same pid, another start. An older
+  // record without start times proves nothing either. Neither is signalled.
+  const unrelated = bystander();
+  const pid = unrelated.child.pid!;
+  await watchAfter({ ...record, serverPid: pid, server: { pid, start: record.server.start } });
+  await watchAfter({ ...record, serverPid: pid, server: undefined, process: undefined });
+  await sleep(300);
+  expect(running(pid)).toBe(true);
+  // The record still names its server (same pid, same start): that server is stopped.
+  await watchAfter({ ...record, serverPid: pid, server: { pid, start: startOf(pid) } });
+  expect(await unrelated.exit).toBe("SIGTERM");
 });

@@ -21,6 +21,7 @@ import type {
 } from "../protocol/wire.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 import { brokerKey, brokerPaths, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import { isRunning, signalIfSame } from "./processes.js";
 import type { BrokerSpec } from "./server.js";
 
 export interface BrokerOptions {
@@ -94,25 +95,20 @@ function dial(path: string): Promise<Socket | undefined> {
   });
 }
 
-/** After a broker that died without cleaning up: the stale socket, its record, and its server if still alive. */
+/**
+ * After a broker that died without cleaning up: the stale socket, its record, and its server if it still runs. The
+ * record's pids are acted on only while they are provably the broker's and the server's (processes.ts): a pid
+ * handed out again since belongs to someone else, and a record without start times proves nothing.
+ */
 function cleanUpAfter(paths: BrokerPaths): void {
   try {
     const meta = JSON.parse(readFileSync(paths.meta, "utf8")) as BrokerMeta;
-    if (meta.serverPid && alive(meta.serverPid) && !alive(meta.pid)) process.kill(meta.serverPid, "SIGTERM");
+    if (!isRunning(meta.process)) signalIfSame(meta.server, "SIGTERM");
   } catch {
     /* no record */
   }
   rmSync(paths.socket, { force: true });
   rmSync(paths.meta, { force: true });
-}
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The Wire of a server behind a broker. */

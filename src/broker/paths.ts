@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { sha256Hex } from "../hash.js";
 import { ensurePrivateDir } from "../store/settings.js";
+import type { ProcessRef } from "./processes.js";
 
 /** One broker per stdio server configuration: command, arguments, working directory and environment. */
 export function brokerKey(descriptor: ServerDescriptor): string {
@@ -37,5 +38,8 @@ export interface BrokerMeta {
   descriptor: ServerDescriptor;
   pid: number;
   serverPid?: number;
+  /** The broker and its server as processes (pid and start time): what proves a pid in this record still theirs. */
+  process?: ProcessRef;
+  server?: ProcessRef;
   startedAt: string;
 }

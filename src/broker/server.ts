@@ -11,6 +11,7 @@ import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type 
 import { TrackedTask } from "../tasks/tracker.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 import { brokerKey, brokerPaths, type BrokerMeta } from "./paths.js";
+import { isRunning, refOf, signalIfSame, type ProcessRef } from "./processes.js";
 
 export interface BrokerSpec {
   name: string;
@@ -33,26 +34,12 @@ interface PendingInput {
 
 const DEFAULT_GRACE_MS = 30_000;
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** SIGTERM, then SIGKILL after two seconds, until `pid` is gone. */
-async function ensureExited(pid: number, ctx: Context): Promise<void> {
+/** SIGTERM, then SIGKILL after two seconds, until the process is gone (signalled only while it is that process). */
+async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<void> {
   for (const [signal, waitMs] of [["SIGTERM", 2000], ["SIGKILL", 1000]] as const) {
-    if (!isRunning(pid)) return;
-    try {
-      process.kill(pid, signal);
-    } catch {
-      return;
-    }
+    if (!signalIfSame(ref, signal)) return;
     const until = ctx.clock.now() + waitMs;
-    while (isRunning(pid) && ctx.clock.now() < until) await ctx.clock.sleep(50);
+    while (isRunning(ref) && ctx.clock.now() < until) await ctx.clock.sleep(50);
   }
 }
 
@@ -61,7 +48,16 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   const spec = JSON.parse(readFileSync(`${paths.meta}.spec`, "utf8")) as BrokerSpec;
   if (brokerKey(spec.descriptor) !== key) throw new Error("the broker spec does not match its key");
   const wire: Wire = await ctx.connect(spec.descriptor, spec.name);
-  const meta: BrokerMeta = { key, name: spec.name, descriptor: spec.descriptor, pid: process.pid, serverPid: wire.serverPid, startedAt: new Date(ctx.clock.now()).toISOString() };
+  const meta: BrokerMeta = {
+    key,
+    name: spec.name,
+    descriptor: spec.descriptor,
+    pid: process.pid,
+    serverPid: wire.serverPid,
+    process: refOf(process.pid),
+    server: refOf(wire.serverPid),
+    startedAt: new Date(ctx.clock.now()).toISOString(),
+  };
 
   const clients = new Set<Client>();
   const known = new Map<string, Snapshot | undefined>();
@@ -213,7 +209,7 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     const hold = new AbortController();
     void ctx.clock.sleep(15_000, hold.signal);
     await wire.close();
-    if (wire.serverPid) await ensureExited(wire.serverPid, ctx);
+    await ensureExited(meta.server, ctx);
     hold.abort();
     finish(code);
   }

@@ -13,6 +13,19 @@ function running(pid: number): boolean {
   }
 }
 
+interface Ref {
+  pid: number;
+  start: string;
+}
+
+function startOf(pid: number): string | undefined {
+  try {
+    return `proc:${readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[19]}`;
+  } catch {
+    return undefined;
+  }
+}
+
 function describe(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
@@ -28,9 +41,11 @@ afterAll(async () => {
     if (!existsSync(dir)) continue;
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
       try {
-        const meta = JSON.parse(readFileSync(join(dir, file), "utf8")) as { pid: number; serverPid?: number };
-        pids.push(meta.pid, ...(meta.serverPid ? [meta.serverPid] : []));
-        if (running(meta.pid)) process.kill(meta.pid, "SIGINT"); // the broker's orderly shutdown
+        const meta = JSON.parse(readFileSync(join(dir, file), "utf8")) as { pid: number; serverPid?: number; process?: Ref; server?: Ref };
+        // Only pids still the recorded processes (a test may leave a record whose pids are reused).
+        const ours = [meta.process, meta.server].filter((ref): ref is Ref => ref !== undefined && startOf(ref.pid) === ref.start).map((ref) => ref.pid);
+        pids.push(...ours);
+        if (ours.includes(meta.pid)) process.kill(meta.pid, "SIGINT"); // the broker's orderly shutdown
       } catch {
         /* already gone */
       }
