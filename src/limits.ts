@@ -22,3 +22,8 @@ export const MAX_INPUT_ROUNDS = 16;
 export const MAX_SAVED_RESULT_CHARS = 1_000_000;
 
 // ---- processes and streams ----
+/**
+ * The longest a broker keeps a stdio server up for a task that does not end (or whose ttl is unlimited): a server
+ * that calls a task working for ever cannot keep its broker for ever. A day covers a human approval left overnight.
+ */
+export const MAX_BROKER_FOLLOW_MS = 24 * 60 * 60 * 1000;

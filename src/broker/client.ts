@@ -123,6 +123,8 @@ class BrokerWire implements Wire {
   private next = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly listeners = new Map<(s: Snapshot) => void, Set<string>>();
+  /** Tasks whose changes the server has confirmed it pushes (told by the broker). */
+  private readonly confirmed = new Set<string>();
   private resolveClosed!: (error: Error) => void;
   readonly closed = new Promise<Error>((resolve) => (this.resolveClosed = resolve));
 
@@ -146,7 +148,8 @@ class BrokerWire implements Wire {
 
   private receive(message: Message): void {
     if ("method" in message && message.method === "snapshot") {
-      const snapshot = message.params as Snapshot;
+      const { snapshot, confirmed } = message.params as { snapshot: Snapshot; confirmed: boolean };
+      if (confirmed) this.confirmed.add(snapshot.taskId);
       for (const [listener, ids] of this.listeners) if (ids.has(snapshot.taskId)) listener(snapshot);
     } else if ("method" in message && message.method === "input" && "id" in message) {
       const { request, taskId } = message.params as { request: never; taskId: string | null };
@@ -207,11 +210,15 @@ class BrokerWire implements Wire {
   }
   async watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
     this.listeners.set(listener, new Set(taskIds));
-    await this.call("watch", { taskIds });
+    const { confirmed } = (await this.call("watch", { taskIds })) as { confirmed: string[] };
+    for (const taskId of confirmed) this.confirmed.add(taskId);
     return () => {
       this.listeners.delete(listener);
       if (!this.socket.destroyed) void this.call("unwatch", { taskIds }).catch(() => {});
     };
+  }
+  pushConfirmed(taskId: string): boolean {
+    return this.confirmed.has(taskId);
   }
   async close(): Promise<void> {
     this.socket.end();

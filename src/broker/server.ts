@@ -3,12 +3,14 @@
 // private directory and see the same Wire they would see directly. It follows the tasks it knows (to learn when
 // they end), routes the server's questions to the command that asks for them (holding them while nobody does),
 // records a crash of its server on the affected handles, and leaves when it is idle.
-import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
 import { TrackedTask } from "../tasks/tracker.js";
+import { Recorder } from "../tasks/recorder.js";
+import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 import { brokerKey, brokerPaths, type BrokerMeta } from "./paths.js";
 import { isRunning, refOf, signalIfSame, type ProcessRef } from "./processes.js";
@@ -69,7 +71,21 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   let stopping = false;
   const stop = new AbortController();
 
-  const live = () => [...known.values()].filter((s) => !s || !isTerminal(s.status)).length;
+  // The broker owns its tasks: what it sees of them is written onto their handles (tasks/recorder.ts), so that
+  // their outcomes outlive it. It stays while a task runs (within the task's ttl and MAX_BROKER_FOLLOW_MS) or an
+  // outcome is still to be written.
+  const recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, spec.descriptor);
+  const firstSeen = new Map<string, number>();
+  const running = (snapshot: Snapshot | undefined, taskId: string) => {
+    if (snapshot && isTerminal(snapshot.status)) return false;
+    const now = ctx.clock.now();
+    const since = firstSeen.get(taskId) ?? now;
+    if (now - since > MAX_BROKER_FOLLOW_MS) return false;
+    const created = Date.parse(snapshot?.createdAt ?? "");
+    const ttl = snapshot?.ttlMs;
+    return !(typeof ttl === "number" && Number.isFinite(created) && now > created + ttl);
+  };
+  const live = () => [...known].filter(([taskId, s]) => running(s, taskId)).length + recorder.pending;
 
   // The server's questions go to the command that asked for the task's input (or made the call); while no command
   // is there, they wait here, so that a later `respond` can still answer them.
@@ -91,14 +107,23 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
       assign(input);
     });
 
-  const remember = (snapshot: Snapshot) => {
+  /** A snapshot seen (from a command's request, the broker's own reading or a push): kept, and written down. */
+  const seen = (snapshot: Snapshot) => {
+    if (!firstSeen.has(snapshot.taskId)) firstSeen.set(snapshot.taskId, ctx.clock.now());
     known.set(snapshot.taskId, snapshot);
-    if (!isTerminal(snapshot.status)) void follow(snapshot.taskId);
+    void recorder.record(snapshot);
     if (isTerminal(snapshot.status)) idleSince = ctx.clock.now();
   };
+  const remember = (snapshot: Snapshot) => {
+    seen(snapshot);
+    if (!isTerminal(snapshot.status)) void follow(snapshot.taskId);
+  };
   const broadcast = (snapshot: Snapshot) => {
-    known.set(snapshot.taskId, snapshot);
-    for (const client of clients) if (client.watching.has(snapshot.taskId)) send(client.socket, { method: "snapshot", params: snapshot });
+    seen(snapshot);
+    // Whether the server has confirmed it pushes this task's changes travels with each update, so that a command
+    // behind the broker relaxes its polling as it would on a direct connection.
+    const confirmed = wire.pushConfirmed?.(snapshot.taskId) ?? false;
+    for (const client of clients) if (client.watching.has(snapshot.taskId)) send(client.socket, { method: "snapshot", params: { snapshot, confirmed } });
   };
   // The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave).
   const followed = new Set<string>();
@@ -108,15 +133,16 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     void wire.watchNotifications([taskId], broadcast).catch(() => {});
     while (!stop.signal.aborted) {
       const last = known.get(taskId);
-      if (last && isTerminal(last.status)) return;
+      if ((last && isTerminal(last.status)) || !running(last, taskId)) return;
       await ctx.clock.sleep(Math.max(last?.pollIntervalMs ?? 1000, 5000), stop.signal);
       if (stop.signal.aborted) return;
       try {
         const snapshot = await wire.getTask(taskId);
         if (snapshot.status !== known.get(taskId)?.status) broadcast(snapshot);
-        else known.set(taskId, snapshot);
+        else seen(snapshot);
       } catch {
-        known.set(taskId, { taskId, status: "failed", inputRequests: [] }); // unknown to the server: not live
+        // Unknown to the server (or it fails to answer): no longer followed, and no longer keeping the broker up.
+        firstSeen.set(taskId, -MAX_BROKER_FOLLOW_MS);
         return;
       }
     }
@@ -150,7 +176,7 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
         if (!known.has(taskId)) known.set(taskId, undefined);
         void follow(taskId);
       }
-      return null;
+      return { confirmed: (p.taskIds as string[]).filter((taskId) => wire.pushConfirmed?.(taskId)) };
     },
     unwatch: async (client, p) => {
       for (const taskId of p.taskIds as string[]) client.watching.delete(taskId);
@@ -208,6 +234,7 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     // its broker. A pending sleep keeps the process alive until the server is surely gone.
     const hold = new AbortController();
     void ctx.clock.sleep(15_000, hold.signal);
+    await recorder.flush().catch(() => {});
     await wire.close();
     await ensureExited(meta.server, ctx);
     hold.abort();
@@ -243,6 +270,8 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   void (async () => {
     while (!stop.signal.aborted) {
       await ctx.clock.sleep(Math.min(1000, graceMs), stop.signal);
+      // Its socket or its home removed (the store deleted, a test's home cleaned up): nobody can reach it any more.
+      if (!existsSync(paths.socket)) await shutdown(0);
       if (clients.size === 0 && live() === 0 && ctx.clock.now() - idleSince >= graceMs) await shutdown(0);
     }
   })();

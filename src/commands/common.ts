@@ -187,12 +187,6 @@ export function inputProvider(ctx: Context, input: Record<string, unknown> | und
   return preparedAnswers({ input, decline });
 }
 
-/** Opens a saved task and reconnects to its server: `open` and `reconnect` below. */
-export async function reopen(ref: TaskRef, ctx: Context, input: InputProvider, note?: (text: string) => void): Promise<{ tracked: TrackedTask; wire: Wire; engine: TaskEngine }> {
-  const tracked = await ctx.tracker.open(ref.id, ref.server);
-  return { tracked, ...(await reconnect(tracked, ctx, input, note)) };
-}
-
 /**
  * Reconnects to an opened task's server (its V1 session, where it has one). `note` hears, in a line for the user,
  * when the task is found in a new session (the server forgot the old one) and the handle moves to it.
@@ -203,8 +197,9 @@ export async function reconnect(tracked: TrackedTask, ctx: Context, input: Input
   try {
     wire = await ctx.connect(server.descriptor, server.name, { resume });
   } catch (error) {
-    // A stdio task whose broker (and so its server) is gone is lost: record it on the handle.
-    if (server.descriptor.transport === "stdio" && error instanceof ServerError) await tracked.markGone(error.message).catch(() => {});
+    // A stdio task whose broker (and so its server) is gone, and whose outcome the broker did not write, is lost:
+    // record it on the handle. (A broker writes the outcome of every task it held before it leaves.)
+    if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome) await tracked.markGone(error.message).catch(() => {});
     throw error;
   }
   saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined), note);

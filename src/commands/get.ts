@@ -8,7 +8,7 @@ import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import { markingGone, type TrackedTask } from "../tasks/tracker.js";
 import { viewOf } from "../tasks/views.js";
 import { preparedAnswers } from "../tasks/input.js";
-import { PICK_SERVER, reopen, type TaskRef } from "./common.js";
+import { PICK_SERVER, reconnect, type TaskRef } from "./common.js";
 
 export function registerGet(program: Command, ctx: Context, run: Run): void {
   program
@@ -29,13 +29,9 @@ export function registerGet(program: Command, ctx: Context, run: Run): void {
 
 export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean, ctx: Context): Promise<number> {
   const printer = createPrinter(ctx.io, json);
-  // Reading and cancelling never answer input.
-  const { tracked, wire, engine } = await reopen(ref, ctx, preparedAnswers({}), (text) => printer.note(text));
-  try {
-    const before = tracked.handle.last.status;
-    const snapshot = await markingGone(tracked, () => (verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId)));
-    await tracked.observe(snapshot);
-    if (isTerminal(snapshot.status) && !tracked.handle.outcome) await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
+  const tracked = await ctx.tracker.open(ref.id, ref.server);
+  const before = tracked.handle.last.status;
+  const show = (snapshot: Snapshot) => {
     // A cancel is no proof: report whether the task had ended on its own before it.
     const alreadyEnded = isTerminal(before) || (isTerminal(snapshot.status) && snapshot.status !== "cancelled");
     const view = {
@@ -45,6 +41,19 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
     };
     printer.document(view, () => describe(tracked, snapshot, verb));
     return 0;
+  };
+  // A finished task's outcome is final and saved: the handle answers, even once its server (or broker) is gone.
+  const outcome = tracked.handle.outcome;
+  if (outcome) return show({ ...tracked.handle.last, status: outcome.status, inputRequests: [] });
+  // Reading and cancelling never answer input.
+  const { wire, engine } = await reconnect(tracked, ctx, preparedAnswers({}), (text) => printer.note(text));
+  try {
+    const snapshot = await markingGone(tracked, () => (verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId)));
+    await tracked.observe(snapshot);
+    if (isTerminal(snapshot.status) && !tracked.handle.outcome) await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
+    // What was read is saved before the command ends (a new status message alone is otherwise written in batches).
+    await tracked.flush();
+    return show(snapshot);
   } finally {
     await wire.close();
   }

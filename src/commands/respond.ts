@@ -7,7 +7,9 @@ import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, PICK_SERVER, reopen, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
+import { answerFlags, inputProvider, parseDuration, PICK_SERVER, reconnect, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
+import type { Snapshot } from "../protocol/wire.js";
+import type { FinalOutcome } from "../tasks/engine.js";
 
 export function registerRespond(program: Command, ctx: Context, run: Run): void {
   program
@@ -34,7 +36,19 @@ export async function runRespond(
   ctx: Context,
 ): Promise<number> {
   const printer = createPrinter(ctx.io, options.json);
-  const { tracked, wire, engine } = await reopen(ref, ctx, inputProvider(ctx, options.input, options.decline));
+  const tracked = await ctx.tracker.open(ref.id, ref.server);
+  const report = (outcome: FinalOutcome | undefined, last: Omit<Snapshot, "result">, answered: string[]) => {
+    const doc = { taskId: tracked.taskId, answered, status: last.status, statusMessage: last.statusMessage ?? null, outcome: outcome ?? null };
+    printer.document(doc, () =>
+      outcome
+        ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${shellWord(tracked.taskId)}`
+        : `answered; task ${sanitizeLine(tracked.taskId)} is ${last.status} again; follow it with: mcp-task watch ${shellWord(tracked.taskId)}`,
+    );
+    return outcome ? exitCodeOf(outcome) : 0;
+  };
+  // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
+  if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
+  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, options.input, options.decline));
   const answeredBefore = new Set(tracked.handle.answered);
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
@@ -49,14 +63,7 @@ export async function runRespond(
       // timed out) before this answer got there does not count: wait for the next one, or the end.
       until: (snapshot, state) => state.delivered > 0 && snapshot.status !== "input_required",
     });
-    const answered = tracked.handle.answered.filter((key) => !answeredBefore.has(key));
-    const doc = { taskId: tracked.taskId, answered, status: last.status, statusMessage: last.statusMessage ?? null, outcome: outcome ?? null };
-    printer.document(doc, () =>
-      outcome
-        ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${shellWord(tracked.taskId)}`
-        : `answered; task ${sanitizeLine(tracked.taskId)} is ${last.status} again; follow it with: mcp-task watch ${shellWord(tracked.taskId)}`,
-    );
-    return outcome ? exitCodeOf(outcome) : 0;
+    return report(outcome, last, tracked.handle.answered.filter((key) => !answeredBefore.has(key)));
   } catch (error) {
     throw withResumeHint(error, tracked.taskId);
   } finally {

@@ -179,11 +179,7 @@ export class TaskEngine {
 
   /** The final outcome of a terminal snapshot, with the result checked against the tool's outputSchema. */
   async final(snapshot: Snapshot, toolName?: string): Promise<FinalOutcome> {
-    if (snapshot.status === "completed" && snapshot.result) return this.finalFromResult(snapshot.taskId, toolName, snapshot.result);
-    if (snapshot.status === "completed" || snapshot.status === "failed") {
-      return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
-    }
-    return { taskId: snapshot.taskId, status: "cancelled" };
+    return finalOutcome(snapshot, toolName ? await this.tool(toolName).catch(() => undefined) : undefined);
   }
 
   /**
@@ -404,6 +400,17 @@ export class TaskEngine {
     const reported = await this.wire.cancelTask(taskId);
     return reported ?? (await this.wire.getTask(taskId));
   }
+}
+
+/** The final outcome of a terminal snapshot, with a completed result checked against the tool's outputSchema. */
+export async function finalOutcome(snapshot: Snapshot, tool: ToolInfo | undefined): Promise<FinalOutcome> {
+  if (snapshot.status === "completed" && snapshot.result) {
+    return { taskId: snapshot.taskId, status: "completed", result: snapshot.result, outputProblem: await outputProblem(tool, snapshot.result) };
+  }
+  if (snapshot.status === "completed" || snapshot.status === "failed") {
+    return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
+  }
+  return { taskId: snapshot.taskId, status: "cancelled" };
 }
 
 const resendKey = (taskId: string, key: string) => `${taskId}\n${key}`;

@@ -1,0 +1,92 @@
+// Come back later: a task started with --detach on a stdio server, come back after it ended and after its broker's
+// grace has passed (no broker left). The broker wrote the outcome onto the handle before it left, so `result`,
+// `watch`, `get` and `respond` answer from it with the task's exit code (0, 1, 3), `list` shows it, and nothing turns
+// it into `gone`. Against server-everything (V1), our V2 test server and the demo server (V1) over stdio.
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { everythingStdio, ROOT, v2Stdio } from "./helpers/servers.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const demoStdio = () => `node ${join(ROOT, "dist/test-servers/demo-server-main.js")} --stdio --generation v1 --speed 4 --quiet --store ${mkdtempSync(join(tmpdir(), "mcp-task-durable-"))}`;
+
+async function detach(home: string, args: string[]): Promise<string> {
+  const run = await runCli(["call", ...args, "--detach", "--json"], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return events(run.stdout)[0].taskId as string;
+}
+
+/** Until no broker runs for this home (its record is removed as it leaves). */
+async function brokersGone(home: string, timeoutMs = 40_000): Promise<void> {
+  const dir = join(home, "brokers");
+  const until = Date.now() + timeoutMs;
+  while (existsSync(dir) && readdirSync(dir).some((f) => f.endsWith(".sock") || f.endsWith(".json"))) {
+    if (Date.now() > until) throw new Error(`a broker is still running in ${home}: ${readdirSync(dir).join(", ")}`);
+    await sleep(200);
+  }
+}
+
+/** Every way to ask for a finished task, from new processes, with its exit code and what it must say. */
+async function comeBack(home: string, id: string, code: number, status: string, text?: RegExp): Promise<void> {
+  const result = await runCli(["result", id], { home });
+  expect(result.code, `result: ${result.stderr}`).toBe(code);
+  if (text) expect(result.stdout).toMatch(text);
+  const watched = await runCli(["watch", id, "--json"], { home });
+  expect(watched.code, `watch: ${watched.stderr}`).toBe(code);
+  expect(events(watched.stdout).at(-1)).toMatchObject({ type: "result", taskId: id, status });
+  const got = await runCli(["get", id, "--json"], { home });
+  expect(got.code, `get: ${got.stderr}`).toBe(0);
+  expect(JSON.parse(got.stdout)).toMatchObject({ taskId: id, status });
+  const responded = await runCli(["respond", id, "--input", "{}", "--json"], { home });
+  expect(responded.code, `respond: ${responded.stderr}`).toBe(code);
+  expect(JSON.parse(responded.stdout)).toMatchObject({ taskId: id, outcome: { status } });
+  const listed = (JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>).find((row) => row.taskId === id);
+  expect(listed).toMatchObject({ status, gone: null });
+}
+
+const cases = [
+  {
+    name: "server-everything (V1)",
+    stdio: () => everythingStdio,
+    completes: ["simulate-research-query", "topic=durable"],
+    report: /# Research Report: durable/,
+    cancels: ["simulate-research-query", "topic=cancelled"],
+  },
+  {
+    name: "our V2 test server",
+    stdio: () => v2Stdio(),
+    completes: ["task_complete", "ms=500", "text=kept by the broker"],
+    report: /kept by the broker/,
+    fails: ["task_fail", "ms=300"],
+    cancels: ["task_slow", "ms=60000"],
+  },
+  {
+    name: "the demo server (V1)",
+    stdio: demoStdio,
+    fails: ["sync_ledger"],
+    cancels: ["export_ledger"],
+  },
+];
+
+for (const c of cases) {
+  it(`${c.name} over stdio: detached tasks are answered from their handles after the broker has gone`, async () => {
+    const home = tempHome();
+    const stdio = c.stdio();
+    const completed = c.completes && (await detach(home, [...c.completes, "--stdio", stdio]));
+    const failed = c.fails && (await detach(home, [...c.fails, "--stdio", stdio]));
+    const cancelled = await detach(home, [...c.cancels, "--stdio", stdio]);
+    const cancel = await runCli(["cancel", cancelled, "--json"], { home });
+    expect(cancel.code, cancel.stderr).toBe(0);
+    // Nobody watches: the broker follows its tasks to their ends, writes them down, and leaves after its grace.
+    await brokersGone(home);
+    if (completed) await comeBack(home, completed, 0, "completed", c.report);
+    if (failed) await comeBack(home, failed, 1, "failed");
+    await comeBack(home, cancelled, 3, "cancelled");
+    // A cancel of a task that has ended says so, from the handle: it stays cancelled.
+    const again = await runCli(["cancel", cancelled, "--json"], { home });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "cancelled", alreadyEnded: true });
+  }, 120_000);
+}
