@@ -8,7 +8,7 @@ import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { descriptorKey } from "../protocol/server.js";
 import { TaskEngine } from "../tasks/engine.js";
-import { exitCodeOf, followTask } from "../tasks/run.js";
+import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
 import { saveMoves } from "../tasks/tracker.js";
 import { schemaProblem } from "../tasks/schema.js";
 import {
@@ -118,7 +118,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       if (!options.json) ctx.io.stdout.write(`${sanitizeLine(taskId)}\n`); // as shown everywhere; `watch` finds it by this too
       return 0;
     }
-    const { outcome } = await followTask(engine, tracked, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx) });
+    const { outcome } = await followTask(engine, tracked, first, { clock: ctx.clock, signal: wait.signal, settings: followSettings(ctx), hooks: printerHooks(printer, ctx.clock) });
     return exitCodeOf(outcome!);
   } catch (error) {
     throw withResumeHint(error, taskId);

@@ -10,6 +10,9 @@ import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import { saveMoves, type TrackedTask } from "../tasks/tracker.js";
 import { linePrompt } from "../ui/prompt.js";
 import { shellWord } from "../output/sanitize.js";
+import { formatDuration, parseDuration } from "../duration.js";
+export { formatDuration, parseDuration };
+export { followSettings } from "../tasks/run.js";
 
 export interface ServerOptions {
   server?: string;
@@ -95,15 +98,6 @@ export function parsePairs(pairs: string[]): Record<string, unknown> {
   return args;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is seconds. */
-export function parseDuration(value: string, what: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
-  if (!match) throw new UsageError(`${what}: not a duration: ${value}`, "write durations like 30s, 5m, 2h or 1500ms");
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? "s"]);
-}
-
 export function parseMilliseconds(value: string, what: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`${what}: not a whole number of milliseconds: ${value}`, `example: ${what} 60000`);
   return Number(value);
@@ -130,27 +124,12 @@ export function waitSignal(ctx: Context, timeoutMs: number | undefined): { signa
   };
 }
 
-/** How a waiting command follows a task: MCP_TASK_GIVE_UP (how long an unreachable server is retried, default
- *  60 s) and MCP_TASK_PUSH=off (poll only, ignore push notifications). */
-export function followSettings(ctx: Context): { giveUpMs: number; push: boolean } {
-  return {
-    giveUpMs: ctx.env.MCP_TASK_GIVE_UP ? parseDuration(ctx.env.MCP_TASK_GIVE_UP, "MCP_TASK_GIVE_UP") : 60_000,
-    push: ctx.env.MCP_TASK_PUSH !== "off",
-  };
-}
-
 /** MCP_TASK_REQUEST_TIMEOUT: how long one request to a server may go unanswered (default 60 s; 0: no limit). */
 export function requestTimeoutMs(env: Record<string, string | undefined>): number | undefined {
   const value = env.MCP_TASK_REQUEST_TIMEOUT;
   return value ? parseDuration(value, "MCP_TASK_REQUEST_TIMEOUT") : undefined;
 }
 
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
-  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
-  return `${Math.round(ms / 360_000) / 10} h`;
-}
 
 /** Stopping to wait never stops the task: say how to pick it up again. */
 export function withResumeHint(error: unknown, taskId: string | null): unknown {

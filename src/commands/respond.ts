@@ -6,7 +6,7 @@ import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
-import { exitCodeOf, followTask } from "../tasks/run.js";
+import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
 import { answerFlags, inputProvider, parseDuration, PICK_SERVER, reconnect, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
 import type { Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
@@ -53,12 +53,11 @@ export async function runRespond(
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
     const { outcome, last } = await followTask(engine, tracked, undefined, {
-      // Progress as text on stderr; stdout carries only the final document.
-      printer: createPrinter(ctx.io, false),
       clock: ctx.clock,
       signal: wait.signal,
-      ...followSettings(ctx),
-      printResult: false,
+      settings: followSettings(ctx),
+      // Progress as text on stderr; stdout carries only the final document.
+      hooks: printerHooks(createPrinter(ctx.io, false), ctx.clock, { printResult: false }),
       // Done once an answer reached the server and the task moved on. A question answered elsewhere (or that
       // timed out) before this answer got there does not count: wait for the next one, or the end.
       until: (snapshot, state) => state.delivered > 0 && snapshot.status !== "input_required",

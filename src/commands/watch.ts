@@ -6,7 +6,7 @@ import type { Run } from "./run.js";
 import { StillRunningError } from "../errors.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
-import { exitCodeOf, followTask } from "../tasks/run.js";
+import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
 import { answerFlags, inputProvider, parseDuration, PICK_SERVER, presentation, reconnect, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
 import { shellWord } from "../output/sanitize.js";
 
@@ -92,7 +92,12 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
       await tracked.observe(first);
       if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${shellWord(handle.taskId)}`, handle.taskId);
     }
-    const { outcome } = await followTask(engine, tracked, first, { printer, clock: ctx.clock, signal: wait.signal, ...followSettings(ctx), statusLines: !options.resultOnly });
+    const { outcome } = await followTask(engine, tracked, first, {
+      clock: ctx.clock,
+      signal: wait.signal,
+      settings: followSettings(ctx),
+      hooks: printerHooks(printer, ctx.clock, { statusLines: !options.resultOnly }),
+    });
     return exitCodeOf(outcome!);
   } catch (error) {
     throw withResumeHint(error, handle.taskId);

@@ -9,7 +9,7 @@ import { httpDescriptor } from "../protocol/server.js";
 import { isTerminal, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { preparedAnswers } from "../tasks/input.js";
-import { exitCodeOf, followTask } from "../tasks/run.js";
+import { exitCodeOf, followSettings, followTask, printerHooks } from "../tasks/run.js";
 import type { TrackedTask } from "../tasks/tracker.js";
 import { demoPort } from "../commands/demo.js";
 import { startDemoServer, type DemoServer } from "./index.js";
@@ -84,7 +84,7 @@ async function walkThrough(ctx: Context, engine: TaskEngine, tasks: Array<{ trac
           await engine.cancel(tracked.taskId).catch(() => {});
         });
       }
-      const { outcome } = await followTask(engine, tracked, undefined, { printer, clock: ctx.clock });
+      const { outcome } = await followTask(engine, tracked, undefined, { clock: ctx.clock, settings: followSettings(ctx), hooks: printerHooks(printer, ctx.clock) });
       return outcome;
     }),
   );

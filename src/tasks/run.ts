@@ -1,26 +1,54 @@
-// Following one saved task for the plain (non-Ink) commands: print each change, answer input through the
-// engine, keep the handle in step, and return the final outcome.
+// Following one saved task to its end: the one follow loop of every follower (the commands, the live view, the
+// dashboard, the demo walk-through). It answers input through the engine, keeps the handle in step, reads the
+// outcome once when the task ended without it, and tells its owner what happens through hooks.
 import type { Clock } from "../context.js";
+import { parseDuration } from "../duration.js";
 import { ExitCode } from "../errors.js";
 import type { Printer } from "../output/printer.js";
-import { isTerminal, type Snapshot } from "../protocol/wire.js";
-import type { FinalOutcome, TaskEngine } from "./engine.js";
+import { isTerminal, type InputRequest, type Snapshot } from "../protocol/wire.js";
+import type { DeliveryEvent, FinalOutcome, TaskEngine } from "./engine.js";
 import { deliveryNote } from "./input.js";
 import { markingGone, type TrackedTask } from "./tracker.js";
 
-export interface FollowOptions {
-  printer: Printer;
-  clock: Clock;
-  signal?: AbortSignal;
+/** How every follower follows a task, from the environment. */
+export interface FollowSettings {
+  /** How long the server may stay unreachable before giving up (exit 4, handle intact): MCP_TASK_GIVE_UP, 60 s. */
+  giveUpMs: number;
+  /** Use push notifications (MCP_TASK_PUSH=off: poll only). */
+  push: boolean;
+  /** The user's floor on the poll interval. */
   floorMs?: number;
-  /** How long the server may stay unreachable before the command gives up (exit 4, handle intact). */
-  giveUpMs?: number;
-  /** Use push notifications (default true). */
-  push?: boolean;
-  /** Print status lines (`result` prints only the result). */
-  statusLines?: boolean;
-  /** Print the final result (default true). */
-  printResult?: boolean;
+}
+
+export function followSettings(source: { env: Record<string, string | undefined> }): FollowSettings {
+  const env = source.env;
+  return {
+    giveUpMs: env.MCP_TASK_GIVE_UP ? parseDuration(env.MCP_TASK_GIVE_UP, "MCP_TASK_GIVE_UP") : 60_000,
+    push: env.MCP_TASK_PUSH !== "off",
+  };
+}
+
+/** What a follower hears while it follows. */
+export interface FollowHooks {
+  /** Each changed snapshot, after it is recorded on the handle; `previous` is the one before (if any). */
+  snapshot?(snapshot: Snapshot, previous: Snapshot | undefined): void;
+  /** A transient failure, and when the next try comes. */
+  retry?(error: Error, retryInMs: number): void;
+  /** Questions the task asks (keys already answered left out). */
+  input?(taskId: string, requests: InputRequest[]): void;
+  /** An answer reached the server. */
+  delivered?(): void;
+  /** An answer's delivery in doubt, and what became of it. */
+  delivery?(event: DeliveryEvent): void;
+  /** The final outcome, once recorded. */
+  outcome?(outcome: FinalOutcome): void;
+}
+
+export interface FollowOptions {
+  clock: Clock;
+  settings: FollowSettings;
+  hooks: FollowHooks;
+  signal?: AbortSignal;
   /** Stop early, before the task ends, when this says so (used by `respond`). */
   until?: (snapshot: Snapshot, state: { delivered: number }) => boolean;
 }
@@ -36,32 +64,34 @@ export async function followTask(engine: TaskEngine, tracked: TrackedTask, first
 }
 
 function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | undefined, options: FollowOptions): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
+  const { hooks, settings } = options;
   return markingGone(tracked, async () => {
-    const printStatus = (snapshot: Snapshot) => {
-      if (options.statusLines !== false) options.printer.status(snapshot, new Date(options.clock.now()));
-    };
     const answered = new Set(tracked.handle.answered);
     let last = first;
-    if (last) printStatus(last);
+    if (last) hooks.snapshot?.(last, undefined);
     const state = { delivered: 0 };
     if (!last || !isTerminal(last.status)) {
       for await (const snapshot of engine.watch(tracked.taskId, {
         signal: options.signal,
         answered,
         answerInput: true,
-        floorMs: options.floorMs,
-        giveUpMs: options.giveUpMs,
-        push: options.push,
+        floorMs: settings.floorMs,
+        giveUpMs: settings.giveUpMs,
+        push: settings.push,
         initial: last,
-        onRetry: (error, retryInMs) => options.printer.note(`reconnecting: ${error.message}; next try in ${Math.round(retryInMs / 100) / 10} s`),
+        onRetry: hooks.retry,
         onAnswered: (keys) => tracked.answered(keys),
-        onDelivered: () => void state.delivered++,
-        onInput: (taskId, requests) => requests.forEach((request) => options.printer.input(taskId, request)),
-        onDelivery: (event) => options.printer.note(deliveryNote(event)),
+        onDelivered: () => {
+          state.delivered++;
+          hooks.delivered?.();
+        },
+        onInput: hooks.input,
+        onDelivery: hooks.delivery,
       })) {
-        if (!last || snapshot.status !== last.status || snapshot.statusMessage !== last.statusMessage) printStatus(snapshot);
+        const previous = last;
         last = snapshot;
         await tracked.observe(snapshot);
+        hooks.snapshot?.(snapshot, previous);
         if (options.until?.(snapshot, state)) return { last };
       }
     }
@@ -71,9 +101,23 @@ function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | unde
     }
     const outcome = await engine.final(last!, tracked.handle.tool);
     await tracked.finish(outcome);
-    if (options.printResult !== false) options.printer.result(outcome);
+    hooks.outcome?.(outcome);
     return { outcome, last: last! };
   });
+}
+
+/** The hooks of a command that prints: status lines (unless `statusLines` is false), notes, questions, the result. */
+export function printerHooks(printer: Printer, clock: Clock, options: { statusLines?: boolean; printResult?: boolean } = {}): FollowHooks {
+  return {
+    snapshot: (snapshot, previous) => {
+      if (options.statusLines === false) return;
+      if (!previous || snapshot.status !== previous.status || snapshot.statusMessage !== previous.statusMessage) printer.status(snapshot, new Date(clock.now()));
+    },
+    retry: (error, retryInMs) => printer.note(`reconnecting: ${error.message}; next try in ${Math.round(retryInMs / 100) / 10} s`),
+    input: (taskId, requests) => requests.forEach((request) => printer.input(taskId, request)),
+    delivery: (event) => printer.note(deliveryNote(event)),
+    outcome: options.printResult === false ? undefined : (outcome) => printer.result(outcome),
+  };
 }
 
 /** The exit code of a final outcome (../shared/CLI.md). */

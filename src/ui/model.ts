@@ -10,6 +10,7 @@ import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type 
 import { TaskEngine } from "../tasks/engine.js";
 import { deliveryNote, type InputProvider } from "../tasks/input.js";
 import { TrackedTask, saveMoves } from "../tasks/tracker.js";
+import { followSettings, followTask } from "../tasks/run.js";
 import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
 
 export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
@@ -207,7 +208,7 @@ export class DashboardModel {
   }
 
   private wantsFollowing(handle: Handle): boolean {
-    return !handle.outcome && !handle.gone && !isTerminal(handle.last.status) && !(handle.server.descriptor.transport === "stdio" && handle.resume.generation === "v1");
+    return !handle.outcome && !handle.gone && !isTerminal(handle.last.status);
   }
 
   /** One connection per server (per V1 session: tasks are bound to it), shared by all its tasks. */
@@ -255,28 +256,24 @@ export class DashboardModel {
       try {
         const engine = await this.engineFor(handle);
         setRow("following");
-        let last: Snapshot | undefined;
-        for await (const snapshot of engine.watch(handle.taskId, {
+        // The same follow loop as the commands' (tasks/run.ts), with the same settings.
+        await followTask(engine, tracked, undefined, {
+          clock: this.ctx.clock,
           signal: AbortSignal.any([abort.signal, this.stop.signal]),
-          answered: new Set(handle.answered),
-          answerInput: true,
-          onAnswered: (keys) => tracked.answered(keys),
-          // The server unreachable for a while: the row says so until a read succeeds again.
-          onRetry: (error) => setRow("reconnecting", error.message),
-          // What the server made of the answer: delivered (the task's next state shows what it did with it).
-          onDelivered: () => this.notify(`answer delivered to ${handle.tool} (${handle.taskId.slice(0, 8)})`),
-          // The connection dropped with an answer on its way: what the next read says became of it.
-          onDelivery: (event) => this.notify(`${handle.tool} (${handle.taskId.slice(0, 8)}): ${deliveryNote(event)}`),
-        })) {
-          last = snapshot;
-          await tracked.observe(snapshot);
-          setRow("following");
-        }
-        if (last) await tracked.finish(await engine.final(last, handle.tool));
+          settings: followSettings(this.ctx),
+          hooks: {
+            snapshot: () => setRow("following"),
+            // The server unreachable for a while: the row says so until a read succeeds again.
+            retry: (error) => setRow("reconnecting", error.message),
+            // What the server made of the answer: delivered (the task's next state shows what it did with it).
+            delivered: () => this.notify(`answer delivered to ${handle.tool} (${handle.taskId.slice(0, 8)})`),
+            // The connection dropped with an answer on its way: what the next read says became of it.
+            delivery: (event) => this.notify(`${handle.tool} (${handle.taskId.slice(0, 8)}): ${deliveryNote(event)}`),
+          },
+        });
         setRow("idle");
       } catch (error) {
         if (abort.signal.aborted || this.stop.signal.aborted) return;
-        if (error instanceof TaskNotFoundError) await tracked.markGone(error.message).catch(() => {});
         setRow("error", describeError(error).message);
         this.notify(`${handle.tool} (${handle.taskId.slice(0, 8)}): ${describeError(error).message}`);
       } finally {

@@ -1,0 +1,18 @@
+// Durations as people type them (`30s`, `5m`) and as mcp-task says them.
+import { UsageError } from "./errors.js";
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is seconds. */
+export function parseDuration(value: string, what: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
+  if (!match) throw new UsageError(`${what}: not a duration: ${value}`, "write durations like 30s, 5m, 2h or 1500ms");
+  return Math.round(Number(match[1]) * UNITS[match[2] ?? "s"]);
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 360_000) / 10} h`;
+}
