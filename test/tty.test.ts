@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { ROOT, startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
+import { everythingStdio, ROOT, startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 let v2: RunningServer;
 let v1: RunningServer;
@@ -107,6 +107,30 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
   );
   expect(results.join("\n")).toMatch(/Research Report: python \(snake\)/);
   expect(results.join("\n")).toMatch(/Hello, Ada/);
+});
+
+it("the dashboard follows a V1 task on a stdio server through its broker and answers its question", async () => {
+  const home = tempHome();
+  const run = await runCli(["call", "simulate-research-query", "topic=python", "ambiguous=true", "--stdio", everythingStdio, "--detach", "--json"], { home });
+  expect(run.code, run.stderr).toBe(0);
+  const id = events(run.stdout)[0].taskId as string;
+  terminal(home, `${bin} dashboard`);
+  await waitFor(/1 waiting for you/, 30_000);
+  keys("a");
+  await waitFor(/asks for input[\s\S]*Clarification/);
+  keys("Enter");
+  await waitFor(/\( \) Python snake species/);
+  keys("Down");
+  keys("Enter");
+  await sleep(200);
+  keys("Enter");
+  await waitFor(/answer (sent|delivered)/);
+  await waitFor(/✓ completed/, 30_000);
+  keys("q");
+  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  const result = await runCli(["result", id], { home });
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/Research Report: python \(snake\)/);
 });
 
 it("with stdout not a terminal, a person is still asked, line by line", async () => {
