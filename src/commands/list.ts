@@ -15,7 +15,7 @@ export function registerList(program: Command, ctx: Context, run: Run): void {
     .command("list")
     .summary("list saved tasks (and, with --remote, the server's own list)")
     .option("-s, --server <name|url>", "only tasks of this server")
-    .option("--status <s,...>", `only these statuses (${TASK_STATUSES.join(", ")}, expired)`)
+    .option("--status <s,...>", `only these statuses (${TASK_STATUSES.join(", ")}, expired, gone)`)
     .option("--remote", "add the server's tasks/list (2025-11-25 servers that offer it)")
     .option("--json", "one JSON document")
     .action((flags: { server?: string; status?: string; remote?: boolean; json?: boolean }) => run(() => runList(flags, ctx), { settings: false }));
@@ -56,7 +56,7 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
   const now = ctx.clock.now();
   const wanted = flags.status?.split(",").map((s) => s.trim()).filter(Boolean);
   for (const status of wanted ?? []) {
-    if (status !== "expired" && !TASK_STATUSES.includes(status as TaskStatus)) throw new UsageError(`unknown status: ${status}`, `use ${TASK_STATUSES.join(", ")} or expired`);
+    if (status !== "expired" && status !== "gone" && !TASK_STATUSES.includes(status as TaskStatus)) throw new UsageError(`unknown status: ${status}`, `use ${TASK_STATUSES.join(", ")}, expired or gone`);
   }
   if (flags.server !== undefined || flags.remote) await ctx.loadSettings();
   const server = flags.server !== undefined || flags.remote ? resolveServer({ server: flags.server }, ctx) : undefined;
@@ -83,13 +83,14 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
       await wire.close();
     }
   }
-  if (wanted) rows = rows.filter((row) => wanted.includes(row.status) || (row.expired && wanted.includes("expired")));
+  // A task past its ttl or lost shows as `expired` or `gone`, whatever status it last had: filtered as shown.
+  if (wanted) rows = rows.filter((row) => wanted.includes(shownStatus(row)) || (row.expired && wanted.includes("expired")));
   rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)); // ISO times: plain comparison, ~10x cheaper than localeCompare
   const printer = createPrinter(ctx.io, Boolean(flags.json));
   printer.document(rows, () =>
     rows
       .map((row) => {
-        const status = row.gone ? "gone" : row.expired ? "expired" : row.status;
+        const status = shownStatus(row);
         const message = row.statusMessage ? `  ${sanitizeLine(row.statusMessage).slice(0, 60)}` : "";
         return `${sanitizeLine(row.taskId).padEnd(36)}  ${status.padEnd(14)} ${age(row.createdAt, now).padStart(4)}  ${sanitizeLine(row.tool)} @ ${sanitizeLine(row.server)}${row.remoteOnly ? " (server only)" : ""}${message}`;
       })
@@ -97,4 +98,9 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
   );
   if (bad) printer.note(`${bad} unreadable handle file(s) in ${ctx.tracker.store.dir} were skipped`);
   return 0;
+}
+
+/** The status a row shows: `gone` (the server lost it), `expired` (past its ttl, not known finished), else its own. */
+function shownStatus(row: HandleView): string {
+  return row.gone ? "gone" : row.expired ? "expired" : row.status;
 }

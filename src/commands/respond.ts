@@ -64,6 +64,9 @@ export async function runRespond(
     });
     return report(outcome, last, tracked.handle.answered.filter((key) => !answeredBefore.has(key)));
   } catch (error) {
+    // Some questions answered, another not: say which were taken before the error says what was not.
+    const taken = tracked.handle.answered.filter((key) => !answeredBefore.has(key));
+    if (taken.length) createPrinter(ctx.io, false).note(`answered ${taken.map((key) => sanitizeLine(key)).join(", ")} (the server has it); not the next question:`);
     throw withResumeHint(error, tracked.taskId);
   } finally {
     wait.dispose();

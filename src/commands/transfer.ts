@@ -69,8 +69,12 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
             );
           }
         }
-        for (const handle of adopted) await ctx.tracker.adopt(handle);
-        createPrinter(ctx.io, false).note(`imported ${adopted.map((h) => `${h.taskId} (server ${h.server.name})`).join(", ")}`);
+        const imported: string[] = [];
+        const kept: string[] = [];
+        for (const handle of adopted) ((await ctx.tracker.adopt(handle)).kept ? kept : imported).push(`${handle.taskId} (server ${handle.server.name})`);
+        const printer = createPrinter(ctx.io, false);
+        if (imported.length) printer.note(`imported ${imported.join(", ")}`);
+        if (kept.length) printer.note(`kept the handle saved here, which is as recent or knows the outcome: ${kept.join(", ")}`);
         return 0;
       }),
     );

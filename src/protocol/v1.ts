@@ -6,7 +6,7 @@
 // until the task is terminal and then carries exactly what the call would have returned.
 import type { Client } from "@modelcontextprotocol/client";
 import { ProtocolViolation, RpcError, ServerError, SessionLostError, TaskNotFoundError, UsageError } from "../errors.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
 import type {
@@ -326,11 +326,16 @@ export class V1Wire implements Wire {
   }
 
   async cancelTask(taskId: string): Promise<Snapshot | undefined> {
+    // A server that does not offer tasks/cancel (capabilities.tasks.cancel) cannot be asked; one that says it
+    // offers it and answers "method not found" is told the same way.
+    const cannot = () => new UsageError(`${sanitizeLine(this.serverName)} does not support cancelling tasks (it offers no tasks/cancel); the task goes on`, `follow it with: mcp-task watch ${shellWord(taskId)}`);
+    if (this.taskCaps && this.taskCaps.cancel === undefined) throw cannot();
     try {
       return snapshotFromV1(await this.taskRequest("tasks/cancel", taskId), "tasks/cancel result");
     } catch (error) {
       // Cancelling a terminal task is -32602 too: tell it apart from an unknown one.
       if (error instanceof TaskNotFoundError) return this.getTask(taskId);
+      if (error instanceof RpcError && error.rpcCode === -32601) throw cannot();
       throw error;
     }
   }

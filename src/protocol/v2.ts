@@ -158,10 +158,25 @@ export class V2Wire implements Wire {
     if (open.length === 0) return [];
     const inputResponses: Record<string, unknown> = {};
     const answers: UncertainDelivery["answers"] = [];
+    // Every question that can be answered is; one that cannot (the handler refuses it: no answer fits) does not
+    // hold back the others. The refusal reaches the engine through its handler; it is thrown here only when
+    // nothing at all could be answered.
+    let refused: unknown;
     for (const request of open) {
-      const response = await this.handler()(request, snapshot.taskId, options.signal);
+      let response: InputResponse;
+      try {
+        response = await this.handler()(request, snapshot.taskId, options.signal);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        refused ??= error;
+        continue;
+      }
       inputResponses[request.key] = wireResponse(request, response);
       answers.push({ request, response });
+    }
+    if (answers.length === 0) {
+      if (refused) throw refused;
+      return [];
     }
     try {
       await this.taskRequest("tasks/update", { taskId: snapshot.taskId, inputResponses }, options.signal);
@@ -174,7 +189,7 @@ export class V2Wire implements Wire {
       }
       throw error;
     }
-    return open.map((request) => request.key);
+    return answers.map(({ request }) => request.key);
   }
 
   async cancelTask(taskId: string): Promise<Snapshot | undefined> {

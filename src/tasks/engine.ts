@@ -308,13 +308,15 @@ export class TaskEngine {
           }
         } finally {
           inputJob = undefined;
+          if (this.inputErrors.has(taskId)) wakeUp();
         }
       })();
     };
     try {
       for (;;) {
         if (options.signal?.aborted) throw options.signal.reason;
-        const refused = this.inputErrors.get(taskId);
+        // A refusal waits for the answers delivered beside it to be recorded (their job is still running).
+        const refused = inputJob ? undefined : this.inputErrors.get(taskId);
         if (refused) {
           this.inputErrors.delete(taskId);
           throw refused;

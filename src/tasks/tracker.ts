@@ -185,10 +185,20 @@ export class Tracker {
   }
 
   /** Saves a handle brought from elsewhere (`import`). */
-  async adopt(handle: Handle): Promise<TrackedTask> {
+  async adopt(handle: Handle): Promise<{ tracked: TrackedTask; kept: boolean }> {
     const stem = fileStem(handle.taskId, descriptorKey(handle.server.descriptor));
+    // The handle saved here knows more when it has the outcome the import lacks, or is at least as recent: kept.
+    let saved: Handle | undefined;
+    try {
+      saved = this.store.load(stem);
+    } catch {
+      saved = undefined; // unreadable: the import replaces it
+    }
+    if (saved && saved.taskId === handle.taskId && ((saved.outcome && !handle.outcome) || saved.updatedAt >= handle.updatedAt)) {
+      return { tracked: new TrackedTask(this.store, this.clock, stem, saved), kept: true };
+    }
     await this.store.create(stem, handle);
-    return new TrackedTask(this.store, this.clock, stem, handle);
+    return { tracked: new TrackedTask(this.store, this.clock, stem, handle), kept: false };
   }
 }
 
