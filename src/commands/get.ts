@@ -9,6 +9,7 @@ import { markingGone, type TrackedTask } from "../tasks/tracker.js";
 import { viewOf } from "../tasks/views.js";
 import { preparedAnswers } from "../tasks/input.js";
 import { PICK_SERVER, reopen, type TaskRef } from "./common.js";
+import { MAX_SHOWN_LINE } from "../limits.js";
 
 export function registerGet(program: Command, ctx: Context, run: Run): void {
   program
@@ -35,6 +36,7 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
     const before = tracked.handle.last.status;
     const snapshot = await markingGone(tracked, () => (verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId)));
     await tracked.observe(snapshot);
+    await tracked.flush(); // a one-shot read writes what it saw now (observe batches message and timing changes)
     if (isTerminal(snapshot.status) && !tracked.handle.outcome) await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
     // A cancel is no proof: report whether the task had ended on its own before it.
     const alreadyEnded = isTerminal(before) || (isTerminal(snapshot.status) && snapshot.status !== "cancelled");
@@ -55,7 +57,10 @@ function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cance
   const h = tracked.handle;
   lines.push(`  tool ${sanitizeLine(h.tool)} on ${sanitizeLine(h.server.name)} (${h.resume.generation.toUpperCase()}), created ${h.createdAt}`);
   if (h.ttlMs !== undefined) lines.push(`  ttl ${h.ttlMs === null ? "unlimited" : `${h.ttlMs} ms`}, poll interval ${h.pollIntervalMs ?? "?"} ms`);
-  for (const request of snapshot.inputRequests) lines.push(`  asks (${sanitizeLine(request.key)}): ${sanitizeLine(String(request.params.message ?? request.method))}`);
+  for (const request of snapshot.inputRequests) {
+    const message = String(request.params.message ?? request.method);
+    lines.push(`  asks (${sanitizeLine(request.key.slice(0, MAX_SHOWN_LINE))}): ${sanitizeLine(message.length > MAX_SHOWN_LINE ? `${message.slice(0, MAX_SHOWN_LINE)}…` : message)}`);
+  }
   if (verb === "cancel") {
     lines.push(
       snapshot.status === "cancelled"
