@@ -4,6 +4,7 @@ import type { Settings } from "./store/settings.js";
 import type { ServerDescriptor } from "./protocol/server.js";
 import type { ResumeToken, Wire } from "./protocol/wire.js";
 import type { Tracker } from "./tasks/tracker.js";
+import { MAX_TIMER_MS } from "./limits.js";
 
 export interface OutStream {
   write(text: string): unknown;
@@ -66,13 +67,22 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve) => {
-      if (signal?.aborted || ms <= 0) return resolve();
+      // NaN or below zero: no wait. Longer than a timer holds (setTimeout fires at once past 2^31-1 ms, with a
+      // warning on stderr): waited in steps of MAX_TIMER_MS, so that an absurd wait is a long one, not a busy loop.
+      if (signal?.aborted || !(ms > 0)) return resolve();
+      const until = Date.now() + ms;
+      let timer: NodeJS.Timeout | undefined;
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const step = () => {
+        const left = until - Date.now();
+        if (left <= 0) return done();
+        timer = setTimeout(step, Math.min(left, MAX_TIMER_MS));
+      };
+      timer = setTimeout(step, Math.min(ms, MAX_TIMER_MS));
       signal?.addEventListener("abort", done, { once: true });
     }),
 };

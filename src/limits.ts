@@ -8,6 +8,49 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 export const MAX_STATUS_MESSAGE = 4000;
 
 // ---- tasks: timing and identity a server controls ----
+/**
+ * The fastest mcp-task reads a task, whatever the server's pollInterval says (0 or below was a busy loop: 3-6
+ * CPU-seconds for a 10 s task): 200 ms is 5 reads a second per task, the default of our own V2 test server
+ * (server-everything asks for 1000), and keeps a 10 s task to ~50 reads (0.5-0.6 CPU-seconds of the CLI, start-up
+ * included, measured over HTTP).
+ */
+export const MIN_POLL_INTERVAL_MS = 200;
+/**
+ * The slowest: a longer interval (up to 1e12 ms, past what a timer can hold) is read every 2 minutes. That still spares
+ * a server that asks for slow polls, tells a watcher of an end within 2 minutes, and reads a result at least twice
+ * before the shortest common ttl (5 min, server-everything's) can expire it.
+ */
+export const MAX_POLL_INTERVAL_MS = 120_000;
+/**
+ * The longest a timer can wait in one go (setTimeout holds a signed 32-bit count of ms; past it Node fires at once):
+ * the Clock sleeps longer waits in steps of this.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The longest task id accepted (UTF-16 units): a longer one is a protocol violation (exit 4) before it is stored or
+ * shown. Real ids are UUIDs or tokens of at most a few hundred characters; 1024 leaves room for those and keeps every
+ * status line, hint, error and index entry that names a task short.
+ */
+export const MAX_TASK_ID_LENGTH = 1024;
+/** A ttl longer than this (10 years) means "unlimited" to mcp-task: expiry arithmetic stays far from 2^53. */
+export const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
+/**
+ * A server's createdAt further than this (1 day) from mcp-task's clock when the task is first seen is not trusted for
+ * expiry: the ttl counts from when mcp-task saw the task (a clock a day off is broken, not skewed).
+ */
+export const MAX_CLOCK_SKEW_MS = 24 * 3600 * 1000;
+/** A timestamp string from a server (createdAt, lastUpdatedAt) longer than this is no ISO 8601 time: dropped. */
+export const MAX_TIMESTAMP_LENGTH = 64;
+/**
+ * Changes that are not a new status (a status message, a poll interval or ttl) are written to a task's handle at most
+ * once in this long per process; a new status, an answer and the outcome are written at once. A server that changes
+ * its message or interval on every read costs one fsync'd write and one index line per 5 s, not one per read.
+ */
+export const HANDLE_BATCH_MS = 5000;
+/** The most status-history entries a handle keeps: past it the oldest message-only entries go first (then the oldest). */
+export const MAX_HISTORY_ENTRIES = 100;
+/** The longest line of server text (a question, an error message, a note) the text printer writes to stderr. */
+export const MAX_SHOWN_LINE = 8000;
 
 // ---- input: questions and answers ----
 /** The most questions one engine answers for one task: a server that never stops asking is stopped here (exit 6). */

@@ -8,6 +8,7 @@ import { createServer, type Socket } from "node:net";
 import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
+import { pollInterval } from "../protocol/checks.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { Recorder } from "../tasks/recorder.js";
 import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
@@ -134,7 +135,8 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     while (!stop.signal.aborted) {
       const last = known.get(taskId);
       if ((last && isTerminal(last.status)) || !running(last, taskId)) return;
-      await ctx.clock.sleep(Math.max(last?.pollIntervalMs ?? 1000, 5000), stop.signal);
+      // At least 5 s apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already).
+      await ctx.clock.sleep(Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000), stop.signal);
       if (stop.signal.aborted) return;
       try {
         const snapshot = await wire.getTask(taskId);

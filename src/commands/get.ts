@@ -9,6 +9,7 @@ import { markingGone, type TrackedTask } from "../tasks/tracker.js";
 import { viewOf } from "../tasks/views.js";
 import { preparedAnswers } from "../tasks/input.js";
 import { PICK_SERVER, reconnect, type TaskRef } from "./common.js";
+import { MAX_SHOWN_LINE } from "../limits.js";
 
 export function registerGet(program: Command, ctx: Context, run: Run): void {
   program
@@ -64,7 +65,10 @@ function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cance
   const h = tracked.handle;
   lines.push(`  tool ${sanitizeLine(h.tool)} on ${sanitizeLine(h.server.name)} (${h.resume.generation.toUpperCase()}), created ${h.createdAt}`);
   if (h.ttlMs !== undefined) lines.push(`  ttl ${h.ttlMs === null ? "unlimited" : `${h.ttlMs} ms`}, poll interval ${h.pollIntervalMs ?? "?"} ms`);
-  for (const request of snapshot.inputRequests) lines.push(`  asks (${sanitizeLine(request.key)}): ${sanitizeLine(String(request.params.message ?? request.method))}`);
+  for (const request of snapshot.inputRequests) {
+    const message = String(request.params.message ?? request.method);
+    lines.push(`  asks (${sanitizeLine(request.key.slice(0, MAX_SHOWN_LINE))}): ${sanitizeLine(message.length > MAX_SHOWN_LINE ? `${message.slice(0, MAX_SHOWN_LINE)}…` : message)}`);
+  }
   if (verb === "cancel") {
     lines.push(
       snapshot.status === "cancelled"

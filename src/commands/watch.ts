@@ -90,6 +90,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
       await tracked.observe(first);
+      await tracked.flush(); // written now: this command may end here
       if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${shellWord(handle.taskId)}`, handle.taskId);
     }
     const { outcome } = await followTask(engine, tracked, first, {

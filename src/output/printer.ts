@@ -7,6 +7,7 @@ import type { FinalOutcome } from "../tasks/engine.js";
 import { renderResult } from "./render.js";
 import { safeJson, sanitizeLine } from "./sanitize.js";
 import { paint } from "./style.js";
+import { MAX_SHOWN_LINE } from "../limits.js";
 
 export interface TaskInfo {
   taskId: string;
@@ -35,6 +36,9 @@ export function createPrinter(io: IO, json: boolean): Printer {
   return json ? jsonPrinter(io) : textPrinter(io);
 }
 
+/** Server text in a line on stderr: without control characters, and cut at MAX_SHOWN_LINE (a 10 MB question is one line). */
+const clip = (text: string) => sanitizeLine(text.length > MAX_SHOWN_LINE ? `${text.slice(0, MAX_SHOWN_LINE)}…` : text);
+
 const short = (taskId: string) => sanitizeLine(taskId.length > 12 ? `${taskId.slice(0, 8)}…` : taskId);
 
 function textPrinter(io: IO): Printer {
@@ -49,7 +53,7 @@ function textPrinter(io: IO): Printer {
       err(`${p.dim("mcp-task:")} ${short(snapshot.taskId)} ${p.status(snapshot.status)}${message}`);
     },
     input(taskId, request) {
-      const message = typeof request.params.message === "string" ? sanitizeLine(request.params.message) : sanitizeLine(request.method);
+      const message = clip(typeof request.params.message === "string" ? request.params.message : request.method);
       err(`${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}`);
     },
     result(outcome) {
@@ -57,9 +61,9 @@ function textPrinter(io: IO): Printer {
         const text = renderResult(outcome.result);
         if (text) io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
       }
-      if (outcome.outputProblem) err(`${p.yellow("warning:")} ${sanitizeLine(outcome.outputProblem)}`);
+      if (outcome.outputProblem) err(`${p.yellow("warning:")} ${clip(outcome.outputProblem)}`);
       if (outcome.status === "failed") {
-        const why = outcome.error ? `${sanitizeLine(outcome.error.message)} (code ${outcome.error.code})` : "the tool reported an error";
+        const why = outcome.error ? `${clip(outcome.error.message)} (code ${outcome.error.code})` : "the tool reported an error";
         err(`${p.red("failed:")} ${why}`);
       } else if (outcome.result?.isError) {
         err(`${p.red("failed:")} the tool reported an error`);
@@ -68,11 +72,11 @@ function textPrinter(io: IO): Printer {
       }
     },
     error(report) {
-      err(`${p.red("mcp-task: error:")} ${sanitizeLine(report.message)}`);
-      if (report.hint) err(`${p.dim("hint:")} ${sanitizeLine(report.hint)}`);
+      err(`${p.red("mcp-task: error:")} ${clip(report.message)}`);
+      if (report.hint) err(`${p.dim("hint:")} ${clip(report.hint)}`);
     },
     note(text) {
-      err(`${p.dim("mcp-task:")} ${sanitizeLine(text)}`);
+      err(`${p.dim("mcp-task:")} ${clip(text)}`);
     },
     document(_value, text) {
       const out = text();

@@ -8,11 +8,42 @@ import { sanitizeLine } from "../output/sanitize.js";
 import type { CallToolResult, InputRequest, Snapshot, TaskError } from "./wire.js";
 
 // A status message is a line for a person: a longer one is cut (src/limits.ts); it is shown, pushed and saved.
-import { MAX_STATUS_MESSAGE } from "../limits.js";
+import { MAX_STATUS_MESSAGE, MAX_TASK_ID_LENGTH, MAX_TIMESTAMP_LENGTH, MAX_TTL_MS } from "../limits.js";
+import { pollInterval } from "./checks.js";
 export { MAX_STATUS_MESSAGE };
 
 function shortMessage(message: string | undefined): string | undefined {
   return message !== undefined && message.length > MAX_STATUS_MESSAGE ? `${message.slice(0, MAX_STATUS_MESSAGE)}…` : message;
+}
+
+/** A ttl expiry arithmetic can use: below zero is no ttl (undefined), past MAX_TTL_MS unlimited (null). */
+function ttl(ms: number | null | undefined): number | null | undefined {
+  if (ms === null || ms === undefined) return ms;
+  if (!Number.isFinite(ms) || ms < 0) return undefined;
+  return ms > MAX_TTL_MS ? null : ms;
+}
+
+/** A server timestamp that parses as a time and is short enough to be one; anything else is dropped. */
+function timestamp(value: string | undefined): string | undefined {
+  return value !== undefined && value.length <= MAX_TIMESTAMP_LENGTH && Number.isFinite(Date.parse(value)) ? value : undefined;
+}
+
+/** A task id within MAX_TASK_ID_LENGTH; a longer one is refused before it can be stored, shown or sent back. */
+function taskIdOrThrow(taskId: string, what: string): string {
+  if (taskId.length <= MAX_TASK_ID_LENGTH) return taskId;
+  throw new ProtocolViolation(
+    `the server sent a ${what} with a task id of ${taskId.length} characters (at most ${MAX_TASK_ID_LENGTH}): ${sanitizeLine(taskId.slice(0, 24))}…`,
+  );
+}
+
+/** The fields both generations share, made safe to compute with (see the helpers above). */
+function common(task: { taskId: string; statusMessage?: string; createdAt: string; lastUpdatedAt?: string }, what: string) {
+  return {
+    taskId: taskIdOrThrow(task.taskId, what),
+    statusMessage: shortMessage(task.statusMessage),
+    createdAt: timestamp(task.createdAt),
+    lastUpdatedAt: timestamp(task.lastUpdatedAt),
+  };
 }
 
 type Schema<T> = { safeParse(value: unknown): { success: true; data: T } | { success: false; error: z.ZodError } };
@@ -35,13 +66,10 @@ export function toolResultOrThrow(value: unknown, what: string): CallToolResult 
 export function snapshotFromV1(value: unknown, what = "task"): Snapshot {
   const task = parseOrThrow(TaskV1Schema, value, what);
   return {
-    taskId: task.taskId,
+    ...common(task, what),
     status: task.status,
-    statusMessage: shortMessage(task.statusMessage),
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    ttlMs: task.ttl,
-    pollIntervalMs: task.pollInterval,
+    ttlMs: ttl(task.ttl),
+    pollIntervalMs: pollInterval(task.pollInterval),
     inputRequests: [],
   };
 }
@@ -51,13 +79,10 @@ export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
   const task = parseOrThrow(TaskV2Schema, value, what);
   const raw = value as Record<string, unknown>;
   const snapshot: Snapshot = {
-    taskId: task.taskId,
+    ...common(task, what),
     status: task.status,
-    statusMessage: shortMessage(task.statusMessage),
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs,
+    ttlMs: ttl(task.ttlMs),
+    pollIntervalMs: pollInterval(task.pollIntervalMs),
     inputRequests: [],
   };
   if (task.status === "input_required" && raw.inputRequests !== undefined) {
@@ -72,7 +97,8 @@ export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
     }
     snapshot.result = toolResultOrThrow(result, `${what} result`);
   }
-  if (task.status === "failed" && raw.error !== undefined) {
+  // Kept on a completed task too: one that says completed and carries an error is a contradiction the engine reports.
+  if ((task.status === "failed" || task.status === "completed") && raw.error !== undefined) {
     snapshot.error = parseOrThrow(ErrorV2Schema, raw.error, `${what} error`) as TaskError;
   }
   return snapshot;

@@ -7,6 +7,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { ProtocolViolation, RpcError, ServerError, SessionLostError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
 import type {
@@ -253,13 +254,15 @@ export class V1Wire implements Wire {
 
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     const reply = await this.taskRequest("tasks/get", taskId, signal);
-    const snapshot = snapshotFromV1(reply, "tasks/get result");
+    // Checked before anything else: a reply about another task would be followed as if it were this one.
+    const snapshot = sameTaskOrThrow(snapshotFromV1(reply, "tasks/get result"), taskId, "tasks/get");
     if (snapshot.status === "completed" || snapshot.status === "failed") {
       const outcome = this.outcomes.get(taskId) ?? (await this.finishedOutcome(taskId, snapshot.status, signal));
       if (outcome && "result" in outcome) snapshot.result = outcome.result;
       if (outcome && "error" in outcome) snapshot.error = outcome.error;
     }
-    return snapshot;
+    // tasks/result of a completed task is its result: a JSON-RPC error there is the server contradicting itself.
+    return completedOrThrow(snapshot);
   }
 
   /**
@@ -331,7 +334,7 @@ export class V1Wire implements Wire {
     const cannot = () => new UsageError(`${sanitizeLine(this.serverName)} does not support cancelling tasks (it offers no tasks/cancel); the task goes on`, `follow it with: mcp-task watch ${shellWord(taskId)}`);
     if (this.taskCaps && this.taskCaps.cancel === undefined) throw cannot();
     try {
-      return snapshotFromV1(await this.taskRequest("tasks/cancel", taskId), "tasks/cancel result");
+      return sameTaskOrThrow(snapshotFromV1(await this.taskRequest("tasks/cancel", taskId), "tasks/cancel result"), taskId, "tasks/cancel");
     } catch (error) {
       // Cancelling a terminal task is -32602 too: tell it apart from an unknown one.
       if (error instanceof TaskNotFoundError) return this.getTask(taskId);

@@ -8,6 +8,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, type Client } from "@modelcontextprotocol/client";
 import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
+import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
 import type {
@@ -148,9 +149,8 @@ export class V2Wire implements Wire {
 
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     const reply = await this.taskRequest("tasks/get", { taskId }, signal);
-    const snapshot = snapshotFromV2(reply, "tasks/get result");
-    if (snapshot.taskId !== taskId) throw new ProtocolViolation("the server answered tasks/get with another task");
-    return snapshot;
+    // The result (or error) comes inlined in tasks/get: a completed read without its result is the server's fault.
+    return completedOrThrow(sameTaskOrThrow(snapshotFromV2(reply, "tasks/get result"), taskId, "tasks/get"));
   }
 
   async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {

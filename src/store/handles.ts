@@ -3,7 +3,7 @@
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
 import { readFileSync, statSync } from "node:fs";
-import { open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
+import { link, open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
@@ -104,7 +104,7 @@ export class HandleStore {
    * Writes a handle atomically (temp file in the same directory, fsync, rename), then records its summary in the
    * index: after the rename, so that the index is never ahead of the file.
    */
-  private async write(stem: string, handle: Handle): Promise<void> {
+  private async write(stem: string, handle: Handle, exclusive = false): Promise<boolean> {
     const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${tempSuffix()}`);
     const file = await open(temp, "wx", 0o600);
     let mtime: number;
@@ -115,8 +115,19 @@ export class HandleStore {
     } finally {
       await file.close();
     }
-    await rename(temp, this.path(stem));
+    if (exclusive) {
+      // link() puts the complete file in place only if no file has that name (EEXIST otherwise): atomic, like rename.
+      try {
+        await link(temp, this.path(stem));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+        throw error;
+      } finally {
+        await unlink(temp).catch(() => {});
+      }
+    } else await rename(temp, this.path(stem));
     this.index.append([summarize(stem, handle, mtime)]);
+    return true;
   }
 
   private async read(stem: string): Promise<Handle | undefined> {
@@ -144,6 +155,11 @@ export class HandleStore {
   /** Saves a new handle (or replaces one). */
   async create(stem: string, handle: Handle): Promise<void> {
     await this.write(stem, handle);
+  }
+
+  /** Saves a new handle unless one is saved under that stem already (then false, and nothing is written). */
+  async createNew(stem: string, handle: Handle): Promise<boolean> {
+    return this.write(stem, handle, true);
   }
 
   /** Read-modify-write under the handle's lock. Returns the updated handle. */

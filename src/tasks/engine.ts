@@ -19,6 +19,7 @@ import { outputProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK } from "../limits.js";
 export { MAX_ANSWERS_PER_TASK };
 import { shellWord } from "../output/sanitize.js";
+import { completedOrThrow, pollInterval } from "../protocol/checks.js";
 
 /** Used when the server gives no poll interval. */
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -217,7 +218,9 @@ export class TaskEngine {
     let lastPoll: number | undefined;
     let failures = 0;
     if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) last = options.initial;
-    const intervalOf = (snapshot?: Snapshot) => Math.max(snapshot?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
+    // The server's interval as parsed is within the floor and ceiling (src/limits.ts); kept there here too, for
+    // snapshots that come from elsewhere (a handle saved by an older version).
+    const intervalOf = (snapshot?: Snapshot) => Math.max(pollInterval(snapshot?.pollIntervalMs) ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
     // With a confirmed subscription the server has promised to push every change: polls are only a safety net.
     const pace = (snapshot?: Snapshot) => intervalOf(snapshot) * (this.wire.pushConfirmed?.(taskId) ? PUSH_GRACE : 1);
     let due = last ? this.clock.now() + intervalOf(last) : this.clock.now();
@@ -337,7 +340,7 @@ export class TaskEngine {
             // A push is fresh word from the server: the next poll waits PUSH_GRACE intervals from it (so no poll is
             // spent while pushes flow, even when they come at the poll's own pace), but never longer than
             // PUSH_TRUST_MS without a read of our own.
-            const interval = Math.max(snapshot.pollIntervalMs ?? last?.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
+            const interval = intervalOf(snapshot.pollIntervalMs !== undefined ? snapshot : last);
             lastPoll ??= this.clock.now();
             due = Math.min(Math.max(due, this.clock.now() + PUSH_GRACE * interval), lastPoll + Math.max(PUSH_TRUST_MS, interval));
             if (changed(snapshot)) {
@@ -406,12 +409,12 @@ export class TaskEngine {
 
 /** The final outcome of a terminal snapshot, with a completed result checked against the tool's outputSchema. */
 export async function finalOutcome(snapshot: Snapshot, tool: ToolInfo | undefined): Promise<FinalOutcome> {
-  if (snapshot.status === "completed" && snapshot.result) {
-    return { taskId: snapshot.taskId, status: "completed", result: snapshot.result, outputProblem: await outputProblem(tool, snapshot.result) };
+  if (snapshot.status === "completed") {
+    // The wires check this on every read (completedOrThrow); checked again here for snapshots from elsewhere.
+    const { result } = completedOrThrow(snapshot);
+    return { taskId: snapshot.taskId, status: "completed", result: result!, outputProblem: await outputProblem(tool, result!) };
   }
-  if (snapshot.status === "completed" || snapshot.status === "failed") {
-    return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
-  }
+  if (snapshot.status === "failed") return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
   return { taskId: snapshot.taskId, status: "cancelled" };
 }
 

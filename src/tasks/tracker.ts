@@ -1,14 +1,14 @@
 // Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
 // exists, then each status change, each delivered answer and the final outcome are recorded.
 import type { Clock } from "../context.js";
-import { TaskNotFoundError } from "../errors.js";
+import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import type { ResumeToken, Snapshot, Wire } from "../protocol/wire.js";
 import { fileStem, summarize, type Handle, type HandleStore, type HandleSummary } from "../store/handles.js";
 import type { FinalOutcome } from "./engine.js";
 
-/** How long a status-message-only change may wait before it is written. */
-const MESSAGE_FLUSH_MS = 5000;
+import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES } from "../limits.js";
+import { sanitizeLine } from "../output/sanitize.js";
 /**
  * A final outcome whose result is larger than this (as JSON) is not saved with the handle: the handle records the
  * final status only, and `result` / `watch` read the result from the server again (while its ttl lasts). Handles
@@ -66,20 +66,21 @@ export class TrackedTask {
     });
   }
 
-  /** Applies a change in memory at once and writes it within MESSAGE_FLUSH_MS (with whatever follows). */
+  /** Applies a change in memory at once and writes it within HANDLE_BATCH_MS (with whatever follows). */
   private later(apply: (handle: Handle) => void): void {
     apply(this.handle);
     this.pending.push(apply);
     if (this.flushTimer) return;
     const timer = (this.flushTimer = new AbortController());
-    void this.clock.sleep(MESSAGE_FLUSH_MS, timer.signal).then(() => {
+    void this.clock.sleep(HANDLE_BATCH_MS, timer.signal).then(() => {
       if (!timer.signal.aborted) void this.flush().catch(() => {});
     });
   }
 
   /**
-   * Records a snapshot. A new status is written at once; a new status message alone (servers may change it every
-   * second, for many tasks) is shown at once but written in batches.
+   * Records a snapshot. A new status is written at once; a new status message, poll interval or ttl alone (servers
+   * may change them on every read, for many tasks) is kept in memory at once but written in batches, at most once per
+   * HANDLE_BATCH_MS: each write is an fsync and an index line.
    */
   async observe(snapshot: Snapshot): Promise<void> {
     const last = this.handle.history.at(-1);
@@ -95,9 +96,10 @@ export class TrackedTask {
       const prev = handle.history.at(-1);
       if (!prev || prev.status !== snapshot.status || (prev.statusMessage ?? "") !== (snapshot.statusMessage ?? "")) {
         handle.history.push({ status: snapshot.status, ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}), at });
+        trimHistory(handle.history);
       }
     };
-    if (statusChanged || timing) await this.change(apply);
+    if (statusChanged) await this.change(apply);
     else this.later(apply);
   }
 
@@ -114,6 +116,7 @@ export class TrackedTask {
       if (!tooBig) handle.outcome = outcome;
       if (handle.last.status !== outcome.status) handle.last = { ...handle.last, status: outcome.status };
       if (handle.history.at(-1)?.status !== outcome.status) handle.history.push({ status: outcome.status, at: this.at() });
+      trimHistory(handle.history);
     });
   }
 
@@ -136,6 +139,17 @@ export class TrackedTask {
   }
 }
 
+/**
+ * Keeps a handle's history within MAX_HISTORY_ENTRIES: the first entry stays, then the oldest entries that only
+ * changed the message go first (a status change is what a history is for), then the oldest.
+ */
+function trimHistory(history: Handle["history"]): void {
+  while (history.length > MAX_HISTORY_ENTRIES) {
+    const messageOnly = history.findIndex((entry, at) => at > 0 && history[at - 1].status === entry.status);
+    history.splice(messageOnly > 0 ? messageOnly : 1, 1);
+  }
+}
+
 export function handleExpired(handle: Handle, now: number): boolean {
   return summaryExpired(summarize("", handle, 0), now);
 }
@@ -145,8 +159,20 @@ export function summaryExpired(summary: HandleSummary, now: number): boolean {
   if (summary.final) return false;
   if (summary.gone) return true;
   if (summary.ttlMs === null) return false;
-  const created = Date.parse(summary.taskCreatedAt ?? summary.createdAt);
-  return Number.isFinite(created) && now > created + summary.ttlMs;
+  const created = expiryBase(summary);
+  return created !== undefined && now > created + summary.ttlMs;
+}
+
+/**
+ * When a task's ttl starts counting (ms): the server's createdAt where it is within MAX_CLOCK_SKEW_MS of when
+ * mcp-task first saw the task (the handle's createdAt), else that first sight. A createdAt in year 9999 (a task that
+ * would never expire) or in 1970 (one expired before it began) is not believed.
+ */
+export function expiryBase(summary: Pick<HandleSummary, "createdAt" | "taskCreatedAt">): number | undefined {
+  const seen = Date.parse(summary.createdAt);
+  const server = summary.taskCreatedAt === null ? NaN : Date.parse(summary.taskCreatedAt);
+  if (Number.isFinite(server) && (!Number.isFinite(seen) || Math.abs(server - seen) <= MAX_CLOCK_SKEW_MS)) return server;
+  return Number.isFinite(seen) ? seen : undefined;
 }
 
 export class Tracker {
@@ -158,6 +184,9 @@ export class Tracker {
   /** Saves the handle of a task that has just been created, before anything else can fail. */
   async start(server: ServerRef, wire: Wire, tool: string, args: Record<string, unknown>, snapshot: Snapshot): Promise<TrackedTask> {
     const now = new Date(this.clock.now()).toISOString();
+    // The server's creation time where it is believable (see expiryBase), else when mcp-task saw the task.
+    const serverCreated = snapshot.createdAt === undefined ? NaN : Date.parse(snapshot.createdAt);
+    const createdAt = Math.abs(serverCreated - this.clock.now()) <= MAX_CLOCK_SKEW_MS ? new Date(serverCreated).toISOString() : now;
     const handle: Handle = {
       version: 1,
       taskId: snapshot.taskId,
@@ -165,7 +194,7 @@ export class Tracker {
       resume: wire.resumeToken(),
       tool,
       arguments: args,
-      createdAt: snapshot.createdAt ?? now,
+      createdAt,
       updatedAt: now,
       ttlMs: snapshot.ttlMs,
       pollIntervalMs: snapshot.pollIntervalMs,
@@ -174,7 +203,8 @@ export class Tracker {
       answered: [],
     };
     const stem = fileStem(snapshot.taskId, descriptorKey(server.descriptor));
-    await this.store.create(stem, handle);
+    // A task id names one task: one the server already gave to a task saved here never replaces that task's handle.
+    if (!(await this.store.createNew(stem, handle))) throw await reusedId(this.store, stem, snapshot.taskId);
     return new TrackedTask(this.store, this.clock, stem, handle);
   }
 
@@ -200,6 +230,27 @@ export class Tracker {
     await this.store.create(stem, handle);
     return { tracked: new TrackedTask(this.store, this.clock, stem, handle), kept: false };
   }
+}
+
+/**
+ * The error for a new task whose id the same server already gave to a task saved here. The two cannot be told apart
+ * on the wire (the id is all a read names), so following the new one would mix their states and outcomes into one
+ * handle: the call fails (exit 4), the first task's handle is kept as it was.
+ */
+async function reusedId(store: HandleStore, stem: string, taskId: string): Promise<ProtocolViolation> {
+  let first = "";
+  try {
+    const handle = store.load(stem);
+    if (handle) first = ` (${sanitizeLine(handle.tool)}, started ${handle.createdAt}, ${handle.outcome?.status ?? handle.last.status})`;
+  } catch {
+    /* unreadable: named without details */
+  }
+  return new ProtocolViolation(
+    `the server gave the new task the id ${sanitizeLine(taskId)}, which it already gave to another task saved here${first}; ` +
+      "mcp-task keeps that task's handle and does not follow this call's task (the server may still run it)",
+    undefined,
+    taskId,
+  );
 }
 
 /**

@@ -26,6 +26,18 @@
 //                             results, error messages and questions: evil, evil_fail, evil_ask, evil_rpc
 //   unsafe-ids                unsafe {n}: a task whose id (UNSAFE_IDS[n], else the next one) attacks paths and shells;
 //                             it works for 1 s, then asks for input (V2 key "confirm"), and completes once answered
+//   poll-zero                 zero {seconds}: pollInterval 0; negative {seconds}: pollInterval -1000 (completes after `seconds`, default 5)
+//   poll-huge                 huge_poll {seconds}: pollInterval 1e12 (past a timer's 2^31-1 ms); completes after `seconds` (default 3)
+//   poll-flip                 flip {seconds}: a 1000-character id; every tasks/get flips pollInterval 200/300 and sends a new
+//                             4000-character status message; completes after `seconds` (default 6)
+//   get-other-id              other: tasks/get (and tasks/result) answer with another task, which works forever
+//   completed-with-error      bad_done: completed, with an error for a result (V1: tasks/result answers a JSON-RPC error;
+//                             V2: tasks/get has `error` and no `result`)
+//   completed-no-result       no_result: completed without a result (V2: no `result`; V1: tasks/result answers {})
+//   reused-id                 slow {n}: every task gets the id "reused-task-id" (a new call replaces the old task); 2 s
+//   huge-id                   huge_id {kb}: a task whose id is `kb` KiB (default 200); completes after 1 s
+//   bad-timing                negative_ttl, absurd_ttl (2^53-1), future (createdAt in year 9999, ttl 1 s), garbage_time
+//                             (createdAt/lastUpdatedAt 10 KB of text); each completes after `seconds` (default 0.5)
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -63,6 +75,15 @@ const CASES = [
   "huge-reply",
   "escapes",
   "unsafe-ids",
+  "poll-zero",
+  "poll-huge",
+  "poll-flip",
+  "get-other-id",
+  "completed-with-error",
+  "completed-no-result",
+  "reused-id",
+  "huge-id",
+  "bad-timing",
 ];
 if (!CASES.includes(CASE) || (GEN !== "v1" && GEN !== "v2")) {
   process.stderr.write(`hostile-server: unknown --case ${CASE} or --generation ${GEN}; cases: ${CASES.join(", ")}\n`);
@@ -113,6 +134,13 @@ interface Task {
   error?: { code: number; message: string };
   /** V2: the open question's key; V1: rounds asked. */
   round: number;
+  /** The timing sent with the task (default POLL_MS / TTL_MS), and when it ends (timing cases). */
+  poll?: number;
+  ttl?: number;
+  lastUpdatedAt?: string;
+  endsAfterMs?: number;
+  /** tasks/get reads of it so far (timing cases: told in the result). */
+  reads?: number;
 }
 
 const tasks = new Map<string, Task>();
@@ -125,9 +153,10 @@ function newTask(tool: string, status = "working", id?: string): Task {
 }
 
 function wireTask(task: Task): Msg {
-  const base: Msg = { taskId: task.taskId, status: task.status, createdAt: task.createdAt, lastUpdatedAt: now() };
+  const base: Msg = { taskId: task.taskId, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.lastUpdatedAt ?? now() };
   if (task.statusMessage !== undefined) base.statusMessage = task.statusMessage;
-  return GEN === "v1" ? { ...base, ttl: TTL_MS, pollInterval: POLL_MS } : { ...base, ttlMs: TTL_MS, pollIntervalMs: POLL_MS };
+  const [poll, ttl] = [task.poll ?? POLL_MS, task.ttl ?? TTL_MS];
+  return GEN === "v1" ? { ...base, ttl, pollInterval: poll } : { ...base, ttlMs: ttl, pollIntervalMs: poll };
 }
 
 const createReply = (task: Task): Msg => (GEN === "v1" ? { task: wireTask(task) } : { resultType: "task", ...wireTask(task) });
@@ -189,6 +218,47 @@ function advance(task: Task): void {
       if (task.status === "working" && age > 1000) task.status = "input_required";
       break;
   }
+  if (task.endsAfterMs !== undefined && age > task.endsAfterMs && task.status === "working") {
+    task.status = "completed";
+    if (!["bad_done", "no_result"].includes(task.tool)) task.result = text(`done after ${task.endsAfterMs} ms, ${task.reads ?? 0} reads`);
+  }
+}
+
+/** The timing cases' tasks: their poll interval, ttl, times, id and length (from the call's arguments). */
+function timedTask(tool: string, argsIn: Msg): Task {
+  const seconds = typeof argsIn.seconds === "number" ? argsIn.seconds : undefined;
+  const id =
+    tool === "huge_id" ? `huge-${"i".repeat(Math.round((typeof argsIn.kb === "number" ? argsIn.kb : 200) * 1024))}`
+    : tool === "flip" ? `flip-${"f".repeat(995)}-${++taskCounter}`
+    : CASE === "reused-id" ? "reused-task-id"
+    : undefined;
+  const task = newTask(tool, "working", id);
+  const defaults: Record<string, number> = { zero: 5, negative: 5, huge_poll: 3, flip: 6, slow: 2, huge_id: 1, other: 3600, bad_done: 0.3, no_result: 0.3 };
+  task.endsAfterMs = (seconds ?? defaults[tool] ?? 0.5) * 1000;
+  if (tool === "zero") task.poll = 0;
+  if (tool === "negative") task.poll = -1000;
+  if (tool === "huge_poll") task.poll = 1e12;
+  if (tool === "negative_ttl") task.ttl = -5000;
+  if (tool === "absurd_ttl") task.ttl = Number.MAX_SAFE_INTEGER;
+  if (tool === "future") {
+    task.createdAt = "9999-12-31T23:59:59.000Z";
+    task.ttl = 1000;
+  }
+  if (tool === "garbage_time") task.createdAt = task.lastUpdatedAt = `yesterday ${"z".repeat(10_000)}`;
+  return task;
+}
+
+/** What the timing cases do on each tasks/get: flip the interval and the message, or answer with another task. */
+function timedGet(task: Task): Task {
+  if (CASE === "poll-flip" && task.status === "working") {
+    task.poll = task.poll === 200 ? 300 : 200;
+    task.statusMessage = `${Date.now()} ${"m".repeat(4000)}`;
+  }
+  if (CASE === "get-other-id") {
+    const other = [...tasks.values()].find((t) => t.taskId !== task.taskId && t.tool === "decoy") ?? newTask("decoy");
+    return other;
+  }
+  return task;
 }
 
 function v2Detailed(task: Task): Msg {
@@ -247,6 +317,29 @@ function toolList(): Msg[] {
       ];
     case "unsafe-ids":
       return [tool("unsafe", "required", { inputSchema: { type: "object", properties: { n: { type: "integer" } } } })];
+    case "poll-zero":
+    case "poll-huge":
+    case "poll-flip":
+    case "get-other-id":
+    case "completed-with-error":
+    case "completed-no-result":
+    case "reused-id":
+    case "huge-id":
+    case "bad-timing": {
+      const names: Record<string, string[]> = {
+        "poll-zero": ["zero", "negative"],
+        "poll-huge": ["huge_poll"],
+        "poll-flip": ["flip"],
+        "get-other-id": ["other"],
+        "completed-with-error": ["bad_done"],
+        "completed-no-result": ["no_result"],
+        "reused-id": ["slow"],
+        "huge-id": ["huge_id"],
+        "bad-timing": ["negative_ttl", "absurd_ttl", "future", "garbage_time"],
+      };
+      const inputSchema = { type: "object", properties: { seconds: { type: "number" }, kb: { type: "number" }, n: { type: "integer" } } };
+      return names[CASE].map((name) => tool(name, "required", { inputSchema }));
+    }
   }
   return [];
 }
@@ -317,6 +410,14 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     advance(task);
     if (CASE === "missing-fields") return reply(out, id, { taskId: task.taskId, createdAt: task.createdAt });
     if (CASE === "unknown-status") return reply(out, id, { ...(GEN === "v2" ? v2Detailed(task) : wireTask(task)), status: "paused" });
+    if (task.endsAfterMs !== undefined) {
+      task.reads = (task.reads ?? 0) + 1;
+      const shown = timedGet(task);
+      if (GEN === "v1") return reply(out, id, wireTask(shown));
+      const detailed = v2Detailed(shown);
+      if (CASE === "completed-with-error" && shown.status === "completed") detailed.error = { code: -32000, message: "it broke after all" };
+      return reply(out, id, detailed);
+    }
     return reply(out, id, GEN === "v2" ? v2Detailed(task) : wireTask(task));
   }
 
@@ -388,6 +489,16 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
       return asTask(name, name === "evil" ? `${EVIL_ID}-${++taskCounter}` : undefined);
     case "unsafe-ids":
       return asTask(name, UNSAFE_IDS[typeof argsIn.n === "number" ? argsIn.n : unsafeNext++ % UNSAFE_IDS.length]);
+    case "poll-zero":
+    case "poll-huge":
+    case "poll-flip":
+    case "get-other-id":
+    case "completed-with-error":
+    case "completed-no-result":
+    case "reused-id":
+    case "huge-id":
+    case "bad-timing":
+      return reply(out, id, createReply(timedTask(name, argsIn)));
     default:
       if (!wantsTask && GEN === "v2") return fail(out, id, -32021, "this tool needs the tasks extension");
       return asTask(name);
@@ -399,6 +510,7 @@ async function tasksResult(id: unknown, params: Msg, out: Out): Promise<void> {
   const task = tasks.get(params.taskId);
   if (!task) return fail(out, id, -32602, "Task not found");
   if (CASE === "reply-never-comes") return;
+  if (task.endsAfterMs !== undefined) return timedResult(id, task, out);
   const related = { "io.modelcontextprotocol/related-task": { taskId: task.taskId } };
   for (;;) {
     if (out.closed()) return;
@@ -423,6 +535,22 @@ async function tasksResult(id: unknown, params: Msg, out: Out): Promise<void> {
       if (CASE !== "endless-input") task.status = "working";
       continue;
     }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** V1 tasks/result for the timing cases: waits for the end, then answers (or misanswers) with the outcome. */
+async function timedResult(id: unknown, task: Task, out: Out): Promise<void> {
+  for (;;) {
+    if (out.closed()) return;
+    advance(task);
+    const shown = timedGet(task);
+    if (shown.status === "completed") {
+      if (CASE === "completed-with-error") return fail(out, id, -32000, "it broke after all");
+      if (CASE === "completed-no-result") return reply(out, id, {});
+      return reply(out, id, shown.result ?? text(""));
+    }
+    if (shown.status === "cancelled") return fail(out, id, -32603, "cancelled");
     await new Promise((r) => setTimeout(r, 50));
   }
 }
