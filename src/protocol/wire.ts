@@ -172,3 +172,8 @@ export interface Wire {
   watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
   close(): Promise<void>;
 }
+
+/** What tells apart the connections a server's saved tasks need (a V1 session each; one for all on V2): "" if one. */
+export function connectionScope(token: ResumeToken): string {
+  return token.sessionId ?? "";
+}

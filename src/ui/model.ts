@@ -6,7 +6,7 @@
 import type { Context } from "../context.js";
 import { McpTaskError, TaskNotFoundError, describeError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
+import { connectionScope, isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { deliveryNote, type InputProvider } from "../tasks/input.js";
 import { TrackedTask, saveMoves } from "../tasks/tracker.js";
@@ -213,7 +213,7 @@ export class DashboardModel {
 
   /** One connection per server (per V1 session: tasks are bound to it), shared by all its tasks. */
   private link(descriptor: ServerDescriptor, name: string, handle?: Handle): ServerLink {
-    const key = `${descriptorKey(descriptor)}|${handle?.resume.sessionId ?? ""}`;
+    const key = `${descriptorKey(descriptor)}|${handle ? connectionScope(handle.resume) : ""}`;
     let link = this.links.get(key);
     if (!link) {
       link = {};
