@@ -109,6 +109,21 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
   expect(results.join("\n")).toMatch(/Hello, Ada/);
 });
 
+it("Ctrl-C while the live view shows a form stops waiting (exit 130); the question is answered later by respond", async () => {
+  const home = tempHome();
+  terminal(home, `${bin} call task_input_once -s ${v2.url}`);
+  await waitFor(/input_required[\s\S]*What is your name/);
+  keys("C-c");
+  const text = await waitFor(/EXIT=\d+/);
+  expect(text).toMatch(/EXIT=130/);
+  expect(text).toMatch(/resume with: mcp-task watch/);
+  const [row] = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ taskId: string }>;
+  const answered = await runCli(["respond", row.taskId, "--input", '{"name":"Later"}'], { home });
+  expect(answered.code, answered.stderr).toBe(0);
+  const result = await runCli(["result", row.taskId], { home });
+  expect(result.stdout).toContain("Hello, Later");
+});
+
 it("the dashboard follows a V1 task on a stdio server through its broker and answers its question", async () => {
   const home = tempHome();
   const run = await runCli(["call", "simulate-research-query", "topic=python", "ambiguous=true", "--stdio", everythingStdio, "--detach", "--json"], { home });

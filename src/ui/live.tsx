@@ -47,9 +47,10 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     const s = useSyncExternalStore(subscribe, () => state);
     const now = useNow(ctx.clock, 1000);
     const { width } = useTerminalSize(terminal.stderr);
+    // Ctrl-C stops waiting whatever is on screen, a form included (the form takes every other key).
     useInput((input, key) => {
       if (key.ctrl && input === "c") ctx.interruptNow();
-    }, { isActive: !s.question });
+    });
     const status = s.snapshot?.status ?? "working";
     const id = s.info?.taskId ?? s.snapshot?.taskId ?? "";
     return (
