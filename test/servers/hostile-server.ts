@@ -26,10 +26,28 @@
 //                             results, error messages and questions: evil, evil_fail, evil_ask, evil_rpc
 //   unsafe-ids                unsafe {n}: a task whose id (UNSAFE_IDS[n], else the next one) attacks paths and shells;
 //                             it works for 1 s, then asks for input (V2 key "confirm"), and completes once answered
+// Process and stream cases (test/hostile-process.test.ts; tools `plain`, answered at once, and `hang`, never; with
+// --pid-dir DIR each process of the server writes DIR/<role>-<pid>):
+//   stdout-closed             stdio: closes its stdout on tools/call and keeps running (ignores the end of its input)
+//   ignore-sigterm            stdio: ignores SIGTERM and the end of its input
+//   grandchild                stdio: starts a grandchild that holds its stdout and stderr and ignores SIGTERM
+//   stray-json                stdio: writes 42, "x", [], null, {} and a line of garbage before every message
+//   huge-line                 stdio: answers tools/list with one line of --mb MB (default 40)
+//   sse-retry-zero            HTTP: every SSE stream says `retry: 0`; each GET stream ends at once, without an event;
+//                             tools/call is answered after 3 s
+//   blank-sse-gzip            HTTP: tools/call gets a gzip SSE stream of blank lines that never ends
+//   huge-error-body           HTTP: tools/call gets a 500 with a body of --mb MB (escape sequences included)
+//   redirect-same-origin      HTTP: POST /mcp is redirected (302) to /moved on the same server, which serves
+//   redirect-cross-origin     HTTP: POST /mcp is redirected (307) to http://localhost:<port>/mcp
+//   unauthorized / forbidden  HTTP: every POST gets 401 / 403
 
+import { spawn as spawnChild } from "node:child_process";
+import { closeSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { createGzip } from "node:zlib";
 import { UNSAFE_IDS } from "../helpers/unsafe-ids.js";
 
 type Msg = Record<string, any>;
@@ -63,6 +81,19 @@ const CASES = [
   "huge-reply",
   "escapes",
   "unsafe-ids",
+  // process and stream cases
+  "stdout-closed",
+  "ignore-sigterm",
+  "grandchild",
+  "stray-json",
+  "huge-line",
+  "sse-retry-zero",
+  "blank-sse-gzip",
+  "huge-error-body",
+  "redirect-same-origin",
+  "redirect-cross-origin",
+  "unauthorized",
+  "forbidden",
 ];
 if (!CASES.includes(CASE) || (GEN !== "v1" && GEN !== "v2")) {
   process.stderr.write(`hostile-server: unknown --case ${CASE} or --generation ${GEN}; cases: ${CASES.join(", ")}\n`);
@@ -248,6 +279,7 @@ function toolList(): Msg[] {
     case "unsafe-ids":
       return [tool("unsafe", "required", { inputSchema: { type: "object", properties: { n: { type: "integer" } } } })];
   }
+  if (PROCESS_CASES.has(CASE)) return [tool("plain", "optional"), tool("hang", "optional")];
   return [];
 }
 
@@ -303,6 +335,7 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
   if (method === "ping") return reply(out, id, {});
 
   if (method === "tools/list") {
+    if (CASE === "huge-line") return hugeLine(id);
     if (CASE === "task-reply-to-list") return reply(out, id, createReply(newTask("tools/list")));
     return reply(out, id, { tools: toolList(), ...(GEN === "v2" ? { resultType: "complete", ttlMs: 0, cacheScope: "private" } : {}) });
   }
@@ -359,6 +392,7 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
   const wantsTask =
     GEN === "v1" ? params.task !== undefined : params._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.["io.modelcontextprotocol/tasks"] !== undefined;
   const asTask = (tool: string, taskId?: string) => reply(out, id, createReply(newTask(tool, "working", taskId)));
+  if (PROCESS_CASES.has(CASE)) return processCaseCall(id, name, out);
   switch (CASE) {
     case "missing-fields": {
       if (name === "broken_create") {
@@ -442,8 +476,9 @@ function handleInbound(message: Msg, out: Out): void {
 }
 
 function serveStdio(): void {
+  processCaseStart();
   const out: Out = {
-    send: (message) => void process.stdout.write(`${JSON.stringify(message)}\n`),
+    send: (message) => void process.stdout.write(`${CASE === "stray-json" ? STRAY : ""}${JSON.stringify(message)}\n`),
     closed: () => false,
   };
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -455,7 +490,7 @@ function serveStdio(): void {
       log(`bad line: ${(error as Error).message}`);
     }
   });
-  lines.on("close", () => process.exit(0));
+  lines.on("close", () => (CASE === "stdout-closed" || CASE === "ignore-sigterm" ? log("input ended; running on") : process.exit(0)));
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -470,6 +505,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 async function serveHttp(port: number): Promise<void> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
+      if (PROCESS_CASES.has(CASE) && processCaseHttp(req, res)) return;
       if (req.method !== "POST") {
         res.writeHead(405, { Allow: "POST" }).end();
         return;
@@ -482,6 +518,7 @@ async function serveHttp(port: number): Promise<void> {
         return;
       }
       const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Msg[];
+      if (PROCESS_CASES.has(CASE) && processCaseHttpCall(messages, res)) return;
       const requests = messages.filter((m) => m.method !== undefined && m.id !== undefined);
       if (requests.length === 0) {
         for (const m of messages) handleInbound(m, { send: () => {}, closed: () => true });
@@ -510,6 +547,7 @@ async function serveHttp(port: number): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const { port: actual } = server.address() as AddressInfo;
+  httpPort = actual;
   process.stdout.write(`listening http://127.0.0.1:${actual}/mcp\n`);
   const stop = () => {
     server.closeAllConnections();
@@ -518,6 +556,117 @@ async function serveHttp(port: number): Promise<void> {
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+}
+
+// ---- process and stream cases (test/hostile-process.test.ts) ----
+
+const PROCESS_CASES = new Set(CASES.slice(CASES.indexOf("stdout-closed")));
+const STRAY = '42\n"x"\n[]\nnull\n{}\n{"jsonrpc":"2.0"}\ngarbage {\n';
+let httpPort = 0;
+let requestsSeen = 0;
+
+function writePid(role: string, pid: number): void {
+  const dir = flag("--pid-dir");
+  if (dir) writeFileSync(join(dir, `${role}-${pid}`), "");
+}
+
+function processCaseStart(): void {
+  writePid("server", process.pid);
+  if (CASE === "ignore-sigterm") {
+    process.on("SIGTERM", () => log("SIGTERM ignored"));
+    setInterval(() => {}, 1000);
+  }
+  if (CASE === "grandchild") {
+    const child = spawnChild(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: ["ignore", "inherit", "inherit"] });
+    if (child.pid) writePid("grandchild", child.pid);
+  }
+}
+
+function processCaseCall(id: unknown, name: string, out: Out): void {
+  if (CASE === "stdout-closed") {
+    process.stdout.end();
+    process.stdout.destroy();
+    closeSync(1);
+    log("stdout closed");
+    setInterval(() => {}, 1000);
+    return;
+  }
+  if (name === "hang") return;
+  if (CASE === "huge-line") return hugeLine(id);
+  reply(out, id, { ...text("plain result"), ...(GEN === "v2" ? { resultType: "complete" } : {}) });
+}
+
+/** One line of MB megabytes (a JSON-RPC reply that never ends within the limit), written as the pipe takes it. */
+function hugeLine(id: unknown): void {
+  const chunk = "x".repeat(1024 * 1024);
+  let left = Math.round(MB);
+  process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[],"pad":"`);
+  const more = () => {
+    while (left > 0) {
+      left--;
+      if (!process.stdout.write(chunk)) return void process.stdout.once("drain", more);
+    }
+    process.stdout.write('"}}\n');
+  };
+  more();
+}
+
+/** Before the body is read: redirects, refusals, and the GETs that reconnect an SSE stream. */
+function processCaseHttp(req: IncomingMessage, res: ServerResponse): boolean {
+  requestsSeen++;
+  switch (CASE) {
+    case "redirect-same-origin":
+      if (req.url !== "/mcp") return false;
+      res.writeHead(302, { Location: "/moved" }).end();
+      return true;
+    case "redirect-cross-origin":
+      res.writeHead(307, { Location: `http://localhost:${httpPort}/mcp` }).end();
+      return true;
+    case "unauthorized":
+      res.writeHead(401, { "WWW-Authenticate": 'Bearer realm="hostile"', "Content-Type": "text/plain" }).end("sign in first");
+      return true;
+    case "forbidden":
+      res.writeHead(403, { "Content-Type": "text/plain" }).end("not for you");
+      return true;
+    case "sse-retry-zero":
+      if (req.method !== "GET") return false;
+      log(`GET ${requestsSeen}`);
+      res.writeHead(200, { "Content-Type": "text/event-stream" }).end(`id: g${requestsSeen}\nretry: 0\n\n`);
+      return true;
+  }
+  return false;
+}
+
+/** After the body is read: what tools/call gets in the stream cases. */
+function processCaseHttpCall(messages: Msg[], res: ServerResponse): boolean {
+  if (!messages.some((m) => m.method === "tools/call")) return false;
+  switch (CASE) {
+    case "sse-retry-zero": {
+      // The answer comes after 3 s, on a stream that says `retry: 0`; meanwhile every GET stream ends at once.
+      const call = messages.find((m) => m.method === "tools/call")!;
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      res.write(`id: p${requestsSeen}\nretry: 0\n\n`);
+      setTimeout(() => res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: call.id, result: { ...text("late result"), ...(GEN === "v2" ? { resultType: "complete" } : {}) } })}\n\n`), 3000);
+      return true;
+    }
+    case "blank-sse-gzip": {
+      res.writeHead(200, { "Content-Type": "text/event-stream", "Content-Encoding": "gzip" });
+      const gzip = createGzip();
+      gzip.pipe(res);
+      const blank = Buffer.alloc(1024 * 1024, 10);
+      let open = true;
+      res.on("close", () => ((open = false), gzip.destroy()));
+      const more = () => {
+        while (open) if (!gzip.write(blank)) return void gzip.once("drain", more);
+      };
+      more();
+      return true;
+    }
+    case "huge-error-body":
+      res.writeHead(500, { "Content-Type": "text/plain" }).end(`${EVIL} ${bigText(MB)}`);
+      return true;
+  }
+  return false;
 }
 
 if (args.includes("--stdio")) serveStdio();
