@@ -4,13 +4,13 @@
 // redirects, 401/403), and its stdin. Each ends within its bound with the documented exit code; where a spin was
 // the defect the CLI's CPU time is measured, where buffering was its peak RSS (both from wait4, via /usr/bin/time),
 // and for the process cases no process of the server is left once the grace has passed.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_ERROR_TEXT, STDIO_KILL_GRACE_MS } from "../src/limits.js";
-import { tempHome } from "./helpers/cli.js";
+import { startCli, tempHome } from "./helpers/cli.js";
 import { hostileStdio, ROOT, startHostileHttp } from "./helpers/servers.js";
 
 interface Measured {
@@ -109,6 +109,20 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
     }
   });
 
+  it("ignore-sigterm: a broker stops it when it leaves, and a broker that cannot start leaves none behind", async () => {
+    const home = tempHome();
+    const pids = pidDir();
+    const call = await measured(["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--pid-dir", pids)], home);
+    expect(call.code, call.stderr).toBe(0);
+    // The broker leaves a second after its last task (MCP_TASK_BROKER_GRACE), then its server gets the grace.
+    await expectAllGone(pids, 1000 + STDIO_KILL_GRACE_MS + 3000);
+    const mute = pidDir();
+    const failed = await measured(["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--mute", "--pid-dir", mute)], tempHome(), { env: { MCP_TASK_REQUEST_TIMEOUT: "2s" } });
+    expectError(failed, 4, /cannot start the server|did not answer|cannot connect/);
+    expect(pidsIn(mute).length).toBeGreaterThan(0);
+    await expectAllGone(mute, STDIO_KILL_GRACE_MS + 2000);
+  });
+
   it("grandchild: a grandchild that holds the pipes and ignores SIGTERM does not keep mcp-task, and is gone too", async () => {
     const home = tempHome();
     for (const args of [["tools"], ["call", "plain", "--no-task"]]) {
@@ -119,6 +133,21 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
       expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
       await expectAllGone(pids);
     }
+  });
+
+  it("a server whose mcp-task is killed sees its input end, and exits", async () => {
+    const home = tempHome();
+    // A first command caches the generation, so that the call starts one server (no probe sibling).
+    expect((await measured(["tools", "--stdio", hostileStdio("stray-json", "v2", "--pid-dir", pidDir())], home)).code).toBe(0);
+    const pids = pidDir();
+    const cli = startCli(["call", "hang", "--no-task", "--stdio", hostileStdio("stray-json", "v2", "--pid-dir", pids)], { home });
+    const until = Date.now() + 10_000;
+    while (Date.now() < until && pidsIn(pids).length === 0) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500)); // the call is on its way
+    cli.child.kill("SIGKILL");
+    await cli.exited;
+    expect(pidsIn(pids).length).toBeGreaterThan(0);
+    await expectAllGone(pids, 2000);
   });
 
   it("stray-json: 42, \"x\", [], null, {} and garbage lines are skipped, on a first contact and with a cached verdict", async () => {
@@ -220,6 +249,45 @@ describe("hostile streams (HTTP)", { timeout: 60_000 }, () => {
     expectError(refused, 4, /cannot reach http:\/\/127\.0\.0\.1:45999: connection refused/);
     const unknown = await measured(["tools", "-s", "http://no-such-host.invalid/mcp"], tempHome());
     expectError(unknown, 4, /host not found/);
+  });
+});
+
+describe("TLS failures are named from the error's code", { timeout: 60_000 }, () => {
+  it("a self-signed certificate (exit 4, hint NODE_EXTRA_CA_CERTS, which works), and one for another host name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-task-tls-"));
+    const make = (name: string, subject: string, san: string) =>
+      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, `${name}.key`), "-out", join(dir, `${name}.pem`), "-days", "2", "-subj", subject, "-addext", san], { stdio: "ignore" });
+    make("local", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
+    make("other", "/CN=example.com", "subjectAltName=DNS:example.com");
+    for (const [name, message] of [["local", /its TLS certificate is self-signed/], ["other", /its TLS certificate is for another host name/]] as const) {
+      const server = await startHostileHttp("redirect-same-origin", "v2", "--tls-key", join(dir, `${name}.key`), "--tls-cert", join(dir, `${name}.pem`));
+      try {
+        const env = name === "other" ? { NODE_EXTRA_CA_CERTS: join(dir, "other.pem") } : undefined;
+        const run = await measured(["tools", "-s", server.url], tempHome(), { env });
+        expectError(run, 4, message);
+        if (name === "local") {
+          expect(run.stderr).toMatch(/hint: .*NODE_EXTRA_CA_CERTS/);
+          const trusted = await measured(["tools", "-s", server.url], tempHome(), { env: { NODE_EXTRA_CA_CERTS: join(dir, "local.pem") } });
+          expect(trusted.code, trusted.stderr).toBe(0);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  });
+});
+
+describe("question and error lines", { timeout: 60_000 }, () => {
+  it("huge-question: a question of 1 MB is cut on its line (exit 6, no answer in a pipeline)", async () => {
+    const server = await startHostileHttp("huge-question", "v2", "--mb", "1");
+    try {
+      const run = await measured(["call", "plain", "-s", server.url], tempHome());
+      expect(run.code, run.stderr).toBe(6);
+      for (const line of run.stderr.split("\n")) expect(line.length, line.slice(0, 200)).toBeLessThan(MAX_ERROR_TEXT + 300);
+      expect(run.stderr).toMatch(/asks: confirm\?/);
+    } finally {
+      await server.stop();
+    }
   });
 });
 

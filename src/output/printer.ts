@@ -1,7 +1,7 @@
 // One printer writes either human text (status to stderr, result to stdout) or NDJSON events (stdout only), so
 // commands never branch on the format. Event shapes are the contract of ../shared/CLI.md.
 import type { IO } from "../context.js";
-import type { ErrorReport } from "../errors.js";
+import { cutText, type ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
 import { renderResult } from "./render.js";
@@ -49,7 +49,7 @@ function textPrinter(io: IO): Printer {
       err(`${p.dim("mcp-task:")} ${short(snapshot.taskId)} ${p.status(snapshot.status)}${message}`);
     },
     input(taskId, request) {
-      const message = typeof request.params.message === "string" ? sanitizeLine(request.params.message) : sanitizeLine(request.method);
+      const message = cutText(typeof request.params.message === "string" ? sanitizeLine(request.params.message) : sanitizeLine(request.method));
       err(`${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}`);
     },
     result(outcome) {
@@ -59,7 +59,7 @@ function textPrinter(io: IO): Printer {
       }
       if (outcome.outputProblem) err(`${p.yellow("warning:")} ${sanitizeLine(outcome.outputProblem)}`);
       if (outcome.status === "failed") {
-        const why = outcome.error ? `${sanitizeLine(outcome.error.message)} (code ${outcome.error.code})` : "the tool reported an error";
+        const why = outcome.error ? `${cutText(sanitizeLine(outcome.error.message))} (code ${outcome.error.code})` : "the tool reported an error";
         err(`${p.red("failed:")} ${why}`);
       } else if (outcome.result?.isError) {
         err(`${p.red("failed:")} the tool reported an error`);

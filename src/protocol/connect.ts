@@ -160,11 +160,13 @@ function makeTransport(descriptor: ServerDescriptor, env: Record<string, string 
   return transport;
 }
 
+/** The process of each SDK stdio transport, kept when it starts: the SDK forgets it as its close begins. */
+const sdkProcesses = new WeakMap<Transport, ChildProcess>();
+
 /** The process behind a stdio transport, once started. */
 function serverProcess(transport: Transport): ChildProcess | undefined {
   if (transport instanceof EarlyStdioTransport) return transport.process;
-  if (transport instanceof StdioClientTransport) return (transport as unknown as { _process?: ChildProcess })._process;
-  return undefined;
+  return sdkProcesses.get(transport);
 }
 
 /**
@@ -202,7 +204,12 @@ function adopt(early: EarlyStdioTransport, stderrTail: { text: string }, guard: 
 function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, stderrTail: { text: string }): void {
   const start = transport.start.bind(transport);
   transport.start = async () => {
-    await start();
+    try {
+      await start();
+    } finally {
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      if (transport instanceof StdioClientTransport && child) sdkProcesses.set(transport, child);
+    }
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderrTail.text = (stderrTail.text + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
     });

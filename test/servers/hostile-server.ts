@@ -40,10 +40,13 @@
 //   redirect-same-origin      HTTP: POST /mcp is redirected (302) to /moved on the same server, which serves
 //   redirect-cross-origin     HTTP: POST /mcp is redirected (307) to http://localhost:<port>/mcp
 //   unauthorized / forbidden  HTTP: every POST gets 401 / 403
+//   huge-question             (V2) ask: a task whose question is --mb MB long
+// With --tls-key FILE --tls-cert FILE the HTTP server speaks HTTPS with that certificate; with --mute it answers nothing.
 
 import { spawn as spawnChild } from "node:child_process";
-import { closeSync, writeFileSync } from "node:fs";
+import { closeSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -94,6 +97,7 @@ const CASES = [
   "redirect-cross-origin",
   "unauthorized",
   "forbidden",
+  "huge-question",
 ];
 if (!CASES.includes(CASE) || (GEN !== "v1" && GEN !== "v2")) {
   process.stderr.write(`hostile-server: unknown --case ${CASE} or --generation ${GEN}; cases: ${CASES.join(", ")}\n`);
@@ -230,6 +234,8 @@ function v2Detailed(task: Task): Msg {
         ? { [`k${EVIL}`]: confirmForm(`approve? ${EVIL}`) }
         : CASE === "endless-input"
           ? { [`q${task.round}`]: confirmForm(`question ${task.round}`) }
+          : CASE === "huge-question"
+            ? { confirm: confirmForm(`confirm? ${EVIL} ${bigText(MB)}`) }
           : { confirm: confirmForm("confirm?") };
   }
   if (task.status === "completed") out.result = task.result;
@@ -310,7 +316,7 @@ function flood(out: Out, count: number, taskId?: string): void {
 async function handleRequest(msg: Msg, out: Out): Promise<void> {
   const { id, method } = msg;
   const params = (msg.params ?? {}) as Msg;
-  if (CASE === "handshake-never-comes") return;
+  if (CASE === "handshake-never-comes" || args.includes("--mute")) return;
 
   // Handshake of the generation this server pretends to be.
   if (method === "server/discover") {
@@ -503,7 +509,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 async function serveHttp(port: number): Promise<void> {
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = serverFor((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       if (PROCESS_CASES.has(CASE) && processCaseHttp(req, res)) return;
       if (req.method !== "POST") {
@@ -548,7 +554,7 @@ async function serveHttp(port: number): Promise<void> {
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const { port: actual } = server.address() as AddressInfo;
   httpPort = actual;
-  process.stdout.write(`listening http://127.0.0.1:${actual}/mcp\n`);
+  process.stdout.write(`listening ${flag("--tls-key") ? "https" : "http"}://127.0.0.1:${actual}/mcp\n`);
   const stop = () => {
     server.closeAllConnections();
     server.close(() => process.exit(0));
@@ -593,7 +599,15 @@ function processCaseCall(id: unknown, name: string, out: Out): void {
   }
   if (name === "hang") return;
   if (CASE === "huge-line") return hugeLine(id);
+  if (CASE === "huge-question") return reply(out, id, createReply(newTask("ask")));
   reply(out, id, { ...text("plain result"), ...(GEN === "v2" ? { resultType: "complete" } : {}) });
+}
+
+/** An HTTP server, or an HTTPS one with --tls-key and --tls-cert. */
+function serverFor(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const key = flag("--tls-key");
+  const cert = flag("--tls-cert");
+  return key && cert ? createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, handler) : createServer(handler);
 }
 
 /** One line of MB megabytes (a JSON-RPC reply that never ends within the limit), written as the pipe takes it. */
