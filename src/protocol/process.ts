@@ -108,13 +108,17 @@ function within(done: Promise<void>, ms: number): Promise<boolean> {
   return Promise.race([done.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
 }
 
+/** How long the end of a server's stdout waits for its exit, so that a crash is told as one (stdout ends first). */
+const EXIT_AFTER_OUTPUT_MS = 100;
+
 /** Resolves when the server has exited or its stdout has ended, whichever comes first: either way it is gone. */
 export function serverGone(child: ChildProcess): Promise<void> {
   const state = states.get(child);
+  const exited = state?.exited ?? new Promise<void>(() => {});
   const ended = new Promise<void>((resolve) => {
     if (!child.stdout || state?.outputEnded) return resolve();
     child.stdout.once("end", () => resolve());
     child.stdout.once("close", () => resolve());
-  });
-  return Promise.race([ended, state?.exited ?? new Promise<void>(() => {})]);
+  }).then(() => within(exited, EXIT_AFTER_OUTPUT_MS).then(() => {}));
+  return Promise.race([ended, exited]);
 }
