@@ -133,6 +133,12 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
       expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
       await expectAllGone(pids);
     }
+    // Through a broker (call): it leaves a second after its last task, and its server's group goes with it.
+    const pids = pidDir();
+    const call = await measured(["call", "plain", "--stdio", hostileStdio("grandchild", "v2", "--pid-dir", pids)], home);
+    expect(call.code, call.stderr).toBe(0);
+    expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
+    await expectAllGone(pids, 1000 + STDIO_KILL_GRACE_MS + 3000);
   });
 
   it("a server whose mcp-task is killed sees its input end, and exits", async () => {
