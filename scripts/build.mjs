@@ -49,6 +49,21 @@ const lazyChildProcess = {
   },
 };
 
+// The SDK's StdioClientTransport (and the sibling it spawns to probe a server's generation) starts its server with
+// cross-spawn, which on POSIX is child_process.spawn; it is pointed at src/protocol/process.ts, which starts the
+// server as the leader of a process group of its own, so that stopping the server reaches what it started (a
+// grandchild holding its pipes). The transport is the SDK's base class on purpose: only that one probes on a sibling.
+const serverSpawn = (inCore) => ({
+  name: "server-spawn",
+  setup(b) {
+    b.onResolve({ filter: /^cross-spawn$/ }, (args) => {
+      if (!/[\\/]@modelcontextprotocol[\\/]/.test(args.importer)) return undefined;
+      const file = "src/protocol/process.ts";
+      return inCore?.(file) ? { path: file, namespace: "core" } : { path: join(root, file) };
+    });
+  },
+});
+
 const common = {
   bundle: true,
   platform: "node",
@@ -101,7 +116,7 @@ const core = (entry, targets, extra = {}) =>
     // import.meta.url (src/hash.ts's createRequire) as CommonJS knows it.
     define: { ...common.define, "import.meta.url": "__import_meta_url" },
     banner: { js: 'const __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-    plugins: [englishZod, lazyChildProcess, toLazy(targets), ...(extra.plugins ?? [])],
+    plugins: [englishZod, lazyChildProcess, serverSpawn(), toLazy(targets), ...(extra.plugins ?? [])],
   });
 
 // 1. The core as it is, to learn which of our modules it holds and what it imports lazily.
@@ -166,7 +181,7 @@ await build({
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
   external: ["react-devtools-core"],
-  plugins: [englishZod, fromCore],
+  plugins: [englishZod, serverSpawn((file) => exportsOf.has(file)), fromCore],
 });
 
 // Test servers and test tools run as child processes of the tests, so they are bundled too.

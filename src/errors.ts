@@ -2,6 +2,8 @@
 // and an optional hint (the next command to run). `describeError` is the one place that turns any thrown value
 // into what the user sees; nothing classifies an error by matching its message text.
 
+import { MAX_ERROR_TEXT } from "./limits.js";
+
 export const ExitCode = {
   ok: 0,
   failed: 1,
@@ -11,6 +13,7 @@ export const ExitCode = {
   notFound: 5,
   inputRequired: 6,
   stillRunning: 7,
+  authRequired: 8,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -79,6 +82,12 @@ export class RpcError extends ServerError {
   }
 }
 
+/** The server requires authorization (HTTP 401) or refused what was given (403): exit 8. */
+export class AuthRequiredError extends McpTaskError {
+  override readonly exitCode = ExitCode.authRequired;
+  override readonly code = "auth_required";
+}
+
 /** The task is unknown or expired on the server, or no saved handle matches: exit 5. */
 export class TaskNotFoundError extends McpTaskError {
   override readonly exitCode = ExitCode.notFound;
@@ -114,8 +123,14 @@ export interface ErrorReport {
 /** Turns anything thrown into the one-line report the user sees. Unknown errors are internal failures (exit 1). */
 export function describeError(error: unknown): ErrorReport {
   if (error instanceof McpTaskError) {
-    return { exitCode: error.exitCode, code: error.code, message: error.message, hint: error.hint, taskId: error.taskId };
+    return { exitCode: error.exitCode, code: error.code, message: cutText(error.message), hint: error.hint, taskId: error.taskId };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { exitCode: ExitCode.failed, code: "internal", message: `internal error: ${message}`, taskId: null };
+  return { exitCode: ExitCode.failed, code: "internal", message: cutText(`internal error: ${message}`), taskId: null };
+}
+
+/** Server text in an error or a question, cut at MAX_ERROR_TEXT characters (saying how much was left out). */
+export function cutText(text: string, limit = MAX_ERROR_TEXT): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}… (${text.length - limit} more characters)`;
 }

@@ -49,8 +49,6 @@ export const MAX_TIMESTAMP_LENGTH = 64;
 export const HANDLE_BATCH_MS = 5000;
 /** The most status-history entries a handle keeps: past it the oldest message-only entries go first (then the oldest). */
 export const MAX_HISTORY_ENTRIES = 100;
-/** The longest line of server text (a question, an error message, a note) the text printer writes to stderr. */
-export const MAX_SHOWN_LINE = 8000;
 
 // ---- input: questions and answers ----
 /** The most questions one engine answers for one task: a server that never stops asking is stopped here (exit 6). */
@@ -70,3 +68,28 @@ export const MAX_SAVED_RESULT_CHARS = 1_000_000;
  * that calls a task working for ever cannot keep its broker for ever. A day covers a human approval left overnight.
  */
 export const MAX_BROKER_FOLLOW_MS = 24 * 60 * 60 * 1000;
+/** How long a stdio server gets to exit by itself once its input ends, before SIGTERM: a user waits on it, and an
+ *  idle server with its input closed has nothing left to do (100 ms was 20% of a call; one that must clean up gets
+ *  SIGTERM, the usual request to do so). */
+export const STDIO_EXIT_GRACE_MS = 50;
+/** After SIGTERM, how long a stdio server's process group has to go before SIGKILL (the SDK's own figure). A server
+ *  that ignores SIGTERM, or a grandchild holding its pipes, holds a command or a broker this long and no longer. */
+export const STDIO_KILL_GRACE_MS = 2000;
+/** What `--args -` and `--input -` read from stdin (13 GB were read in 36 s): the value goes out in one message,
+ *  which may not pass MAX_MESSAGE_BYTES either. */
+export const MAX_STDIN_BYTES = MAX_MESSAGE_BYTES;
+/** What `import -` reads from stdin: an export holds many handles (results up to MAX_SAVED_RESULT_CHARS each). */
+export const MAX_IMPORT_STDIN_BYTES = 256 * 1024 * 1024;
+/** Server text quoted in an error line or a question line (an HTTP error body, a JSON-RPC error message, a stderr
+ *  tail) is cut here: one line must stay one line on a terminal (a 500 page of 7 MB was printed whole). */
+export const MAX_ERROR_TEXT = 1000;
+/** The shortest wait before reconnecting an SSE stream, whatever `retry:` the server sends (`retry: 0` was a
+ *  reconnect storm). */
+export const SSE_MIN_RETRY_MS = 1000;
+/** SSE reconnections a minute without an event in between, past which a stream is not reconnected (a request
+ *  waiting on it fails): with the floor above, a storm costs a handful of requests, not a core. */
+export const SSE_MAX_RECONNECTS = 5;
+/** Bytes of blank lines, comments and field lines without data between two SSE events, past which the stream ends:
+ *  what a server can make mcp-task parse without giving it anything (a gzip stream of blank lines kept a core busy
+ *  until the request timeout). Generous: keep-alive comments are a few bytes every few seconds. */
+export const MAX_SSE_IDLE_BYTES = 1024 * 1024;

@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import type { Context } from "../context.js";
 import { InterruptedError, ServerError, StillRunningError, UsageError } from "../errors.js";
+import { MAX_STDIN_BYTES } from "../limits.js";
 import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../protocol/server.js";
 import type { Wire } from "../protocol/wire.js";
 import { createPrinter, type Printer } from "../output/printer.js";
@@ -56,7 +57,7 @@ export function resolveServer(options: ServerOptions, ctx: Context): ResolvedSer
 /** Reads `<json>`, `@file` or `-` (stdin) into a JSON object. */
 export async function readJsonObject(value: string, what: string, ctx: Context): Promise<Record<string, unknown>> {
   let text = value;
-  if (value === "-") text = await readAll(ctx.io.stdin);
+  if (value === "-") text = await readAll(ctx.io.stdin, `${what} -`);
   else if (value.startsWith("@")) {
     try {
       text = await readFile(value.slice(1), "utf8");
@@ -74,10 +75,20 @@ export async function readJsonObject(value: string, what: string, ctx: Context):
   return parsed as Record<string, unknown>;
 }
 
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** All of `stream` as text; past `limit` bytes (MAX_STDIN_BYTES) a usage error, without reading the rest. */
+export async function readAll(stream: NodeJS.ReadableStream, what = "stdin", limit = MAX_STDIN_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    size += buffer.length;
+    if (size > limit) {
+      (stream as { destroy?: () => void }).destroy?.();
+      throw new UsageError(`${what}: stdin is larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task reads at most that much from stdin`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
 }
 
 /** `key=value` pairs; a value that parses as JSON is taken as JSON, else as a string. */

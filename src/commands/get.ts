@@ -9,7 +9,7 @@ import { markingGone, type TrackedTask } from "../tasks/tracker.js";
 import { viewOf } from "../tasks/views.js";
 import { preparedAnswers } from "../tasks/input.js";
 import { PICK_SERVER, reconnect, type TaskRef } from "./common.js";
-import { MAX_SHOWN_LINE } from "../limits.js";
+import { cutText } from "../errors.js";
 
 export function registerGet(program: Command, ctx: Context, run: Run): void {
   program
@@ -67,7 +67,7 @@ function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cance
   if (h.ttlMs !== undefined) lines.push(`  ttl ${h.ttlMs === null ? "unlimited" : `${h.ttlMs} ms`}, poll interval ${h.pollIntervalMs ?? "?"} ms`);
   for (const request of snapshot.inputRequests) {
     const message = String(request.params.message ?? request.method);
-    lines.push(`  asks (${sanitizeLine(request.key.slice(0, MAX_SHOWN_LINE))}): ${sanitizeLine(message.length > MAX_SHOWN_LINE ? `${message.slice(0, MAX_SHOWN_LINE)}…` : message)}`);
+    lines.push(`  asks (${cutText(sanitizeLine(request.key))}): ${cutText(sanitizeLine(message))}`);
   }
   if (verb === "cancel") {
     lines.push(

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
+import { MAX_IMPORT_STDIN_BYTES } from "../limits.js";
 import { createPrinter } from "../output/printer.js";
 import { parseHandle, type Handle } from "../store/handles.js";
 import { PICK_SERVER, readAll } from "./common.js";
@@ -38,7 +39,7 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
       run(async () => {
         let text: string;
         try {
-          text = file === "-" ? await readAll(ctx.io.stdin) : await readFile(file, "utf8");
+          text = file === "-" ? await readAll(ctx.io.stdin, "import -", MAX_IMPORT_STDIN_BYTES) : await readFile(file, "utf8");
         } catch (error) {
           throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
         }

@@ -1,13 +1,12 @@
 // One printer writes either human text (status to stderr, result to stdout) or NDJSON events (stdout only), so
 // commands never branch on the format. Event shapes are the contract of ../shared/CLI.md.
 import type { IO } from "../context.js";
-import type { ErrorReport } from "../errors.js";
+import { cutText, type ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
 import { renderResult } from "./render.js";
 import { safeJson, sanitizeLine } from "./sanitize.js";
 import { paint } from "./style.js";
-import { MAX_SHOWN_LINE } from "../limits.js";
 
 export interface TaskInfo {
   taskId: string;
@@ -36,8 +35,8 @@ export function createPrinter(io: IO, json: boolean): Printer {
   return json ? jsonPrinter(io) : textPrinter(io);
 }
 
-/** Server text in a line on stderr: without control characters, and cut at MAX_SHOWN_LINE (a 10 MB question is one line). */
-const clip = (text: string) => sanitizeLine(text.length > MAX_SHOWN_LINE ? `${text.slice(0, MAX_SHOWN_LINE)}…` : text);
+/** Server text in a line on stderr: without control characters, and cut at MAX_ERROR_TEXT (a 10 MB question is one line). */
+const clip = (text: string) => cutText(sanitizeLine(text));
 
 const short = (taskId: string) => sanitizeLine(taskId.length > 12 ? `${taskId.slice(0, 8)}…` : taskId);
 
@@ -73,7 +72,8 @@ function textPrinter(io: IO): Printer {
     },
     error(report) {
       err(`${p.red("mcp-task: error:")} ${clip(report.message)}`);
-      if (report.hint) err(`${p.dim("hint:")} ${clip(report.hint)}`);
+      // Not cut: a hint names a command to run, with an id of up to MAX_TASK_ID_LENGTH characters in it.
+      if (report.hint) err(`${p.dim("hint:")} ${sanitizeLine(report.hint)}`);
     },
     note(text) {
       err(`${p.dim("mcp-task:")} ${clip(text)}`);

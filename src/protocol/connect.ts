@@ -3,9 +3,11 @@ import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { ReadBuffer, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
-import { ServerError, TaskNotFoundError, UsageError } from "../errors.js";
+import { McpTaskError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
+import type { ChildProcess } from "node:child_process";
 import { SizeGuard } from "./limits.js";
+import { serverGone, stopServer } from "./process.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
@@ -88,7 +90,7 @@ async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions
 async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined, session?: ResumeToken) {
   const label = options.name ?? describeServer(descriptor);
   const stderrTail = { text: "" };
-  const guard = new SizeGuard(MAX_MESSAGE_BYTES);
+  const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // The prestarted server serves one connection, and only one whose generation is known (see stdio.ts).
   const early = options.prestarted;
@@ -101,14 +103,20 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
   });
   const describeClose = () => {
     const tail = sanitizeLine(stderrTail.text.trim()).slice(-400);
-    const base = descriptor.transport === "stdio" ? `the server process exited (${label})` : `the connection to ${label} closed`;
+    const child = serverProcess(transport);
+    const running = child !== undefined && child.exitCode === null && child.signalCode === null;
+    const base =
+      descriptor.transport !== "stdio" ? `the connection to ${label} closed` : running ? `the server closed its output (${label})` : `the server process exited (${label})`;
     return redact(tail ? `${base}; its stderr ends with: ${tail}` : base);
   };
   const redact = (text: string) => redactSecrets(text, descriptor, options.env);
   try {
     await client.connect(transport, { ...(prior ? { prior } : {}), timeout: options.timeoutMs ?? (requestTimeoutMs || 30_000) });
   } catch (error) {
-    await client.close().catch(() => {});
+    // The SDK's close waits on the server's pipes (which a grandchild may hold) and signals only its child.
+    const child = serverProcess(transport);
+    void client.close().catch(() => {});
+    if (child) await stopServer(child);
     throw guard.error ?? connectError(error, label, descriptor, stderrTail.text, redact);
   }
   const era = client.getProtocolEra();
@@ -116,6 +124,7 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
     era === "modern" ? { kind: "modern", discover: client.getDiscoverResult()! } : era === "legacy" ? { kind: "legacy" } : undefined;
   if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
   const rpc = new RawChannel(transport, describeClose, requestTimeoutMs);
+  watchServer(transport);
   guard.onTrip = (error) => rpc.failAll(error);
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
@@ -130,6 +139,9 @@ function makeTransport(descriptor: ServerDescriptor, env: Record<string, string 
     return new StreamableHTTPClientTransport(new URL(descriptor.url), {
       requestInit: { headers },
       fetch: guard.fetch(),
+      // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
+      redirectPolicy: "follow",
+      reconnectionScheduler: guard.reconnectionScheduler(),
       ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
     });
   }
@@ -148,6 +160,38 @@ function makeTransport(descriptor: ServerDescriptor, env: Record<string, string 
   return transport;
 }
 
+/** The process of each SDK stdio transport, kept when it starts: the SDK forgets it as its close begins. */
+const sdkProcesses = new WeakMap<Transport, ChildProcess>();
+
+/** The process behind a stdio transport, once started. */
+function serverProcess(transport: Transport): ChildProcess | undefined {
+  if (transport instanceof EarlyStdioTransport) return transport.process;
+  return sdkProcesses.get(transport);
+}
+
+/**
+ * The SDK's stdio transport reports a server gone only once its process has exited and every pipe has closed: a
+ * server that closes its stdout and keeps running, or a grandchild that holds the pipe, would leave requests
+ * waiting for their timeout. Here, the end of stdout or the server's exit closes the connection at once (once:
+ * the SDK's own report follows), and the server's process group is stopped. EarlyStdioTransport does this itself.
+ */
+function watchServer(transport: Transport): void {
+  if (!(transport instanceof StdioClientTransport)) return;
+  const child = serverProcess(transport);
+  if (!child) return;
+  const onclose = transport.onclose;
+  let reported = false;
+  transport.onclose = () => {
+    if (reported) return;
+    reported = true;
+    onclose?.call(transport);
+  };
+  void serverGone(child).then(() => {
+    transport.onclose?.();
+    void stopServer(child);
+  });
+}
+
 /** A prestarted stdio server, given the SDK's message reader (with the size limit) now that the SDK is loaded. */
 function adopt(early: EarlyStdioTransport, stderrTail: { text: string }, guard: SizeGuard): Transport {
   early.adopt(new ReadBuffer({ maxBufferSize: guard.limit }));
@@ -160,7 +204,12 @@ function adopt(early: EarlyStdioTransport, stderrTail: { text: string }, guard: 
 function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, stderrTail: { text: string }): void {
   const start = transport.start.bind(transport);
   transport.start = async () => {
-    await start();
+    try {
+      await start();
+    } finally {
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      if (transport instanceof StdioClientTransport && child) sdkProcesses.set(transport, child);
+    }
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderrTail.text = (stderrTail.text + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
     });
@@ -175,8 +224,18 @@ export function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** An error of ours along the cause chain (the guard's fetch names a network failure; the SDK wraps it). */
+function ownCause(error: unknown): McpTaskError | undefined {
+  for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+    if (e instanceof McpTaskError) return e;
+  }
+  return undefined;
+}
+
 function connectError(error: unknown, label: string, descriptor: ServerDescriptor, stderr: string, redact: (s: string) => string): Error {
   if (error instanceof UsageError) return error;
+  const own = ownCause(error);
+  if (own) return own;
   const code = causeCode(error);
   const message = error instanceof Error ? error.message : String(error);
   const tail = sanitizeLine(stderr.trim()).slice(-400);

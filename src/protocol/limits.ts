@@ -1,23 +1,62 @@
-// The size limit on what a server sends: a single message larger than MAX_MESSAGE_BYTES (a stdio line, an HTTP JSON
-// body, one SSE event) ends the connection with one clear error instead of growing a buffer without end.
-import { deserializeMessage } from "@modelcontextprotocol/client";
+// The limits on what a server sends: a single message larger than MAX_MESSAGE_BYTES (a stdio line, an HTTP JSON
+// body, one SSE event) ends the connection with one clear error instead of growing a buffer without end; so do an
+// SSE stream that sends bytes without events, one that keeps ending without its answer, a redirect to another
+// origin and a refusal to authorize. Lines of a stdio server that are not JSON-RPC messages are skipped.
+import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import type { ProtocolViolation } from "../errors.js";
+import { AuthRequiredError, ProtocolViolation, ServerError, type McpTaskError } from "../errors.js";
+import { MAX_SSE_IDLE_BYTES, SSE_MAX_RECONNECTS, SSE_MIN_RETRY_MS } from "../limits.js";
+import { sanitizeLine } from "../output/sanitize.js";
 import { MAX_MESSAGE_BYTES, oversizedMessage } from "./rpc.js";
 
-/** Set once a message was too big; `onTrip` is told at once (the channel fails its requests with the error). */
+/** Redirects followed for one request (the SDK's own figure). */
+const MAX_REDIRECTS = 5;
+/** What is read of an HTTP error body (the SDK quotes it in its error); the rest is dropped unread. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** Set once the connection must end; `onTrip` is told at once (the channel fails its requests with the error). */
 export class SizeGuard {
-  error?: ProtocolViolation;
-  onTrip?: (error: ProtocolViolation) => void;
+  error?: McpTaskError;
+  onTrip?: (error: McpTaskError) => void;
+  /** When SSE streams were reconnected in the last minute (cleared by an event with data). */
+  private reconnectTimes: number[] = [];
 
-  constructor(readonly limit = MAX_MESSAGE_BYTES) {}
+  constructor(
+    readonly limit = MAX_MESSAGE_BYTES,
+    /** The saved server's name (or the URL), for hints. */
+    private readonly label = "",
+  ) {}
 
-  trip(): ProtocolViolation {
+  /** Ends the connection with `error` (the first one given stays). */
+  fail(error: McpTaskError): McpTaskError {
     if (!this.error) {
-      this.error = oversizedMessage(this.limit);
-      this.onTrip?.(this.error);
+      this.error = error;
+      this.onTrip?.(error);
     }
     return this.error;
+  }
+
+  trip(): McpTaskError {
+    return this.fail(oversizedMessage(this.limit));
+  }
+
+  /**
+   * The SDK's StreamableHTTPClientTransport reconnects an SSE stream that ended without its answer (and its GET
+   * stream, whenever it ends) after the server's `retry:`, 0 included: a reconnect storm. It counts attempts only
+   * while reconnecting fails, so a server whose every stream opens and ends at once is reconnected forever. Its
+   * scheduler hook gets the floor SSE_MIN_RETRY_MS here, and at most SSE_MAX_RECONNECTS reconnections a minute
+   * without an event in between: past that the stream is not reconnected (the scheduler throws, on which the SDK
+   * ends the request's stream, which fails the request; a GET stream stays closed, and polling carries on).
+   */
+  reconnectionScheduler(): (reconnect: () => void, delay: number, attempt: number) => () => void {
+    return (reconnect, delay) => {
+      const now = Date.now();
+      this.reconnectTimes = this.reconnectTimes.filter((at) => now - at < 60_000);
+      if (this.reconnectTimes.length >= SSE_MAX_RECONNECTS) throw new Error(`the server's event stream ended ${SSE_MAX_RECONNECTS} times within a minute without an event`);
+      this.reconnectTimes.push(now);
+      const timer = setTimeout(reconnect, Math.max(delay, SSE_MIN_RETRY_MS));
+      return () => clearTimeout(timer);
+    };
   }
 
   /**
@@ -31,21 +70,83 @@ export class SizeGuard {
     holder._readBuffer = new LineBuffer(this.limit, () => this.trip());
   }
 
-  /** HTTP: a fetch whose response bodies fail past the limit (JSON: the whole body; SSE: each event). */
+  /**
+   * HTTP: the fetch under the SDK's transport. Response bodies fail past the limit (JSON: the whole body; SSE: each
+   * event, and MAX_SSE_IDLE_BYTES without one); redirects are followed within the request's origin only (the same
+   * request again: a JSON-RPC POST has no GET form), and one to another origin ends the connection; 401 and 403 end
+   * it as AuthRequiredError; an error body is cut at MAX_ERROR_BODY_BYTES; a failure to connect is named from its
+   * cause's code (see `networkError`).
+   */
   fetch(inner: typeof fetch = fetch): typeof fetch {
     return async (input, init) => {
-      const response = await inner(input, init);
+      let url = new URL(input instanceof Request ? input.url : String(input));
+      const origin = url.origin;
+      let response: Response;
+      for (let hops = 0; ; hops++) {
+        try {
+          response = await inner(url, { ...init, redirect: "manual" });
+        } catch (error) {
+          throw networkError(error, origin);
+        }
+        const location = [301, 302, 303, 307, 308].includes(response.status) ? response.headers.get("location") : null;
+        if (!location) break;
+        await response.body?.cancel().catch(() => {});
+        let target: URL;
+        try {
+          target = new URL(location, url);
+        } catch {
+          throw this.fail(new ProtocolViolation(`the server redirected to an address that is not a URL`));
+        }
+        if (target.origin !== origin) {
+          throw this.fail(
+            new ServerError(
+              `the server redirected to ${sanitizeLine(target.origin).slice(0, 200)}; mcp-task follows redirects only within the same origin`,
+              "if that is the server, use its URL: mcp-task server add <name> --url <url>",
+            ),
+          );
+        }
+        if (hops >= MAX_REDIRECTS) throw this.fail(new ServerError(`the server redirected more than ${MAX_REDIRECTS} times`));
+        url = target;
+      }
+      if (response.status === 401 || response.status === 403) {
+        await response.body?.cancel().catch(() => {});
+        const what = response.status === 401 ? "requires authorization (HTTP 401)" : "refused access (HTTP 403)";
+        const name = /^[A-Za-z0-9._-]+$/.test(this.label) && !/^[.-]/.test(this.label) ? this.label : "<name>";
+        throw this.fail(
+          new AuthRequiredError(
+            `authorization required: ${origin} ${what}`,
+            `save the server with its credentials: mcp-task server add ${name} --url ${origin}${url.pathname} --header "Authorization: Bearer \${env:TOKEN}"`,
+          ),
+        );
+      }
       if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
       const sse = (response.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream");
-      const body = response.body.pipeThrough(this.counter(sse));
+      const body = response.body.pipeThrough(response.status >= 400 ? this.cut(MAX_ERROR_BODY_BYTES) : this.counter(sse));
       return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     };
   }
 
+  /** A body cut after `limit` bytes (the rest is not read). */
+  private cut(limit: number): TransformStream<Uint8Array, Uint8Array> {
+    let size = 0;
+    return new TransformStream({
+      transform: (chunk, controller) => {
+        if (size >= limit) return controller.terminate();
+        const room = limit - size;
+        size += chunk.length;
+        controller.enqueue(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        if (size >= limit) controller.terminate();
+      },
+    });
+  }
+
   private counter(sse: boolean): TransformStream<Uint8Array, Uint8Array> {
     let size = 0;
-    /** SSE: whether the current line has content (a blank line ends an event). */
+    /** SSE: bytes since the last data line (blank lines, comments, ids, retries). */
+    let idle = 0;
+    /** SSE: whether the current line has content (a blank line ends an event), and whether it is a data line. */
     let lineHasContent = false;
+    let lineIsData: boolean | undefined;
     return new TransformStream({
       transform: (chunk, controller) => {
         if (this.error) return controller.error(this.error);
@@ -56,18 +157,66 @@ export class SizeGuard {
             const newline = chunk.indexOf(10, at);
             const end = newline === -1 ? chunk.length : newline;
             if (end - at > 1 || (end - at === 1 && chunk[at] !== 13)) lineHasContent = true;
+            if (lineIsData === undefined && end > at) lineIsData = chunk[at] === 0x64; // "d": a data: line
             size += end - at;
-            if (size > this.limit || newline === -1) break;
+            if (lineIsData) {
+              idle = 0;
+              if (this.reconnectTimes.length > 0) this.reconnectTimes = [];
+            } else idle += end - at + (newline === -1 ? 0 : 1);
+            if (size > this.limit || idle > MAX_SSE_IDLE_BYTES || newline === -1) break;
             if (!lineHasContent) size = 0;
             lineHasContent = false;
+            lineIsData = undefined;
             at = newline + 1;
           }
         }
         if (size > this.limit) return controller.error(this.trip());
+        if (idle > MAX_SSE_IDLE_BYTES) {
+          return controller.error(this.fail(new ProtocolViolation(`the server sent more than ${MAX_SSE_IDLE_BYTES / 1024 / 1024} MiB on an event stream without an event`)));
+        }
         controller.enqueue(chunk);
       },
     });
   }
+}
+
+/** What a failure to reach `origin` was, from its cause's code (never its message): refused, no such host, TLS... */
+const NETWORK_CAUSES: Record<string, { text: string; transient: boolean; hint?: string }> = {
+  ECONNREFUSED: { text: "connection refused", transient: true },
+  ECONNRESET: { text: "the connection was reset", transient: true },
+  EPIPE: { text: "the connection was reset", transient: true },
+  ENOTFOUND: { text: "host not found", transient: true },
+  EAI_AGAIN: { text: "host not found (DNS lookup failed)", transient: true },
+  ETIMEDOUT: { text: "the connection timed out", transient: true },
+  UND_ERR_CONNECT_TIMEOUT: { text: "the connection timed out", transient: true },
+  UND_ERR_SOCKET: { text: "the connection closed", transient: true },
+  EHOSTUNREACH: { text: "host unreachable", transient: true },
+  ENETUNREACH: { text: "network unreachable", transient: true },
+  DEPTH_ZERO_SELF_SIGNED_CERT: { text: "its TLS certificate is self-signed", transient: false },
+  SELF_SIGNED_CERT_IN_CHAIN: { text: "its TLS certificate chain is self-signed", transient: false },
+  CERT_HAS_EXPIRED: { text: "its TLS certificate has expired", transient: false },
+  CERT_NOT_YET_VALID: { text: "its TLS certificate is not valid yet", transient: false },
+  ERR_TLS_CERT_ALTNAME_INVALID: { text: "its TLS certificate is for another host name", transient: false },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { text: "its TLS certificate is not signed by a trusted authority", transient: false },
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { text: "its TLS certificate is not signed by a trusted authority", transient: false },
+};
+const TLS_HINT = "if the server's certificate authority is to be trusted, name its certificate in NODE_EXTRA_CA_CERTS=<file.pem>";
+
+/** The first code along an error's cause chain that names a network or TLS failure. */
+export function networkCause(error: unknown): string | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === "string" && NETWORK_CAUSES[e.code]) return e.code;
+  }
+  return undefined;
+}
+
+function networkError(error: unknown, origin: string): unknown {
+  const code = networkCause(error);
+  if (!code || (error as { name?: unknown })?.name === "AbortError") return error;
+  const cause = NETWORK_CAUSES[code]!;
+  const out = new ServerError(`cannot reach ${origin}: ${cause.text}`, cause.transient ? "check that the server is running and the URL is right" : TLS_HINT);
+  out.transient = cause.transient;
+  return out;
 }
 
 /** Newline-delimited JSON-RPC messages from a byte stream, in linear time, with a limit on one line. */
@@ -103,14 +252,29 @@ class LineBuffer {
     }
   }
 
+  /** Lines skipped because they are not JSON-RPC messages (`42`, `"x"`, `[]`, text). */
+  skipped = 0;
+
   readMessage(): unknown {
     for (let line = this.lines.shift(); line !== undefined; line = this.lines.shift()) {
+      // A line that is not JSON, or JSON but not a JSON-RPC message, is skipped: the SDK's transport reports the
+      // second kind as an error, on which our stdio transport ended the connection, so one stray `42` on a server's
+      // stdout broke every later command. What a line costs is bounded by the line limit.
+      let value: unknown;
       try {
-        return deserializeMessage(line);
-      } catch (error) {
-        // As the SDK: a line that is not JSON is skipped; one that is JSON but not JSON-RPC is reported.
-        if (error instanceof SyntaxError) continue;
-        throw error;
+        value = JSON.parse(line);
+      } catch {
+        this.skipped++;
+        continue;
+      }
+      if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        this.skipped++;
+        continue;
+      }
+      try {
+        return parseJSONRPCMessage(value);
+      } catch {
+        this.skipped++;
       }
     }
     return null;

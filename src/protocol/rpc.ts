@@ -6,7 +6,7 @@
 // wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
 // still flows through the SDK client.
 import type { Transport } from "@modelcontextprotocol/client";
-import { ProtocolViolation, RpcError, ServerError, SessionLostError } from "../errors.js";
+import { ProtocolViolation, RpcError, ServerError, SessionLostError, type McpTaskError } from "../errors.js";
 
 interface Pending {
   resolve: (result: Record<string, unknown>) => void;
@@ -24,7 +24,9 @@ export interface RawRequestOptions {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 // The largest single message accepted from a server: see src/limits.ts.
-import { MAX_MESSAGE_BYTES } from "../limits.js";
+import { MAX_ERROR_TEXT, MAX_MESSAGE_BYTES } from "../limits.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import { liveServer, stopServer } from "./process.js";
 export { MAX_MESSAGE_BYTES };
 
 export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
@@ -32,38 +34,25 @@ export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
 }
 
 /**
- * How long a stdio server gets to exit by itself once its input ends, before it is sent SIGTERM. Short, because a
- * user waits on it: a server idle with its input closed has nothing left to do (server-everything needs ~370 ms
- * only to notice), and one that must clean up gets SIGTERM, the usual request to do so. 100 ms was 20% of a call.
- */
-const STDIO_EXIT_GRACE_MS = 50;
-
-/**
- * Ends a connection. A stdio server is given its end of input and a moment to exit, then SIGTERM: the SDK would
- * wait up to 2 s (server-everything takes ~350 ms, and never exits while a question is pending), and a command
- * has nothing more to wait for once it has its answer.
+ * Ends a connection. A stdio server is given its end of input and a moment to exit, then its process group gets
+ * SIGTERM and, past a grace, SIGKILL (src/protocol/process.ts): the SDK's own close waits up to 2 s for a server
+ * that would exit anyway (server-everything takes ~350 ms, and never exits while a question is pending) and never
+ * reaches what the server started, and a command has nothing more to wait for once it has its answer.
  */
 export async function closeConnection(client: { close(): Promise<void> }, serverPid: number | undefined): Promise<void> {
   const closing = client.close().catch(() => {});
-  if (serverPid === undefined) return closing;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([closing, new Promise<void>((resolve) => (timer = setTimeout(resolve, STDIO_EXIT_GRACE_MS)))]);
-  clearTimeout(timer);
-  try {
-    process.kill(serverPid, 0);
-    process.kill(serverPid, "SIGTERM");
-  } catch {
-    /* already gone */
-  }
+  const child = serverPid === undefined ? undefined : liveServer(serverPid);
+  if (!child) return closing;
+  await stopServer(child);
 }
 
 export class RawChannel {
   private readonly pending = new Map<string, Pending>();
   private next = 0;
-  private closedError: ServerError | undefined;
-  private resolveClosed!: (error: ServerError) => void;
+  private closedError: McpTaskError | undefined;
+  private resolveClosed!: (error: McpTaskError) => void;
   /** Resolves (never rejects) with the reason once the connection has closed. */
-  readonly closed = new Promise<ServerError>((resolve) => (this.resolveClosed = resolve));
+  readonly closed = new Promise<McpTaskError>((resolve) => (this.resolveClosed = resolve));
 
   constructor(
     private readonly transport: Transport,
@@ -88,6 +77,11 @@ export class RawChannel {
       this.resolveClosed(this.closedError ?? error);
       onclose?.call(transport);
     };
+  }
+
+  /** Why the connection ended, once it has (a size or stream limit, a refused redirect or authorization, a close). */
+  get failure(): McpTaskError | undefined {
+    return this.closedError;
   }
 
   request(method: string, params: Record<string, unknown>, options: RawRequestOptions = {}): Promise<Record<string, unknown>> {
@@ -164,7 +158,7 @@ export class RawChannel {
     waiter.resolve(result as Record<string, unknown>);
   }
 
-  failAll(error: ServerError): void {
+  failAll(error: McpTaskError): void {
     this.closedError ??= error;
     for (const [id, waiter] of this.pending) {
       this.pending.delete(id);
@@ -179,6 +173,17 @@ const formatSeconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms
 /** Maps a transport-level failure to a ServerError; network failures are transient. */
 export function toServerError(error: unknown, what: string): ServerError {
   if (error instanceof ServerError) return error;
+  for (let e = (error as { cause?: unknown })?.cause, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof ServerError) return e;
+  }
+  const { status, data } = (error ?? {}) as { status?: unknown; data?: { text?: unknown } };
+  if (typeof status === "number" && status >= 400) {
+    // An HTTP error: its body is the server's text (cut, and made one line; the SDK's message quotes it whole).
+    const body = typeof data?.text === "string" ? sanitizeLine(data.text).trim().slice(0, MAX_ERROR_TEXT) : "";
+    const out = new ServerError(`the server answered ${what} with HTTP ${status}${body ? `: ${body}` : ""}`);
+    out.transient = status >= 500;
+    return out;
+  }
   const message = error instanceof Error ? error.message : String(error);
   const cause = (error as { cause?: { code?: string } })?.cause?.code ?? (error as { code?: string })?.code;
   const out = new ServerError(`${what} failed: ${cause ? `${cause}: ` : ""}${message}`);

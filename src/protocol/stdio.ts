@@ -7,9 +7,10 @@
 // SDK's own pieces do the rest: its ReadBuffer splits and validates messages (handed in by `adopt`, once the SDK
 // is there), and its Client drives the handshake. Used where the server's generation is already known (a cached
 // verdict): the SDK's first-contact negotiation may probe a sibling process, which needs its own transport class.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { JSONRPCMessage, ReadBuffer, Transport } from "@modelcontextprotocol/client";
+import { serverGone, spawnServer, stopServer } from "./process.js";
 import { resolveEnvRefs, type ServerDescriptor } from "./server.js";
 
 /** What a stdio server inherits of our environment (the SDK's list, getDefaultEnvironment; POSIX only, as the
@@ -26,6 +27,9 @@ export function serverEnvironment(descriptor: Extract<ServerDescriptor, { transp
   return out;
 }
 
+/** What a server may write before the SDK is loaded (~45 ms) before its output is paused. */
+const EARLY_OUTPUT_BYTES = 1024 * 1024;
+
 export class EarlyStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -34,6 +38,7 @@ export class EarlyStdioTransport implements Transport {
   private readonly child: ChildProcess;
   /** stdout that arrived before the SDK was ready to read it. */
   private early: Buffer[] = [];
+  private earlyBytes = 0;
   private _readBuffer?: ReadBuffer;
   private spawnError?: Error;
   private spawned = false;
@@ -42,24 +47,31 @@ export class EarlyStdioTransport implements Transport {
   private closed = false;
 
   constructor(descriptor: Extract<ServerDescriptor, { transport: "stdio" }>, env: Record<string, string | undefined>) {
-    this.child = spawn(descriptor.command, descriptor.args, {
+    this.child = spawnServer(descriptor.command, descriptor.args, {
       env: serverEnvironment(descriptor, env),
       cwd: descriptor.cwd,
       stdio: ["pipe", "pipe", "pipe"],
-      shell: false,
     });
     this.child.once("spawn", () => (this.spawned = true));
     this.child.once("error", (error) => {
       this.spawnError ??= error;
       if (this.started) this.onerror?.(error);
     });
-    this.child.once("close", () => {
+    // Gone when it exits or when its stdout ends (a server that closes its output has stopped talking, whether or
+    // not it keeps running; a grandchild holding the pipe must not hide the server's exit).
+    void serverGone(this.child).then(() => {
       this.closed = true;
       if (this.started) this.onclose?.();
+      void stopServer(this.child);
     });
     this.child.stdin!.on("error", (error) => this.started && this.onerror?.(error));
     this.child.stdout!.on("error", (error) => this.started && this.onerror?.(error));
-    this.child.stdout!.on("data", (chunk: Buffer) => (this.started ? this.read(chunk) : this.early.push(chunk)));
+    this.child.stdout!.on("data", (chunk: Buffer) => {
+      if (this.started) return this.read(chunk);
+      // Held until the SDK is loaded; a server that talks before it is asked waits (the pipe's back-pressure).
+      this.early.push(chunk);
+      if ((this.earlyBytes += chunk.length) > EARLY_OUTPUT_BYTES) this.child.stdout!.pause();
+    });
   }
 
   /** The server's stderr, for the tail kept to explain a crash. */
@@ -71,6 +83,10 @@ export class EarlyStdioTransport implements Transport {
     return this.child.pid ?? null;
   }
 
+  get process(): ChildProcess {
+    return this.child;
+  }
+
   /** The SDK's message reader, given once the SDK is loaded (before the Client starts the transport). Named as
    *  the SDK's transport names its own, so that the size guard (limits.ts) watches both alike. */
   adopt(reader: ReadBuffer): this {
@@ -80,8 +96,7 @@ export class EarlyStdioTransport implements Transport {
 
   /** Not needed after all (the generation turned out unknown): the server is stopped. */
   discard(): void {
-    this.child.stdin?.end();
-    this.child.kill("SIGTERM");
+    void stopServer(this.child, 0);
   }
 
   async start(): Promise<void> {
@@ -90,12 +105,13 @@ export class EarlyStdioTransport implements Transport {
       await new Promise<void>((resolve) => {
         this.child.once("spawn", () => resolve());
         this.child.once("error", () => resolve());
-        this.child.once("close", () => resolve());
+        void serverGone(this.child).then(() => resolve());
       });
     }
     if (this.spawnError) throw this.spawnError;
     this.started = true;
     for (const chunk of this.early.splice(0)) this.read(chunk);
+    this.child.stdout?.resume();
     if (this.closed) queueMicrotask(() => this.onclose?.());
   }
 
@@ -104,7 +120,7 @@ export class EarlyStdioTransport implements Transport {
       this._readBuffer!.append(chunk);
       for (let message = this._readBuffer!.readMessage(); message; message = this._readBuffer!.readMessage()) this.onmessage?.(message);
     } catch (error) {
-      // As the SDK's transport does: a message too big or not JSON-RPC is an error, and the connection ends.
+      // A message too big is an error, and the connection ends (lines that are not JSON-RPC are skipped: limits.ts).
       this.onerror?.(error as Error);
       void this.close();
     }
@@ -120,15 +136,8 @@ export class EarlyStdioTransport implements Transport {
     });
   }
 
-  /** Ends the server's input and waits for it to exit: SIGTERM after 2 s, SIGKILL after 2 more (as the SDK does). */
+  /** Ends the server's input and waits for it to exit; its process group gets SIGTERM, then SIGKILL (process.ts). */
   async close(): Promise<void> {
-    if (this.closed || this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => this.child.once("close", () => resolve()));
-    const within = (ms: number) => Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
-    this.child.stdin?.end();
-    if (await within(2000)) return;
-    this.child.kill("SIGTERM");
-    if (await within(2000)) return;
-    this.child.kill("SIGKILL");
+    await stopServer(this.child);
   }
 }

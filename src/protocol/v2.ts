@@ -100,7 +100,7 @@ export class V2Wire implements Wire {
     // Through the SDK: a connection that fails surfaces as fetch's bare TypeError; it is the server being
     // unreachable (exit 4), not an internal error.
     const listed = await this.client.listTools(undefined, { timeout: this.rpc.requestTimeoutMs || undefined }).catch((error: unknown) => {
-      throw toServerError(error, "tools/list");
+      throw this.rpc.failure ?? toServerError(error, "tools/list");
     });
     return listed.tools.map((tool) => ({
       name: tool.name,

@@ -1,6 +1,6 @@
 // Where answers to a server's questions come from: given ahead of time (--input / --decline), or nowhere (a
 // pipeline never waits for a person: exit 6). The interactive prompt is another InputProvider.
-import { AnswerNotDeliveredError, InputRequiredError } from "../errors.js";
+import { AnswerNotDeliveredError, cutText, InputRequiredError } from "../errors.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { DeliveryEvent } from "./engine.js";
@@ -16,7 +16,7 @@ export interface InputProvider {
 const SAMPLING = "sampling/createMessage";
 
 function describe(request: InputRequest): string {
-  const message = typeof request.params.message === "string" ? sanitizeLine(request.params.message) : "";
+  const message = typeof request.params.message === "string" ? cutText(sanitizeLine(request.params.message), 200) : "";
   return message ? `"${message}"` : `a ${request.method} request`;
 }
 

@@ -2,6 +2,7 @@
 // the dashboard replaces it on TTYs later; this one needs nothing but readline.)
 import type { Interface } from "node:readline/promises";
 import type { IO } from "../context.js";
+import { cutText } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
@@ -43,7 +44,7 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
   const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
   try {
     const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
-    say(`\n? ${sanitizeLine(String(request.params.message ?? "The server asks for input"))}${where}`);
+    say(`\n? ${cutText(sanitizeLine(String(request.params.message ?? "The server asks for input")))}${where}`);
     const choice = (await rl.question("  answer, decline or cancel? [A/d/c] ")).trim().toLowerCase();
     if (choice.startsWith("d")) return { action: "decline" };
     if (choice.startsWith("c")) return { action: "cancel" };

@@ -38,10 +38,31 @@
 //   huge-id                   huge_id {kb}: a task whose id is `kb` KiB (default 200); completes after 1 s
 //   bad-timing                negative_ttl, absurd_ttl (2^53-1), future (createdAt in year 9999, ttl 1 s), garbage_time
 //                             (createdAt/lastUpdatedAt 10 KB of text); each completes after `seconds` (default 0.5)
+// Process and stream cases (test/hostile-process.test.ts; tools `plain`, answered at once, and `hang`, never; with
+// --pid-dir DIR each process of the server writes DIR/<role>-<pid>):
+//   stdout-closed             stdio: closes its stdout on tools/call and keeps running (ignores the end of its input)
+//   ignore-sigterm            stdio: ignores SIGTERM and the end of its input
+//   grandchild                stdio: starts a grandchild that holds its stdout and stderr and ignores SIGTERM
+//   stray-json                stdio: writes 42, "x", [], null, {} and a line of garbage before every message
+//   huge-line                 stdio: answers tools/list with one line of --mb MB (default 40)
+//   sse-retry-zero            HTTP: every SSE stream says `retry: 0`; each GET stream ends at once, without an event;
+//                             tools/call is answered after 3 s
+//   blank-sse-gzip            HTTP: tools/call gets a gzip SSE stream of blank lines that never ends
+//   huge-error-body           HTTP: tools/call gets a 500 with a body of --mb MB (escape sequences included)
+//   redirect-same-origin      HTTP: POST /mcp is redirected (302) to /moved on the same server, which serves
+//   redirect-cross-origin     HTTP: POST /mcp is redirected (307) to http://localhost:<port>/mcp
+//   unauthorized / forbidden  HTTP: every POST gets 401 / 403
+//   huge-question             (V2) ask: a task whose question is --mb MB long
+// With --tls-key FILE --tls-cert FILE the HTTP server speaks HTTPS with that certificate; with --mute it answers nothing.
 
+import { spawn as spawnChild } from "node:child_process";
+import { closeSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { createGzip } from "node:zlib";
 import { UNSAFE_IDS } from "../helpers/unsafe-ids.js";
 
 type Msg = Record<string, any>;
@@ -84,6 +105,20 @@ const CASES = [
   "reused-id",
   "huge-id",
   "bad-timing",
+  // process and stream cases
+  "stdout-closed",
+  "ignore-sigterm",
+  "grandchild",
+  "stray-json",
+  "huge-line",
+  "sse-retry-zero",
+  "blank-sse-gzip",
+  "huge-error-body",
+  "redirect-same-origin",
+  "redirect-cross-origin",
+  "unauthorized",
+  "forbidden",
+  "huge-question",
 ];
 if (!CASES.includes(CASE) || (GEN !== "v1" && GEN !== "v2")) {
   process.stderr.write(`hostile-server: unknown --case ${CASE} or --generation ${GEN}; cases: ${CASES.join(", ")}\n`);
@@ -269,6 +304,8 @@ function v2Detailed(task: Task): Msg {
         ? { [`k${EVIL}`]: confirmForm(`approve? ${EVIL}`) }
         : CASE === "endless-input"
           ? { [`q${task.round}`]: confirmForm(`question ${task.round}`) }
+          : CASE === "huge-question"
+            ? { confirm: confirmForm(`confirm? ${EVIL} ${bigText(MB)}`) }
           : { confirm: confirmForm("confirm?") };
   }
   if (task.status === "completed") out.result = task.result;
@@ -341,6 +378,7 @@ function toolList(): Msg[] {
       return names[CASE].map((name) => tool(name, "required", { inputSchema }));
     }
   }
+  if (PROCESS_CASES.has(CASE)) return [tool("plain", "optional"), tool("hang", "optional")];
   return [];
 }
 
@@ -371,7 +409,7 @@ function flood(out: Out, count: number, taskId?: string): void {
 async function handleRequest(msg: Msg, out: Out): Promise<void> {
   const { id, method } = msg;
   const params = (msg.params ?? {}) as Msg;
-  if (CASE === "handshake-never-comes") return;
+  if (CASE === "handshake-never-comes" || args.includes("--mute")) return;
 
   // Handshake of the generation this server pretends to be.
   if (method === "server/discover") {
@@ -396,6 +434,7 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
   if (method === "ping") return reply(out, id, {});
 
   if (method === "tools/list") {
+    if (CASE === "huge-line") return hugeLine(id);
     if (CASE === "task-reply-to-list") return reply(out, id, createReply(newTask("tools/list")));
     return reply(out, id, { tools: toolList(), ...(GEN === "v2" ? { resultType: "complete", ttlMs: 0, cacheScope: "private" } : {}) });
   }
@@ -460,6 +499,7 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
   const wantsTask =
     GEN === "v1" ? params.task !== undefined : params._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.["io.modelcontextprotocol/tasks"] !== undefined;
   const asTask = (tool: string, taskId?: string) => reply(out, id, createReply(newTask(tool, "working", taskId)));
+  if (PROCESS_CASES.has(CASE)) return processCaseCall(id, name, out);
   switch (CASE) {
     case "missing-fields": {
       if (name === "broken_create") {
@@ -570,8 +610,9 @@ function handleInbound(message: Msg, out: Out): void {
 }
 
 function serveStdio(): void {
+  processCaseStart();
   const out: Out = {
-    send: (message) => void process.stdout.write(`${JSON.stringify(message)}\n`),
+    send: (message) => void process.stdout.write(`${CASE === "stray-json" ? STRAY : ""}${JSON.stringify(message)}\n`),
     closed: () => false,
   };
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -583,7 +624,7 @@ function serveStdio(): void {
       log(`bad line: ${(error as Error).message}`);
     }
   });
-  lines.on("close", () => process.exit(0));
+  lines.on("close", () => (CASE === "stdout-closed" || CASE === "ignore-sigterm" ? log("input ended; running on") : process.exit(0)));
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -596,8 +637,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 async function serveHttp(port: number): Promise<void> {
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = serverFor((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
+      if (PROCESS_CASES.has(CASE) && processCaseHttp(req, res)) return;
       if (req.method !== "POST") {
         res.writeHead(405, { Allow: "POST" }).end();
         return;
@@ -610,6 +652,7 @@ async function serveHttp(port: number): Promise<void> {
         return;
       }
       const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Msg[];
+      if (PROCESS_CASES.has(CASE) && processCaseHttpCall(messages, res)) return;
       const requests = messages.filter((m) => m.method !== undefined && m.id !== undefined);
       if (requests.length === 0) {
         for (const m of messages) handleInbound(m, { send: () => {}, closed: () => true });
@@ -638,7 +681,8 @@ async function serveHttp(port: number): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const { port: actual } = server.address() as AddressInfo;
-  process.stdout.write(`listening http://127.0.0.1:${actual}/mcp\n`);
+  httpPort = actual;
+  process.stdout.write(`listening ${flag("--tls-key") ? "https" : "http"}://127.0.0.1:${actual}/mcp\n`);
   const stop = () => {
     server.closeAllConnections();
     server.close(() => process.exit(0));
@@ -646,6 +690,125 @@ async function serveHttp(port: number): Promise<void> {
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+}
+
+// ---- process and stream cases (test/hostile-process.test.ts) ----
+
+const PROCESS_CASES = new Set(CASES.slice(CASES.indexOf("stdout-closed")));
+const STRAY = '42\n"x"\n[]\nnull\n{}\n{"jsonrpc":"2.0"}\ngarbage {\n';
+let httpPort = 0;
+let requestsSeen = 0;
+
+function writePid(role: string, pid: number): void {
+  const dir = flag("--pid-dir");
+  if (dir) writeFileSync(join(dir, `${role}-${pid}`), "");
+}
+
+function processCaseStart(): void {
+  writePid("server", process.pid);
+  if (CASE === "ignore-sigterm") {
+    process.on("SIGTERM", () => log("SIGTERM ignored"));
+    setInterval(() => {}, 1000);
+  }
+  if (CASE === "grandchild") {
+    const child = spawnChild(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: ["ignore", "inherit", "inherit"] });
+    if (child.pid) writePid("grandchild", child.pid);
+  }
+}
+
+function processCaseCall(id: unknown, name: string, out: Out): void {
+  if (CASE === "stdout-closed") {
+    process.stdout.end();
+    process.stdout.destroy();
+    closeSync(1);
+    log("stdout closed");
+    setInterval(() => {}, 1000);
+    return;
+  }
+  if (name === "hang") return;
+  if (CASE === "huge-line") return hugeLine(id);
+  if (CASE === "huge-question") return reply(out, id, createReply(newTask("ask")));
+  reply(out, id, { ...text("plain result"), ...(GEN === "v2" ? { resultType: "complete" } : {}) });
+}
+
+/** An HTTP server, or an HTTPS one with --tls-key and --tls-cert. */
+function serverFor(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const key = flag("--tls-key");
+  const cert = flag("--tls-cert");
+  return key && cert ? createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, handler) : createServer(handler);
+}
+
+/** One line of MB megabytes (a JSON-RPC reply that never ends within the limit), written as the pipe takes it. */
+function hugeLine(id: unknown): void {
+  const chunk = "x".repeat(1024 * 1024);
+  let left = Math.round(MB);
+  process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[],"pad":"`);
+  const more = () => {
+    while (left > 0) {
+      left--;
+      if (!process.stdout.write(chunk)) return void process.stdout.once("drain", more);
+    }
+    process.stdout.write('"}}\n');
+  };
+  more();
+}
+
+/** Before the body is read: redirects, refusals, and the GETs that reconnect an SSE stream. */
+function processCaseHttp(req: IncomingMessage, res: ServerResponse): boolean {
+  requestsSeen++;
+  switch (CASE) {
+    case "redirect-same-origin":
+      if (req.url !== "/mcp") return false;
+      res.writeHead(302, { Location: "/moved" }).end();
+      return true;
+    case "redirect-cross-origin":
+      res.writeHead(307, { Location: `http://localhost:${httpPort}/mcp` }).end();
+      return true;
+    case "unauthorized":
+      res.writeHead(401, { "WWW-Authenticate": 'Bearer realm="hostile"', "Content-Type": "text/plain" }).end("sign in first");
+      return true;
+    case "forbidden":
+      res.writeHead(403, { "Content-Type": "text/plain" }).end("not for you");
+      return true;
+    case "sse-retry-zero":
+      if (req.method !== "GET") return false;
+      log(`GET ${requestsSeen}`);
+      res.writeHead(200, { "Content-Type": "text/event-stream" }).end(`id: g${requestsSeen}\nretry: 0\n\n`);
+      return true;
+  }
+  return false;
+}
+
+/** After the body is read: what tools/call gets in the stream cases. */
+function processCaseHttpCall(messages: Msg[], res: ServerResponse): boolean {
+  if (!messages.some((m) => m.method === "tools/call")) return false;
+  switch (CASE) {
+    case "sse-retry-zero": {
+      // The answer comes after 3 s, on a stream that says `retry: 0`; meanwhile every GET stream ends at once.
+      const call = messages.find((m) => m.method === "tools/call")!;
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      res.write(`id: p${requestsSeen}\nretry: 0\n\n`);
+      setTimeout(() => res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: call.id, result: { ...text("late result"), ...(GEN === "v2" ? { resultType: "complete" } : {}) } })}\n\n`), 3000);
+      return true;
+    }
+    case "blank-sse-gzip": {
+      res.writeHead(200, { "Content-Type": "text/event-stream", "Content-Encoding": "gzip" });
+      const gzip = createGzip();
+      gzip.pipe(res);
+      const blank = Buffer.alloc(1024 * 1024, 10);
+      let open = true;
+      res.on("close", () => ((open = false), gzip.destroy()));
+      const more = () => {
+        while (open) if (!gzip.write(blank)) return void gzip.once("drain", more);
+      };
+      more();
+      return true;
+    }
+    case "huge-error-body":
+      res.writeHead(500, { "Content-Type": "text/plain" }).end(`${EVIL} ${bigText(MB)}`);
+      return true;
+  }
+  return false;
 }
 
 if (args.includes("--stdio")) serveStdio();
