@@ -16,6 +16,20 @@ export const MAX_ANSWERS_PER_TASK = 32;
 export const MAX_INPUT_ROUNDS = 16;
 
 // ---- schemas: what a tool or form schema may cost ----
+// A schema (a tool's inputSchema/outputSchema, an elicitation's requestedSchema) is measured before anything compiles,
+// walks or draws it (src/tasks/schema.ts: schemaBounds); one past a bound is a protocol violation (exit 4) naming it.
+/** How deeply a schema nests (JSON levels): real tool schemas nest a dozen; 20,000 levels overflowed the stack. */
+export const MAX_SCHEMA_DEPTH = 64;
+/** Values in one schema (objects, arrays, strings, numbers...): AJV compiles 20,000 in about 0.3 s here. */
+export const MAX_SCHEMA_NODES = 20_000;
+/** Keys in one object of a schema (a `properties` map, say): past it a schema is a list of data, not a shape. */
+export const MAX_SCHEMA_KEYS = 2_000;
+/** Characters in one string or key of a schema (a description, an enum value). */
+export const MAX_SCHEMA_STRING = 16_384;
+/** Characters in one `pattern` (or `patternProperties` key): compiled by a linear-time engine, but compiled. */
+export const MAX_SCHEMA_PATTERN = 1_000;
+/** Fields in one form a person fills in (an elicitation, or a tool's arguments in the dashboard). */
+export const MAX_FORM_FIELDS = 100;
 
 // ---- store: what mcp-task reads back from disk ----
 /** Results longer than this (as JSON) are not kept in handles; they are read from the server again. */

@@ -9,6 +9,7 @@ import { ProtocolViolation, RpcError, ServerError, SessionLostError, TaskNotFoun
 import { sanitizeLine } from "../output/sanitize.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
+import { checkToolSchemas } from "./schema-bounds.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -217,6 +218,7 @@ export class V1Wire implements Wire {
       if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
       for (const tool of reply.tools as Array<Record<string, unknown>>) {
         if (typeof tool?.name !== "string") continue;
+        checkToolSchemas(tool); // before anything walks them (schema-bounds.ts)
         const support = (tool.execution as { taskSupport?: string } | undefined)?.taskSupport;
         tools.push({
           name: tool.name,

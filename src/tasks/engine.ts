@@ -15,7 +15,7 @@ import {
   type Wire,
 } from "../protocol/wire.js";
 import { answerNotDelivered, inputUnavailable, type InputProvider } from "./input.js";
-import { outputProblem } from "./schema.js";
+import { checkQuestion, outputProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK } from "../limits.js";
 export { MAX_ANSWERS_PER_TASK };
 import { shellWord } from "../output/sanitize.js";
@@ -128,6 +128,7 @@ export class TaskEngine {
           }
           this.answerCounts.set(taskId, count);
         }
+        checkQuestion(request); // a form past the bounds is refused, unanswered (exit 4)
         const response = await this.input.answer(request, taskId, signal);
         // Returned to the server by the wire (V1 answers the server's request with it).
         if (taskId) this.deliveries.get(taskId)?.();
