@@ -10,6 +10,7 @@ import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import { saveMoves, type TrackedTask } from "../tasks/tracker.js";
 import { linePrompt } from "../ui/prompt.js";
 import { shellWord } from "../output/sanitize.js";
+import { setOwn } from "../data.js";
 
 export interface ServerOptions {
   server?: string;
@@ -90,7 +91,7 @@ export function parsePairs(pairs: string[]): Record<string, unknown> {
     } catch {
       /* a plain string */
     }
-    args[pair.slice(0, at)] = value;
+    setOwn(args, pair.slice(0, at), value); // `__proto__=1` is an argument like any other
   }
   return args;
 }

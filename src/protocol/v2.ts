@@ -11,6 +11,7 @@ import { sanitizeLine } from "../output/sanitize.js";
 import { ToolV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { inputRequestsFromV2, parseOrThrow, snapshotFromV2, toolResultOrThrow } from "./parse.js";
 import { checkToolSchemas } from "./schema-bounds.js";
+import { setOwn } from "../data.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
 import type {
   CallOptions,
@@ -144,7 +145,7 @@ export class V2Wire implements Wire {
       // Request-level input: answer every request, then retry the same call with the echoed requestState.
       const requests = inputRequestsFromV2(reply.inputRequests ?? {}, "inputRequests");
       const inputResponses: Record<string, unknown> = {};
-      for (const request of requests) inputResponses[request.key] = wireResponse(request, await this.handler()(request, null));
+      for (const request of requests) setOwn(inputResponses, request.key, wireResponse(request, await this.handler()(request, null)));
       params.inputResponses = inputResponses;
       if (typeof reply.requestState === "string") params.requestState = reply.requestState;
       else delete params.requestState;
@@ -171,7 +172,7 @@ export class V2Wire implements Wire {
     const answers: UncertainDelivery["answers"] = [];
     for (const request of open) {
       const response = await this.handler()(request, snapshot.taskId, options.signal);
-      inputResponses[request.key] = wireResponse(request, response);
+      setOwn(inputResponses, request.key, wireResponse(request, response)); // a key may be `__proto__`
       answers.push({ request, response });
     }
     try {

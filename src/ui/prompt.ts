@@ -2,6 +2,7 @@
 // the dashboard replaces it on TTYs later; this one needs nothing but readline.)
 import type { Interface } from "node:readline/promises";
 import type { IO } from "../context.js";
+import { setOwn } from "../data.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
@@ -55,7 +56,7 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
       const content: Record<string, unknown> = {};
       for (const [name, field] of Object.entries(schema.properties ?? {})) {
         const value = await askField(rl, say, name, field, (schema.required ?? []).includes(name));
-        if (value !== undefined) content[name] = value;
+        if (value !== undefined) setOwn(content, name, value); // a field may be named `__proto__`
       }
       const problem = await schemaProblem(schema as Record<string, unknown>, content);
       if (!problem) return { action: "accept", content };
