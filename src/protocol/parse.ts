@@ -5,6 +5,7 @@ import { ErrorV2Schema, InputRequestV2Schema, InputRequestsV2Schema, TaskV2Schem
 import type { z } from "zod/v4";
 import { ProtocolViolation } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
+import { checkFormBounds } from "./schema-bounds.js";
 import type { CallToolResult, InputRequest, Snapshot, TaskError } from "./wire.js";
 
 // A status message is a line for a person: a longer one is cut (src/limits.ts); it is shown, pushed and saved.
@@ -79,6 +80,13 @@ export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
 }
 
 export function inputRequestsFromV2(value: unknown, what: string): InputRequest[] {
+  // Each question's form measured before zod walks it (a requestedSchema 20,000 levels deep: "Invalid input").
+  if (value && typeof value === "object") {
+    for (const request of Object.values(value)) {
+      const form = (request as { params?: { requestedSchema?: unknown } } | null)?.params?.requestedSchema;
+      if (form !== undefined) checkFormBounds(form);
+    }
+  }
   parseOrThrow(InputRequestsV2Schema, value, what);
   // The keys from the server's own object: zod leaves a key named `__proto__` out of what it returns (the question
   // would be lost and the task wait for ever), so each request is parsed on its own.

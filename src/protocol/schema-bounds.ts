@@ -4,7 +4,7 @@
 // stack. The wires check tool schemas as tools/list arrives; ../tasks/schema.ts checks every schema it validates
 // and every question's form.
 import { ProtocolViolation } from "../errors.js";
-import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_KEYS, MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERN, MAX_SCHEMA_STRING } from "../limits.js";
+import { MAX_FORM_FIELDS, MAX_SCHEMA_DEPTH, MAX_SCHEMA_KEYS, MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERN, MAX_SCHEMA_STRING } from "../limits.js";
 import { sanitizeLine } from "../output/sanitize.js";
 
 /**
@@ -49,7 +49,7 @@ export function schemaOverLimit(schema: unknown): string | undefined {
 /** Throws the protocol violation for a schema past a bound (`what`: "tool x's outputSchema"). */
 export function checkSchemaBounds(schema: unknown, what: string): void {
   const over = schemaOverLimit(schema);
-  if (over) throw new ProtocolViolation(sanitizeLine(`the server sent ${what} that mcp-task will not process: ${over}`));
+  if (over) throw new ProtocolViolation(sanitizeLine(`mcp-task will not process ${what} from the server: ${over}`));
 }
 
 /** A tools/list entry's inputSchema and outputSchema, before the tool is parsed or kept: a ProtocolViolation past a bound. */
@@ -59,4 +59,22 @@ export function checkToolSchemas(tool: unknown): void {
   const label = typeof name === "string" ? `tool ${name.slice(0, 200)}'s` : "a tool's";
   if (inputSchema !== undefined) checkSchemaBounds(inputSchema, `${label} inputSchema`);
   if (outputSchema !== undefined) checkSchemaBounds(outputSchema, `${label} outputSchema`);
+}
+
+/** The number of fields of an object schema (its own `properties`), without building the list. */
+function fieldCount(schema: unknown): number {
+  const properties = schema && typeof schema === "object" ? (schema as Record<string, unknown>).properties : undefined;
+  return properties && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties).length : 0;
+}
+
+/** Why a form (an object schema a person fills in) is too big to show or fill, or undefined. */
+export function formOverLimit(schema: unknown): string | undefined {
+  const fields = fieldCount(schema);
+  return fields > MAX_FORM_FIELDS ? `it has ${fields} fields (limit ${MAX_FORM_FIELDS})` : schemaOverLimit(schema);
+}
+
+/** A question's requestedSchema: a ProtocolViolation past the form's bounds (the question is left unanswered). */
+export function checkFormBounds(schema: unknown): void {
+  const over = formOverLimit(schema);
+  if (over) throw new ProtocolViolation(sanitizeLine(`mcp-task will not show or fill the form of a question from the server: ${over}`));
 }

@@ -1,35 +1,19 @@
 // JSON Schema checks: a tool's outputSchema against its final result, a tool's inputSchema against the arguments,
 // and an answer against an elicitation's requestedSchema. A schema comes from the server: before anything compiles,
-// walks or draws it, ../protocol/schema-bounds.ts measures it (depth, values, keys, string and pattern lengths, src/limits.ts), so
-// that no schema can overflow the stack or hold mcp-task for long; the validator (./validator.ts: AJV with a
-// linear-time regular-expression engine) is loaded on the first check.
-import { ProtocolViolation } from "../errors.js";
-import { MAX_FORM_FIELDS } from "../limits.js";
-import { sanitizeLine } from "../output/sanitize.js";
-import { checkSchemaBounds, schemaOverLimit } from "../protocol/schema-bounds.js";
+// walks or draws it, ../protocol/schema-bounds.ts measures it (depth, values, keys, string and pattern lengths:
+// src/limits.ts), so that no schema can overflow the stack or hold mcp-task for long; the validator (./validator.ts:
+// AJV with a linear-time regular-expression engine) is loaded on the first check.
+import { checkFormBounds, checkSchemaBounds } from "../protocol/schema-bounds.js";
+export { formOverLimit } from "../protocol/schema-bounds.js";
 import type { CallToolResult, InputRequest, ToolInfo } from "../protocol/wire.js";
 
-/** The number of fields of an object schema (its own `properties`), without building the list. */
-function fieldCount(schema: unknown): number {
-  const properties = schema && typeof schema === "object" ? (schema as Record<string, unknown>).properties : undefined;
-  return properties && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties).length : 0;
-}
-
-/** Why a form (an object schema a person fills in) is too big to show, or undefined. */
-export function formOverLimit(schema: unknown): string | undefined {
-  const fields = fieldCount(schema);
-  return fields > MAX_FORM_FIELDS ? `it has ${fields} fields (limit ${MAX_FORM_FIELDS})` : schemaOverLimit(schema);
-}
-
 /**
- * Checks a server's question before anyone answers it (engine: every question of both generations passes here): an
- * elicitation whose requestedSchema is past a bound, or a form of more than MAX_FORM_FIELDS fields, is refused with a
- * protocol violation (exit 4) and left unanswered (V1: the server's request gets an error reply).
+ * Checks a server's question before anyone answers it (engine: every question of both generations passes here; V2
+ * questions were measured already as tasks/get arrived): a form past the bounds is refused with a protocol
+ * violation (exit 4) and left unanswered (V1: the server's request gets an error reply).
  */
 export function checkQuestion(request: InputRequest): void {
-  if (request.method !== "elicitation/create" || request.params.requestedSchema === undefined) return;
-  const over = formOverLimit(request.params.requestedSchema);
-  if (over) throw new ProtocolViolation(sanitizeLine(`the server asks a question whose form mcp-task will not show or fill: ${over}`));
+  if (request.method === "elicitation/create" && request.params.requestedSchema !== undefined) checkFormBounds(request.params.requestedSchema);
 }
 
 let compile: typeof import("./validator.js").compile | undefined;

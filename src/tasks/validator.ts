@@ -7,6 +7,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Ajv as AjvDraft7 } from "ajv";
 import * as formats from "ajv-formats";
+import { MAX_SCHEMA_ERRORS } from "../limits.js";
 import { linearRegExp } from "./regex.js";
 
 type Engine = InstanceType<typeof Ajv2020> | InstanceType<typeof Ajv2019> | InstanceType<typeof AjvDraft7>;
@@ -45,5 +46,10 @@ function dialectOf(schema: Record<string, unknown>): "2020-12" | "2019-09" | "dr
 export function compile(schema: Record<string, unknown>): (value: unknown) => string | undefined {
   const ajv = engine(dialectOf(schema));
   const validate: ValidateFunction = ajv.compile(schema);
-  return (value) => (validate(value) ? undefined : ajv.errorsText(validate.errors));
+  return (value) => {
+    if (validate(value)) return undefined;
+    const errors = validate.errors ?? [];
+    const more = errors.length > MAX_SCHEMA_ERRORS ? ` (and ${errors.length - MAX_SCHEMA_ERRORS} more)` : "";
+    return ajv.errorsText(errors.slice(0, MAX_SCHEMA_ERRORS)) + more;
+  };
 }

@@ -28,8 +28,9 @@
 //                             it works for 1 s, then asks for input (V2 key "confirm"), and completes once answered
 //   redos-output              redos: completes with structuredContent {code: "aaaa…ab"} against outputSchema pattern ^(a+)+$
 //   redos-input               redos_in: inputSchema {code: pattern ^(a+)+$}; redos_ask: asks a form with that pattern
-//   deep-schema               deep_out / deep_in: an outputSchema / inputSchema nested {depth} levels (default 20000);
-//                             deep_ask: asks a question whose requestedSchema nests that deep; fine: an ordinary tool
+//   deep-schema               deep_out / deep_in: an outputSchema / inputSchema nested {depth} levels (default 20000)
+//   deep-form                 deep_ask: asks a question whose requestedSchema nests {depth} levels
+//                             (V1, these and the other schema cases: a question the client refuses fails the task)
 //   wide-form                 wide_ask: asks a form of {fields} fields (default 10000)
 //   proto-key                 (V2) ask: input_required for key "__proto__"; completes once it is answered
 //   empty-input-requests      (V2) ask: input_required with inputRequests {} (nothing to answer), for ever
@@ -77,6 +78,7 @@ const CASES = [
   "redos-output",
   "redos-input",
   "deep-schema",
+  "deep-form",
   "wide-form",
   "proto-key",
   "empty-input-requests",
@@ -210,10 +212,9 @@ function advance(task: Task): void {
       }
       break;
     case "deep_out":
-    case "fine":
       if (age > 200) {
         task.status = "completed";
-        task.result = text("done", task.tool === "deep_out" ? { structuredContent: { a: "x" } } : {});
+        task.result = text("done", { structuredContent: { a: "x" } });
       }
       break;
     case "hang_result":
@@ -321,7 +322,9 @@ function toolList(): Msg[] {
     case "redos-input":
       return [tool("redos_in", "required", { inputSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } } } }), tool("redos_ask", "required")];
     case "deep-schema":
-      return [tool("deep_out", "required", { outputSchema: DEEP_MARK }), tool("deep_in", "required", { inputSchema: DEEP_MARK }), tool("deep_ask", "required"), tool("fine", "required")];
+      return [tool("deep_out", "required", { outputSchema: DEEP_MARK }), tool("deep_in", "required", { inputSchema: DEEP_MARK })];
+    case "deep-form":
+      return [tool("deep_ask", "required")];
     case "wide-form":
       return [tool("wide_ask", "required")];
     case "proto-key":
@@ -411,7 +414,7 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     // update-ignored: acknowledged, and nothing changes.
     if (CASE === "endless-input" && responses[`q${task.round}`] !== undefined) task.round++;
     if (CASE === "escapes" && task.status === "input_required") task.status = "completed";
-    if (["proto-key", "proto-field", "redos-input", "deep-schema", "wide-form"].includes(CASE) && task.status === "input_required") {
+    if (["proto-key", "proto-field", "redos-input", "deep-form", "wide-form"].includes(CASE) && task.status === "input_required") {
       // The answers as they came (own keys, __proto__ included), echoed as the result.
       const answer = Object.values(responses)[0] as Msg | undefined;
       const keys = Object.keys(responses);
@@ -506,9 +509,14 @@ async function tasksResult(id: unknown, params: Msg, out: Out): Promise<void> {
     if (task.status === "input_required") {
       const form = task.tool === "evil_ask" ? confirmForm(`approve? ${EVIL}`) : (schemaCaseForm(task.tool) ?? confirmForm(`question ${task.round}`));
       const answer = await ask(out, "elicitation/create", { ...form.params, _meta: related });
-      if (schemaCaseForm(task.tool) && !answer.error) {
-        task.status = "completed";
-        task.result = text(JSON.stringify({ answer: answer.result }));
+      if (schemaCaseForm(task.tool)) {
+        if (answer.error) {
+          task.status = "failed";
+          task.result = text(`the client refused the question: ${String(answer.error.message).slice(0, 200)}`, { isError: true });
+        } else {
+          task.status = "completed";
+          task.result = text(JSON.stringify({ answer: answer.result }));
+        }
         continue;
       }
       if (answer.error) log(`elicitation refused: ${JSON.stringify(answer.error).slice(0, 200)}`);
