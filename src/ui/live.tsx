@@ -47,9 +47,10 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     const s = useSyncExternalStore(subscribe, () => state);
     const now = useNow(ctx.clock, 1000);
     const { width } = useTerminalSize(terminal.stderr);
+    // Always active, a form open included (the form takes no Ctrl-C): Ctrl-C always stops waiting.
     useInput((input, key) => {
       if (key.ctrl && input === "c") ctx.interruptNow();
-    }, { isActive: !s.question });
+    });
     const status = s.snapshot?.status ?? "working";
     const id = s.info?.taskId ?? s.snapshot?.taskId ?? "";
     return (
