@@ -2,6 +2,7 @@
 // are named __proto__, constructor and prototype (it crashed both with a React error), Ctrl-C while such a form is
 // open, and a question of 10,000 fields (it froze the live view, keys and Ctrl-C included).
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
@@ -120,4 +121,24 @@ it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { 
   const done = await waitFor(/EXIT=\d+/, 5_000);
   expect(Date.now() - pressed).toBeLessThan(5_000);
   expect(done).toMatch(/EXIT=0/);
+});
+
+it("the line prompt (stdout not a terminal) reads the same form through the form's own field reader", { timeout: 40_000 }, async () => {
+  const home = tempHome();
+  const out = join(home, "out.txt");
+  terminal(home, `${bin} call ask -s ${proto.url} > ${out}`);
+  await waitFor(/fields named like prototype keys[\s\S]*answer, decline or cancel\?/);
+  keys("Enter");
+  await waitFor(/proto: $/m);
+  keys("Enter"); // nothing: it is required
+  await waitFor(/required[\s\S]*proto: $/m);
+  keys("p", "Enter");
+  await waitFor(/constructor \[y\/n\]: $/m);
+  keys("maybe", "Enter");
+  await waitFor(/enter yes or no[\s\S]*constructor \[y\/n\]: $/m);
+  keys("y", "Enter");
+  await waitFor(/prototype \(optional\): $/m);
+  keys("q", "Enter");
+  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  expect(readFileSync(out, "utf8")).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
 });
