@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, tempHome } from "./helpers/cli.js";
-import { ROOT, startHostileHttp, type RunningServer } from "./helpers/servers.js";
+import { hostileStdio, ROOT, startHostileHttp, type RunningServer } from "./helpers/servers.js";
 
 type Generation = "v1" | "v2";
 const BOTH: Generation[] = ["v1", "v2"];
@@ -223,5 +223,14 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
       const result = await run(["call", "ask", "--input", '{"__proto__":"p","constructor":true}', "-s", url], { home: tempHome() });
       expectError(result, 6, /does not fit the requested form/);
     });
+  });
+
+  it("over stdio, through the broker: deep tool schemas (v1) are exit 4, a __proto__ input key (v2) is answered", async () => {
+    const home = tempHome();
+    const deep = await run(["call", "deep_in", "--stdio", hostileStdio("deep-schema", "v1")], { home });
+    expectError(deep, 4, /nests more than 64 levels deep/);
+    const proto = await run(["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("proto-key", "v2")], { home });
+    expect(proto.code, proto.stderr).toBe(0);
+    expect(JSON.parse(proto.stdout).keys).toEqual(["__proto__"]);
   });
 });
