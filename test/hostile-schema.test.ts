@@ -164,6 +164,15 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     });
   });
 
+  for (const generation of BOTH) {
+    it(`deep-form (${generation}): a result whose structuredContent nests 20,000 levels is exit 4 (the spec schema's JSON check), no crash`, async () => {
+      await withHttp("deep-form", generation, async ({ url }) => {
+        const result = await run(["call", "deep_result", "-s", url], { home: tempHome() });
+        expectError(result, 4, /the server sent an invalid tasks\/(get result result|result): structuredContent\.deep: Expected a JSON value/);
+      });
+    });
+  }
+
   it("deep-form (v1): the SDK refuses the question (its parse of the request fails); the server fails the task: exit 1, no crash", async () => {
     await withHttp("deep-form", "v1", async ({ url }) => {
       const result = await run(["call", "deep_ask", "--input", "{}", "-s", url], { home: tempHome() });

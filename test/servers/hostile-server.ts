@@ -29,7 +29,8 @@
 //   redos-output              redos: completes with structuredContent {code: "aaaa…ab"} against outputSchema pattern ^(a+)+$
 //   redos-input               redos_in: inputSchema {code: pattern ^(a+)+$}; redos_ask: asks a form with that pattern
 //   deep-schema               deep_out / deep_in: an outputSchema / inputSchema nested {depth} levels (default 20000)
-//   deep-form                 deep_ask: asks a question whose requestedSchema nests {depth} levels
+//   deep-form                 deep_ask: asks a question whose requestedSchema nests {depth} levels;
+//                             deep_result: completes with structuredContent nested that deep (no outputSchema)
 //                             (V1, these and the other schema cases: a question the client refuses fails the task)
 //   wide-form                 wide_ask: asks a form of {fields} fields (default 10000)
 //   proto-key                 (V2) ask: input_required for key "__proto__"; completes once it is answered
@@ -211,6 +212,12 @@ function advance(task: Task): void {
         task.result = text(REDOS_TEXT, { structuredContent: { code: REDOS_TEXT } });
       }
       break;
+    case "deep_result":
+      if (age > 200) {
+        task.status = "completed";
+        task.result = text("deep", { structuredContent: { deep: DEEP_MARK } });
+      }
+      break;
     case "deep_out":
       if (age > 200) {
         task.status = "completed";
@@ -324,7 +331,7 @@ function toolList(): Msg[] {
     case "deep-schema":
       return [tool("deep_out", "required", { outputSchema: DEEP_MARK }), tool("deep_in", "required", { inputSchema: DEEP_MARK })];
     case "deep-form":
-      return [tool("deep_ask", "required")];
+      return [tool("deep_ask", "required"), tool("deep_result", "required")];
     case "wide-form":
       return [tool("wide_ask", "required")];
     case "proto-key":
