@@ -9,7 +9,7 @@ import { ProtocolViolation, RpcError, ServerError, SessionLostError, TaskNotFoun
 import { sanitizeLine } from "../output/sanitize.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
-import { checkToolSchemas } from "./schema-bounds.js";
+import { checkToolSchemas, formOverLimit } from "./schema-bounds.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -91,6 +91,15 @@ export class V1Wire implements Wire {
       // A connection replaced by a renewed session is closed on purpose: that is not the wire's end.
       if (this.rpc === rpc) this.resolveClosed(error);
     });
+    // A question whose form is past the bounds is refused before the SDK parses it (its parse of a form of 400,000
+    // fields cost 8 CPU-seconds; one 20,000 levels deep it refused on its own, unseen): the server gets an error
+    // reply, and the engine hears of the question (it refuses it too: exit 4).
+    rpc.screenRequest = (method, params, id) => {
+      const over = method === "elicitation/create" ? formOverLimit(params.requestedSchema) : undefined;
+      if (!over) return undefined;
+      void this.ask(method, params, id).catch(() => {});
+      return { code: -32602, message: `mcp-task will not show or fill this form: ${over}` };
+    };
     client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
     client.fallbackNotificationHandler = async (notification) => {
