@@ -93,7 +93,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     ctx.settings.saveTaskSupport(key, Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
     const tool = tools.find((t) => t.name === options.tool);
     if (!tool) throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");
-    const problem = await schemaProblem(tool.inputSchema, options.args);
+    const problem = await schemaProblem(tool.inputSchema, options.args, `tool ${options.tool}'s inputSchema`);
     if (problem) throw new UsageError(`the arguments do not fit ${options.tool}'s inputSchema: ${problem}`, "see the schema with: mcp-task tools");
     const started = await engine.call(options.tool, options.args, { task: options.task, ttlMs: options.ttlMs, signal: wait.signal });
     if (started.kind === "result") {

@@ -14,6 +14,7 @@ import { shellWord } from "../output/sanitize.js";
 import { formatDuration, parseDuration } from "../duration.js";
 export { formatDuration, parseDuration };
 export { followSettings } from "../tasks/run.js";
+import { setOwn } from "../data.js";
 
 export interface ServerOptions {
   server?: string;
@@ -104,7 +105,7 @@ export function parsePairs(pairs: string[]): Record<string, unknown> {
     } catch {
       /* a plain string */
     }
-    args[pair.slice(0, at)] = value;
+    setOwn(args, pair.slice(0, at), value); // `__proto__=1` is an argument like any other
   }
   return args;
 }

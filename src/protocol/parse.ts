@@ -1,10 +1,11 @@
 // Validating what servers send, with the spec-generated schemas of @modelcontextprotocol/ext-tasks, and turning
 // it into the neutral Snapshot. Every mismatch becomes a ProtocolViolation (exit 4) that says what was wrong.
 import { CallToolResultV1Schema, TaskV1Schema } from "@modelcontextprotocol/ext-tasks/core/v1";
-import { ErrorV2Schema, InputRequestsV2Schema, TaskV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
+import { ErrorV2Schema, InputRequestV2Schema, InputRequestsV2Schema, TaskV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
 import type { z } from "zod/v4";
 import { ProtocolViolation } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
+import { checkFormBounds } from "./schema-bounds.js";
 import type { CallToolResult, InputRequest, Snapshot, TaskError } from "./wire.js";
 
 // A status message is a line for a person: a longer one is cut (src/limits.ts); it is shown, pushed and saved.
@@ -105,6 +106,18 @@ export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
 }
 
 export function inputRequestsFromV2(value: unknown, what: string): InputRequest[] {
-  const requests = parseOrThrow(InputRequestsV2Schema, value, what) as Record<string, { method: string; params?: Record<string, unknown> }>;
-  return Object.entries(requests).map(([key, request]) => ({ key, method: request.method, params: request.params ?? {} }));
+  // Each question's form measured before zod walks it (a requestedSchema 20,000 levels deep: "Invalid input").
+  if (value && typeof value === "object") {
+    for (const request of Object.values(value)) {
+      const form = (request as { params?: { requestedSchema?: unknown } } | null)?.params?.requestedSchema;
+      if (form !== undefined) checkFormBounds(form);
+    }
+  }
+  parseOrThrow(InputRequestsV2Schema, value, what);
+  // The keys from the server's own object: zod leaves a key named `__proto__` out of what it returns (the question
+  // would be lost and the task wait for ever), so each request is parsed on its own.
+  return Object.keys(value as object).map((key) => {
+    const request = parseOrThrow(InputRequestV2Schema, (value as Record<string, unknown>)[key], `${what} ${key}`) as { method: string; params?: Record<string, unknown> };
+    return { key, method: request.method, params: request.params ?? {} };
+  });
 }

@@ -53,6 +53,8 @@ export class RawChannel {
   private resolveClosed!: (error: McpTaskError) => void;
   /** Resolves (never rejects) with the reason once the connection has closed. */
   readonly closed = new Promise<McpTaskError>((resolve) => (this.resolveClosed = resolve));
+  /** Sees each server-to-client request before the SDK parses it: an error returned is the reply, and the SDK never sees it. */
+  screenRequest?: (method: string, params: Record<string, unknown>, id: unknown) => { code: number; message: string } | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -68,6 +70,8 @@ export class RawChannel {
         this.settle(msg.id, message as unknown as Record<string, unknown>);
         return;
       }
+      const refusal = typeof msg.method === "string" && msg.id !== undefined ? this.screenRequest?.(msg.method, ((message as { params?: Record<string, unknown> }).params ?? {}), msg.id) : undefined;
+      if (refusal) return void transport.send({ jsonrpc: "2.0", id: msg.id, error: refusal } as never).catch(() => {});
       onmessage?.call(transport, message, extra);
     };
     const onclose = transport.onclose;

@@ -10,6 +10,7 @@ import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
+import { checkToolSchemas, formOverLimit } from "./schema-bounds.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -91,6 +92,15 @@ export class V1Wire implements Wire {
       // A connection replaced by a renewed session is closed on purpose: that is not the wire's end.
       if (this.rpc === rpc) this.resolveClosed(error);
     });
+    // A question whose form is past the bounds is refused before the SDK parses it (its parse of a form of 400,000
+    // fields cost 8 CPU-seconds; one 20,000 levels deep it refused on its own, unseen): the server gets an error
+    // reply, and the engine hears of the question (it refuses it too: exit 4).
+    rpc.screenRequest = (method, params, id) => {
+      const over = method === "elicitation/create" ? formOverLimit(params.requestedSchema) : undefined;
+      if (!over) return undefined;
+      void this.ask(method, params, id).catch(() => {});
+      return { code: -32602, message: `mcp-task will not show or fill this form: ${over}` };
+    };
     client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
     client.fallbackNotificationHandler = async (notification) => {
@@ -218,6 +228,7 @@ export class V1Wire implements Wire {
       if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
       for (const tool of reply.tools as Array<Record<string, unknown>>) {
         if (typeof tool?.name !== "string") continue;
+        checkToolSchemas(tool); // before anything walks them (schema-bounds.ts)
         const support = (tool.execution as { taskSupport?: string } | undefined)?.taskSupport;
         tools.push({
           name: tool.name,

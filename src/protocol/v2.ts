@@ -9,7 +9,10 @@ import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_ME
 import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
-import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
+import { ToolV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
+import { inputRequestsFromV2, parseOrThrow, snapshotFromV2, toolResultOrThrow } from "./parse.js";
+import { checkToolSchemas } from "./schema-bounds.js";
+import { setOwn } from "../data.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
 import type {
   CallOptions,
@@ -97,19 +100,28 @@ export class V2Wire implements Wire {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    // Through the SDK: a connection that fails surfaces as fetch's bare TypeError; it is the server being
-    // unreachable (exit 4), not an internal error.
-    const listed = await this.client.listTools(undefined, { timeout: this.rpc.requestTimeoutMs || undefined }).catch((error: unknown) => {
-      throw this.rpc.failure ?? toServerError(error, "tools/list");
-    });
-    return listed.tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema as Record<string, unknown>,
-      outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
-      taskSupport: "server",
-    }));
+    // Raw, as V1 does: the SDK's own parse of tools/list walks every schema recursively (one 20,000 levels deep
+    // overflowed the stack: "tools/list failed: Maximum call stack size exceeded"). Each tool's schemas are measured
+    // first (schema-bounds.ts), then the tool is parsed with the spec's schema.
+    const tools: ToolInfo[] = [];
+    for (let cursor: string | undefined, page = 0; page < 100; page++) {
+      const reply = await this.request("tools/list", cursor ? { cursor } : {}, { tasks: false });
+      if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
+      for (const raw of reply.tools as unknown[]) {
+        checkToolSchemas(raw);
+        const tool = parseOrThrow(ToolV2Schema, raw, "tool in tools/list") as { name: string; title?: string; description?: string; inputSchema: unknown; outputSchema?: unknown };
+        tools.push({
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema as Record<string, unknown>,
+          outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
+          taskSupport: "server",
+        });
+      }
+      if (typeof reply.nextCursor !== "string" || !(cursor = reply.nextCursor)) break;
+    }
+    return tools;
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
@@ -134,7 +146,7 @@ export class V2Wire implements Wire {
       // Request-level input: answer every request, then retry the same call with the echoed requestState.
       const requests = inputRequestsFromV2(reply.inputRequests ?? {}, "inputRequests");
       const inputResponses: Record<string, unknown> = {};
-      for (const request of requests) inputResponses[request.key] = wireResponse(request, await this.handler()(request, null));
+      for (const request of requests) setOwn(inputResponses, request.key, wireResponse(request, await this.handler()(request, null)));
       params.inputResponses = inputResponses;
       if (typeof reply.requestState === "string") params.requestState = reply.requestState;
       else delete params.requestState;
@@ -171,7 +183,7 @@ export class V2Wire implements Wire {
         refused ??= error;
         continue;
       }
-      inputResponses[request.key] = wireResponse(request, response);
+      setOwn(inputResponses, request.key, wireResponse(request, response)); // a key may be `__proto__`
       answers.push({ request, response });
     }
     if (answers.length === 0) {

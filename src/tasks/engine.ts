@@ -15,7 +15,7 @@ import {
   type Wire,
 } from "../protocol/wire.js";
 import { answerNotDelivered, inputUnavailable, type InputProvider } from "./input.js";
-import { outputProblem } from "./schema.js";
+import { checkQuestion, outputProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK } from "../limits.js";
 export { MAX_ANSWERS_PER_TASK };
 import { shellWord } from "../output/sanitize.js";
@@ -129,6 +129,7 @@ export class TaskEngine {
           }
           this.answerCounts.set(taskId, count);
         }
+        checkQuestion(request); // a form past the bounds is refused, unanswered (exit 4)
         const response = await this.input.answer(request, taskId, signal);
         // Returned to the server by the wire (V1 answers the server's request with it).
         if (taskId) this.deliveries.get(taskId)?.();
@@ -276,6 +277,23 @@ export class TaskEngine {
         }
       }
     };
+    // input_required with nothing asked (V2: an empty inputRequests): nothing can be answered. A state that lasts
+    // as long as an ignored answer may (IGNORED_POLLS reads and IGNORED_MS) is reported (exit 4), not waited on.
+    let unasked: { since: number; reads: number } | undefined;
+    const checkUnasked = (snapshot: Snapshot) => {
+      if (snapshot.status !== "input_required" || !snapshot.inputListed || snapshot.inputRequests.length > 0 || inputJob || doubt) {
+        unasked = undefined;
+        return;
+      }
+      unasked ??= { since: this.clock.now(), reads: 0 };
+      if (++unasked.reads > IGNORED_POLLS && this.clock.now() - unasked.since >= IGNORED_MS) {
+        throw new ProtocolViolation(
+          `the server says the task needs input but asks no question (input_required with an empty inputRequests, for ${Math.round((this.clock.now() - unasked.since) / 1000)} s)`,
+          `keep waiting with: mcp-task watch ${shellWord(taskId)}`,
+          taskId,
+        );
+      }
+    };
     const serviceInput = (snapshot: Snapshot) => {
       if (snapshot.status !== "input_required") {
         // The task moved on (answered elsewhere, timed out): withdraw a question still waiting for a person.
@@ -374,6 +392,7 @@ export class TaskEngine {
           }
           await settle(snapshot);
           checkIgnored(snapshot);
+          checkUnasked(snapshot);
           if (changed(snapshot) || isTerminal(snapshot.status)) {
             last = snapshot;
             yield snapshot;

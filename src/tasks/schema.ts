@@ -1,15 +1,37 @@
-// JSON Schema checks: a tool's outputSchema against its final result, and a prepared answer against an
-// elicitation's requestedSchema. The validator is the SDK's own AJV provider.
-import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
-import type { CallToolResult, ToolInfo } from "../protocol/wire.js";
+// JSON Schema checks: a tool's outputSchema against its final result, a tool's inputSchema against the arguments,
+// and an answer against an elicitation's requestedSchema. A schema comes from the server: before anything compiles,
+// walks or draws it, ../protocol/schema-bounds.ts measures it (depth, values, keys, string and pattern lengths:
+// src/limits.ts), so that no schema can overflow the stack or hold mcp-task for long; the validator (./validator.ts:
+// AJV with a linear-time regular-expression engine) is loaded on the first check.
+import { checkFormBounds, checkSchemaBounds } from "../protocol/schema-bounds.js";
+export { formOverLimit } from "../protocol/schema-bounds.js";
+import type { CallToolResult, InputRequest, ToolInfo } from "../protocol/wire.js";
 
-let validator: AjvJsonSchemaValidator | undefined;
+/**
+ * Checks a server's question before anyone answers it (engine: every question of both generations passes here; V2
+ * questions were measured already as tasks/get arrived): a form past the bounds is refused with a protocol
+ * violation (exit 4) and left unanswered (V1: the server's request gets an error reply).
+ */
+export function checkQuestion(request: InputRequest): void {
+  if (request.method === "elicitation/create" && request.params.requestedSchema !== undefined) checkFormBounds(request.params.requestedSchema);
+}
 
-/** Undefined when valid, else the validator's complaint. (AJV is loaded on first use: it is heavy.) */
-export async function schemaProblem(schema: Record<string, unknown>, value: unknown): Promise<string | undefined> {
-  validator ??= new (await import("@modelcontextprotocol/client/validators/ajv")).AjvJsonSchemaValidator();
-  const check = validator.getValidator(schema as never)(value);
-  return check.valid ? undefined : check.errorMessage;
+let compile: typeof import("./validator.js").compile | undefined;
+
+/**
+ * Undefined when valid, else the validator's complaint. Throws a ProtocolViolation for a schema past a bound
+ * (`what` names it in the message). A schema AJV cannot compile is reported as a complaint.
+ */
+export async function schemaProblem(schema: Record<string, unknown>, value: unknown, what = "a schema"): Promise<string | undefined> {
+  checkSchemaBounds(schema, what);
+  compile ??= (await import("./validator.js")).compile;
+  let check: (value: unknown) => string | undefined;
+  try {
+    check = compile(schema);
+  } catch (error) {
+    return `the schema cannot be checked (${error instanceof Error ? error.message : String(error)})`;
+  }
+  return check(value);
 }
 
 /**
@@ -19,6 +41,6 @@ export async function schemaProblem(schema: Record<string, unknown>, value: unkn
 export async function outputProblem(tool: ToolInfo | undefined, result: CallToolResult): Promise<string | undefined> {
   if (!tool?.outputSchema || result.isError) return undefined;
   if (result.structuredContent === undefined) return "the tool declares an outputSchema but the result has no structuredContent";
-  const problem = await schemaProblem(tool.outputSchema, result.structuredContent);
+  const problem = await schemaProblem(tool.outputSchema, result.structuredContent, `tool ${tool.name}'s outputSchema`);
   return problem ? `the result does not match the tool's outputSchema: ${problem}` : undefined;
 }

@@ -75,6 +75,10 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
     if (q) setMode({ kind: "answer", question: q });
   };
 
+  // Ctrl-C leaves from every mode, a form or a prompt open included (it was ignored while one was).
+  useInput((input, key) => {
+    if (key.ctrl && input === "c") onExit();
+  });
   useInput(
     (input, key) => {
       const mode = modeRef.current;
@@ -92,7 +96,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
         if (input === "y" || input === "n" || key.escape) setMode({ kind: "list" });
         return;
       }
-      if (input === "q" || (key.ctrl && input === "c")) return onExit();
+      if (input === "q") return onExit();
       if (mode.kind === "detail") {
         if (key.escape || key.leftArrow) (model.open(undefined), setMode({ kind: "list" }));
         else if (key.upArrow || input === "k") setScroll((s) => Math.max(0, s - 1));

@@ -1,24 +1,14 @@
 // A line-by-line prompt for a server's elicitation form, on stderr, for a person at a terminal. (The Ink form of
 // the dashboard replaces it on TTYs later; this one needs nothing but readline.)
 import type { Interface } from "node:readline/promises";
+import type { Field } from "./form/fields.js";
 import type { IO } from "../context.js";
 import { cutText } from "../errors.js";
+import { setOwn } from "../data.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
 import { schemaProblem } from "../tasks/schema.js";
-
-interface FieldSchema {
-  type?: string;
-  title?: string;
-  description?: string;
-  enum?: unknown[];
-  enumNames?: string[];
-  oneOf?: Array<{ const: unknown; title?: string }>;
-  default?: unknown;
-  minimum?: number;
-  maximum?: number;
-}
 
 export function linePrompt(io: IO): InputProvider {
   let queue = Promise.resolve();
@@ -48,17 +38,18 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
     const choice = (await rl.question("  answer, decline or cancel? [A/d/c] ")).trim().toLowerCase();
     if (choice.startsWith("d")) return { action: "decline" };
     if (choice.startsWith("c")) return { action: "cancel" };
-    const schema = (request.params.requestedSchema ?? { type: "object", properties: {} }) as {
-      properties?: Record<string, FieldSchema>;
-      required?: string[];
-    };
+    const requested = request.params.requestedSchema;
+    const schema = (requested && typeof requested === "object" && !Array.isArray(requested) ? requested : { type: "object", properties: {} }) as Record<string, unknown>;
+    // The form's own reading of the schema and of typed text (./form/fields.ts: one reader of a requestedSchema for
+    // both the Ink form and this prompt), loaded when a question comes.
+    const fields = await import("./form/fields.js");
     for (;;) {
       const content: Record<string, unknown> = {};
-      for (const [name, field] of Object.entries(schema.properties ?? {})) {
-        const value = await askField(rl, say, name, field, (schema.required ?? []).includes(name));
-        if (value !== undefined) content[name] = value;
+      for (const field of fields.fieldsOf(schema)) {
+        const value = await askField(rl, say, field, fields);
+        if (value !== undefined) setOwn(content, field.name, value); // a field may be named `__proto__`
       }
-      const problem = await schemaProblem(schema as Record<string, unknown>, content);
+      const problem = await schemaProblem(schema, content, "the question's requestedSchema");
       if (!problem) return { action: "accept", content };
       say(`  that does not fit the form: ${sanitizeLine(problem)}; again:`);
     }
@@ -67,47 +58,21 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
   }
 }
 
-async function askField(
-  rl: Interface,
-  say: (text: string) => void,
-  name: string,
-  field: FieldSchema,
-  required: boolean,
-): Promise<unknown> {
-  const label = sanitizeLine(field.title ?? name);
-  const choices = field.oneOf?.map((o) => ({ value: o.const, title: o.title ?? String(o.const) })) ??
-    field.enum?.map((value, i) => ({ value, title: field.enumNames?.[i] ?? String(value) }));
-  if (field.description) say(`  ${sanitizeLine(field.description)}`);
-  if (choices) choices.forEach((c, i) => say(`    ${i + 1}) ${sanitizeLine(c.title)}`));
-  const hint = field.type === "boolean" ? " [y/n]" : choices ? ` [1-${choices.length}]` : "";
-  const fallback = field.default !== undefined ? ` (default ${sanitizeLine(JSON.stringify(field.default))})` : required ? "" : " (optional)";
+async function askField(rl: Interface, say: (text: string) => void, field: Field, fields: typeof import("./form/fields.js")): Promise<unknown> {
+  const choices = field.kind === "enum" || field.kind === "oneOf" ? field.choices : undefined;
+  if (field.description) say(`  ${field.description}`);
+  if (choices) choices.forEach((c, i) => say(`    ${i + 1}) ${c.title}`));
+  const hint = field.kind === "boolean" ? " [y/n]" : choices ? ` [1-${choices.length}]` : "";
+  const fallback = field.default !== undefined ? ` (default ${sanitizeLine(JSON.stringify(field.default))})` : field.required ? "" : " (optional)";
   for (;;) {
-    const raw = (await rl.question(`  ${label}${hint}${fallback}: `)).trim();
-    if (raw === "") {
-      if (field.default !== undefined) return field.default;
-      if (!required) return undefined;
-      say("  required");
-      continue;
-    }
-    if (choices) {
-      const picked = choices[Number(raw) - 1] ?? choices.find((c) => String(c.value) === raw);
-      if (picked) return picked.value;
-      say(`  pick 1 to ${choices.length}`);
-      continue;
-    }
-    if (field.type === "boolean") {
-      if (/^(y|yes|true)$/i.test(raw)) return true;
-      if (/^(n|no|false)$/i.test(raw)) return false;
-      say("  y or n");
-      continue;
-    }
-    if (field.type === "number" || field.type === "integer") {
-      const value = Number(raw);
-      if (Number.isFinite(value) && (field.type === "number" || Number.isInteger(value))) return value;
-      say(`  a${field.type === "integer" ? " whole" : ""} number, please`);
-      continue;
-    }
-    return raw;
+    const raw = (await rl.question(`  ${field.title}${hint}${fallback}: `)).trim();
+    if (raw === "" && field.default !== undefined) return field.default;
+    // A choice by its number, else by its value or title (parseField).
+    const picked = choices && /^\d+$/.test(raw) ? choices[Number(raw) - 1] : undefined;
+    const parsed = picked ? { value: picked.value } : fields.parseField(field, raw);
+    const problem = "error" in parsed ? (choices ? `pick 1 to ${choices.length}` : parsed.error) : fields.checkField(field, parsed.value);
+    if (!problem) return "value" in parsed ? parsed.value : undefined;
+    say(`  ${problem}`);
   }
 }
 

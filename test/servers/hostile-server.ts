@@ -54,6 +54,17 @@
 //   unauthorized / forbidden  HTTP: every POST gets 401 / 403
 //   huge-question             (V2) ask: a task whose question is --mb MB long
 // With --tls-key FILE --tls-cert FILE the HTTP server speaks HTTPS with that certificate; with --mute it answers nothing.
+//   redos-output              redos: completes with structuredContent {code: "aaaa…ab"} against outputSchema pattern ^(a+)+$
+//   redos-input               redos_in: inputSchema {code: pattern ^(a+)+$}; redos_ask: asks a form with that pattern
+//   deep-schema               deep_out / deep_in: an outputSchema / inputSchema nested {depth} levels (default 20000)
+//   deep-form                 deep_ask: asks a question whose requestedSchema nests {depth} levels;
+//                             deep_result: completes with structuredContent nested that deep (no outputSchema)
+//                             (V1, these and the other schema cases: a question the client refuses fails the task)
+//   wide-form                 wide_ask: asks a form of {fields} fields (default 10000)
+//   proto-key                 (V2) ask: input_required for key "__proto__"; completes once it is answered
+//   empty-input-requests      (V2) ask: input_required with inputRequests {} (nothing to answer), for ever
+//   proto-field               ask: a form with fields __proto__, constructor, prototype; the result echoes the answer;
+//                             echo: a plain call whose result is its arguments as JSON
 
 import { spawn as spawnChild } from "node:child_process";
 import { closeSync, readFileSync, writeFileSync } from "node:fs";
@@ -77,6 +88,8 @@ const CASE = flag("--case") ?? "";
 const GEN = (flag("--generation") ?? "v2") as Generation;
 const MB = Number(flag("--mb") ?? "40");
 const FLOOD = Number(flag("--flood") ?? "30000");
+const DEPTH = Number(flag("--depth") ?? "20000");
+const FIELDS = Number(flag("--fields") ?? "10000");
 const POLL_MS = 100;
 const TTL_MS = 300_000;
 const log = (line: string) => process.stderr.write(`[hostile ${CASE} ${GEN}] ${line}\n`);
@@ -105,7 +118,15 @@ const CASES = [
   "reused-id",
   "huge-id",
   "bad-timing",
-  // process and stream cases
+  "redos-output",
+  "redos-input",
+  "deep-schema",
+  "deep-form",
+  "wide-form",
+  "proto-key",
+  "empty-input-requests",
+  "proto-field",
+  // process and stream cases (PROCESS_CASES: every case from here on)
   "stdout-closed",
   "ignore-sigterm",
   "grandchild",
@@ -130,6 +151,35 @@ const EVIL = "\u001b[31mred\u001b[0m \u001b]52;c;cm0gLXJmIH4K\u0007 \u001b]0;own
 const EVIL_ID = `task-\u001b[2J\u001b]52;c;aWQ=\u0007\u009b1m\u202e-${Date.now()}`;
 
 let unsafeNext = 0;
+
+// ---- schemas that attack (redos-*, deep-schema, wide-form, proto-*) ----
+const REDOS = "^(a+)+$";
+const REDOS_TEXT = `${"a".repeat(40)}b`;
+// A schema too deep for JSON.stringify (ours too): sent as raw JSON text in place of DEEP_MARK (see encode).
+const DEEP_MARK = "\u0000deep-schema\u0000";
+const DEEP_JSON = '{"type":"object","properties":{"a":'.repeat(DEPTH) + '{"type":"string"}' + "}}".repeat(DEPTH);
+const encode = (message: Msg) => JSON.stringify(message).replaceAll(JSON.stringify(DEEP_MARK), DEEP_JSON);
+const PROTO_KEYS = ["__proto__", "constructor", "prototype"];
+/** A form with fields named as Object.prototype's own keys, parsed so that they are own properties. */
+const protoForm = () => ({
+  method: "elicitation/create",
+  params: JSON.parse(
+    `{"mode":"form","message":"fields named like prototype keys","requestedSchema":{"type":"object","properties":{"__proto__":{"type":"string","title":"proto"},"constructor":{"type":"boolean"},"prototype":{"type":"string"}},"required":["__proto__","constructor"]}}`,
+  ),
+});
+function schemaCaseForm(tool: string): Msg | undefined {
+  if (tool === "redos_ask") {
+    return { method: "elicitation/create", params: { mode: "form", message: "code?", requestedSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } }, required: ["code"] } } };
+  }
+  if (tool === "deep_ask") return { method: "elicitation/create", params: { mode: "form", message: "deep", requestedSchema: DEEP_MARK } };
+  if (tool === "wide_ask") {
+    const properties: Msg = {};
+    for (let i = 0; i < FIELDS; i++) properties[`f${i}`] = { type: "string", title: `field ${i}` };
+    return { method: "elicitation/create", params: { mode: "form", message: `${FIELDS} fields`, requestedSchema: { type: "object", properties } } };
+  }
+  if (CASE === "proto-field" && tool === "ask") return protoForm();
+  return undefined;
+}
 
 // ---- the wire: send a message in the context of a request (HTTP: its SSE stream; stdio: stdout) ----
 
@@ -220,6 +270,24 @@ function advance(task: Task): void {
         task.result = text("survived the flood");
       } else task.statusMessage = "working through the flood";
       break;
+    case "redos":
+      if (age > 200) {
+        task.status = "completed";
+        task.result = text(REDOS_TEXT, { structuredContent: { code: REDOS_TEXT } });
+      }
+      break;
+    case "deep_result":
+      if (age > 200) {
+        task.status = "completed";
+        task.result = text("deep", { structuredContent: { deep: DEEP_MARK } });
+      }
+      break;
+    case "deep_out":
+      if (age > 200) {
+        task.status = "completed";
+        task.result = text("done", { structuredContent: { a: "x" } });
+      }
+      break;
     case "hang_result":
       task.status = "completed";
       task.result = text("the result");
@@ -247,6 +315,9 @@ function advance(task: Task): void {
       break;
     case "ask":
     case "evil_ask":
+    case "redos_ask":
+    case "deep_ask":
+    case "wide_ask":
       if (task.status === "working" && age > 200) task.status = "input_required";
       break;
     case "unsafe":
@@ -299,8 +370,14 @@ function timedGet(task: Task): Task {
 function v2Detailed(task: Task): Msg {
   const out: Msg = { ...wireTask(task), resultType: "complete" };
   if (task.status === "input_required") {
-    out.inputRequests =
-      task.tool === "evil_ask"
+    const schemaForm = schemaCaseForm(task.tool);
+    out.inputRequests = CASE === "proto-key"
+      ? JSON.parse(`{"__proto__": ${JSON.stringify(confirmForm("proto key?"))}}`)
+      : CASE === "empty-input-requests"
+        ? {}
+        : schemaForm
+          ? { [`${task.tool}-q`]: schemaForm }
+          : task.tool === "evil_ask"
         ? { [`k${EVIL}`]: confirmForm(`approve? ${EVIL}`) }
         : CASE === "endless-input"
           ? { [`q${task.round}`]: confirmForm(`question ${task.round}`) }
@@ -377,6 +454,21 @@ function toolList(): Msg[] {
       const inputSchema = { type: "object", properties: { seconds: { type: "number" }, kb: { type: "number" }, n: { type: "integer" } } };
       return names[CASE].map((name) => tool(name, "required", { inputSchema }));
     }
+    case "redos-output":
+      return [tool("redos", "required", { outputSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } } } })];
+    case "redos-input":
+      return [tool("redos_in", "required", { inputSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } } } }), tool("redos_ask", "required")];
+    case "deep-schema":
+      return [tool("deep_out", "required", { outputSchema: DEEP_MARK }), tool("deep_in", "required", { inputSchema: DEEP_MARK })];
+    case "deep-form":
+      return [tool("deep_ask", "required"), tool("deep_result", "required")];
+    case "wide-form":
+      return [tool("wide_ask", "required")];
+    case "proto-key":
+    case "empty-input-requests":
+      return [tool("ask", "required")];
+    case "proto-field":
+      return [tool("ask", "required"), tool("echo", "forbidden")];
   }
   if (PROCESS_CASES.has(CASE)) return [tool("plain", "optional"), tool("hang", "optional")];
   return [];
@@ -469,6 +561,15 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     // update-ignored: acknowledged, and nothing changes.
     if (CASE === "endless-input" && responses[`q${task.round}`] !== undefined) task.round++;
     if (CASE === "escapes" && task.status === "input_required") task.status = "completed";
+    if (["proto-key", "proto-field", "redos-input", "deep-form", "wide-form"].includes(CASE) && task.status === "input_required") {
+      // The answers as they came (own keys, __proto__ included), echoed as the result.
+      const answer = Object.values(responses)[0] as Msg | undefined;
+      const keys = Object.keys(responses);
+      if ((CASE !== "proto-key" || keys.includes("__proto__")) && answer) {
+        task.status = "completed";
+        task.result = text(JSON.stringify({ keys, answer }));
+      }
+    }
     if (CASE === "unsafe-ids" && task.status === "input_required") {
       task.status = "completed";
       task.result = text(`done ${task.taskId}`);
@@ -527,6 +628,9 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
     case "escapes":
       if (name === "evil_rpc") return fail(out, id, -32000, `refused ${EVIL}`, { why: EVIL });
       return asTask(name, name === "evil" ? `${EVIL_ID}-${++taskCounter}` : undefined);
+    case "proto-field":
+      if (name === "echo") return reply(out, id, { ...text(JSON.stringify({ keys: Object.keys(argsIn), args: argsIn })), ...(GEN === "v2" ? { resultType: "complete" } : {}) });
+      return asTask(name);
     case "unsafe-ids":
       return asTask(name, UNSAFE_IDS[typeof argsIn.n === "number" ? argsIn.n : unsafeNext++ % UNSAFE_IDS.length]);
     case "poll-zero":
@@ -562,8 +666,18 @@ async function tasksResult(id: unknown, params: Msg, out: Out): Promise<void> {
     }
     if (task.status === "cancelled") return fail(out, id, -32603, "cancelled");
     if (task.status === "input_required") {
-      const form = task.tool === "evil_ask" ? confirmForm(`approve? ${EVIL}`) : confirmForm(`question ${task.round}`);
+      const form = task.tool === "evil_ask" ? confirmForm(`approve? ${EVIL}`) : (schemaCaseForm(task.tool) ?? confirmForm(`question ${task.round}`));
       const answer = await ask(out, "elicitation/create", { ...form.params, _meta: related });
+      if (schemaCaseForm(task.tool)) {
+        if (answer.error) {
+          task.status = "failed";
+          task.result = text(`the client refused the question: ${String(answer.error.message).slice(0, 200)}`, { isError: true });
+        } else {
+          task.status = "completed";
+          task.result = text(JSON.stringify({ answer: answer.result }));
+        }
+        continue;
+      }
       if (answer.error) log(`elicitation refused: ${JSON.stringify(answer.error).slice(0, 200)}`);
       task.round++;
       if (task.tool === "unsafe") {
@@ -612,7 +726,7 @@ function handleInbound(message: Msg, out: Out): void {
 function serveStdio(): void {
   processCaseStart();
   const out: Out = {
-    send: (message) => void process.stdout.write(`${CASE === "stray-json" ? STRAY : ""}${JSON.stringify(message)}\n`),
+    send: (message) => void process.stdout.write(`${CASE === "stray-json" ? STRAY : ""}${encode(message)}\n`),
     closed: () => false,
   };
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -667,7 +781,7 @@ async function serveHttp(port: number): Promise<void> {
       const out: Out = {
         send(message) {
           if (!open) return;
-          res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+          res.write(`event: message\ndata: ${encode(message)}\n\n`);
           if (message.method === undefined && unanswered.delete(message.id) && unanswered.size === 0 && requests[0].method !== "subscriptions/listen") {
             open = false;
             res.end();

@@ -591,3 +591,61 @@ describe("SchemaForm", () => {
     expect(onSubmit).not.toHaveBeenCalled();
   });
 });
+
+// Schemas that attack (issue 18): field names that are Object.prototype's keys, a catastrophic pattern, a form too
+// wide to draw.
+describe("hostile forms", () => {
+  // Parsed, so that `__proto__` is an own property as it is in a server's message.
+  const PROTO = JSON.parse(
+    '{"type":"object","properties":{"__proto__":{"type":"string","title":"proto"},"constructor":{"type":"boolean"},"prototype":{"type":"string"}},"required":["__proto__","constructor"]}',
+  );
+
+  it("takes fields named __proto__, constructor and prototype as plain fields, and sends them as own keys", async () => {
+    const { tree, onRespond } = elicitationForm(elicitation(PROTO, "prototype keys"));
+    const ui = await mount(tree);
+    expect(ui.lastFrame()).toContain("› proto *");
+    expect(ui.lastFrame()).toContain("constructor *");
+    await press(ui, KEY.down, KEY.down);
+    await type(ui, "q");
+    await press(ui, KEY.enter); // submit from the last field: both required ones are missing
+    await until(() => ui.lastFrame()!.includes("required"), "the field errors");
+    expect(ui.lastFrame()).toContain("› proto *"); // the focus on the first bad field
+    expect(onRespond).not.toHaveBeenCalled();
+    await type(ui, "p");
+    await press(ui, KEY.down, KEY.space, KEY.down, KEY.enter);
+    await until(() => onRespond.mock.calls.length > 0, "the answer");
+    const [[response]] = onRespond.mock.calls as [[{ action: string; content: Record<string, unknown> }]];
+    expect(response.action).toBe("accept");
+    expect(Object.keys(response.content).sort()).toEqual(["__proto__", "constructor", "prototype"]);
+    expect(JSON.parse(JSON.stringify(response.content))).toEqual(JSON.parse('{"__proto__":"p","constructor":true,"prototype":"q"}'));
+    expect(Object.getPrototypeOf(response.content)).toBe(Object.prototype);
+  });
+
+  it("checks a catastrophic pattern as it is typed without freezing", async () => {
+    const schema = { type: "object", properties: { code: { type: "string", pattern: "^(a+)+$" } }, required: ["code"] };
+    const onSubmit = vi.fn();
+    const ui = await mount(<SchemaForm schema={schema} width={80} onSubmit={onSubmit} onCancel={() => {}} />);
+    await act(async () => {
+      ui.stdin.write(`${"a".repeat(40)}b`); // one paste
+      await tick();
+    });
+    const started = performance.now();
+    await press(ui, KEY.enter);
+    expect(ui.lastFrame()).toContain("does not match ^(a+)+$");
+    expect(performance.now() - started).toBeLessThan(1000); // a backtracking engine: 2^40 steps
+    expect(onSubmit).not.toHaveBeenCalled();
+  });
+
+  it("refuses to draw a form of 10,000 fields, at once, and closes on Esc", async () => {
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) properties[`f${i}`] = { type: "string" };
+    const started = performance.now();
+    const { tree, onClose, onRespond } = elicitationForm(elicitation({ type: "object", properties }, "wide"));
+    const ui = await mount(tree);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(ui.lastFrame()).toContain("mcp-task will not show this form: it has 10000 fields (limit 100)");
+    await press(ui, KEY.esc);
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(onRespond).not.toHaveBeenCalled();
+  });
+});

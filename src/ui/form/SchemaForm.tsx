@@ -8,8 +8,9 @@
 // the whole form. One handler with one reducer is predictable, and testable key by key.
 import { Box, Text, useInput } from "ink";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { getOwn } from "../../data.js";
 import { sanitizeLine } from "../../output/sanitize.js";
-import { schemaProblem } from "../../tasks/schema.js";
+import { formOverLimit, schemaProblem } from "../../tasks/schema.js";
 import { ActionBar } from "./ActionBar.js";
 import { defaultsOf, fieldsOf } from "./fields.js";
 import { FieldView } from "./FieldView.js";
@@ -44,7 +45,10 @@ export interface SchemaFormProps {
 
 export function SchemaForm(props: SchemaFormProps) {
   const { schema, title, width, initial, submitLabel = "Submit", extraActions = [], isActive = true } = props;
-  const fields = useMemo(() => fieldsOf(schema), [schema]);
+  // A form past the bounds (more than MAX_FORM_FIELDS fields: 10,000 froze the view, keys and Ctrl-C included) is
+  // not built at all: the form says so and takes only Esc. (The engine refuses such a question before it gets here.)
+  const tooBig = useMemo(() => formOverLimit(schema), [schema]);
+  const fields = useMemo(() => (tooBig ? [] : fieldsOf(schema)), [schema, tooBig]);
   const [state, setState] = useState<FormState>(() => initialState(fields, { ...defaultsOf(schema), ...initial }));
   const [checking, setChecking] = useState(false);
   // The reducer reads the latest state from a ref: several keys may arrive in one chunk, before React re-renders.
@@ -78,6 +82,7 @@ export function SchemaForm(props: SchemaFormProps) {
 
   useInput(
     (input, key) => {
+      if (tooBig) return key.escape ? props.onCancel() : undefined;
       if (checking) return;
       const { state: next, effect } = step(current.current, ctx, input, key);
       if (next !== current.current) update(next);
@@ -89,6 +94,14 @@ export function SchemaForm(props: SchemaFormProps) {
   const focusedField = fields[state.focus];
   const button = state.focus - fields.length;
   const buttons = [{ label: submitLabel }, ...extraActions.map((a) => ({ label: a.label, key: a.key }))];
+  if (tooBig) {
+    return (
+      <Box flexDirection="column" width={width}>
+        <Text color="red">✗ mcp-task will not show this form: {sanitizeLine(tooBig)}</Text>
+        <Text dimColor>Esc to close</Text>
+      </Box>
+    );
+  }
   return (
     <Box flexDirection="column" width={width} rowGap={1}>
       {title ? <Text bold>{sanitizeLine(title)}</Text> : null}
@@ -97,9 +110,9 @@ export function SchemaForm(props: SchemaFormProps) {
         <FieldView
           key={field.name}
           field={field}
-          draft={state.drafts[field.name]}
+          draft={getOwn(state.drafts, field.name)}
           focused={isActive && i === state.focus}
-          error={state.errors[field.name]}
+          error={getOwn(state.errors, field.name)}
           open={i === state.focus ? state.open : undefined}
         />
       ))}

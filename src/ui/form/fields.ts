@@ -3,6 +3,7 @@
 // are sanitised here, so a descriptor is safe to display; the AJV check of the whole object stays in
 // ../../tasks/schema.ts (the form runs it after these checks).
 import { sanitize, sanitizeLine } from "../../output/sanitize.js";
+import { linearRegExp, type LinearRegExp } from "../../tasks/regex.js";
 
 export type StringFormat = "email" | "uri" | "date" | "date-time";
 const FORMATS: readonly string[] = ["email", "uri", "date", "date-time"];
@@ -210,9 +211,10 @@ function stringProblem(field: StringField, value: string): string | undefined {
     if (problem) return problem;
   }
   if (field.pattern !== undefined) {
-    let pattern: RegExp | undefined;
+    // On the linear-time engine, as the schema check: a server's `^(a+)+$` must not freeze the form as it is typed.
+    let pattern: LinearRegExp | undefined;
     try {
-      pattern = new RegExp(field.pattern, "u");
+      pattern = linearRegExp(field.pattern);
     } catch {
       return undefined; // an invalid pattern is left to the schema check
     }

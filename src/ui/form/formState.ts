@@ -1,5 +1,6 @@
 // The form's state and what each key does to it: a pure reducer, so that SchemaForm stays a thin shell around
 // useInput and the behaviour of every key is plain data in, data out.
+import { getOwn, setOwn, withOwn, withoutOwn } from "../../data.js";
 import { sanitizeLine } from "../../output/sanitize.js";
 import { checkField, choiceIndex, isChoiceField, isTextField, parseField, sameValue, textOf, type Field } from "./fields.js";
 
@@ -43,7 +44,8 @@ export interface FormContext {
 }
 
 export function initialState(fields: readonly Field[], values: Readonly<Record<string, unknown>>): FormState {
-  const drafts = Object.fromEntries(fields.map((f) => [f.name, isTextField(f) ? textOf(f, values[f.name]) : values[f.name]]));
+  // Field names are the server's (`__proto__`, `constructor`...): read and written as own properties only (../../data.ts).
+  const drafts = Object.fromEntries(fields.map((f) => [f.name, isTextField(f) ? textOf(f, getOwn(values, f.name)) : getOwn(values, f.name)]));
   return { focus: 0, drafts, errors: {} };
 }
 
@@ -52,17 +54,18 @@ export function collect(fields: readonly Field[], drafts: Readonly<Record<string
   const values: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const field of fields) {
-    const parsed = isTextField(field) ? parseField(field, String(drafts[field.name] ?? "")) : { value: drafts[field.name] };
+    const draft = getOwn(drafts, field.name);
+    const parsed = isTextField(field) ? parseField(field, String(draft ?? "")) : { value: draft };
     const error = "error" in parsed ? parsed.error : checkField(field, parsed.value);
-    if (error) errors[field.name] = error;
-    else if ("value" in parsed && parsed.value !== undefined) values[field.name] = parsed.value;
+    if (error) setOwn(errors, field.name, error);
+    else if ("value" in parsed && parsed.value !== undefined) setOwn(values, field.name, parsed.value);
   }
   return { values, errors };
 }
 
 /** Shows field errors and focuses the first bad field. */
 export function withErrors(state: FormState, fields: readonly Field[], errors: Record<string, string>, formError?: string): FormState {
-  const first = fields.findIndex((f) => errors[f.name]);
+  const first = fields.findIndex((f) => getOwn(errors, f.name));
   return { ...state, errors, formError, open: undefined, focus: first >= 0 ? first : state.focus };
 }
 
@@ -80,8 +83,7 @@ const move = (state: FormState, ctx: FormContext, by: number): FormState =>
   ({ ...state, open: undefined, focus: (state.focus + by + count(ctx)) % count(ctx) });
 
 function setDraft(state: FormState, field: Field, draft: unknown, extra: Partial<FormState> = {}): FormState {
-  const { [field.name]: _dropped, ...errors } = state.errors;
-  return { ...state, drafts: { ...state.drafts, [field.name]: draft }, errors, formError: undefined, ...extra };
+  return { ...state, drafts: withOwn(state.drafts, field.name, draft), errors: withoutOwn(state.errors, field.name), formError: undefined, ...extra };
 }
 
 /** Keys while a field's choice list is open. */
@@ -93,7 +95,8 @@ function listKey(state: FormState, ctx: FormContext, field: Field & { choices: r
   if (key.downArrow || key.tab) return { state: { ...state, open: (at + 1) % rows } };
   const value = field.choices[at].value;
   if (field.kind === "multi" && input === " ") {
-    const now = Array.isArray(state.drafts[field.name]) ? (state.drafts[field.name] as unknown[]) : [];
+    const draft = getOwn(state.drafts, field.name);
+    const now = Array.isArray(draft) ? (draft as unknown[]) : [];
     const on = now.some((v) => sameValue(v, value));
     // Kept in the schema's order whatever the order of picking.
     const next = field.choices.map((c) => c.value).filter((v) => (sameValue(v, value) ? !on : now.some((n) => sameValue(n, v))));
@@ -112,7 +115,7 @@ const printable = (input: string, key: KeyPress) => input !== "" && !key.ctrl &&
 function fieldKey(state: FormState, ctx: FormContext, field: Field, input: string, key: KeyPress): Step {
   const last = state.focus === ctx.fields.length - 1;
   if (isTextField(field)) {
-    const text = String(state.drafts[field.name] ?? "");
+    const text = String(getOwn(state.drafts, field.name) ?? "");
     if (key.return) return last ? { state, effect: { type: "submit" } } : { state: move(state, ctx, 1) };
     if (key.backspace || key.delete) return { state: setDraft(state, field, [...text].slice(0, -1).join("")) };
     if (key.ctrl && input === "u") return { state: setDraft(state, field, "") };
@@ -121,11 +124,11 @@ function fieldKey(state: FormState, ctx: FormContext, field: Field, input: strin
     return { state };
   }
   if (field.kind === "boolean") {
-    if (input === " " || key.leftArrow || key.rightArrow) return { state: setDraft(state, field, state.drafts[field.name] !== true) };
+    if (input === " " || key.leftArrow || key.rightArrow) return { state: setDraft(state, field, getOwn(state.drafts, field.name) !== true) };
     if (key.return) return last ? { state, effect: { type: "submit" } } : { state: move(state, ctx, 1) };
   }
   if (isChoiceField(field) || field.kind === "multi") {
-    const at = choiceIndex(field.choices, state.drafts[field.name]);
+    const at = choiceIndex(field.choices, getOwn(state.drafts, field.name));
     const rows = field.choices.length;
     if (isChoiceField(field) && (key.leftArrow || key.rightArrow)) {
       const next = at < 0 ? (key.rightArrow ? 0 : rows - 1) : (at + (key.rightArrow ? 1 : -1) + rows) % rows;

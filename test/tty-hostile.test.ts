@@ -1,0 +1,144 @@
+// Hostile forms in a real terminal (tmux): the live view of `call` and the dashboard with a question whose fields
+// are named __proto__, constructor and prototype (it crashed both with a React error), Ctrl-C while such a form is
+// open, and a question of 10,000 fields (it froze the live view, keys and Ctrl-C included).
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { ROOT, startHostileHttp, type RunningServer } from "./helpers/servers.js";
+
+let proto: RunningServer;
+let wide: RunningServer;
+let session = "";
+let counter = 0;
+const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
+const keys = (...k: string[]) => tmux("send-keys", "-t", session, ...k);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const bin = `${process.execPath} ${join(ROOT, "bin/mcp-task.js")}`;
+
+async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const text = screen();
+    if (pattern.test(text)) return text;
+    if (Date.now() > until) throw new Error(`screen never showed ${pattern}:\n${text}`);
+    await sleep(100);
+  }
+}
+
+/** Runs `command` in a fresh tmux session (a real terminal), without CI in its environment. */
+function terminal(home: string, command: string) {
+  session = `mcp-task-tty-hostile-${process.pid}-${++counter}`;
+  tmux("new-session", "-d", "-s", session, "-x", "130", "-y", "40", `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`);
+}
+
+/** Fills the prototype-named form: __proto__ "p", constructor yes, prototype "q", then submits from the last field. */
+async function fillProtoForm() {
+  await waitFor(/› proto \*[\s\S]*constructor \*[\s\S]*prototype/);
+  keys("p");
+  await sleep(150);
+  keys("Down");
+  keys("Space");
+  await waitFor(/\[x\] yes/);
+  keys("Down");
+  keys("q");
+  await sleep(150);
+  keys("Enter");
+}
+
+beforeAll(async () => {
+  [proto, wide] = await Promise.all([startHostileHttp("proto-field", "v2"), startHostileHttp("wide-form", "v2")]);
+});
+afterEach(() => {
+  try {
+    tmux("kill-session", "-t", session);
+  } catch {
+    /* already gone */
+  }
+});
+afterAll(async () => {
+  await Promise.all([proto?.stop(), wide?.stop()]);
+});
+
+it("the live view answers a form whose fields are named __proto__, constructor and prototype", { timeout: 40_000 }, async () => {
+  terminal(tempHome(), `${bin} call ask -s ${proto.url}`);
+  await fillProtoForm();
+  const done = await waitFor(/EXIT=\d+/);
+  expect(done).toMatch(/EXIT=0/);
+  expect(done).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
+});
+
+it("Ctrl-C while that form is open stops waiting at once (exit 130), the task kept", { timeout: 40_000 }, async () => {
+  const home = tempHome();
+  terminal(home, `${bin} call ask -s ${proto.url}`);
+  await waitFor(/› proto \*/);
+  const pressed = Date.now();
+  keys("C-c");
+  const done = await waitFor(/EXIT=\d+/, 5_000);
+  expect(Date.now() - pressed).toBeLessThan(5_000);
+  expect(done).toMatch(/EXIT=130/);
+  expect(done).toMatch(/mcp-task watch/);
+  const list = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ tool: string }>;
+  expect(list).toEqual([expect.objectContaining({ tool: "ask" })]);
+});
+
+it("the live view refuses a question of 10,000 fields at once (exit 4), without drawing it", { timeout: 40_000 }, async () => {
+  terminal(tempHome(), `${bin} call wide_ask -s ${wide.url}`);
+  const done = await waitFor(/EXIT=\d+/, 15_000);
+  expect(done).toMatch(/EXIT=4/);
+  expect(done).toMatch(/mcp-task will not show or fill the form of a question from the server: it has 10000 fields \(limit 100\)/);
+  expect(done).not.toMatch(/field 1\b/);
+});
+
+it("the dashboard answers the prototype-named form of a detached task", { timeout: 60_000 }, async () => {
+  const home = tempHome();
+  const started = await runCli(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
+  const taskId = events(started.stdout)[0].taskId as string;
+  terminal(home, `${bin} dashboard`);
+  await waitFor(/1 waiting for you/, 30_000);
+  keys("a");
+  await waitFor(/asks for input/);
+  await fillProtoForm();
+  await waitFor(/answer (sent|delivered)/);
+  await waitFor(/✓ completed/, 30_000);
+  keys("q");
+  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  const result = await runCli(["result", taskId], { home });
+  expect(result.stdout).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
+});
+
+it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { timeout: 60_000 }, async () => {
+  const home = tempHome();
+  await runCli(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
+  terminal(home, `${bin} dashboard`);
+  await waitFor(/1 waiting for you/, 30_000);
+  keys("a");
+  await waitFor(/› proto \*/);
+  const pressed = Date.now();
+  keys("C-c");
+  const done = await waitFor(/EXIT=\d+/, 5_000);
+  expect(Date.now() - pressed).toBeLessThan(5_000);
+  expect(done).toMatch(/EXIT=0/);
+});
+
+it("the line prompt (stdout not a terminal) reads the same form through the form's own field reader", { timeout: 40_000 }, async () => {
+  const home = tempHome();
+  const out = join(home, "out.txt");
+  terminal(home, `${bin} call ask -s ${proto.url} > ${out}`);
+  await waitFor(/fields named like prototype keys[\s\S]*answer, decline or cancel\?/);
+  keys("Enter");
+  await waitFor(/proto: $/m);
+  keys("Enter"); // nothing: it is required
+  await waitFor(/required[\s\S]*proto: $/m);
+  keys("p", "Enter");
+  await waitFor(/constructor \[y\/n\]: $/m);
+  keys("maybe", "Enter");
+  await waitFor(/enter yes or no[\s\S]*constructor \[y\/n\]: $/m);
+  keys("y", "Enter");
+  await waitFor(/prototype \(optional\): $/m);
+  keys("q", "Enter");
+  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  expect(readFileSync(out, "utf8")).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
+});
