@@ -26,6 +26,7 @@
 //                             results, error messages and questions: evil, evil_fail, evil_ask, evil_rpc
 //   unsafe-ids                unsafe {n}: a task whose id (UNSAFE_IDS[n], else the next one) attacks paths and shells;
 //                             it works for 1 s, then asks for input (V2 key "confirm"), and completes once answered
+//   empty-id                  report: a task whose id is "" (the empty string); it completes after 300 ms
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -63,6 +64,7 @@ const CASES = [
   "huge-reply",
   "escapes",
   "unsafe-ids",
+  "empty-id",
 ];
 if (!CASES.includes(CASE) || (GEN !== "v1" && GEN !== "v2")) {
   process.stderr.write(`hostile-server: unknown --case ${CASE} or --generation ${GEN}; cases: ${CASES.join(", ")}\n`);
@@ -247,6 +249,8 @@ function toolList(): Msg[] {
       ];
     case "unsafe-ids":
       return [tool("unsafe", "required", { inputSchema: { type: "object", properties: { n: { type: "integer" } } } })];
+    case "empty-id":
+      return [tool("report", "required")];
   }
   return [];
 }
@@ -388,6 +392,8 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
       return asTask(name, name === "evil" ? `${EVIL_ID}-${++taskCounter}` : undefined);
     case "unsafe-ids":
       return asTask(name, UNSAFE_IDS[typeof argsIn.n === "number" ? argsIn.n : unsafeNext++ % UNSAFE_IDS.length]);
+    case "empty-id":
+      return asTask(name, "");
     default:
       if (!wantsTask && GEN === "v2") return fail(out, id, -32021, "this tool needs the tasks extension");
       return asTask(name);
