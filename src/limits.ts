@@ -34,8 +34,8 @@ export const MAX_BROKER_RECORD_BYTES = 1024 * 1024;
 export const BROKER_LOG_TAIL_BYTES = 64 * 1024;
 /** A broker's log is emptied when a broker starts with it past this size (it is appended to by every start). */
 export const MAX_BROKER_LOG_BYTES = 1024 * 1024;
-/** A Unix socket's path, in bytes: sun_path holds 104 bytes on macOS and the BSDs, 108 on Linux, NUL included.
+/** A Unix socket's path, in bytes: sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs, NUL included.
  *  A broker socket whose path under <home> would be longer is made in a short private directory instead. */
-export const MAX_SOCKET_PATH_BYTES = 103;
+export const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
 
 // ---- processes and streams ----

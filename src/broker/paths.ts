@@ -38,7 +38,7 @@ export function brokerPaths(home: string, key: string): BrokerPaths {
 
 /**
  * The broker's socket: `<home>/brokers/<key>.sock` when that path fits in a socket address (MAX_SOCKET_PATH_BYTES:
- * a home of up to ~77 characters), else `/tmp/mcp-task-<uid>/<hash of home and key>.sock` (os.tmpdir() when /tmp
+ * a home of up to 77 bytes on Linux, 73 on macOS; so no socket that fitted before moved), else `/tmp/mcp-task-<uid>/<hash of home and key>.sock` (os.tmpdir() when /tmp
  * cannot be used), a directory of this user's, 0700, checked (a real directory, not a link, owned by this user)
  * before every use.
  *
