@@ -3,7 +3,8 @@
 // Each case plants the thing in an MCP_TASK_HOME, runs the built CLI, and checks the exit code, one clear line on
 // stderr, the time and memory taken, and that nothing outside the store was written.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, homes, runCli, tempHome, type CliResult } from "./helpers/cli.js";
@@ -19,24 +20,53 @@ interface Timed extends CliResult {
   maxRssKb: number;
 }
 
-/** Runs the built CLI under /usr/bin/time (the process's own peak memory, not the test's). */
+/** The resident memory (KB) of a process and all its descendants, from /proc; 0 once gone. */
+function treeRssKb(pid: number): number {
+  try {
+    const rss = Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+    return rss + children.reduce((sum, child) => sum + treeRssKb(child), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** The cap above which a run is stopped at once (a reader of /dev/zero must not take the machine down with it). */
+const RUNAWAY_KB = 1024 * 1024;
+
+/**
+ * Runs the built CLI under /usr/bin/time (the process's own peak memory, not the test's), in a process group of its
+ * own: on a timeout or past RUNAWAY_KB of memory the whole group is killed, mcp-task included, not only `time`.
+ */
 function timedCli(args: string[], home: string, timeoutMs = 20_000): Promise<Timed> {
   const report = join(home, "..", `time-${process.pid}-${Math.random().toString(36).slice(2)}`);
   return new Promise((resolve, reject) => {
     const child = spawn("/usr/bin/time", ["-f", "%e %M", "-o", report, process.execPath, BIN, ...args], {
       env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: home },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
     let stdout = "";
     let stderr = "";
+    let stopped = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`mcp-task ${args.join(" ")} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
+    const stop = (why: string) => {
+      stopped ||= why;
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    };
+    const timer = setTimeout(() => stop(`did not finish within ${timeoutMs} ms`), timeoutMs);
+    const watch = setInterval(() => {
+      if (treeRssKb(child.pid!) > RUNAWAY_KB) stop(`took more than ${RUNAWAY_KB / 1024} MB of memory`);
+    }, 50);
     child.on("exit", (code) => {
       clearTimeout(timer);
+      clearInterval(watch);
+      if (stopped) return reject(new Error(`mcp-task ${args.join(" ")} ${stopped}; stderr: ${stderr.slice(0, 500)}`));
       const [seconds, rss] = readFileSync(report, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
       resolve({ code, stdout, stderr, seconds, maxRssKb: rss });
     });
@@ -118,7 +148,7 @@ it("links planted in the store (handle files, the index) are neither followed no
 
   // A new save appends to the index: into a real file now, not through the link.
   saveHandles(home, "more", 1);
-  expect((await runCli(["prune"], { home })).code).toBe(0);
+  expect((await timedCli(["prune"], home)).code).toBe(0);
   expect(lstatSync(index).isSymbolicLink()).toBe(false);
   expect(snapshot(outside.dir)).toBe(before);
 });
@@ -212,7 +242,7 @@ it("malformed handles and index lines are skipped, named in one line, and never 
     if (args.includes("--json")) expect((JSON.parse(listed.stdout) as Array<{ taskId: string }>).map((r) => r.taskId).sort()).toEqual(["good-0", "good-1", "good-2"]);
     else for (const id of ["good-0", "good-1", "good-2"]) expect(listed.stdout).toContain(id);
   }
-  const pruned = await runCli(["prune"], { home });
+  const pruned = await timedCli(["prune"], home);
   expect(pruned.code, pruned.stderr).toBe(0);
   expect(pruned.stderr).toMatch(/^mcp-task: dropped 0 handle\(s\)\n/);
   expect(readdirSync(tasks).filter((n) => n.endsWith(".json"))).toHaveLength(11);
@@ -319,4 +349,31 @@ it("settings.json as a FIFO or a link to /dev/zero: one line, exit 2, at once", 
   expect(zero.code).toBe(2);
   expect(zero.stderr).toMatch(/settings\.json: it is a symbolic link\n/);
   expect(zero.maxRssKb).toBeLessThan(200 * 1024);
+});
+
+it("a store directory that is a link is refused; planted broker records do not break or hang server ps", async () => {
+  // Not in `homes`: test/helpers/setup.ts reads every brokers/*.json of those, and would wait on the FIFO planted here.
+  const home = mkdtempSync(join(tmpdir(), "mcp-task-test-"));
+  const outside = outsideDir();
+  symlinkSync(outside.dir, join(home, "tasks"));
+  const before = snapshot(outside.dir);
+  const listed = await timedCli(["list"], home);
+  expect(listed.code).toBe(2);
+  expect(listed.stderr).toMatch(/^mcp-task: error: .*tasks is a symbolic link, and mcp-task keeps its files only in a directory of its own\nhint: remove the link/);
+  expect(snapshot(outside.dir)).toBe(before);
+  rmSync(join(home, "tasks")); // the link only
+
+  const brokers = join(home, "brokers");
+  mkdirSync(brokers, { mode: 0o700 });
+  spawnSync("mkfifo", [join(brokers, "0000000000000001.json")]);
+  symlinkSync("/dev/zero", join(brokers, "0000000000000002.json"));
+  writeFileSync(join(brokers, "0000000000000003.json"), "[1,2,3]");
+  writeFileSync(join(brokers, "0000000000000004.json"), '{"name":{"x":1},"pid":"no"}');
+  const ps = await timedCli(["server", "ps"], home);
+  expect(ps.code, ps.stderr).toBe(0);
+  expectClean(ps);
+  expect(ps.stdout.trim()).toBe("no brokers running");
+  expect(ps.seconds).toBeLessThan(5);
+  expect(ps.maxRssKb).toBeLessThan(200 * 1024);
+  rmSync(home, { recursive: true, force: true });
 });

@@ -255,6 +255,7 @@ export async function listBrokers(home: string): Promise<Array<BrokerMeta & { cl
     } catch {
       continue;
     }
+    if (typeof meta?.name !== "string" || !Number.isInteger(meta.pid)) continue; // not a record a broker wrote
     const socket = await dial(paths.socket);
     if (!socket) {
       out.push({ ...meta, responding: false });

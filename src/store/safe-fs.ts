@@ -113,6 +113,17 @@ function readOwn(path: string, maxBytes: number, onStats?: (stats: Stats) => voi
   }
 }
 
+/** Checks, without reading it, that a file is one the store could read (throws as readOwnFile does). */
+export function checkOwnFile(path: string, maxBytes: number): void {
+  const fd = openNoFollow(path, O_RDONLY);
+  try {
+    const why = refusal(fstatSync(fd), maxBytes);
+    if (why) throw new UnsafeFileError(path, why);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The last `maxBytes` of a file of the store (a log), under the same checks but for its size. */
 export function readOwnTail(path: string, maxBytes: number): string {
   const fd = openNoFollow(path, O_RDONLY);

@@ -8,7 +8,7 @@ import envPaths from "env-paths";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
 import { MAX_SETTINGS_BYTES } from "../limits.js";
-import { readOwnFile, UnsafeFileError } from "./safe-fs.js";
+import { checkOwnFile, UnsafeFileError } from "./safe-fs.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 
 export interface SavedVerdict {
@@ -84,7 +84,7 @@ export class Settings {
     // out): the file is checked first, the way the store checks its own (its contents are conf's to read).
     const file = join(home, "settings.json");
     try {
-      readOwnFile(file, MAX_SETTINGS_BYTES);
+      checkOwnFile(file, MAX_SETTINGS_BYTES);
     } catch (error) {
       if (error instanceof UnsafeFileError) throw new UsageError(`cannot read ${file}: it is ${error.reason}`, "remove it or put your settings back in a regular file");
       /* missing (conf makes it) or unreadable (conf says so below) */
