@@ -1,7 +1,7 @@
 // Reaching a stdio server through its broker: find (or start) the broker, and speak to it as to a Wire. The
 // engine above cannot tell the difference.
 import { spawn } from "node:child_process";
-import { existsSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from "node:fs";
+import { existsSync, rmSync, closeSync } from "node:fs";
 import { connect as netConnect, type Socket } from "node:net";
 import lockfile from "proper-lockfile";
 import type { Clock } from "../context.js";
@@ -23,6 +23,8 @@ import { decodeError, encodeError, onMessages, send, type Message } from "./prot
 import { brokerKey, brokerPaths, type BrokerMeta, type BrokerPaths } from "./paths.js";
 import { isRunning, signalIfSame } from "./processes.js";
 import type { BrokerSpec } from "./server.js";
+import { BROKER_LOG_TAIL_BYTES, MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
+import { openOwnAppend, readOwnTail, readOwnText, UnsafeFileError, writeOwnFile } from "../store/safe-fs.js";
 
 export interface BrokerOptions {
   home: string;
@@ -53,8 +55,8 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     if (raced) return BrokerWire.open(raced);
     cleanUpAfter(paths);
     const spec: BrokerSpec = { name: options.name, descriptor: options.descriptor };
-    writeFileSync(`${paths.meta}.spec`, JSON.stringify(spec), { mode: 0o600 });
-    const log = openSync(paths.log, "a", 0o600);
+    writeOwnFile(`${paths.meta}.spec`, JSON.stringify(spec)); // never through a link planted there
+    const log = openLog(paths.log);
     // Detached and in a session of its own: closing the terminal that started it does not end it.
     const child = spawn(options.self[0], [...options.self.slice(1), "broker", key], { detached: true, stdio: ["ignore", log, log] });
     closeSync(log);
@@ -70,18 +72,36 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     }
     // The broker's own report, as the reason (its "mcp-task: error:" prefix, its repeat of what failed and its hint
     // are this error's own).
-    const tail = existsSync(paths.log)
-      ? readFileSync(paths.log, "utf8")
-          .trim()
-          .split("\n")
-          .filter((line) => !line.startsWith("hint:"))
-          .slice(-3)
-          .map((line) => line.replace(/^mcp-task: (error: )?/, "").replace(/^cannot start the server: /, ""))
-          .join(" ")
-      : "";
+    const tail = logTail(paths.log)
+      .trim()
+      .split("\n")
+      .filter((line) => !line.startsWith("hint:"))
+      .slice(-3)
+      .map((line) => line.replace(/^mcp-task: (error: )?/, "").replace(/^cannot start the server: /, ""))
+      .join(" ");
     throw new ServerError(`cannot start the server ${options.name}${tail ? `: ${tail}` : ""}`, "check the command with: mcp-task tools --stdio \"...\"");
   } finally {
     await release();
+  }
+}
+
+/** Opens a broker's log for its stdio; a link or FIFO planted under its name is removed, never written through. */
+function openLog(path: string): number {
+  try {
+    return openOwnAppend(path, MAX_BROKER_LOG_BYTES);
+  } catch (error) {
+    if (!(error instanceof UnsafeFileError)) throw error;
+    rmSync(path, { force: true });
+    return openOwnAppend(path, MAX_BROKER_LOG_BYTES);
+  }
+}
+
+/** The end of a broker's log ("" when there is none, or it is not a file of ours). */
+function logTail(path: string): string {
+  try {
+    return readOwnTail(path, BROKER_LOG_TAIL_BYTES);
+  } catch {
+    return "";
   }
 }
 
@@ -102,7 +122,7 @@ function dial(path: string): Promise<Socket | undefined> {
  */
 function cleanUpAfter(paths: BrokerPaths): void {
   try {
-    const meta = JSON.parse(readFileSync(paths.meta, "utf8")) as BrokerMeta;
+    const meta = JSON.parse(readOwnText(paths.meta, MAX_BROKER_RECORD_BYTES)) as BrokerMeta;
     if (!isRunning(meta.process)) signalIfSame(meta.server, "SIGTERM");
   } catch {
     /* no record */
@@ -234,10 +254,11 @@ export async function listBrokers(home: string): Promise<Array<BrokerMeta & { cl
     const paths = brokerPaths(home, name.slice(0, -5));
     let meta: BrokerMeta;
     try {
-      meta = JSON.parse(readFileSync(paths.meta, "utf8")) as BrokerMeta;
+      meta = JSON.parse(readOwnText(paths.meta, MAX_BROKER_RECORD_BYTES)) as BrokerMeta;
     } catch {
       continue;
     }
+    if (typeof meta?.name !== "string" || !Number.isInteger(meta.pid)) continue; // not a record a broker wrote
     const socket = await dial(paths.socket);
     if (!socket) {
       out.push({ ...meta, responding: false });

@@ -1,8 +1,13 @@
 // Where a broker lives: everything under <home>/brokers (0700), named by a hash of the server's configuration,
-// never by anything a server or user typed.
-import { join } from "node:path";
+// never by anything a server or user typed. Its socket too, unless <home> is so long that the socket's path would
+// not fit in a Unix socket address (see socketPath).
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { ServerDescriptor } from "../protocol/server.js";
+import { UsageError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
+import { MAX_SOCKET_PATH_BYTES } from "../limits.js";
 import { ensurePrivateDir } from "../store/settings.js";
 import type { ProcessRef } from "./processes.js";
 
@@ -22,14 +27,50 @@ export interface BrokerPaths {
 
 export function brokerPaths(home: string, key: string): BrokerPaths {
   const dir = join(home, "brokers");
-  ensurePrivateDir(dir);
+  ensurePrivateDir(dir, {}, true);
   return {
     dir,
-    socket: join(dir, `${key}.sock`),
+    socket: socketPath(home, dir, key),
     meta: join(dir, `${key}.json`),
     log: join(dir, `${key}.log`),
     lock: join(dir, `${key}.start`),
   };
+}
+
+/**
+ * The broker's socket: `<home>/brokers/<key>.sock` when that path fits in a socket address (MAX_SOCKET_PATH_BYTES:
+ * a home of up to 77 bytes on Linux, 73 on macOS; so no socket that fitted before moved), else `/tmp/mcp-task-<uid>/<hash of home and key>.sock` (os.tmpdir() when /tmp
+ * cannot be used), a directory of this user's, 0700, checked (a real directory, not a link, owned by this user)
+ * before every use.
+ *
+ * Why /tmp and not $XDG_RUNTIME_DIR or $TMPDIR first: the command that starts a broker and every later command must
+ * find the same socket, and those variables differ between a terminal, ssh, cron and sudo of the same user (macOS
+ * gives each login a TMPDIR of its own); /tmp is the same for all of them, on Linux and macOS. Not a path relative
+ * to a chdir: the working directory belongs to the whole process (and is the stdio server's). Not a Linux abstract
+ * socket: it is Linux only and has no permissions, so any local user could connect and drive the user's server.
+ */
+function socketPath(home: string, dir: string, key: string): string {
+  const inHome = join(dir, `${key}.sock`);
+  if (Buffer.byteLength(inHome) <= MAX_SOCKET_PATH_BYTES) return inHome;
+  const name = `${sha256Hex(`${resolve(home)}\0${key}`).slice(0, 24)}.sock`;
+  const uid = process.getuid?.();
+  const problems: string[] = [];
+  for (const base of new Set(["/tmp", tmpdir()])) {
+    const short = join(base, `mcp-task-${uid ?? "user"}`);
+    const socket = join(short, name);
+    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) continue;
+    try {
+      mkdirSync(base, { recursive: true });
+      ensurePrivateDir(short, { uid }, true);
+      return socket;
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  throw new UsageError(
+    `the broker's socket cannot go under ${dir} (a socket's path is at most ${MAX_SOCKET_PATH_BYTES} bytes) nor in a private directory of /tmp${problems.length ? `: ${problems.join("; ")}` : ""}`,
+    "set MCP_TASK_HOME to a shorter path",
+  );
 }
 
 export interface BrokerMeta {

@@ -3,7 +3,9 @@
 // private directory and see the same Wire they would see directly. It follows the tasks it knows (to learn when
 // they end), routes the server's questions to the command that asks for them (holding them while nobody does),
 // records a crash of its server on the affected handles, and leaves when it is idle.
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, rmSync } from "node:fs";
+import { MAX_BROKER_RECORD_BYTES } from "../limits.js";
+import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import { createServer, type Socket } from "node:net";
 import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
@@ -48,7 +50,7 @@ async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<
 
 export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRACE_MS): Promise<number> {
   const paths = brokerPaths(ctx.home, key);
-  const spec = JSON.parse(readFileSync(`${paths.meta}.spec`, "utf8")) as BrokerSpec;
+  const spec = JSON.parse(readOwnText(`${paths.meta}.spec`, MAX_BROKER_RECORD_BYTES)) as BrokerSpec;
   if (brokerKey(spec.descriptor) !== key) throw new Error("the broker spec does not match its key");
   const wire: Wire = await ctx.connect(spec.descriptor, spec.name);
   const meta: BrokerMeta = {
@@ -267,7 +269,7 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     server.listen(paths.socket, () => resolve());
   });
   chmodSync(paths.socket, 0o600);
-  writeFileSync(paths.meta, JSON.stringify(meta), { mode: 0o600 });
+  writeOwnFile(paths.meta, JSON.stringify(meta));
 
   void (async () => {
     while (!stop.signal.aborted) {

@@ -40,13 +40,16 @@ export function registerList(program: Command, ctx: Context, run: Run): void {
     .action((flags: { olderThan?: string }) =>
       run(async () => {
         const cutoff = flags.olderThan !== undefined ? ctx.clock.now() - parseDuration(flags.olderThan, "--older-than") : Infinity;
-        let dropped = 0;
-        for (const summary of await ctx.tracker.store.summaries()) {
-          const finished = summary.final || summaryExpired(summary, ctx.clock.now());
-          if (finished && Date.parse(summary.updatedAt) < cutoff && (await ctx.tracker.store.remove(summary.stem))) dropped++;
-        }
+        const skipped = new Skipped();
+        // Decided on each handle's file, not on the index alone (see HandleStore.removeWhere).
+        const dropped = await ctx.tracker.store.removeWhere(
+          (summary) => (summary.final || summaryExpired(summary, ctx.clock.now())) && Date.parse(summary.updatedAt) < cutoff,
+          skipped.add,
+        );
         const temps = await ctx.tracker.store.sweepTemps(ctx.clock.now());
-        createPrinter(ctx.io, false).note(`dropped ${dropped} handle(s)${temps ? ` and ${temps} left-over temp file(s)` : ""}`);
+        const printer = createPrinter(ctx.io, false);
+        printer.note(`dropped ${dropped} handle(s)${temps ? ` and ${temps} left-over temp file(s)` : ""}`);
+        skipped.report(printer, ctx.tracker.store.dir);
         return 0;
       }, { settings: false }),
     );
@@ -60,8 +63,8 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
   }
   if (flags.server !== undefined || flags.remote) await ctx.loadSettings();
   const server = flags.server !== undefined || flags.remote ? resolveServer({ server: flags.server }, ctx) : undefined;
-  let bad = 0;
-  let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(() => bad++)).map((summary) => viewOfSummary(summary, now));
+  const skipped = new Skipped();
+  let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(skipped.add)).map((summary) => viewOfSummary(summary, now));
   if (server) rows = rows.filter((row) => row.server === server.name);
   if (flags.remote && server) {
     const wire = await ctx.connect(server.descriptor, server.name);
@@ -96,11 +99,26 @@ async function runList(flags: { server?: string; status?: string; remote?: boole
       })
       .join("\n"),
   );
-  if (bad) printer.note(`${bad} unreadable handle file(s) in ${ctx.tracker.store.dir} were skipped`);
+  // On stderr in --json mode too (whose printer keeps notes off stdout's one document): the user must hear of it.
+  skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
   return 0;
 }
 
 /** The status a row shows: `gone` (the server lost it), `expired` (past its ttl, not known finished), else its own. */
 function shownStatus(row: HandleView): string {
   return row.gone ? "gone" : row.expired ? "expired" : row.status;
+}
+
+/** The handle files a listing skipped, reported in one line that names them (the first few) and says why. */
+class Skipped {
+  private readonly files: Array<{ file: string; reason: string }> = [];
+  readonly add = (file: string, reason: string): void => void this.files.push({ file, reason });
+
+  report(printer: { note(text: string): void }, dir: string): void {
+    const n = this.files.length;
+    if (n === 0) return;
+    this.files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)); // the same line whatever the directory's order
+    const named = this.files.slice(0, 3).map(({ file, reason }) => `${sanitizeLine(file)} (${reason})`).join(", ");
+    printer.note(`skipped ${n === 1 ? "a file" : `${n} files`} in ${sanitizeLine(dir)} that ${n === 1 ? "is" : "are"} not a readable task handle: ${named}${n > 3 ? `, and ${n - 3} more` : ""}`);
+  }
 }

@@ -2,17 +2,19 @@
 // that concurrent processes never collide on a file and a process killed mid-write leaves the store readable.
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
-import { readFileSync, statSync } from "node:fs";
-import { link, open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
+import { constants, lstatSync, statSync, type Stats } from "node:fs";
+import { link, lstat, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, type ResumeToken, type Snapshot, type TaskStatus } from "../protocol/wire.js";
+import { isTerminal, TASK_STATUSES, type ResumeToken, type Snapshot, type TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type HandleSummary } from "./summary-index.js";
 import { sanitizeLine, shellValue } from "../output/sanitize.js";
 import { sha256Hex, tempSuffix } from "../hash.js";
+import { MAX_HANDLE_BYTES } from "../limits.js";
+import { formatBytes, readOwnFile, readOwnText, UnsafeFileError } from "./safe-fs.js";
 
 export type { HandleSummary };
 
@@ -58,6 +60,9 @@ export function fileStem(taskId: string, serverKey: string): string {
     safe += /[A-Za-z0-9_-]/.test(ch) ? ch : `%${byte.toString(16).padStart(2, "0")}`;
   }
   if (safe.length > 120 || /\p{Cs}/u.test(taskId)) safe = `${safe.slice(0, 100)}~${sha256Hex(taskId).slice(0, 16)}`;
+  // An empty id would make a hidden file (".<key>.json") that no listing shows. A lone "%" is no other id's name
+  // (every other "%" starts an escape of two hex digits), so "" gets a visible name of its own.
+  if (safe === "") safe = "%";
   return `${safe}.${serverKey.slice(0, 8)}`;
 }
 
@@ -92,7 +97,7 @@ export class HandleStore {
   constructor(home: string, check: PrivacyCheck = {}) {
     ensurePrivateDir(home, check);
     this.dir = join(home, "tasks");
-    ensurePrivateDir(this.dir, check);
+    ensurePrivateDir(this.dir, check, true);
     this.index = new SummaryIndex(this.dir);
   }
 
@@ -105,11 +110,17 @@ export class HandleStore {
    * index: after the rename, so that the index is never ahead of the file.
    */
   private async write(stem: string, handle: Handle, exclusive = false): Promise<boolean> {
+    const text = JSON.stringify(handle);
+    // Never write what the store would refuse to read back (see MAX_HANDLE_BYTES).
+    if (text.length > MAX_HANDLE_BYTES / 3 && Buffer.byteLength(text) > MAX_HANDLE_BYTES) {
+      throw new UsageError(`the task's handle would be larger than ${formatBytes(MAX_HANDLE_BYTES)}: not saved`, "give the tool smaller arguments");
+    }
     const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${tempSuffix()}`);
-    const file = await open(temp, "wx", 0o600);
+    // Created exclusively (never an existing file or link); the rename replaces whatever is at the name.
+    const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
     let mtime: number;
     try {
-      await file.writeFile(JSON.stringify(handle));
+      await file.writeFile(text);
       await file.sync();
       mtime = (await file.stat()).mtimeMs; // a rename keeps it: the index can tell this version from a later one
     } finally {
@@ -131,12 +142,7 @@ export class HandleStore {
   }
 
   private async read(stem: string): Promise<Handle | undefined> {
-    try {
-      return parseHandle(await readFile(this.path(stem), "utf8"));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
-    }
+    return this.load(stem);
   }
 
   /**
@@ -145,7 +151,7 @@ export class HandleStore {
    */
   load(stem: string): Handle | undefined {
     try {
-      return parseHandle(readFileSync(this.path(stem), "utf8"));
+      return readHandle(this.path(stem));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
@@ -187,15 +193,15 @@ export class HandleStore {
   }
 
   /** Every readable handle with its stem; unreadable files are reported through `onBad`, never fatal. */
-  async list(onBad?: (file: string) => void): Promise<Array<{ stem: string; handle: Handle }>> {
+  async list(onBad?: OnBad): Promise<Array<{ stem: string; handle: Handle }>> {
     const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith("."));
     const out: Array<{ stem: string; handle: Handle }> = [];
     // Synchronous reads: for thousands of small files they cost a third of what as many promises do.
     for (const name of names) {
       try {
-        out.push({ stem: name.slice(0, -5), handle: parseHandle(readFileSync(join(this.dir, name), "utf8")) });
-      } catch {
-        onBad?.(name);
+        out.push({ stem: name.slice(0, -5), handle: readHandle(join(this.dir, name)) });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") onBad?.(name, badReason(error));
       }
     }
     return out;
@@ -206,7 +212,7 @@ export class HandleStore {
    * gone are dropped, files without an entry are read, and unfinished tasks' entries are read again when their
    * file's mtime moved. What had to be read is written back; a log grown well past its handles is compacted.
    */
-  async summaries(onBad?: (file: string) => void): Promise<HandleSummary[]> {
+  async summaries(onBad?: OnBad): Promise<HandleSummary[]> {
     // The directory is listed on libuv's thread pool while this thread reads and parses the index: for 10,000
     // handles, ~9 ms of listing hidden behind ~25 ms of parsing. (Either order is right: only listed files count,
     // and an entry is trusted only as the comments below say.)
@@ -225,21 +231,70 @@ export class HandleStore {
       }
       const path = join(this.dir, name);
       try {
-        const mtime = statSync(path).mtimeMs;
-        if (entry && mtime === entry.mtime) {
-          out.push(entry);
-          continue;
+        // lstat: a link planted under a handle's name has a time of its own, never its target's. Without an entry
+        // the file is read at once (the open file's fstat gives its time): one system call fewer per file.
+        if (entry) {
+          const stats = lstatSync(path);
+          if (stats.mtimeMs === entry.mtime && stats.isFile()) {
+            out.push(entry);
+            continue;
+          }
         }
-        const summary = summarize(stem, parseHandle(readFileSync(path, "utf8")), mtime);
+        const summary = this.readSummary(stem, path);
         out.push(summary);
         healed.push(summary);
-      } catch {
-        onBad?.(name);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") onBad?.(name, badReason(error));
       }
     }
     if (damaged || lines > 2 * out.length + 1000) this.index.compact(out);
     else this.index.append(healed);
     return out;
+  }
+
+  /** A handle's summary read from its file now (the file's own mtime, from the open file). */
+  private readSummary(stem: string, path: string): HandleSummary {
+    let stats: Stats | undefined;
+    const handle = parseHandle(readOwnText(path, MAX_HANDLE_BYTES, (s) => (stats = s)));
+    return summarize(stem, handle, stats!.mtimeMs);
+  }
+
+  /**
+   * Removes the handles that `wanted` picks, deciding on each handle's own file, never on the index alone: an index
+   * entry is a cache that a crash, a copy or a forged line can make wrong, and a wrong entry must not delete a live
+   * task's handle. When a file and its entry disagree, the index is rebuilt from the files. Returns how many went.
+   */
+  async removeWhere(wanted: (summary: HandleSummary) => boolean, onBad?: OnBad): Promise<number> {
+    let removed = 0;
+    let disagreed = false;
+    for (const entry of (await this.summaries(onBad)).filter(wanted)) {
+      let summary: HandleSummary;
+      try {
+        summary = this.readSummary(entry.stem, this.path(entry.stem));
+      } catch (error) {
+        disagreed = true;
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") onBad?.(`${entry.stem}.json`, badReason(error));
+        continue;
+      }
+      if (JSON.stringify(summary) !== JSON.stringify(entry)) disagreed = true;
+      if (wanted(summary) && (await this.remove(entry.stem))) removed++;
+    }
+    if (disagreed) await this.rebuildIndex();
+    return removed;
+  }
+
+  /** Rewrites the index from the handle files alone (what it held is not used). */
+  async rebuildIndex(): Promise<void> {
+    const out: HandleSummary[] = [];
+    for (const name of await readdir(this.dir)) {
+      if (!name.endsWith(".json") || name.startsWith(".")) continue;
+      try {
+        out.push(this.readSummary(name.slice(0, -5), join(this.dir, name)));
+      } catch {
+        /* not a handle: left out (a listing reports it) */
+      }
+    }
+    this.index.compact(out);
   }
 
   /**
@@ -289,7 +344,7 @@ export class HandleStore {
     const out: Array<{ stem: string; handle: Handle }> = [];
     for (const name of names) {
       try {
-        const handle = parseHandle(await readFile(join(this.dir, name), "utf8"));
+        const handle = readHandle(join(this.dir, name));
         if (wanted(handle)) out.push({ stem: name.slice(0, -5), handle });
       } catch {
         /* unreadable or just removed: not a match */
@@ -304,7 +359,7 @@ export class HandleStore {
     for (const name of await readdir(this.dir)) {
       if (!name.startsWith(".tmp-")) continue;
       try {
-        if (now - (await stat(join(this.dir, name))).mtimeMs > olderThanMs) {
+        if (now - (await lstat(join(this.dir, name))).mtimeMs > olderThanMs) {
           await unlink(join(this.dir, name));
           removed++;
         }
@@ -327,19 +382,53 @@ export class HandleStore {
   }
 }
 
-/** Parses a handle file, refusing anything that is not one. */
+/** Told of each file a listing skipped: its name and, in a few words, why. */
+export type OnBad = (file: string, reason: string) => void;
+
+/** Why a handle file was skipped, in a few words ("a symbolic link", "not a task handle", "not JSON"...). */
+export function badReason(error: unknown): string {
+  if (error instanceof UnsafeFileError) return error.reason;
+  if (error instanceof SyntaxError) return "not JSON";
+  if (error instanceof NotAHandleError) return error.message;
+  return (error as NodeJS.ErrnoException).code ?? "unreadable";
+}
+
+class NotAHandleError extends Error {}
+
+/** Reads a handle file under the store's checks (a regular file of ours, at most MAX_HANDLE_BYTES). */
+function readHandle(path: string): Handle {
+  return parseHandle(readOwnText(path, MAX_HANDLE_BYTES));
+}
+
+const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const optString = (v: unknown) => v === undefined || v === null || typeof v === "string";
+const optNumber = (v: unknown) => v === undefined || v === null || typeof v === "number";
+
+/**
+ * Parses a handle file, refusing anything that is not one: every field that a listing, the dashboard or a command
+ * reads is checked for its type here, so that one malformed file (imported, planted, edited) is skipped as "not a
+ * task handle" instead of failing later, for the whole store, in whatever code touched it first.
+ */
 export function parseHandle(text: string): Handle {
-  const value = JSON.parse(text) as Handle;
-  if (
-    !value ||
-    value.version !== 1 ||
-    typeof value.taskId !== "string" ||
-    typeof value.tool !== "string" ||
-    !value.server?.descriptor ||
-    !value.resume?.generation ||
-    !Array.isArray(value.history)
-  ) {
-    throw new Error("not a task handle");
-  }
-  return value;
+  const value = JSON.parse(text) as unknown;
+  const fail = (what: string): never => {
+    throw new NotAHandleError(`not a task handle (bad ${what})`);
+  };
+  if (!isObject(value) || value.version !== 1) return fail("version");
+  if (typeof value.taskId !== "string") fail("taskId");
+  if (typeof value.tool !== "string") fail("tool");
+  const server = value.server;
+  if (!isObject(server) || typeof server.name !== "string" || !isObject(server.descriptor) || typeof server.descriptor.transport !== "string") fail("server");
+  if (!isObject(value.resume) || typeof value.resume.generation !== "string") fail("resume");
+  if (!isObject(value.arguments)) fail("arguments");
+  if (typeof value.createdAt !== "string" || typeof value.updatedAt !== "string") fail("times");
+  if (!optNumber(value.ttlMs) || !optNumber(value.pollIntervalMs)) fail("ttl or poll interval");
+  const last = value.last;
+  if (!isObject(last) || !STATUSES.has(last.status) || !optString(last.statusMessage) || !optString(last.createdAt)) fail("last status");
+  if (!Array.isArray(value.history) || !value.history.every((h) => isObject(h) && STATUSES.has(h.status) && typeof h.at === "string" && optString(h.statusMessage))) fail("history");
+  if (!Array.isArray(value.answered) || !value.answered.every((key) => typeof key === "string")) fail("answered");
+  if (value.outcome !== undefined && !(isObject(value.outcome) && STATUSES.has(value.outcome.status))) fail("outcome");
+  if (value.gone !== undefined && !(isObject(value.gone) && typeof value.gone.reason === "string")) fail("gone");
+  return value as unknown as Handle;
 }

@@ -1,12 +1,14 @@
 // Settings: saved servers, the default server, and the cached generation verdicts. Kept with `conf` (atomic
 // writes); task handles will not live here, since conf rewrites one file per change and loses concurrent writes
 // (see ../shared/STACK.md).
-import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Conf from "conf";
 import envPaths from "env-paths";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
+import { MAX_SETTINGS_BYTES } from "../limits.js";
+import { checkOwnFile, UnsafeFileError } from "./safe-fs.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 
 export interface SavedVerdict {
@@ -40,12 +42,15 @@ export interface PrivacyCheck {
 /**
  * Makes `dir` a private directory (0700), creating it if need be. One owned by another user is refused: its owner
  * could read the handles, whose arguments, answers and results may be sensitive. One that others could enter is
- * made private, with the files in it (0600), and `onRepair` is told.
+ * made private, with the files in it (0600), and `onRepair` is told. `inside`: a directory mcp-task makes inside
+ * the home (tasks, brokers), which must be a real directory: a link there is refused, not followed (the home
+ * itself may be a link the user made).
  */
-export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}): void {
+export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}, inside = false): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = statSync(dir);
+  const stat = inside ? lstatSync(dir) : statSync(dir);
   const fix = "set MCP_TASK_HOME to a directory of your own";
+  if (stat.isSymbolicLink()) throw new UsageError(`${dir} is a symbolic link, and mcp-task keeps its files only in a directory of its own`, "remove the link (mcp-task makes the directory again)");
   if (!stat.isDirectory()) throw new UsageError(`${dir} is not a directory`, fix);
   if (check.uid !== undefined && stat.uid !== check.uid) throw new UsageError(`${dir} belongs to another user (uid ${stat.uid}), and mcp-task keeps private data there`, fix);
   if ((stat.mode & 0o077) === 0) return;
@@ -75,6 +80,15 @@ export class Settings {
     ConfClass: typeof Conf,
   ) {
     ensurePrivateDir(home);
+    // conf reads settings.json with readFileSync (a link followed, a FIFO waited on, /dev/zero read until memory runs
+    // out): the file is checked first, the way the store checks its own (its contents are conf's to read).
+    const file = join(home, "settings.json");
+    try {
+      checkOwnFile(file, MAX_SETTINGS_BYTES);
+    } catch (error) {
+      if (error instanceof UnsafeFileError) throw new UsageError(`cannot read ${file}: it is ${error.reason}`, "remove it or put your settings back in a regular file");
+      /* missing (conf makes it) or unreadable (conf says so below) */
+    }
     try {
       this.conf = new ConfClass<SettingsData>({
         cwd: home,

@@ -9,9 +9,10 @@
 // compaction, a file copied in by hand) is read from its file and the index healed. Finished tasks' files are not
 // checked: after the outcome nothing but `forget`/`prune` (which the directory listing shows) changes them.
 import { isAscii } from "node:buffer";
-import { appendFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempSuffix } from "../hash.js";
+import { MAX_INDEX_BYTES } from "../limits.js";
+import { TASK_STATUSES } from "../protocol/wire.js";
+import { appendOwnFile, readOwnFile, writeOwnFile } from "./safe-fs.js";
 
 /** What `list`, `prune` and the dashboard's rows (list, filters, sorting, ages, ttl left) need of a handle. */
 export interface HandleSummary {
@@ -57,10 +58,23 @@ function encode(line: Line): string {
   return JSON.stringify([FORMAT, ...FIELDS.map((field) => line[field])]);
 }
 
+const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
+const str = (v: unknown) => typeof v === "string";
+const strOrNull = (v: unknown) => v === null || typeof v === "string";
+const numOrNull = (v: unknown) => v === null || typeof v === "number";
+
+/**
+ * Every field of a summary line has its type checked (a line is data from disk, like a handle): a line with a
+ * wrong type marks the index damaged, so it is rebuilt, and never reaches a listing's code as a number where a
+ * string goes, or as a status that is none.
+ */
 function decode(v: unknown): Line | undefined {
   if (!Array.isArray(v)) return undefined;
-  if (v[0] === 0 && typeof v[1] === "string") return { stem: v[1], removed: true };
-  if (v[0] !== FORMAT || v.length !== FIELDS.length + 1 || typeof v[1] !== "string" || typeof v[3] !== "string") return undefined;
+  if (v[0] === 0 && typeof v[1] === "string" && v.length === 2) return { stem: v[1], removed: true };
+  if (v[0] !== FORMAT || v.length !== FIELDS.length + 1) return undefined;
+  if (!str(v[1]) || typeof v[2] !== "number" || !str(v[3]) || !str(v[4]) || !str(v[5]) || !str(v[6]) || !STATUSES.has(v[7])) return undefined;
+  if (!strOrNull(v[8]) || !str(v[9]) || !strOrNull(v[10]) || !str(v[11]) || !numOrNull(v[12]) || !numOrNull(v[13]) || !strOrNull(v[14])) return undefined;
+  if (typeof v[15] !== "boolean" || !strOrNull(v[16]) || typeof v[17] !== "boolean") return undefined;
   // A literal, in FIELDS' order: one hidden class for all, where keys set in a loop cost twice the time and memory.
   return {
     stem: v[1], mtime: v[2], taskId: v[3], server: v[4], tool: v[5], generation: v[6], status: v[7], statusMessage: v[8],
@@ -80,7 +94,9 @@ export class SummaryIndex {
   append(lines: Line[]): void {
     if (lines.length === 0) return;
     try {
-      appendFileSync(this.path, lines.map((line) => `${encode(line)}\n`).join(""), { mode: 0o600 });
+      // Never through a link or into a FIFO planted as the index (appendOwnFile refuses them; the next reader
+      // finds the index unreadable and replaces it).
+      appendOwnFile(this.path, lines.map((line) => `${encode(line)}\n`).join(""));
     } catch {
       /* the index is a cache */
     }
@@ -93,7 +109,8 @@ export class SummaryIndex {
     try {
       // Read as bytes, then made a string: ids, names and times are ASCII, and an ASCII buffer becomes a string
       // without UTF-8 decoding (2 MB of index: ~3 ms instead of ~7).
-      const bytes = readFileSync(this.path);
+      // A link, FIFO or device as the index, or one past MAX_INDEX_BYTES, is not read: it is rebuilt from the files.
+      const bytes = readOwnFile(this.path, MAX_INDEX_BYTES);
       text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
     } catch {
       return { entries, lines: 0, damaged: true };
@@ -117,12 +134,10 @@ export class SummaryIndex {
 
   /** Rewrites the log as one line per live handle (temp file + rename; appends racing with it are healed later). */
   compact(summaries: Iterable<HandleSummary>): void {
-    const temp = join(this.dir, `.tmp-index-${process.pid}-${tempSuffix()}`); // swept like handle temps
     try {
       let text = "";
       for (const summary of summaries) text += `${encode(summary)}\n`;
-      writeFileSync(temp, text, { mode: 0o600 });
-      renameSync(temp, this.path);
+      writeOwnFile(this.path, text); // temp file ".tmp-…" (swept like handle temps) renamed over the index
     } catch {
       /* the index is a cache */
     }

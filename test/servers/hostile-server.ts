@@ -65,6 +65,7 @@
 //   empty-input-requests      (V2) ask: input_required with inputRequests {} (nothing to answer), for ever
 //   proto-field               ask: a form with fields __proto__, constructor, prototype; the result echoes the answer;
 //                             echo: a plain call whose result is its arguments as JSON
+//   empty-id                  report: a task whose id is "" (the empty string); it completes after 300 ms
 
 import { spawn as spawnChild } from "node:child_process";
 import { closeSync, readFileSync, writeFileSync } from "node:fs";
@@ -126,6 +127,7 @@ const CASES = [
   "proto-key",
   "empty-input-requests",
   "proto-field",
+  "empty-id",
   // process and stream cases (PROCESS_CASES: every case from here on)
   "stdout-closed",
   "ignore-sigterm",
@@ -469,6 +471,8 @@ function toolList(): Msg[] {
       return [tool("ask", "required")];
     case "proto-field":
       return [tool("ask", "required"), tool("echo", "forbidden")];
+    case "empty-id":
+      return [tool("report", "required")];
   }
   if (PROCESS_CASES.has(CASE)) return [tool("plain", "optional"), tool("hang", "optional")];
   return [];
@@ -643,6 +647,8 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
     case "huge-id":
     case "bad-timing":
       return reply(out, id, createReply(timedTask(name, argsIn)));
+    case "empty-id":
+      return asTask(name, "");
     default:
       if (!wantsTask && GEN === "v2") return fail(out, id, -32021, "this tool needs the tasks extension");
       return asTask(name);

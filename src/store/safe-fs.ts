@@ -1,0 +1,212 @@
+// Reading and writing the files of the store (<home>) without trusting what is found there. The store is private
+// (0700), but a file in it may still not be one mcp-task wrote: a symbolic link, a FIFO or a device planted there
+// (by hand, by an import, by another tool), or a file grown past any size mcp-task writes. So:
+// - reads open with O_NOFOLLOW (a symlink is refused, never followed) and O_NONBLOCK (opening a FIFO does not
+//   wait for a writer), then check the open file with fstat: a regular file, owned by this user, no larger than
+//   the caller's cap; only then is it read, and never more than the cap even if it grows meanwhile;
+// - appends open the same way (O_APPEND | O_CREAT | O_NOFOLLOW) and check the file before writing to it;
+// - whole files are written as a temp file created exclusively (O_EXCL: never an existing file or link) and renamed
+//   over the target (a rename replaces a link, it does not write through it).
+// Hand-rolled over node:fs: no library offers "open without following, then fstat, then read at most N bytes",
+// and readFileSync follows links, blocks on FIFOs and reads /dev/zero until memory runs out.
+import { closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeSync, type Stats } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { UsageError } from "../errors.js";
+import { tempSuffix } from "../hash.js";
+
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NONBLOCK } = constants;
+/** Absent on Windows (where links are not planted the same way): then 0, and the fstat checks still apply. */
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * A file in the store that is not one mcp-task wrote: a link, a FIFO or device, another user's, or too large. Where
+ * it reaches the user (a command that needed that very file), exit 2, like a store directory that is not ours.
+ */
+export class UnsafeFileError extends UsageError {
+  constructor(
+    readonly path: string,
+    /** What is wrong with it, in a few words: "a symbolic link", "a FIFO", "larger than 32 MiB"... */
+    readonly reason: string,
+  ) {
+    super(`${path} is ${reason}: mcp-task reads only regular files it wrote`, "remove it (mcp-task did not write it)");
+  }
+}
+
+const uid = process.getuid?.();
+
+function kind(stats: Stats): string {
+  if (stats.isSymbolicLink()) return "a symbolic link";
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  if (stats.isDirectory()) return "a directory";
+  return "not a regular file";
+}
+
+/** Why an open file may not be used (undefined when it may): a regular file of ours, at most `maxBytes`. */
+function refusal(stats: Stats, maxBytes: number): string | undefined {
+  if (!stats.isFile()) return kind(stats);
+  if (uid !== undefined && stats.uid !== uid) return `owned by another user (uid ${stats.uid})`;
+  if (stats.size > maxBytes) return `larger than ${formatBytes(maxBytes)} (${formatBytes(stats.size)})`;
+  return undefined;
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Math.round(n / (1024 * 1024))} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} bytes`;
+}
+
+/** Opens without following a final link; a link is reported as such (ELOOP, or EMLINK on the BSDs). */
+function openNoFollow(path: string, flags: number, mode?: number): number {
+  try {
+    return openSync(path, flags | O_NOFOLLOW | O_NONBLOCK, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFileError(path, "a symbolic link");
+    if (code === "ENXIO") throw new UnsafeFileError(path, "a FIFO or socket"); // a FIFO opened for writing with no reader
+    throw error;
+  }
+}
+
+/**
+ * The bytes of a file of the store, read only if it is a regular file owned by this user and at most `maxBytes`
+ * long (throws UnsafeFileError otherwise; errno errors such as ENOENT as they come). A file that grows while it is
+ * read is read up to the cap, and refused if it passes it.
+ */
+export function readOwnFile(path: string, maxBytes: number, onStats?: (stats: Stats) => void): Buffer {
+  const { buffer, length } = readOwn(path, maxBytes, onStats);
+  return buffer.subarray(0, length);
+}
+
+/** The same, as UTF-8 text (decoded from the read buffer directly: no view made for 10,000 small files). */
+export function readOwnText(path: string, maxBytes: number, onStats?: (stats: Stats) => void): string {
+  const { buffer, length } = readOwn(path, maxBytes, onStats);
+  return buffer.toString("utf8", 0, length);
+}
+
+function readOwn(path: string, maxBytes: number, onStats?: (stats: Stats) => void): { buffer: Buffer; length: number } {
+  const fd = openNoFollow(path, O_RDONLY);
+  try {
+    const stats = fstatSync(fd);
+    const why = refusal(stats, maxBytes);
+    if (why) throw new UnsafeFileError(path, why);
+    onStats?.(stats);
+    // One byte more than the size: a file that grew since fstat is read on (up to the cap), never past it.
+    let buffer = Buffer.allocUnsafe(Math.min(stats.size + 1, maxBytes + 1));
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > maxBytes) throw new UnsafeFileError(path, `larger than ${formatBytes(maxBytes)}`);
+        const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(bigger, 0, 0, length);
+        buffer = bigger;
+      }
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    if (length > maxBytes) throw new UnsafeFileError(path, `larger than ${formatBytes(maxBytes)}`);
+    return { buffer, length };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Checks, without reading it, that a file is one the store could read (throws as readOwnFile does). */
+export function checkOwnFile(path: string, maxBytes: number): void {
+  const fd = openNoFollow(path, O_RDONLY);
+  try {
+    const why = refusal(fstatSync(fd), maxBytes);
+    if (why) throw new UnsafeFileError(path, why);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The last `maxBytes` of a file of the store (a log), under the same checks but for its size. */
+export function readOwnTail(path: string, maxBytes: number): string {
+  const fd = openNoFollow(path, O_RDONLY);
+  try {
+    const stats = fstatSync(fd);
+    const why = refusal(stats, Number.MAX_SAFE_INTEGER);
+    if (why) throw new UnsafeFileError(path, why);
+    const start = Math.max(0, stats.size - maxBytes);
+    const buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes));
+    let length = 0;
+    while (length < buffer.length) {
+      const n = readSync(fd, buffer, length, buffer.length - length, start + length);
+      if (n === 0) break;
+      length += n;
+    }
+    return buffer.subarray(0, length).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens a file of the store for appending (created 0600 if missing), refusing a link, a FIFO, a device or another
+ * user's file. The caller writes to and closes the descriptor (a broker's log is handed to its process as stdio).
+ * `truncateAbove`: a file already longer than this is emptied first (a log kept across runs stays bounded).
+ */
+export function openOwnAppend(path: string, truncateAbove = Number.MAX_SAFE_INTEGER): number {
+  const fd = openNoFollow(path, O_WRONLY | O_APPEND | O_CREAT, 0o600);
+  try {
+    const stats = fstatSync(fd);
+    const why = refusal(stats, Number.MAX_SAFE_INTEGER);
+    if (why) throw new UnsafeFileError(path, why);
+    if (stats.size > truncateAbove) {
+      closeSync(fd);
+      const fresh = openNoFollow(path, O_WRONLY | O_APPEND | O_CREAT | constants.O_TRUNC, 0o600);
+      return fresh;
+    }
+    return fd;
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      /* closed already */
+    }
+    throw error;
+  }
+}
+
+function writeAll(fd: number, data: string): void {
+  const bytes = Buffer.from(data, "utf8");
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** Appends to a file of the store in one write (O_APPEND: lines from concurrent writers do not interleave). */
+export function appendOwnFile(path: string, data: string): void {
+  const fd = openOwnAppend(path);
+  try {
+    writeAll(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes a whole file of the store: a temp file beside it, created exclusively (never an existing file or link),
+ * then renamed over it (a link in its place is replaced, not followed). Not fsynced: for records that are
+ * rewritten when lost (broker records, the index); handles are written with fsync by their store.
+ */
+export function writeOwnFile(path: string, data: string): void {
+  const temp = join(dirname(path), `.tmp-${basename(path).slice(0, 40)}-${process.pid}-${tempSuffix()}`);
+  const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    writeAll(fd, data);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
