@@ -38,7 +38,7 @@ fi
 "$node22" --version >/dev/null || { echo "conformance: $node22 does not run" >&2; exit 2; }
 
 # (b) the server bundle, rebuilt when missing or older than its sources
-if [[ ! -f "$server_js" ]] || [[ -n "$(find "$root/src/demo" "$root/test/servers" -name '*.ts' -newer "$server_js" -print -quit)" ]]; then
+if [[ ! -f "$server_js" ]] || [[ -n "$(find "$root/demo-server" "$root/test/servers" -name '*.ts' -newer "$server_js" -print -quit)" ]]; then
   echo "conformance: building the test servers" >&2
   (cd "$root" && node scripts/build.mjs >&2)
 fi

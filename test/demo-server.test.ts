@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoServer, type DemoGeneration, type DemoServer } from "../src/demo/index.js";
+import { startDemoServer, type DemoGeneration, type DemoServer } from "../demo-server/index.js";
 import { systemClock } from "../src/context.js";
 import { UsageError } from "../src/errors.js";
 import { connect } from "../src/protocol/connect.js";

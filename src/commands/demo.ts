@@ -24,7 +24,7 @@ export function registerDemo(program: Command, ctx: Context, run: Run): void {
     .action((flags: { stdio?: boolean; port: string; generation: string; speed: string; store?: string }) =>
       run(async () => {
         const generation = checkGeneration(flags.generation);
-        const { startDemoServer } = await import("../demo/index.js");
+        const { startDemoServer } = await import("../../demo-server/index.js");
         const server = await startDemoServer(flags.stdio ? { transport: "stdio" } : { transport: "http", port: Number(parseMilliseconds(flags.port, "--port")) }, {
           generation,
           storeDir: flags.store ?? join(ctx.home, "demo", generation),
@@ -44,7 +44,7 @@ export function registerDemo(program: Command, ctx: Context, run: Run): void {
     .option("--speed <n>", "run the workflow this many times faster", "1")
     .action((flags: { generation: string; speed: string }) =>
       run(async () => {
-        const { runDemo } = await import("../demo/run.js");
+        const { runDemo } = await import("./demo/walkthrough.js");
         return runDemo(ctx, { generation: checkGeneration(flags.generation), speed: Number(flags.speed) > 0 ? Number(flags.speed) : 1, answers: DEMO_ANSWERS });
       }),
     );

@@ -8,7 +8,7 @@
 
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { startDemoServer, type DemoServerOptions, type DemoTransportOptions } from "../../src/demo/index.js";
+import { startDemoServer, type DemoServerOptions, type DemoTransportOptions } from "../../demo-server/index.js";
 
 const USAGE = `usage: demo-server-main (--stdio | --port <n>) --store <dir> [--generation v1|v2] [--speed <x>]
                         [--poll-interval <ms>] [--ttl <ms>] [--conformance-fixtures] [--quiet]
