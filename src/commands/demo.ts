@@ -5,9 +5,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
-import { httpDescriptor } from "../protocol/server.js";
 import { parseMilliseconds } from "./common.js";
-import { sha256 } from "../hash.js";
 
 /** The answers the printed demo gives: approve, and post the invoice when asked again. Documented in the README. */
 export const DEMO_ANSWERS = { approve: true, comment: "approved by the mcp-task demo", action: "post", note: "posted by the mcp-task demo" };
@@ -54,10 +52,3 @@ function checkGeneration(value: string): "v1" | "v2" {
   if (value !== "v1" && value !== "v2") throw new UsageError(`unknown generation: ${value}`, "use --generation v1 or v2");
   return value;
 }
-
-/** A port that stays the same for one mcp-task directory, so that saved demo tasks find their server again. */
-export function demoPort(home: string, generation: string): number {
-  return 40000 + (sha256(`${home}|${generation}`).readUInt16BE(0) % 10000);
-}
-
-export { httpDescriptor };

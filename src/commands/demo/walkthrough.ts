@@ -11,7 +11,7 @@ import { TaskEngine } from "../../tasks/engine.js";
 import { preparedAnswers } from "../../tasks/input.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import type { TrackedTask } from "../../tasks/tracker.js";
-import { demoPort } from "../demo.js";
+import { demoPort } from "./port.js";
 import { startDemoServer, type DemoServer } from "../../../demo-server/index.js";
 
 const STARTERS: Array<{ tool: string; args: Record<string, unknown>; what: string }> = [
