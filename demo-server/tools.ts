@@ -16,7 +16,7 @@ import { newTaskRecord, type InputRequest, type JsonObject, type TaskOps, type T
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
-/** What a V2-only tool with its own flow gets (see fixtures.ts: request-level input before a task). */
+/** What a V2-only tool with its own flow gets (request-level input before a task, as the tests' conformance fixtures do). */
 export interface V2CallEnv {
   runtime: TaskRuntime;
   mintState(state: JsonObject): Promise<string>;

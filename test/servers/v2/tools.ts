@@ -3,7 +3,7 @@
 // protocol_error_job, confirm_delete, multi_input, test_tool_with_task). Here: mcp-task's own test tools.
 
 import { declaresTasks } from "../../../demo-server/envelope.js";
-import { CONFIRM_FIELD, NAME_FIELD, afterDelay, conformanceFixtures, requestLevelInput } from "../../../demo-server/fixtures.js";
+import { CONFIRM_FIELD, NAME_FIELD, afterDelay, conformanceFixtures, requestLevelInput } from "../fixtures/conformance.js";
 import type { JsonObject, TaskProgram } from "../../../demo-server/runtime.js";
 import { answerOf, elicitForm, numArg, strArg, textResult as text } from "../../../demo-server/tools.js";
 import type { TaskOverrides, ToolDef } from "../../../demo-server/tools.js";
