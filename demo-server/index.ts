@@ -7,7 +7,7 @@
 //   server.url   // http://127.0.0.1:PORT/mcp
 //   await server.close();
 //
-// Tools (tools.ts): lookup_po (immediate), process_invoice (approval questions, structured result), sync_ledger
+// Tools (tools/): lookup_po (immediate), process_invoice (approval questions, structured result), sync_ledger
 // (fails), export_ledger (long, for cancelling). `extraTools` serves more beside them: the tests pass the tools the
 // official conformance suite's tasks-* scenarios call (test/servers/fixtures/conformance.ts) that way.
 //
@@ -16,7 +16,8 @@
 import { DemoStore } from "./store.js";
 import type { RunningFront } from "./http.js";
 import { TaskRuntime } from "./runtime.js";
-import { catalogue, demoTools, type ToolDef } from "./tools.js";
+import { demoTools } from "./tools/index.js";
+import { catalogue, type ToolDef } from "./tools/tool.js";
 import { startV1 } from "./v1.js";
 import { startV2 } from "./v2.js";
 

@@ -28,9 +28,10 @@ import { ProtocolError, RELATED_TASK_META_KEY, Server, WebStandardStreamableHTTP
 import type { JSONRPCRequest, Result, ServerContext, StandardSchemaV1 } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { startHttpFront, type RunningFront } from "./http.js";
-import { isTerminal, shortId, type JsonObject, type TaskRecord, type TaskRuntime } from "./runtime.js";
+import type { TaskRuntime } from "./runtime.js";
+import { isTerminal, shortId, type JsonObject, type TaskRecord } from "./task.js";
 import type { DemoStore } from "./store.js";
-import type { ToolDef } from "./tools.js";
+import type { ToolDef } from "./tools/tool.js";
 
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;

@@ -10,7 +10,7 @@
 // Everything else (one line per request: `[v2-server] rpc <method> count=<n>`, task transitions)
 // goes to stderr.
 
-import { catalogue } from "../../demo-server/tools.js";
+import { catalogue } from "../../demo-server/tools/tool.js";
 import { DemoStore } from "../../demo-server/store.js";
 import { TaskRuntime } from "../../demo-server/runtime.js";
 import { startV2 } from "../../demo-server/v2.js";

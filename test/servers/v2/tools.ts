@@ -4,9 +4,9 @@
 
 import { declaresTasks } from "../../../demo-server/envelope.js";
 import { CONFIRM_FIELD, NAME_FIELD, afterDelay, conformanceFixtures, requestLevelInput } from "../fixtures/conformance.js";
-import type { JsonObject, TaskProgram } from "../../../demo-server/runtime.js";
-import { answerOf, elicitForm, numArg, strArg, textResult as text } from "../../../demo-server/tools.js";
-import type { TaskOverrides, ToolDef } from "../../../demo-server/tools.js";
+import type { JsonObject, TaskProgram } from "../../../demo-server/task.js";
+import { answerOf, elicitForm, numArg, strArg, textResult as text } from "../../../demo-server/tools/args.js";
+import type { TaskOverrides, ToolDef } from "../../../demo-server/tools/tool.js";
 import { resetCounts, snapshotCounts } from "./stats.js";
 
 const INTERNAL_ERROR = -32603;
