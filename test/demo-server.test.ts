@@ -1,4 +1,4 @@
-// The demo server (src/demo) driven by mcp-task's own protocol layer (connect + TaskEngine), on both generations,
+// The demo server (demo-server/) driven by mcp-task's own protocol layer (connect + TaskEngine), on both generations,
 // over HTTP (in-process) and stdio (a child: dist/test-servers/demo-server-main.js): the invoice through one and
 // two questions (structuredContent checked against the outputSchema by the engine), a rejection, the failing
 // sync, cancelling the export, the immediate lookup, and a restart of the server mid-task.

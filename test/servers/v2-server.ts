@@ -1,6 +1,6 @@
 // mcp-task's V2 test server: MCP 2026-07-28 (no initialize, per-request _meta envelope) with the
 // "io.modelcontextprotocol/tasks" extension. The machinery (task runtime, store, V2 wire, HTTP front,
-// task subscriptions) is the demo server's (src/demo); this server adds its own tools (v2/tools.ts),
+// task subscriptions) is the demo server's (demo-server/); this server adds its own tools (v2/tools.ts),
 // request counting (v2/stats.ts) and command line (v2/options.ts).
 //
 //   node dist/test-servers/v2-server.js --stdio

@@ -1,6 +1,7 @@
 // The tools of the V2 test server. The machinery (task runtime, V2 wire, tools/call dispatch) is the demo
-// server's (src/demo); so are the conformance suite's fixtures (greet, slow_compute, failing_job,
-// protocol_error_job, confirm_delete, multi_input, test_tool_with_task). Here: mcp-task's own test tools.
+// server's (demo-server/); the conformance suite's fixtures (greet, slow_compute, failing_job, protocol_error_job,
+// confirm_delete, multi_input, test_tool_with_task) are the tests' (../fixtures/conformance.ts). Here: mcp-task's
+// own test tools.
 
 import { declaresTasks } from "../../../demo-server/envelope.js";
 import { CONFIRM_FIELD, NAME_FIELD, afterDelay, conformanceFixtures, requestLevelInput } from "../fixtures/conformance.js";
