@@ -2,7 +2,7 @@
 # Runs every tasks-* server scenario of the official MCP conformance suite
 # (@modelcontextprotocol/conformance, pinned in ./package.json, run on the Node 22 binary of the
 # npm package node@22 in ./node_modules) over Streamable HTTP, against mcp-task's V2 test server, or with
-# `--demo` against the demo server shipped in mcp-task (src/demo) in its V2 mode, as shipped plus the fixture
+# `--demo` against the demo server shipped with mcp-task (demo-server/) in its V2 mode, as shipped plus the fixture
 # tools the scenarios call (--conformance-fixtures).
 #
 #   conformance/run-server-scenarios.sh              # all tasks-* scenarios
@@ -38,7 +38,7 @@ fi
 "$node22" --version >/dev/null || { echo "conformance: $node22 does not run" >&2; exit 2; }
 
 # (b) the server bundle, rebuilt when missing or older than its sources
-if [[ ! -f "$server_js" ]] || [[ -n "$(find "$root/src/demo" "$root/test/servers" -name '*.ts' -newer "$server_js" -print -quit)" ]]; then
+if [[ ! -f "$server_js" ]] || [[ -n "$(find "$root/demo-server" "$root/test/servers" -name '*.ts' -newer "$server_js" -print -quit)" ]]; then
   echo "conformance: building the test servers" >&2
   (cd "$root" && node scripts/build.mjs >&2)
 fi

@@ -80,10 +80,15 @@ const esm = {
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 };
 
-/** The lazy bundle's entry name for a module imported with import(): src/broker/client.ts -> broker-client. */
+/**
+ * The lazy bundle's entry name for a module imported with import(): src/broker/client.ts -> broker-client; a module
+ * of ours outside src/ keeps its folder: demo-server/index.ts -> demo-server-index.
+ */
 function lazyName(path, spec) {
-  const rel = relative(join(root, "src"), path);
-  if (!rel.startsWith("..")) return rel.replace(/\.[cm]?[jt]sx?$/, "").replaceAll("/", "-");
+  const rel = relative(root, path);
+  if (!rel.startsWith("..") && !rel.split(/[\\/]/).includes("node_modules")) {
+    return rel.replace(/^src[\\/]/, "").replace(/\.[cm]?[jt]sx?$/, "").replaceAll("\\", "/").replaceAll("/", "-");
+  }
   return `pkg-${spec.replace(/^@/, "").replace(/[^A-Za-z0-9]+/g, "-")}`;
 }
 

@@ -1,4 +1,4 @@
-// The demo server (src/demo) driven by mcp-task's own protocol layer (connect + TaskEngine), on both generations,
+// The demo server (demo-server/) driven by mcp-task's own protocol layer (connect + TaskEngine), on both generations,
 // over HTTP (in-process) and stdio (a child: dist/test-servers/demo-server-main.js): the invoice through one and
 // two questions (structuredContent checked against the outputSchema by the engine), a rejection, the failing
 // sync, cancelling the export, the immediate lookup, and a restart of the server mid-task.
@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDemoServer, type DemoGeneration, type DemoServer } from "../src/demo/index.js";
+import { startDemoServer, type DemoGeneration, type DemoServer } from "../demo-server/index.js";
 import { systemClock } from "../src/context.js";
 import { UsageError } from "../src/errors.js";
 import { connect } from "../src/protocol/connect.js";

@@ -5,9 +5,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
-import { httpDescriptor } from "../protocol/server.js";
 import { parseMilliseconds } from "./common.js";
-import { sha256 } from "../hash.js";
 
 /** The answers the printed demo gives: approve, and post the invoice when asked again. Documented in the README. */
 export const DEMO_ANSWERS = { approve: true, comment: "approved by the mcp-task demo", action: "post", note: "posted by the mcp-task demo" };
@@ -24,7 +22,7 @@ export function registerDemo(program: Command, ctx: Context, run: Run): void {
     .action((flags: { stdio?: boolean; port: string; generation: string; speed: string; store?: string }) =>
       run(async () => {
         const generation = checkGeneration(flags.generation);
-        const { startDemoServer } = await import("../demo/index.js");
+        const { startDemoServer } = await import("../../demo-server/index.js");
         const server = await startDemoServer(flags.stdio ? { transport: "stdio" } : { transport: "http", port: Number(parseMilliseconds(flags.port, "--port")) }, {
           generation,
           storeDir: flags.store ?? join(ctx.home, "demo", generation),
@@ -44,7 +42,7 @@ export function registerDemo(program: Command, ctx: Context, run: Run): void {
     .option("--speed <n>", "run the workflow this many times faster", "1")
     .action((flags: { generation: string; speed: string }) =>
       run(async () => {
-        const { runDemo } = await import("../demo/run.js");
+        const { runDemo } = await import("./demo/walkthrough.js");
         return runDemo(ctx, { generation: checkGeneration(flags.generation), speed: Number(flags.speed) > 0 ? Number(flags.speed) : 1, answers: DEMO_ANSWERS });
       }),
     );
@@ -54,10 +52,3 @@ function checkGeneration(value: string): "v1" | "v2" {
   if (value !== "v1" && value !== "v2") throw new UsageError(`unknown generation: ${value}`, "use --generation v1 or v2");
   return value;
 }
-
-/** A port that stays the same for one mcp-task directory, so that saved demo tasks find their server again. */
-export function demoPort(home: string, generation: string): number {
-  return 40000 + (sha256(`${home}|${generation}`).readUInt16BE(0) % 10000);
-}
-
-export { httpDescriptor };

@@ -1,4 +1,5 @@
-// The demo server (src/demo) as a process, for the tests and the conformance runner.
+// The demo server (demo-server/) as a process, for the tests and the conformance runner: the test-only entry point,
+// with the conformance fixtures (--conformance-fixtures) and fault hooks (--crash-on, --forget-sessions).
 //
 //   node dist/test-servers/demo-server-main.js --stdio --store DIR [--generation v1|v2] [--speed N] ...
 //   node dist/test-servers/demo-server-main.js --port 0 --store DIR [...]
@@ -8,7 +9,8 @@
 
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { startDemoServer, type DemoServerOptions, type DemoTransportOptions } from "../../src/demo/index.js";
+import { startDemoServer, type DemoServerOptions, type DemoTransportOptions } from "../../demo-server/index.js";
+import { conformanceFixtures } from "./fixtures/conformance.js";
 
 const USAGE = `usage: demo-server-main (--stdio | --port <n>) --store <dir> [--generation v1|v2] [--speed <x>]
                         [--poll-interval <ms>] [--ttl <ms>] [--conformance-fixtures] [--quiet]
@@ -41,6 +43,7 @@ function parse(argv: string[]): { transport: DemoTransportOptions; options: Demo
   const options: Omit<DemoServerOptions, "storeDir"> = {};
   let quiet = false;
   let forgetSessions = false;
+  let fixtures = false;
   const value = (i: number, name: string): string => {
     const v = argv[i];
     if (v === undefined) throw new Error(`${name} needs a value`);
@@ -79,7 +82,7 @@ function parse(argv: string[]): { transport: DemoTransportOptions; options: Demo
         options.ttlMs = number(++i, arg);
         break;
       case "--conformance-fixtures":
-        options.conformanceFixtures = true;
+        fixtures = true;
         break;
       case "--quiet":
         quiet = true;
@@ -99,6 +102,9 @@ function parse(argv: string[]): { transport: DemoTransportOptions; options: Demo
   }
   if (!transport) throw new Error("choose --stdio or --port <n>");
   if (!storeDir) throw new Error("--store <dir> is required");
+  // The fixtures speak V2 (request-level input, the tasks extension's envelope): on V1 they are left out.
+  if (fixtures && options.generation !== "v1") options.extraTools = conformanceFixtures();
+  else if (fixtures) process.stderr.write("[demo-server] --conformance-fixtures applies to V2 only: ignored\n");
   return { transport, options: { ...options, storeDir }, quiet, forgetSessions };
 }
 
@@ -110,7 +116,7 @@ async function main(): Promise<void> {
     process.stderr.write(`demo-server: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
   }
-  // Test hook (--forget-sessions): the sessions saved by an earlier process are dropped (src/demo/store.ts keeps them
+  // Test hook (--forget-sessions): the sessions saved by an earlier process are dropped (demo-server/store.ts keeps them
   // in <store>/sessions), so this process does not revive them; the tasks stay.
   if (parsed.forgetSessions) rmSync(join(parsed.options.storeDir, "sessions"), { recursive: true, force: true });
   const log = parsed.quiet ? undefined : (line: string) => process.stderr.write(`[demo-server] ${line}\n`);

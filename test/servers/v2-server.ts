@@ -1,6 +1,6 @@
 // mcp-task's V2 test server: MCP 2026-07-28 (no initialize, per-request _meta envelope) with the
 // "io.modelcontextprotocol/tasks" extension. The machinery (task runtime, store, V2 wire, HTTP front,
-// task subscriptions) is the demo server's (src/demo); this server adds its own tools (v2/tools.ts),
+// task subscriptions) is the demo server's (demo-server/); this server adds its own tools (v2/tools.ts),
 // request counting (v2/stats.ts) and command line (v2/options.ts).
 //
 //   node dist/test-servers/v2-server.js --stdio
@@ -10,11 +10,11 @@
 // Everything else (one line per request: `[v2-server] rpc <method> count=<n>`, task transitions)
 // goes to stderr.
 
-import { catalogue } from "../../src/demo/tools.js";
-import { DemoStore } from "../../src/demo/store.js";
-import { TaskRuntime } from "../../src/demo/runtime.js";
-import { startV2 } from "../../src/demo/v2.js";
-import type { RunningFront } from "../../src/demo/http.js";
+import { catalogue } from "../../demo-server/tools/tool.js";
+import { DemoStore } from "../../demo-server/store.js";
+import { TaskRuntime } from "../../demo-server/runtime.js";
+import { startV2 } from "../../demo-server/v2.js";
+import type { RunningFront } from "../../demo-server/http.js";
 import { USAGE, parseOptions } from "./v2/options.js";
 import type { ServerOptions } from "./v2/options.js";
 import { countMessage, log, setRequestLogging } from "./v2/stats.js";

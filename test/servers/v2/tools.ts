@@ -1,12 +1,13 @@
 // The tools of the V2 test server. The machinery (task runtime, V2 wire, tools/call dispatch) is the demo
-// server's (src/demo); so are the conformance suite's fixtures (greet, slow_compute, failing_job,
-// protocol_error_job, confirm_delete, multi_input, test_tool_with_task). Here: mcp-task's own test tools.
+// server's (demo-server/); the conformance suite's fixtures (greet, slow_compute, failing_job, protocol_error_job,
+// confirm_delete, multi_input, test_tool_with_task) are the tests' (../fixtures/conformance.ts). Here: mcp-task's
+// own test tools.
 
-import { declaresTasks } from "../../../src/demo/envelope.js";
-import { CONFIRM_FIELD, NAME_FIELD, afterDelay, conformanceFixtures, requestLevelInput } from "../../../src/demo/fixtures.js";
-import type { JsonObject, TaskProgram } from "../../../src/demo/runtime.js";
-import { answerOf, elicitForm, numArg, strArg, textResult as text } from "../../../src/demo/tools.js";
-import type { TaskOverrides, ToolDef } from "../../../src/demo/tools.js";
+import { declaresTasks } from "../../../demo-server/envelope.js";
+import { CONFIRM_FIELD, NAME_FIELD, afterDelay, conformanceFixtures, requestLevelInput } from "../fixtures/conformance.js";
+import type { JsonObject, TaskProgram } from "../../../demo-server/task.js";
+import { answerOf, elicitForm, numArg, strArg, textResult as text } from "../../../demo-server/tools/args.js";
+import type { TaskOverrides, ToolDef } from "../../../demo-server/tools/tool.js";
 import { resetCounts, snapshotCounts } from "./stats.js";
 
 const INTERNAL_ERROR = -32603;

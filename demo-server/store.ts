@@ -7,7 +7,7 @@
 
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { JsonObject, TaskRecord } from "./runtime.js";
+import type { JsonObject, TaskRecord } from "./task.js";
 
 /** Ids this server mints are UUIDs; nothing else is ever turned into a path. */
 const SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/;

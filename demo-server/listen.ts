@@ -10,7 +10,8 @@
 // then the listen result ends it). stdio: `notifications/cancelled {requestId}` ends a subscription.
 
 import { CLIENT_CAPABILITIES_KEY, MODERN_VERSION, PROTOCOL_VERSION_KEY, TASKS_EXTENSION } from "./envelope.js";
-import type { JsonObject, TaskRecord, TaskRuntime } from "./runtime.js";
+import type { TaskRuntime } from "./runtime.js";
+import type { JsonObject, TaskRecord } from "./task.js";
 
 const SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
 const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";

@@ -2,7 +2,7 @@
 
 import { MissingRequiredClientCapabilityError } from "@modelcontextprotocol/server";
 import type { ServerContext } from "@modelcontextprotocol/server";
-import type { JsonObject } from "./runtime.js";
+import type { JsonObject } from "./task.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";

@@ -1,4 +1,4 @@
-// The demo MCP server shipped inside mcp-task: an invoice-approval workflow (purchase order -> goods received ->
+// The demo MCP server shipped with mcp-task: an invoice-approval workflow (purchase order -> goods received ->
 // invoice) that shows every part of MCP Tasks. It speaks the 2026-07-28 tasks extension (V2, the default) or the
 // 2025-11-25 core tasks (V1), over stdio or Streamable HTTP on 127.0.0.1, and keeps its tasks on disk so that a
 // restarted server still knows them and carries on.
@@ -7,17 +7,17 @@
 //   server.url   // http://127.0.0.1:PORT/mcp
 //   await server.close();
 //
-// Tools (tools.ts): lookup_po (immediate), process_invoice (approval questions, structured result), sync_ledger
-// (fails), export_ledger (long, for cancelling). With `conformanceFixtures` (V2 only) it also serves the tools the
-// official conformance suite's tasks-* scenarios call (fixtures.ts).
+// Tools (tools/): lookup_po (immediate), process_invoice (approval questions, structured result), sync_ledger
+// (fails), export_ledger (long, for cancelling). `extraTools` serves more beside them: the tests pass the tools the
+// official conformance suite's tasks-* scenarios call (test/servers/fixtures/conformance.ts) that way.
 //
 // On stdio, stdout carries the MCP channel and nothing else: log lines go to `log` (the caller picks stderr).
 
 import { DemoStore } from "./store.js";
-import { conformanceFixtures } from "./fixtures.js";
 import type { RunningFront } from "./http.js";
 import { TaskRuntime } from "./runtime.js";
-import { catalogue, demoTools } from "./tools.js";
+import { demoTools } from "./tools/index.js";
+import { catalogue, type ToolDef } from "./tools/tool.js";
 import { startV1 } from "./v1.js";
 import { startV2 } from "./v2.js";
 
@@ -38,9 +38,12 @@ export interface DemoServerOptions {
   pollIntervalMs?: number;
   /** How long a task is kept after its creation (ms). Default 3,600,000 (1 h). V1 clients may ask for less or more. */
   ttlMs?: number;
-  /** V2 only: also serve the conformance suite's fixture tools (greet, slow_compute, failing_job, ...). */
-  conformanceFixtures?: boolean;
-  /** Sees every inbound JSON-RPC message before it is served (over HTTP; V2 on stdio too). For tests: faults. */
+  /** More tools, served after the demo's (a name the demo has is refused). The tests' fixtures come this way. */
+  extraTools?: ToolDef[];
+  /**
+   * Sees every inbound JSON-RPC message before it is served (over HTTP; V2 on stdio too). `mcp-task demo-server`
+   * passes none; the test entry point (test/servers/demo-server-main.ts) hangs its fault injection here.
+   */
   onInbound?: (message: unknown) => void;
 }
 
@@ -74,9 +77,11 @@ export async function startDemoServer(transport: DemoTransportOptions, options: 
 
   const log = options.log ?? (() => {});
   const store = new DemoStore(options.storeDir, log);
-  const fixtures = generation === "v2" && options.conformanceFixtures === true;
-  if (options.conformanceFixtures && generation === "v1") log("conformanceFixtures applies to V2 only: ignored");
-  const { tools, programs } = catalogue([...demoTools(speed), ...(fixtures ? conformanceFixtures() : [])]);
+  const extraTools = options.extraTools ?? [];
+  const own = demoTools(speed);
+  const clash = extraTools.find((extra) => own.some((tool) => tool.name === extra.name));
+  if (clash) throw new Error(`extraTools: ${clash.name} is a demo tool already`);
+  const { tools, programs } = catalogue([...own, ...extraTools]);
   const runtime = new TaskRuntime({ pollIntervalMs, ttlMs, store, programs, toolErrorStatus: generation === "v1" ? "failed" : "completed", log });
   const setup = { runtime, tools, store, serverInfo: { ...DEMO_SERVER_INFO }, instructions: INSTRUCTIONS, log, onInbound: options.onInbound };
   const where = transport.transport === "http" ? { transport: "http" as const, port: transport.port, host: "127.0.0.1" as const } : { transport: "stdio" as const };
@@ -91,7 +96,7 @@ export async function startDemoServer(transport: DemoTransportOptions, options: 
   const protocol = generation === "v1" ? "MCP 2025-11-25 core tasks (V1)" : "MCP 2026-07-28 + io.modelcontextprotocol/tasks (V2)";
   log(
     `demo server: ${protocol} on ${front.url ?? "stdio"}; poll ${pollIntervalMs} ms, ttl ${ttlMs} ms, speed ${speed}, store ${store.dir}` +
-      (fixtures ? ", with the conformance fixtures" : ""),
+      (extraTools.length > 0 ? `, with ${extraTools.length} extra tools (${extraTools.map((tool) => tool.name).join(", ")})` : ""),
   );
 
   let closing: Promise<void> | undefined;

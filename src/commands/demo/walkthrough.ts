@@ -3,16 +3,16 @@
 // terminal, a printed walk-through anywhere else (answering the approval with documented defaults). On leaving,
 // it stops the server; the tasks' handles stay, and the server keeps its tasks on disk.
 import { join } from "node:path";
-import type { Context } from "../context.js";
-import { createPrinter } from "../output/printer.js";
-import { httpDescriptor } from "../protocol/server.js";
-import { isTerminal, type Wire } from "../protocol/wire.js";
-import { TaskEngine } from "../tasks/engine.js";
-import { preparedAnswers } from "../tasks/input.js";
-import { exitCodeOf, followSettings, followTask, printerHooks } from "../tasks/run.js";
-import type { TrackedTask } from "../tasks/tracker.js";
-import { demoPort } from "../commands/demo.js";
-import { startDemoServer, type DemoServer } from "./index.js";
+import type { Context } from "../../context.js";
+import { createPrinter } from "../../output/printer.js";
+import { httpDescriptor } from "../../protocol/server.js";
+import { isTerminal, type Wire } from "../../protocol/wire.js";
+import { TaskEngine } from "../../tasks/engine.js";
+import { preparedAnswers } from "../../tasks/input.js";
+import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
+import type { TrackedTask } from "../../tasks/tracker.js";
+import { demoPort } from "./port.js";
+import { startDemoServer, type DemoServer } from "../../../demo-server/index.js";
 
 const STARTERS: Array<{ tool: string; args: Record<string, unknown>; what: string }> = [
   { tool: "process_invoice", args: { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 }, what: "an invoice that matches its PO: one approval" },
@@ -62,7 +62,7 @@ export async function runDemo(ctx: Context, options: { generation: "v1" | "v2"; 
     if (interactive) {
       await wire.close();
       wire = undefined;
-      const { runDashboard } = await import("../ui/index.js");
+      const { runDashboard } = await import("../../ui/index.js");
       return await runDashboard(ctx, ctx.io.terminal!);
     }
     return await walkThrough(ctx, engine, started);

@@ -19,26 +19,24 @@
 //   tasks/cancel        the cancelled Task; -32602 for a terminal one
 //   notifications/tasks/status   on every change, to the session that created the task
 //
-// Over HTTP every client gets a session (Mcp-Session-Id). Sessions are kept in the store too: a restarted server
-// revives a session it issued when a client comes back with its id (a synthetic initialize with the saved
-// parameters), so a client that reattaches to its tasks after a restart finds them.
+// This file: the request handlers, shared by every connection. Over HTTP each client gets a session
+// (v1-sessions.ts); the front, stdio or HTTP: v1.ts.
 
-import { randomUUID } from "node:crypto";
-import { ProtocolError, RELATED_TASK_META_KEY, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import { ProtocolError, RELATED_TASK_META_KEY, Server } from "@modelcontextprotocol/server";
 import type { JSONRPCRequest, Result, ServerContext, StandardSchemaV1 } from "@modelcontextprotocol/server";
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { startHttpFront, type RunningFront } from "./http.js";
-import { isTerminal, shortId, type JsonObject, type TaskRecord, type TaskRuntime } from "./runtime.js";
+import type { TaskRuntime } from "./runtime.js";
+import { isTerminal, shortId, type JsonObject, type TaskRecord } from "./task.js";
 import type { DemoStore } from "./store.js";
-import type { ToolDef } from "./tools.js";
+import type { ToolDef } from "./tools/tool.js";
+
 
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 /** The 2025-era revisions this face speaks (the SDK's list; no 2026-07-28, so no server/discover). */
-const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
+export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
 const PAGE_SIZE = 20;
-const MAX_TTL_MS = 24 * 3_600_000;
+export const MAX_TTL_MS = 24 * 3_600_000;
 const MIN_TTL_MS = 10_000;
 /** How long a question waits for a person on one tasks/result stream before it is asked again. */
 const QUESTION_TIMEOUT_MS = 30 * 60_000;
@@ -56,7 +54,7 @@ export interface V1Setup {
   onInbound?: (message: unknown) => void;
 }
 
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
+export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function paramsSchema<T extends JsonObject>(check: (value: JsonObject) => string | undefined): StandardSchemaV1<unknown, T> {
   return {
@@ -96,7 +94,7 @@ class V1Server extends Server {
 }
 
 /** Everything the V1 servers of one demo server share. */
-class V1Face {
+export class V1Face {
   private readonly byName: Map<string, ToolDef>;
   /** Per task: wakes the tasks/result calls waiting for it. */
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -181,29 +179,7 @@ class V1Face {
       }) as never,
     );
 
-    server.setRequestHandler("tools/call", async (request, ctx) => {
-      const params = (request.params ?? {}) as JsonObject;
-      const name = params.name;
-      if (typeof name !== "string") throw new ProtocolError(INVALID_PARAMS, "Invalid params: name is required");
-      const tool = this.byName.get(name);
-      if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
-      const args = params.arguments ?? {};
-      if (!isObject(args)) throw new ProtocolError(INVALID_PARAMS, "Invalid arguments: arguments must be an object");
-      const taskParams = params.task;
-      // A task request for a tool that forbids tasks gets the plain result (clients must handle both shapes).
-      if (tool.immediate) return tool.immediate(args) as never;
-      const spec = tool.task!;
-      if (!isObject(taskParams)) {
-        if (spec.support === "required") throw new ProtocolError(METHOD_NOT_FOUND, `${name} can only run as a task: call it with params.task (taskSupport: required)`);
-        // Task-optional, called without a task: run it all the same and answer with its result.
-        const task = runtime.create(name, spec.data(args), { ...(session !== undefined && { owner: session }) });
-        return (await this.result(server, task.taskId, ctx)) as never;
-      }
-      const data = spec.data(args);
-      const ttl = typeof taskParams.ttl === "number" && Number.isFinite(taskParams.ttl) ? Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(taskParams.ttl))) : undefined;
-      const task = runtime.create(name, data, { ttlMs: ttl, ...(session !== undefined && { owner: session }) });
-      return { task: v1Task(task) } as never;
-    });
+    server.setRequestHandler("tools/call", async (request, ctx) => this.callTool(server, session, (request.params ?? {}) as JsonObject, ctx) as never);
 
     server.setRequestHandler("tasks/get", { params: TaskIdParams }, async (params) => v1Task(this.findTask(params.taskId)));
 
@@ -231,6 +207,31 @@ class V1Face {
     });
 
     return server;
+  }
+
+  /** tools/call: an immediate result, a task (with params.task), or a task-optional tool run to its end (without). */
+  private async callTool(server: Server, session: string | undefined, params: JsonObject, ctx: ServerContext): Promise<JsonObject> {
+    const { runtime } = this.setup;
+    const name = params.name;
+    if (typeof name !== "string") throw new ProtocolError(INVALID_PARAMS, "Invalid params: name is required");
+    const tool = this.byName.get(name);
+    if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
+    const args = params.arguments ?? {};
+    if (!isObject(args)) throw new ProtocolError(INVALID_PARAMS, "Invalid arguments: arguments must be an object");
+    const taskParams = params.task;
+    // A task request for a tool that forbids tasks gets the plain result (clients must handle both shapes).
+    if (tool.immediate) return tool.immediate(args);
+    const spec = tool.task!;
+    if (!isObject(taskParams)) {
+      if (spec.support === "required") throw new ProtocolError(METHOD_NOT_FOUND, `${name} can only run as a task: call it with params.task (taskSupport: required)`);
+      // Task-optional, called without a task: run it all the same and answer with its result.
+      const task = runtime.create(name, spec.data(args), { ...(session !== undefined && { owner: session }) });
+      return await this.result(server, task.taskId, ctx);
+    }
+    const data = spec.data(args);
+    const ttl = typeof taskParams.ttl === "number" && Number.isFinite(taskParams.ttl) ? Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(taskParams.ttl))) : undefined;
+    const task = runtime.create(name, data, { ttlMs: ttl, ...(session !== undefined && { owner: session }) });
+    return { task: v1Task(task) };
   }
 
   /**
@@ -294,130 +295,4 @@ class V1Face {
       await this.nextChange(taskId, gone, retryIn);
     }
   }
-}
-
-function jsonError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
-}
-
-const isInitialize = (body: unknown): body is { params: JsonObject } => isObject(body) && body.method === "initialize" && isObject(body.params);
-
-export async function startV1(transport: { transport: "stdio" } | { transport: "http"; port: number; host: "127.0.0.1" }, setup: V1Setup): Promise<RunningFront> {
-  const face = new V1Face(setup);
-  const onerror = (error: Error) => setup.log(`sdk: ${error.message}`);
-
-  if (transport.transport === "stdio") {
-    let ended!: () => void;
-    const closed = new Promise<void>((resolve) => (ended = resolve));
-    const server = face.createServer(undefined);
-    server.onerror = onerror;
-    const stdio = new StdioServerTransport();
-    const onclose = server.onclose;
-    server.onclose = () => {
-      onclose?.();
-      ended();
-    };
-    await server.connect(stdio);
-    return {
-      closed,
-      close: async () => {
-        face.close();
-        await server.close().catch(() => {});
-        ended();
-      },
-    };
-  }
-
-  interface Session {
-    transport: WebStandardStreamableHTTPServerTransport;
-    server: Server;
-  }
-  const sessions = new Map<string, Session>();
-  const reviving = new Map<string, Promise<Session | undefined>>();
-  setup.store.pruneSessions(MAX_TTL_MS * 2);
-
-  const openSession = async (sessionId: string, initialize: JsonObject): Promise<Session> => {
-    const server = face.createServer(sessionId);
-    server.onerror = onerror;
-    const session: Session = {
-      server,
-      transport: new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => sessionId,
-        onsessioninitialized: (id) => {
-          sessions.set(id, session);
-          setup.store.saveSession(id, { initialize, savedAt: new Date().toISOString() });
-        },
-        onsessionclosed: (id) => {
-          sessions.delete(id);
-          setup.store.removeSession(id);
-        },
-      }),
-    };
-    await server.connect(session.transport);
-    return session;
-  };
-
-  /** A session this server issued before a restart: replay its initialize (the client is not asked again). */
-  const revive = (sessionId: string): Promise<Session | undefined> => {
-    let pending = reviving.get(sessionId);
-    if (!pending) {
-      pending = (async () => {
-        const saved = setup.store.loadSession(sessionId);
-        if (!saved || !isObject(saved.initialize)) return undefined;
-        const session = await openSession(sessionId, saved.initialize);
-        const post = (body: JsonObject, headers: Record<string, string> = {}) =>
-          session.transport
-            .handleRequest(
-              new Request("http://127.0.0.1/mcp", {
-                method: "POST",
-                headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-                body: JSON.stringify(body),
-              }),
-            )
-            .then((response) => response.text());
-        await post({ jsonrpc: "2.0", id: "revive", method: "initialize", params: saved.initialize });
-        const version = session.server.getNegotiatedProtocolVersion() ?? LEGACY_VERSIONS[0];
-        await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sessionId, "mcp-protocol-version": version });
-        setup.log(`session ${shortId(sessionId)} revived from the store`);
-        return session;
-      })().finally(() => reviving.delete(sessionId));
-      reviving.set(sessionId, pending);
-    }
-    return pending;
-  };
-
-  const front = await startHttpFront(
-    transport.port,
-    transport.host,
-    async (request, parsed) => {
-      if (setup.onInbound) for (const message of Array.isArray(parsed) ? parsed : parsed !== undefined ? [parsed] : []) setup.onInbound(message);
-      const sessionId = request.headers.get("mcp-session-id");
-      if (sessionId) {
-        const session = sessions.get(sessionId) ?? (await revive(sessionId));
-        if (!session) return jsonError(404, -32001, "Session not found");
-        return session.transport.handleRequest(request, parsed !== undefined ? { parsedBody: parsed } : undefined);
-      }
-      if (request.method === "POST" && isInitialize(parsed)) {
-        const session = await openSession(randomUUID(), parsed.params);
-        return session.transport.handleRequest(request, { parsedBody: parsed });
-      }
-      // What a 2025-era server answers to anything else without a session (a 2026-07-28 server/discover probe
-      // included): the client then falls back to initialize.
-      return jsonError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
-    },
-    setup.log,
-  );
-  let stopped!: () => void;
-  const closed = new Promise<void>((resolve) => (stopped = resolve));
-  return {
-    url: front.url,
-    closed,
-    close: async () => {
-      stopped();
-      face.close();
-      for (const session of sessions.values()) await session.server.close().catch(() => {});
-      sessions.clear();
-      await front.close();
-    },
-  };
 }

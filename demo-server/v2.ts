@@ -17,9 +17,10 @@ import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/s
 import { MODERN_VERSION, TASKS_EXTENSION, declaresTasks, missingTasksExtension } from "./envelope.js";
 import { startHttpFront } from "./http.js";
 import { ListenHub, listenResponse } from "./listen.js";
-import type { JsonObject, TaskRecord, TaskRuntime } from "./runtime.js";
+import type { TaskRuntime } from "./runtime.js";
+import type { JsonObject, TaskRecord } from "./task.js";
 import type { DemoStore } from "./store.js";
-import { runInline, type ToolDef, type V2CallEnv } from "./tools.js";
+import { runInline, type ToolDef, type V2CallEnv } from "./tools/tool.js";
 import type { RunningFront } from "./http.js";
 
 const INVALID_PARAMS = -32602;
