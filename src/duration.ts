@@ -16,3 +16,13 @@ export function formatDuration(ms: number): string {
   if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
   return `${Math.round(ms / 360_000) / 10} h`;
 }
+
+/** 4s, 12m, 3h, 2d (whole units, rounded down); "-" for unknown. For columns and status lines. */
+export function compactDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return "-";
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}

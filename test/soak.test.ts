@@ -1,9 +1,11 @@
-// Soak (issue 7): 200 tasks over both generations (the demo server in V1 mode and our V2 test server, HTTP on
+// Soak (issues 7 and 13): 200 tasks over both generations (the demo server in V1 mode and our V2 test server, HTTP on
 // 127.0.0.1, each with an on-disk store), started with `call --detach --json` and followed with `watch`, while a
 // chaos loop restarts the servers (same port, same store; SIGTERM or SIGKILL) and SIGKILLs random call and watch
-// processes. A final pass follows every task to its end and checks that each one is accounted for: one handle per
+// processes; tasks that ask are first given an answer that does not fit (the question must stay asked). A final
+// pass follows every task to its end and checks that each one is accounted for: one handle per
 // task, its outcome the one its tool must end with, and the same as the server's own store says; nothing gone, no
-// temp file left behind that a killed process does not explain, no process left running.
+// temp file left behind that a killed process does not explain, no process left running; and once the servers are
+// gone, a sample of the finished tasks still give their outcomes from their handles.
 //
 // Every random choice comes from one seeded PRNG: the seed is printed; replay a run with SOAK_SEED=<seed>.
 // (Timing still differs between runs, so a replay reproduces the schedule of kills and restarts, not the races.)
@@ -58,6 +60,8 @@ interface Kind {
   args: (i: number, rand: () => number) => Record<string, unknown>;
   expect: Status;
   input?: Record<string, unknown>;
+  /** An answer that does not fit the question: given first, by `respond`, which must leave the question asked. */
+  badInput?: Record<string, unknown>;
   cancel?: boolean;
 }
 
@@ -68,7 +72,7 @@ const KINDS: Kind[] = [
   { gen: "v1", tool: "export_ledger", args: (i) => ({ rows: 1000 + i }), expect: "completed" },
   { gen: "v1", tool: "export_ledger", args: (i) => ({ rows: 1_900_000 + i }), expect: "cancelled", cancel: true },
   // V2: the test server.
-  { gen: "v2", tool: "task_input_once", args: (_i, r) => ({ ms: 200 + Math.floor(r() * 800) }), expect: "completed", input: { name: "Soak" } },
+  { gen: "v2", tool: "task_input_once", args: (_i, r) => ({ ms: 200 + Math.floor(r() * 800) }), expect: "completed", input: { name: "Soak" }, badInput: { name: 42 } },
   { gen: "v2", tool: "task_fail", args: (_i, r) => ({ ms: 300 + Math.floor(r() * 1500) }), expect: "failed" },
   { gen: "v2", tool: "task_complete", args: (_i, r) => ({ ms: 300 + Math.floor(r() * 2500) }), expect: "completed" },
   { gen: "v2", tool: "task_slow", args: () => ({ ms: 3_000_000 }), expect: "cancelled", cancel: true },
@@ -85,6 +89,8 @@ interface Slot {
   /** The call attempts that ended without handing back a task (killed, or the server was away). */
   failedCalls: number;
   cancelled: boolean;
+  /** The bad answer has been given (and refused, the question kept). */
+  badAnswered: boolean;
   followed: boolean;
   busy: boolean;
   notBefore: number;
@@ -246,7 +252,7 @@ it(
       // Followed under chaos by a watch: every task that asks a question, a quarter of the others (process
       // start-up is what this machine spends its time on; the final pass follows every task anyway).
       const watched = kind.input !== undefined || (!kind.cancel && rand() < WATCHED);
-      slots.push({ n, tag: `soak-${seed}-${n}`, kind, args: kind.args(n, rand), failedCalls: 0, cancelled: false, followed: !watched, busy: false, notBefore: 0 });
+      slots.push({ n, tag: `soak-${seed}-${n}`, kind, args: kind.args(n, rand), failedCalls: 0, cancelled: false, badAnswered: !kind.badInput, followed: !watched, busy: false, notBefore: 0 });
     }
     const order = [...slots];
     for (let i = order.length - 1; i > 0; i--) {
@@ -257,7 +263,7 @@ it(
     const running = new Map<ChildProcess, { what: string; slot: Slot }>();
     const everyChild: ChildProcess[] = [];
     const killedPids = new Set<number>();
-    const stats = { calls: 0, watches: 0, cancels: 0, kills: 0, restarts: 0, callFailures: 0, watchExits: new Map<string, number>() };
+    const stats = { calls: 0, watches: 0, badAnswers: 0, cancels: 0, kills: 0, restarts: 0, callFailures: 0, watchExits: new Map<string, number>() };
     const count = (key: string) => stats.watchExits.set(key, (stats.watchExits.get(key) ?? 0) + 1);
 
     const failures: unknown[] = [];
@@ -361,6 +367,18 @@ it(
       }
     };
 
+    /** A bad answer first: exit 6 and the question still asked (or 4: the server was away; tried again later). */
+    const badAnswer = async (slot: Slot) => {
+      stats.badAnswers++;
+      const run = cli(slot, "respond", ["respond", slot.taskId!, "--json", "--input", JSON.stringify(slot.kind.badInput)]);
+      const code = await run.exited;
+      expect([6, 4], `bad answer to ${slot.taskId}: ${run.output.stdout} ${run.output.stderr}`).toContain(code);
+      if (code === 6) {
+        expect(run.output.stderr, `bad answer to ${slot.taskId}`).toMatch(/does not fit the requested form/);
+        slot.badAnswered = true;
+      } else slot.notBefore = Date.now() + 300 + rand() * 700;
+    };
+
     const watch = async (slot: Slot) => {
       stats.watches++;
       const input = slot.kind.input ? ["--input", JSON.stringify(slot.kind.input)] : [];
@@ -379,8 +397,10 @@ it(
       const ready = order.filter((s) => !s.busy && s.notBefore <= now);
       const toCancel = ready.find((s) => s.taskId && s.kind.cancel && !s.cancelled);
       if (toCancel) return { slot: toCancel, work: cancel };
+      const toAnswerBadly = ready.find((s) => s.taskId && !s.badAnswered);
+      if (toAnswerBadly) return { slot: toAnswerBadly, work: badAnswer };
       const toCall = ready.find((s) => !s.taskId);
-      const toWatch = ready.find((s) => s.taskId && !s.followed && (!s.kind.cancel || s.cancelled));
+      const toWatch = ready.find((s) => s.taskId && !s.followed && s.badAnswered && (!s.kind.cancel || s.cancelled));
       // Half the processes may be watches, so that watches run (and are killed) under chaos too.
       const watching = [...running.values()].filter((r) => r.what === "watch").length;
       if (toWatch && (watching < CONCURRENCY / 2 || !toCall)) return { slot: toWatch, work: watch };
@@ -447,6 +467,10 @@ it(
         for (let attempt = 0; slot.kind.cancel && !slot.cancelled; attempt++) {
           expect(attempt, `cancel of ${slot.taskId} never got through`).toBeLessThan(5);
           await cancel(slot);
+        }
+        for (let attempt = 0; !slot.badAnswered; attempt++) {
+          expect(attempt, `the bad answer to ${slot.taskId} never got through`).toBeLessThan(5);
+          await badAnswer(slot);
         }
         const input = slot.kind.input ? ["--input", JSON.stringify(slot.kind.input)] : [];
         const run = cli(slot, "final", ["watch", slot.taskId!, "--json", ...input]);
@@ -545,6 +569,16 @@ it(
       const locks = walk(home).filter((f) => /(^|\/)\.lock-/.test(f));
 
       await stopAll();
+      // Come back later: the servers are gone; a finished task's outcome is read from its handle, with its exit code
+      // (a sample of each kind, from new processes).
+      for (const kind of KINDS) {
+        for (const slot of slots.filter((s) => s.kind === kind).slice(0, 3)) {
+          const later = startCli(["result", slot.taskId!, "--json"], { home });
+          const code = await later.exited;
+          expect(code, `result of ${slot.taskId} (${kind.tool}) after the servers left: ${later.output.stderr}`).toBe(EXIT_OF[kind.expect]);
+          expect(events(later.output.stdout).at(-1), `result of ${slot.taskId}`).toMatchObject({ type: "result", taskId: slot.taskId, status: kind.expect });
+        }
+      }
       // No process left behind: every child has exited, and nothing else runs with this home.
       await sleep(200);
       const alive = everyChild.filter((c) => c.exitCode === null && c.signalCode === null);
@@ -558,7 +592,7 @@ it(
         `soak seed ${seed}: ${TASKS} tasks (${startedInChaos} started under chaos) in ${Math.round((Date.now() - began) / 1000)} s, ` +
           `${Math.round(childCpuSeconds() - cpuBefore)} CPU-s in child processes ` +
           `(chaos ${Math.round(chaosMs / 1000)} s); ${stats.calls} calls (${stats.callFailures} without a task), ${stats.watches} watches ` +
-          `(exits ${JSON.stringify(Object.fromEntries(stats.watchExits))}), ${stats.cancels} cancels, ${stats.kills} clients killed, ` +
+          `(exits ${JSON.stringify(Object.fromEntries(stats.watchExits))}), ${stats.badAnswers} bad answers, ${stats.cancels} cancels, ${stats.kills} clients killed, ` +
           `${stats.restarts} server restarts; tasks without a handle: ${orphans.length ? orphans.join("; ") : "none"}; ` +
           `temp files left (by killed clients, or the live server writing): ${clientLeft.length + serverLeft.length ? [...clientLeft, ...serverLeft].join(", ") : "none"}; ` +
           `lock dirs left: ${locks.length ? locks.join(", ") : "none"}`,

@@ -1,6 +1,7 @@
 // What `get`, `list` and `export` show of a handle: one plain object for JSON, and a line or block of text.
 import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
 import { summaryExpired } from "./tracker.js";
+import { compactDuration } from "../duration.js";
 
 export interface HandleView {
   taskId: string;
@@ -38,12 +39,7 @@ export function viewOfSummary(s: HandleSummary, now: number): HandleView {
   };
 }
 
-/** "3m", "2h", "5d": a short age. */
+/** "3m", "2h", "5d": a short age (src/duration.ts). */
 export function age(fromIso: string, now: number): string {
-  const ms = Math.max(0, now - Date.parse(fromIso));
-  if (!Number.isFinite(ms)) return "?";
-  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
-  if (ms < 3_600_000) return `${Math.round(ms / 60_000)}m`;
-  if (ms < 86_400_000) return `${Math.round(ms / 3_600_000)}h`;
-  return `${Math.round(ms / 86_400_000)}d`;
+  return compactDuration(now - Date.parse(fromIso));
 }

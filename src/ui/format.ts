@@ -32,15 +32,8 @@ export function rowStatus(summary: HandleSummary, now: number): RowStatus {
   return summary.status as TaskStatus;
 }
 
-/** 4s, 12m, 3h, 2d; "-" for unknown. */
-export function short(ms: number | undefined): string {
-  if (ms === undefined || !Number.isFinite(ms)) return "-";
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
+/** 4s, 12m, 3h, 2d; "-" for unknown (src/duration.ts). */
+export { compactDuration as short } from "../duration.js";
 
 export function ageOf(summary: HandleSummary, now: number): number {
   return now - Date.parse(summary.createdAt);
