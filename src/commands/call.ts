@@ -11,6 +11,7 @@ import { TaskEngine } from "../tasks/engine.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { saveMoves } from "../tasks/tracker.js";
 import { schemaProblem } from "../tasks/schema.js";
+import { noAnswers } from "../tasks/input.js";
 import {
   answerFlags,
   inputProvider,
@@ -84,8 +85,9 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const wire = await ctx.connect(server.descriptor, server.name, { outlive: options.task !== "never" && known !== "forbidden" });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
+  // --detach never answers a task's question: it stays for a later respond, watch or the dashboard.
   const { printer, provider, close } = options.detach
-    ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
+    ? { printer: createPrinter(ctx.io, options.json), provider: noAnswers(inputProvider(ctx, options.input, options.decline)), close: () => {} }
     : await presentation(ctx, options);
   try {
     const engine = new TaskEngine(wire, ctx.clock, provider);

@@ -115,12 +115,43 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
   const verdict: PriorDiscovery | undefined =
     era === "modern" ? { kind: "modern", discover: client.getDiscoverResult()! } : era === "legacy" ? { kind: "legacy" } : undefined;
   if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
+  // A resumed session skipped initialize, after which the SDK opens the session's standalone GET stream; servers
+  // send questions there too (the SDK's simpleTaskInteractive sends them nowhere else), so it is opened here.
+  if (session?.sessionId && transport instanceof StreamableHTTPClientTransport) await openStandaloneStream(transport);
   const rpc = new RawChannel(transport, describeClose, requestTimeoutMs);
   guard.onTrip = (error) => rpc.failAll(error);
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
   return { client, rpc, era, protocolVersion, serverName, sessionId, transport };
+}
+
+/** How long, and how often, the standalone GET stream of a resumed session is tried (409: the previous holder of the
+ *  session's one GET stream is still being closed by the server). */
+const GET_STREAM_TRIES = 10;
+const GET_STREAM_RETRY_MS = 200;
+
+/**
+ * Opens the session's standalone GET SSE stream with the SDK's public `resumeStream` (no event id: a plain GET, as the
+ * SDK sends after initialize; it reconnects by itself when the stream drops). A server without one (405) is fine;
+ * one that refuses it otherwise costs only the questions it would send there.
+ */
+async function openStandaloneStream(transport: StreamableHTTPClientTransport): Promise<void> {
+  const onerror = transport.onerror;
+  transport.onerror = undefined; // the failed tries below are not the connection's errors
+  try {
+    for (let attempt = 1; attempt <= GET_STREAM_TRIES; attempt++) {
+      try {
+        await transport.resumeStream("");
+        return;
+      } catch (error) {
+        if ((error as { status?: number }).status !== 409 || attempt === GET_STREAM_TRIES) return;
+        await new Promise((resolve) => setTimeout(resolve, GET_STREAM_RETRY_MS));
+      }
+    }
+  } finally {
+    transport.onerror = onerror;
+  }
 }
 
 function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, guard: SizeGuard, session?: ResumeToken): Transport {

@@ -137,6 +137,11 @@ export interface Wire {
   readonly serverName: string;
   /** True when the server can list its tasks (V1 `tasks/list`). */
   readonly canListTasks: boolean;
+  /**
+   * True when the server hands each question over once, as a request on a stream of this connection (V1): a
+   * question nobody answers now must be held by a process that stays connected (the broker), or it is lost.
+   */
+  readonly handsQuestionsOnce?: boolean;
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
@@ -171,4 +176,13 @@ export interface Wire {
   /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
   watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
   close(): Promise<void>;
+}
+
+/**
+ * Where the questions of the tasks a resume token reaches must be held while no command is there: the name of the
+ * session they belong to (V1: the server hands each question over once, on a stream of that session), or undefined
+ * (V2: the server lists a question until it is answered). See Wire.handsQuestionsOnce.
+ */
+export function questionKeeperOf(token: ResumeToken): string | undefined {
+  return token.generation === "v1" ? (token.sessionId ?? "") : undefined;
 }
