@@ -14,6 +14,13 @@ export const MAX_STATUS_MESSAGE = 4000;
 export const MAX_ANSWERS_PER_TASK = 32;
 /** V2 request-level input rounds before a call is answered. */
 export const MAX_INPUT_ROUNDS = 16;
+/**
+ * A question asked while its call is on its way, that the command cannot answer, is kept for the task the call
+ * creates; a server that holds back its reply until the answer comes would hold the command for ever, so after this
+ * long without a reply the server is told the question is not answered (as before keeping). 5 s: a reply that is
+ * not held back comes within a round trip or two.
+ */
+export const HELD_CALL_QUESTION_MS = 5000;
 
 // ---- schemas: what a tool or form schema may cost ----
 

@@ -10,8 +10,8 @@ import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, questionKeeperOf, type InputRequest, type InputResponse, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { Recorder } from "../tasks/recorder.js";
-import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
-import { encodeError, onMessages, send, type Message } from "./protocol.js";
+import { HELD_CALL_QUESTION_MS, MAX_BROKER_FOLLOW_MS } from "../limits.js";
+import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta } from "./paths.js";
 import { isRunning, refOf, signalIfSame, type ProcessRef } from "./processes.js";
 
@@ -258,11 +258,23 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
         if (at < 0) return;
         const input = pending[at];
         if ("error" in message) {
+          const refuse = () => {
+            const still = pending.indexOf(input);
+            if (still >= 0) pending.splice(still, 1);
+            input.reject(decodeError(message.error));
+          };
+          // A server that lists its questions until they are answered (V2) is told at once: it asks again.
+          if (!wire.handsQuestionsOnce) return refuse();
           // The command cannot answer (no --input, an answer that does not fit, Esc, --detach): the question stays
           // here for the next command that asks for the task's input; the server is not told anything.
           input.refused.add(client);
           input.assigned = undefined;
-          assign(input);
+          const call = input.during;
+          if (!call) return assign(input);
+          // Asked while its call was on its way: kept once the call has made a task; a call that ends without one,
+          // or whose reply the server holds back for this answer, is the server's to hear about.
+          const settled = call.then(() => {}, () => {});
+          void Promise.race([settled, ctx.clock.sleep(HELD_CALL_QUESTION_MS)]).then(() => (input.taskId === null ? refuse() : assign(input)));
           return;
         }
         pending.splice(at, 1);
