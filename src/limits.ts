@@ -34,3 +34,10 @@ export const MAX_SAVED_RESULT_CHARS = 1_000_000;
  * that calls a task working for ever cannot keep its broker for ever. A day covers a human approval left overnight.
  */
 export const MAX_BROKER_FOLLOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * How often, and how far apart, a resumed V1 session's standalone GET stream is tried while the server answers 409
+ * (a session has one GET stream, and the previous holder's, the command that handed the session to its keeper, is
+ * still being closed): 10 x 200 ms covers a loopback close under load; then the session goes on without it.
+ */
+export const GET_STREAM_TRIES = 10;
+export const GET_STREAM_RETRY_MS = 200;

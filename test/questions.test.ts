@@ -7,6 +7,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectBroker } from "../src/broker/client.js";
+import { systemClock } from "../src/context.js";
+import type { Snapshot } from "../src/protocol/wire.js";
+import { TaskEngine } from "../src/tasks/engine.js";
+import { Tracker } from "../src/tasks/tracker.js";
+import { HandleStore } from "../src/store/handles.js";
+import type { InputProvider } from "../src/tasks/input.js";
 import { events, runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { freePort, ROOT, startListening, type RunningServer } from "./helpers/servers.js";
 
@@ -130,6 +137,19 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     expect(await answerIn(home, taskId)).toMatchObject({ item: "detached", action: "accept" });
   });
 
+  it("a question the server asks before it replies to the call, with nobody to answer: exit 6 in bounded time, the server told", async () => {
+    const home = tempHome();
+    const started = Date.now();
+    const call = await runCli(["call", "ask-first", "item=first", ...server()], { home });
+    expect(call.code, call.stderr).toBe(6);
+    // HELD_CALL_QUESTION_MS (5 s) and a start-up, not for ever: the call has no task to keep the question for.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(call.stderr).toMatch(/^hint: call again with --input '\{\.\.\.\}' or --decline/m);
+    oneError(call);
+    const answered = await runCli(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], { home });
+    expect(answered.code, answered.stderr).toBe(0);
+  });
+
   it("Ctrl-C before the question comes: it waits for the next command, and a later watch --input answers it", async () => {
     const home = tempHome();
     const call = startCli(["call", "confirm-bare", "item=interrupted", "delayMs=1500", ...server()], { home });
@@ -182,4 +202,44 @@ describe("the SDK's example servers, unmodified", () => {
       await server.stop();
     }
   });
+});
+
+it("the server gives up on a question a person is looking at: the question is withdrawn from them and they are told", async () => {
+  const home = tempHome();
+  // The broker this starts is an mcp-task process of its own: it finds the home (and its grace) in the environment.
+  const saved = { home: process.env.MCP_TASK_HOME, grace: process.env.MCP_TASK_BROKER_GRACE };
+  Object.assign(process.env, { MCP_TASK_HOME: home, MCP_TASK_BROKER_GRACE: "1s" });
+  const descriptor = { transport: "stdio" as const, command: process.execPath, args: [SDK_V1_SERVER, "--stdio", "--answer-timeout", "1500"] };
+  const wire = await connectBroker({
+    home,
+    descriptor,
+    name: "sdk v1 server",
+    start: true,
+    self: [process.execPath, join(ROOT, "bin/mcp-task.js")],
+    clock: systemClock,
+  }).finally(() => Object.assign(process.env, { MCP_TASK_HOME: saved.home ?? "", MCP_TASK_BROKER_GRACE: saved.grace ?? "" }));
+  try {
+    const withdrawn: string[] = [];
+    wire.onQuestionWithdrawn = (_taskId, request) => withdrawn.push(String(request.params.message));
+    let stoppedAsking = false;
+    // A person who does not answer in time: asked, and told to stop when the question goes away.
+    const person: InputProvider = {
+      available: true,
+      answer: (_request, _taskId, signal) =>
+        new Promise((_resolve, reject) => signal?.addEventListener("abort", () => ((stoppedAsking = true), reject(new Error("withdrawn"))), { once: true })),
+    };
+    const engine = new TaskEngine(wire, systemClock, person);
+    const started = await engine.call("confirm", { item: "late" }, { task: "auto" });
+    if (started.kind !== "task") throw new Error("expected a task");
+    // Saved as `call` saves it: the broker writes the outcome there before it leaves.
+    await new Tracker(new HandleStore(home), systemClock).start({ name: "sdk v1 server", descriptor }, wire, "confirm", { item: "late" }, started.snapshot);
+    let last: Snapshot | undefined;
+    for await (const snapshot of engine.watch(started.snapshot.taskId, { answerInput: true, initial: started.snapshot })) last = snapshot;
+    expect(stoppedAsking).toBe(true);
+    expect(withdrawn).toEqual(["Confirm late"]);
+    // What the task does without the answer is the server's to say: this one fails the task.
+    expect(last?.status).toBe("failed");
+  } finally {
+    await wire.close();
+  }
 });

@@ -12,6 +12,7 @@ import type {
   CallOutcome,
   Generation,
   InputHandler,
+  InputRequest,
   ResumeToken,
   ServiceInputOptions,
   Snapshot,
@@ -132,6 +133,9 @@ class BrokerWire implements Wire {
   canListTasks!: boolean;
   handsQuestionsOnce?: boolean;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
+  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
+  private readonly asking = new Map<number, AbortController>();
   onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
   private resume!: ResumeToken;
   /** A moved task's token being saved: replies that follow it wait for it (as a direct wire awaits onTaskMoved). */
@@ -170,13 +174,21 @@ class BrokerWire implements Wire {
     } else if ("method" in message && message.method === "uncertain") {
       const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
       this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
+    } else if ("method" in message && message.method === "withdrawn") {
+      // The server stopped waiting for a question this command was given: stop asking, and say so.
+      const { id, taskId, request } = message.params as { id: number; taskId: string | null; request: InputRequest };
+      this.asking.get(id)?.abort();
+      this.onQuestionWithdrawn?.(taskId, request);
     } else if ("method" in message && message.method === "moved") {
       // The broker's wire found a task in a new session (the server forgot the old one): its owner saves the token.
       const { taskId, token } = message.params as { taskId: string; token: ResumeToken };
       this.moving = Promise.resolve(this.onTaskMoved?.(taskId, token)).catch(() => {});
     } else if ("method" in message && message.method === "input" && "id" in message) {
       const { request, taskId } = message.params as { request: never; taskId: string | null };
-      const answer = this.inputHandler ? this.inputHandler(request, taskId) : Promise.reject(new ServerError("no input handler"));
+      const asking = new AbortController();
+      this.asking.set(message.id, asking);
+      const answer = this.inputHandler ? this.inputHandler(request, taskId, asking.signal) : Promise.reject(new ServerError("no input handler"));
+      void answer.finally(() => this.asking.delete(message.id)).catch(() => {});
       answer.then(
         (result) => send(this.socket, { id: message.id, result }),
         (error: unknown) => send(this.socket, { id: message.id, error: encodeError(error) }),

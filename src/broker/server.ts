@@ -128,6 +128,7 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
         // is the server's to tell.
         const at = pending.indexOf(input);
         if (at >= 0) pending.splice(at, 1);
+        if (input.assigned && clients.has(input.assigned)) send(input.assigned.socket, { method: "withdrawn", params: { id: -input.id, taskId: input.taskId, request: input.request } });
         ctx.io.stderr.write(`mcp-task broker: the server withdrew a question${input.taskId ? ` of task ${input.taskId}` : ""} before it was answered (it stopped waiting for the answer)\n`);
         reject(new Error("question withdrawn"));
       }, { once: true });

@@ -11,7 +11,7 @@ import { TaskEngine } from "../tasks/engine.js";
 import { exitCodeOf, followTask } from "../tasks/run.js";
 import { saveMoves } from "../tasks/tracker.js";
 import { schemaProblem } from "../tasks/schema.js";
-import { noAnswers } from "../tasks/input.js";
+import { noAnswers, withdrawnNote } from "../tasks/input.js";
 import {
   answerFlags,
   inputProvider,
@@ -89,6 +89,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const { printer, provider, close } = options.detach
     ? { printer: createPrinter(ctx.io, options.json), provider: noAnswers(inputProvider(ctx, options.input, options.decline)), close: () => {} }
     : await presentation(ctx, options);
+  wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
   try {
     const engine = new TaskEngine(wire, ctx.clock, provider);
     const tools = await engine.listTools();

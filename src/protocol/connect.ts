@@ -6,6 +6,7 @@ import type { Transport } from "@modelcontextprotocol/client";
 import { ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { SizeGuard } from "./limits.js";
+import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
@@ -125,11 +126,6 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
   return { client, rpc, era, protocolVersion, serverName, sessionId, transport };
 }
-
-/** How long, and how often, the standalone GET stream of a resumed session is tried (409: the previous holder of the
- *  session's one GET stream is still being closed by the server). */
-const GET_STREAM_TRIES = 10;
-const GET_STREAM_RETRY_MS = 200;
 
 /**
  * Opens the session's standalone GET SSE stream with the SDK's public `resumeStream` (no event id: a plain GET, as the

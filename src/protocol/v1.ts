@@ -44,6 +44,7 @@ export class V1Wire implements Wire {
   readonly handsQuestionsOnce = true;
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
+  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   serverPid?: number;
   private tools?: Map<string, ToolInfo>;
   /** Per task: the open tasks/result round its questions come with; `cut` once it ended without the task's outcome. */
@@ -197,6 +198,7 @@ export class V1Wire implements Wire {
     const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
     if (!this.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
     const round = taskId !== null ? this.rounds.get(taskId) : undefined;
+    signal?.addEventListener("abort", () => this.onQuestionWithdrawn?.(taskId, input), { once: true });
     const response = await this.inputHandler(input, taskId, signal);
     if (method === "sampling/createMessage") {
       // mcp-task has no model; a declined sampling request is reported to the server as an error.

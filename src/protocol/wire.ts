@@ -144,6 +144,11 @@ export interface Wire {
   readonly handsQuestionsOnce?: boolean;
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
+  /**
+   * Told when the server withdraws a question before it was answered (it stopped waiting: its own timeout); the
+   * input handler's signal for it aborts too.
+   */
+  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   /**

@@ -71,6 +71,11 @@ export function answerNotDelivered(taskId: string, requests: InputRequest[], cau
   );
 }
 
+/** The line for a question the server withdrew before it was answered (see Wire.onQuestionWithdrawn). */
+export function withdrawnNote(request: InputRequest): string {
+  return `the server stopped waiting for the answer to ${describe(request)} (its own timeout) and withdrew the question; what the task does without it is the server's to say`;
+}
+
 /** One line on what became of an answer whose delivery was in doubt. */
 export function deliveryNote(event: DeliveryEvent): string {
   const what = `the answer to ${event.requests.map(describe).join(", ")}`;

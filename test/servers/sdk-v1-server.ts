@@ -9,6 +9,7 @@
 //   - confirm {item}: asks with the related-task metadata (the SDK queues it for tasks/result, status input_required)
 //   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
 //     do): over HTTP on the session's standalone GET stream; the task stays `working` while it waits.
+//   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
 // The result's text is the answer as JSON: {"item":..., "action":..., "content":...}.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
@@ -82,6 +83,20 @@ function makeServer(): McpServer {
           await new Promise((resolve) => setTimeout(resolve, delayMs ?? 0));
           return server.server.elicitInput({ mode: "form", message: `Confirm ${item} (bare)`, requestedSchema: FORM }, { timeout: ANSWER_TIMEOUT_MS });
         });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "ask-first",
+    { description: "asks one question before it creates its task (it holds back its reply)", inputSchema: { item: z.string() }, execution: { taskSupport: "required" } },
+    {
+      async createTask({ item }, extra) {
+        const answer = await server.server.elicitInput({ mode: "form", message: `Before ${item}`, requestedSchema: FORM }, { timeout: ANSWER_TIMEOUT_MS });
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        await taskStore.storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }] });
         return { task };
       },
       getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
