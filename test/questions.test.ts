@@ -3,7 +3,7 @@
 // public tasks API only) over stdio and Streamable HTTP, and the SDK's own example servers, run unmodified. Every
 // case comes back LATER, from a new process, after the command that saw the question has exited: an --input that
 // does not fit, no --input at all, Ctrl-C, --detach, and questions asked without the related-task metadata.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -241,5 +241,51 @@ it("the server gives up on a question a person is looking at: the question is wi
     expect(last?.status).toBe("failed");
   } finally {
     await wire.close();
+  }
+});
+
+it("Esc in the live form (a real terminal, tmux): exit 130 with the question kept; a later watch shows it again", async () => {
+  const home = tempHome();
+  const bin = `${process.execPath} ${join(ROOT, "bin/mcp-task.js")}`;
+  const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+  const sessions: string[] = [];
+  const open = (command: string) => {
+    const name = `mcp-task-questions-${process.pid}-${sessions.length}`;
+    sessions.push(name);
+    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} MCP_TASK_BROKER_GRACE=1s ${command}; echo EXIT=$?; sleep 60`);
+    return name;
+  };
+  const waitFor = async (name: string, pattern: RegExp) => {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const text = tmux("capture-pane", "-p", "-t", name);
+      if (pattern.test(text)) return text;
+      if (Date.now() > until) throw new Error(`screen never showed ${pattern}:\n${text}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  try {
+    const call = open(`${bin} call confirm item=esc -s ${http.url}`);
+    await waitFor(call, /Confirm esc/);
+    tmux("send-keys", "-t", call, "Escape");
+    const done = await waitFor(call, /EXIT=\d+/);
+    expect(done).toMatch(/EXIT=130/);
+    expect(done).toMatch(/resume with: mcp-task watch/);
+    const taskId = await taskIdOf(home, "confirm");
+    const watch = open(`${bin} watch ${taskId}`);
+    await waitFor(watch, /Confirm esc/);
+    tmux("send-keys", "-t", watch, "Escape");
+    await waitFor(watch, /EXIT=130/);
+    const responded = await runCli(["respond", taskId, "--input", FITS], { home });
+    expect(responded.code, responded.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toMatchObject({ item: "esc", content: { name: "Ada", count: 2 } });
+  } finally {
+    for (const name of sessions) {
+      try {
+        tmux("kill-session", "-t", name);
+      } catch {
+        /* already gone */
+      }
+    }
   }
 });
