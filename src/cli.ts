@@ -17,7 +17,8 @@ import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { HandleStore } from "./store/handles.js";
-import { credentialed, descriptorKey, redactWith, secretsOf } from "./protocol/server.js";
+import { credentialed, descriptorKey, redactWith, secretsOf, type ServerDescriptor } from "./protocol/server.js";
+import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
 
@@ -149,35 +150,54 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       // Credentials only for servers the person saved (protocol/server.ts: credentialed).
       const descriptor = credentialed(given, (await loadSettings()).servers());
       for (const [secret, ref] of secretsOf(descriptor, env)) secrets.set(secret, ref);
+      const broker = () => import("./broker/client.js");
+      if (how.direct) return direct(descriptor, how, name);
+      if (given.transport === "http" && how.resume && questionKeeperOf(how.resume) !== undefined) {
+        // A saved task whose questions are handed over once (V1) is reached through the keeper of its session,
+        // started on demand: it resumes the session (no new initialize), keeps its streams open and holds the
+        // questions no command is there to answer.
+        return (await broker()).connectBroker({ home, descriptor: given, name: name ?? given.url, start: true, session: how.resume, self: ctx.self, clock: systemClock });
+      }
+      if (given.transport === "http" && how.outlive) {
+        // A new task: the session is opened here; where its questions are handed over once, the session's keeper
+        // takes it over before the call (this connection closes without ending the session).
+        const wire = await direct(descriptor, how, name);
+        if (!wire.handsQuestionsOnce) return wire;
+        const session = wire.resumeToken();
+        await wire.close();
+        return (await broker()).connectBroker({ home, descriptor: given, name: name ?? given.url, start: true, session, self: ctx.self, clock: systemClock });
+      }
       if (given.transport === "stdio" && how.resume) {
         // A stdio server dies with the process that started it: a saved task is reached through the broker that
         // runs it, found by the server's configuration (an address here: nothing is started, nothing resolved).
-        const { connectBroker } = await import("./broker/client.js");
-        return connectBroker({ home, descriptor: given, name: name ?? given.command, start: false, self: ctx.self, clock: systemClock });
+        return (await broker()).connectBroker({ home, descriptor: given, name: name ?? given.command, start: false, self: ctx.self, clock: systemClock });
       }
       if (descriptor.transport === "stdio" && how.outlive) {
         // Tasks that must outlive the command go through the server's broker, started on demand.
-        const { connectBroker } = await import("./broker/client.js");
-        return connectBroker({ home, descriptor, name: name ?? descriptor.command, start: true, self: ctx.self, clock: systemClock });
+        return (await broker()).connectBroker({ home, descriptor, name: name ?? descriptor.command, start: true, self: ctx.self, clock: systemClock });
       }
-      // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
-      const prestarted =
-        descriptor.transport === "stdio" && !how.resume && settings?.verdict(descriptorKey(descriptor), Date.now())
-          ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
-          : undefined;
-      return (await import("./protocol/connect.js")).connect(descriptor, {
-        prestarted,
-        env,
-        name,
-        requestTimeoutMs: requestTimeoutMs(env),
-        resume: how.resume,
-        verdicts: {
-          get: (key) => ctx.settings.verdict(key, Date.now()),
-          set: (key, verdict) => ctx.settings.saveVerdict(key, verdict, Date.now()),
-          delete: (key) => ctx.settings.forgetVerdict(key),
-        },
-      });
+      return direct(descriptor, how, name);
     },
+  };
+  /** A connection of this process's own (no broker). */
+  const direct = async (descriptor: ServerDescriptor, how: { resume?: ResumeToken }, name?: string): Promise<Wire> => {
+    // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
+    const prestarted =
+      descriptor.transport === "stdio" && !how.resume && settings?.verdict(descriptorKey(descriptor), Date.now())
+        ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
+        : undefined;
+    return (await import("./protocol/connect.js")).connect(descriptor, {
+      prestarted,
+      env,
+      name,
+      requestTimeoutMs: requestTimeoutMs(env),
+      resume: how.resume,
+      verdicts: {
+        get: (key) => ctx.settings.verdict(key, Date.now()),
+        set: (key, verdict) => ctx.settings.saveVerdict(key, verdict, Date.now()),
+        delete: (key) => ctx.settings.forgetVerdict(key),
+      },
+    });
   };
   const program = buildProgram(ctx, (code) => (exitCode = code));
   try {

@@ -52,9 +52,11 @@ export interface Context {
   /**
    * Opens a connection to a server (generation detected, verdict cached). `resume` reaches a saved task again (its
    * V1 session; on stdio, its broker). `outlive` asks for a connection whose tasks outlive this command: on stdio,
-   * through a broker started on demand.
+   * through a broker started on demand. Tasks whose server hands questions over once (V1) are reached through a
+   * broker that holds their questions: on stdio the server's, over HTTP the session's keeper. `direct`: the broker's
+   * own connection (never through a broker).
    */
-  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken; outlive?: boolean }): Promise<Wire>;
+  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean }): Promise<Wire>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];
   /** Aborted on Ctrl-C. */

@@ -55,6 +55,13 @@ export const MAX_HISTORY_ENTRIES = 100;
 export const MAX_ANSWERS_PER_TASK = 32;
 /** V2 request-level input rounds before a call is answered. */
 export const MAX_INPUT_ROUNDS = 16;
+/**
+ * A question asked while its call is on its way, that the command cannot answer, is kept for the task the call
+ * creates; a server that holds back its reply until the answer comes would hold the command for ever, so after this
+ * long without a reply the server is told the question is not answered (as before keeping). 5 s: a reply that is
+ * not held back comes within a round trip or two.
+ */
+export const HELD_CALL_QUESTION_MS = 5000;
 
 // ---- schemas: what a tool or form schema may cost ----
 // A schema (a tool's inputSchema/outputSchema, an elicitation's requestedSchema) is measured before anything compiles,
@@ -129,3 +136,10 @@ export const SSE_MAX_RECONNECTS = 5;
  *  what a server can make mcp-task parse without giving it anything (a gzip stream of blank lines kept a core busy
  *  until the request timeout). Generous: keep-alive comments are a few bytes every few seconds. */
 export const MAX_SSE_IDLE_BYTES = 1024 * 1024;
+/**
+ * How often, and how far apart, a resumed V1 session's standalone GET stream is tried while the server answers 409
+ * (a session has one GET stream, and the previous holder's, the command that handed the session to its keeper, is
+ * still being closed): 10 x 200 ms covers a loopback close under load; then the session goes on without it.
+ */
+export const GET_STREAM_TRIES = 10;
+export const GET_STREAM_RETRY_MS = 200;

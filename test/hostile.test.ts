@@ -432,7 +432,7 @@ describe("unsafe task ids", () => {
         expect(files.map((name) => JSON.parse(readFileSync(join(home, "tasks", name), "utf8")).taskId).sort()).toEqual([...UNSAFE_IDS].sort());
         for (const name of files) expect(name).toMatch(/^[A-Za-z0-9_%~-]+\.[0-9a-f]{8}\.json$/);
         const paths = tree(sandbox);
-        for (const path of paths) expect(path).toMatch(/^a\/(b\/(c\/(d\/(home\/(settings\.json|tasks\/|tasks\/[^/]+)?)?)?)?)?$/);
+        for (const path of paths) expect(path).toMatch(/^a\/(b\/(c\/(d\/(home\/(settings\.json|tasks\/|tasks\/[^/]+|brokers\/|brokers\/[0-9a-f]{16}(-[0-9a-f]{12})?\.(sock|json|json\.spec|log|start\.lock\/))?)?)?)?)?$/);
         expect(paths.filter((path) => /^a\/b\/c\/d\/home\/tasks\/.+\/$/.test(path))).toEqual([]);
         expect(pwned()).toEqual([]);
 

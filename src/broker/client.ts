@@ -12,15 +12,18 @@ import type {
   CallOutcome,
   Generation,
   InputHandler,
+  InputRequest,
   ResumeToken,
   ServiceInputOptions,
   Snapshot,
   TaskPage,
   ToolInfo,
+  UncertainDelivery,
   Wire,
 } from "../protocol/wire.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
-import { brokerKey, brokerPaths, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import { questionKeeperOf } from "../protocol/wire.js";
 import { isRunning, signalIfSame } from "./processes.js";
 import type { BrokerSpec } from "./server.js";
 import { BROKER_LOG_TAIL_BYTES, MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
@@ -32,6 +35,11 @@ export interface BrokerOptions {
   name: string;
   /** Start a broker when none runs (a new task); else a missing broker means the server is gone. */
   start: boolean;
+  /**
+   * A session to keep (V1 over HTTP): the broker reconnects to it with this token (no new initialize), holds its
+   * streams open and the questions that come on them.
+   */
+  session?: ResumeToken;
   /** How to run mcp-task itself: [node, script]. */
   self: readonly string[];
   clock: Clock;
@@ -40,7 +48,8 @@ export interface BrokerOptions {
 const START_TIMEOUT_MS = 30_000;
 
 export async function connectBroker(options: BrokerOptions): Promise<Wire> {
-  const key = brokerKey(options.descriptor);
+  const keeper = options.session && questionKeeperOf(options.session);
+  const key = keeper !== undefined ? sessionBrokerKey(options.descriptor, keeper) : brokerKey(options.descriptor);
   const paths = brokerPaths(options.home, key);
   const socket = await dial(paths.socket);
   if (socket) return BrokerWire.open(socket);
@@ -54,7 +63,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     const raced = await dial(paths.socket);
     if (raced) return BrokerWire.open(raced);
     cleanUpAfter(paths);
-    const spec: BrokerSpec = { name: options.name, descriptor: options.descriptor };
+    const spec: BrokerSpec = { name: options.name, descriptor: options.descriptor, ...(options.session ? { resume: options.session } : {}) };
     writeOwnFile(`${paths.meta}.spec`, JSON.stringify(spec)); // never through a link planted there
     const log = openLog(paths.log);
     // Detached and in a session of its own: closing the terminal that started it does not end it.
@@ -79,6 +88,9 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
       .slice(-3)
       .map((line) => line.replace(/^mcp-task: (error: )?/, "").replace(/^cannot start the server: /, ""))
       .join(" ");
+    if (options.descriptor.transport === "http") {
+      throw new ServerError(`cannot reach the session of ${options.name}${tail ? `: ${tail}` : ""}`, "check that the server is running and the URL is right");
+    }
     throw new ServerError(`cannot start the server ${options.name}${tail ? `: ${tail}` : ""}`, "check the command with: mcp-task tools --stdio \"...\"");
   } finally {
     await release();
@@ -139,7 +151,15 @@ class BrokerWire implements Wire {
   protocolVersion!: string;
   serverName!: string;
   canListTasks!: boolean;
+  handsQuestionsOnce?: boolean;
+  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
+  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
+  private readonly asking = new Map<number, AbortController>();
+  onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
   private resume!: ResumeToken;
+  /** A moved task's token being saved: replies that follow it wait for it (as a direct wire awaits onTaskMoved). */
+  private moving: Promise<void> = Promise.resolve();
   private next = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly listeners = new Map<(s: Snapshot) => void, Set<string>>();
@@ -161,8 +181,8 @@ class BrokerWire implements Wire {
 
   static async open(socket: Socket): Promise<BrokerWire> {
     const wire = new BrokerWire(socket);
-    const hello = (await wire.call("hello")) as { generation: Generation; protocolVersion: string; serverName: string; canListTasks: boolean; resume: ResumeToken; serverPid?: number };
-    Object.assign(wire, { generation: hello.generation, protocolVersion: hello.protocolVersion, serverName: hello.serverName, canListTasks: hello.canListTasks, resume: hello.resume, serverPid: hello.serverPid });
+    const hello = (await wire.call("hello")) as { generation: Generation; protocolVersion: string; serverName: string; canListTasks: boolean; resume: ResumeToken; serverPid?: number; handsQuestionsOnce?: boolean };
+    Object.assign(wire, { generation: hello.generation, protocolVersion: hello.protocolVersion, serverName: hello.serverName, canListTasks: hello.canListTasks, resume: hello.resume, serverPid: hello.serverPid, handsQuestionsOnce: hello.handsQuestionsOnce });
     return wire;
   }
 
@@ -171,9 +191,24 @@ class BrokerWire implements Wire {
       const { snapshot, confirmed } = message.params as { snapshot: Snapshot; confirmed: boolean };
       if (confirmed) this.confirmed.add(snapshot.taskId);
       for (const [listener, ids] of this.listeners) if (ids.has(snapshot.taskId)) listener(snapshot);
+    } else if ("method" in message && message.method === "uncertain") {
+      const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
+      this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
+    } else if ("method" in message && message.method === "withdrawn") {
+      // The server stopped waiting for a question this command was given: stop asking, and say so.
+      const { id, taskId, request } = message.params as { id: number; taskId: string | null; request: InputRequest };
+      this.asking.get(id)?.abort();
+      this.onQuestionWithdrawn?.(taskId, request);
+    } else if ("method" in message && message.method === "moved") {
+      // The broker's wire found a task in a new session (the server forgot the old one): its owner saves the token.
+      const { taskId, token } = message.params as { taskId: string; token: ResumeToken };
+      this.moving = Promise.resolve(this.onTaskMoved?.(taskId, token)).catch(() => {});
     } else if ("method" in message && message.method === "input" && "id" in message) {
       const { request, taskId } = message.params as { request: never; taskId: string | null };
-      const answer = this.inputHandler ? this.inputHandler(request, taskId) : Promise.reject(new ServerError("no input handler"));
+      const asking = new AbortController();
+      this.asking.set(message.id, asking);
+      const answer = this.inputHandler ? this.inputHandler(request, taskId, asking.signal) : Promise.reject(new ServerError("no input handler"));
+      void answer.finally(() => this.asking.delete(message.id)).catch(() => {});
       answer.then(
         (result) => send(this.socket, { id: message.id, result }),
         (error: unknown) => send(this.socket, { id: message.id, error: encodeError(error) }),
@@ -182,8 +217,10 @@ class BrokerWire implements Wire {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
       this.pending.delete(message.id);
-      if ("error" in message) waiter.reject(decodeError(message.error));
-      else waiter.resolve((message as { result: unknown }).result);
+      void this.moving.then(() => {
+        if ("error" in message) waiter.reject(decodeError(message.error));
+        else waiter.resolve((message as { result: unknown }).result);
+      });
     }
   }
 

@@ -16,6 +16,15 @@ export function brokerKey(descriptor: ServerDescriptor): string {
   return sha256Hex(JSON.stringify(descriptor)).slice(0, 16);
 }
 
+/**
+ * The broker (keeper) of one session of a server whose questions are handed over once (V1 over HTTP): its tasks and
+ * their questions belong to that session, so there is one broker per server and session (`session`: the name
+ * protocol/wire.ts questionKeeperOf gives it).
+ */
+export function sessionBrokerKey(descriptor: ServerDescriptor, session: string): string {
+  return `${brokerKey(descriptor)}-${sha256Hex(session).slice(0, 12)}`;
+}
+
 export interface BrokerPaths {
   dir: string;
   socket: string;

@@ -9,18 +9,20 @@ import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import { createServer, type Socket } from "node:net";
 import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
+import { isTerminal, questionKeeperOf, type InputRequest, type InputResponse, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { Recorder } from "../tasks/recorder.js";
-import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
+import { HELD_CALL_QUESTION_MS, MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
-import { brokerKey, brokerPaths, type BrokerMeta } from "./paths.js";
+import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta } from "./paths.js";
 import { isRunning, refOf, signalIfSame, type ProcessRef } from "./processes.js";
 
 export interface BrokerSpec {
   name: string;
   descriptor: ServerDescriptor;
+  /** A keeper of one session (V1 over HTTP): reconnect to it with this token, never with a new initialize. */
+  resume?: ResumeToken;
 }
 
 interface Client {
@@ -35,6 +37,10 @@ interface PendingInput {
   resolve(response: InputResponse): void;
   reject(error: Error): void;
   assigned?: Client;
+  /** Commands that could not answer it (no --input, one that did not fit, Esc...): it is not handed to them again. */
+  refused: Set<Client>;
+  /** Asked while a call was on its way (taskId null): it belongs to the task that call creates. */
+  during?: Promise<unknown>;
 }
 
 const DEFAULT_GRACE_MS = 30_000;
@@ -51,8 +57,10 @@ async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<
 export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRACE_MS): Promise<number> {
   const paths = brokerPaths(ctx.home, key);
   const spec = JSON.parse(readOwnText(`${paths.meta}.spec`, MAX_BROKER_RECORD_BYTES)) as BrokerSpec;
-  if (brokerKey(spec.descriptor) !== key) throw new Error("the broker spec does not match its key");
-  const wire: Wire = await ctx.connect(spec.descriptor, spec.name);
+  const keeper = spec.resume && questionKeeperOf(spec.resume);
+  if ((keeper !== undefined ? sessionBrokerKey(spec.descriptor, keeper) : brokerKey(spec.descriptor)) !== key) throw new Error("the broker spec does not match its key");
+  // `direct`: this process is the one that holds the connection (a kept session is resumed, not initialized again).
+  const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true });
   const meta: BrokerMeta = {
     key,
     name: spec.name,
@@ -78,6 +86,15 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   // their outcomes outlive it. It stays while a task runs (within the task's ttl and MAX_BROKER_FOLLOW_MS) or an
   // outcome is still to be written.
   const recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, spec.descriptor);
+  // An answer whose delivery is in doubt (the connection failed on its way): the command that gave it settles it.
+  wire.onUncertainDelivery = (delivery) => {
+    const owner = owners.get(delivery.taskId);
+    if (owner && clients.has(owner)) send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
+  };
+  // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
+  wire.onTaskMoved = (taskId, token) => {
+    for (const client of clients) send(client.socket, { method: "moved", params: { taskId, token } });
+  };
   const firstSeen = new Map<string, number>();
   const running = (snapshot: Snapshot | undefined, taskId: string) => {
     if (snapshot && isTerminal(snapshot.status)) return false;
@@ -92,23 +109,45 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
 
   // The server's questions go to the command that asked for the task's input (or made the call); while no command
   // is there, they wait here, so that a later `respond` can still answer them.
+  //
+  // A question is answered or withdrawn by the server, never dropped here: a command that cannot answer it (it
+  // answers with an error) leaves it waiting for the next one, and the task reads as input_required meanwhile (heldFor).
   const assign = (input: PendingInput) => {
     if (input.assigned && clients.has(input.assigned)) return;
     const target = input.taskId ? owners.get(input.taskId) : caller;
-    input.assigned = target && clients.has(target) ? target : undefined;
+    input.assigned = target && clients.has(target) && !input.refused.has(target) ? target : undefined;
     if (input.assigned) send(input.assigned.socket, { id: -input.id, method: "input", params: { request: input.request, taskId: input.taskId } });
   };
+  const calls = new Set<Promise<unknown>>();
   wire.inputHandler = (request, taskId, signal) =>
     new Promise<InputResponse>((resolve, reject) => {
-      const input: PendingInput = { id: nextInput++, request, taskId, resolve, reject };
+      // A question without its task's id (servers that elicit during a task without the related-task metadata)
+      // belongs to the task a call on its way creates, else to the newest running task this broker holds.
+      const during = taskId === null ? [...calls].at(-1) : undefined;
+      const input: PendingInput = { id: nextInput++, request, taskId: taskId ?? (during ? null : newestRunning()), resolve, reject, refused: new Set(), during };
       pending.push(input);
       signal?.addEventListener("abort", () => {
+        // The server withdrew it (it gave up waiting: its own timeout): said once in the log; the task's next state
+        // is the server's to tell.
         const at = pending.indexOf(input);
         if (at >= 0) pending.splice(at, 1);
+        if (input.assigned && clients.has(input.assigned)) send(input.assigned.socket, { method: "withdrawn", params: { id: -input.id, taskId: input.taskId, request: input.request } });
+        ctx.io.stderr.write(`mcp-task broker: the server withdrew a question${input.taskId ? ` of task ${input.taskId}` : ""} before it was answered (it stopped waiting for the answer)\n`);
         reject(new Error("question withdrawn"));
       }, { once: true });
       assign(input);
     });
+  const newestRunning = (): string | null => {
+    let best: { taskId: string; at: number } | undefined;
+    for (const [taskId, snapshot] of known) {
+      const at = firstSeen.get(taskId) ?? 0;
+      if (running(snapshot, taskId) && (!best || at >= best.at)) best = { taskId, at };
+    }
+    return best?.taskId ?? null;
+  };
+  /** A task with a question held here waits for input, whatever the server's status says (it may not say so). */
+  const heldFor = (snapshot: Snapshot): Snapshot =>
+    snapshot.status === "working" && pending.some((input) => input.taskId === snapshot.taskId) ? { ...snapshot, status: "input_required" } : snapshot;
 
   /** A snapshot seen (from a command's request, the broker's own reading or a push): kept, and written down. */
   const seen = (snapshot: Snapshot) => {
@@ -121,7 +160,8 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     seen(snapshot);
     if (!isTerminal(snapshot.status)) void follow(snapshot.taskId);
   };
-  const broadcast = (snapshot: Snapshot) => {
+  const broadcast = (given: Snapshot) => {
+    const snapshot = heldFor(given);
     seen(snapshot);
     // Whether the server has confirmed it pushes this task's changes travels with each update, so that a command
     // behind the broker relaxes its polling as it would on a direct connection.
@@ -141,7 +181,7 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
       await ctx.clock.sleep(Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000), stop.signal);
       if (stop.signal.aborted) return;
       try {
-        const snapshot = await wire.getTask(taskId);
+        const snapshot = heldFor(await wire.getTask(taskId));
         if (snapshot.status !== known.get(taskId)?.status) broadcast(snapshot);
         else seen(snapshot);
       } catch {
@@ -153,23 +193,36 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   };
 
   const handlers: Record<string, (client: Client, params: Record<string, unknown>) => Promise<unknown>> = {
-    hello: async () => ({ generation: wire.generation, protocolVersion: wire.protocolVersion, serverName: wire.serverName, canListTasks: wire.canListTasks, resume: wire.resumeToken(), serverPid: wire.serverPid }),
+    hello: async () => ({ generation: wire.generation, protocolVersion: wire.protocolVersion, serverName: wire.serverName, canListTasks: wire.canListTasks, resume: wire.resumeToken(), serverPid: wire.serverPid, handsQuestionsOnce: wire.handsQuestionsOnce }),
     listTools: async () => wire.listTools(),
     callTool: async (client, p) => {
       caller = client;
-      const outcome = await wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, p.options as never);
-      if (outcome.kind === "task") remember(outcome.snapshot);
-      return outcome;
+      const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, p.options as never);
+      calls.add(call);
+      try {
+        const outcome = await call;
+        if (outcome.kind === "task") {
+          // Questions asked while the call was on its way are this task's.
+          for (const input of pending) if (input.during === call) input.taskId = outcome.snapshot.taskId;
+          owners.set(outcome.snapshot.taskId, client);
+          remember(outcome.snapshot);
+        }
+        return outcome;
+      } finally {
+        calls.delete(call);
+        for (const input of pending) if (input.during === call) input.during = undefined;
+      }
     },
     getTask: async (_client, p) => {
-      const snapshot = await wire.getTask(String(p.taskId));
+      const snapshot = heldFor(await wire.getTask(String(p.taskId)));
       remember(snapshot);
       return snapshot;
     },
     serviceInput: async (client, p) => {
       const snapshot = p.snapshot as Snapshot;
       owners.set(snapshot.taskId, client);
-      for (const input of pending) if (input.taskId === snapshot.taskId) assign(input);
+      // Asking for the task's input again: this command may be given what it could not answer before.
+      for (const input of pending) if (input.taskId === snapshot.taskId) (input.refused.delete(client), assign(input));
       return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
     },
     cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
@@ -208,9 +261,29 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
         // The client's answer to an input request.
         const at = pending.findIndex((input) => input.id === -message.id);
         if (at < 0) return;
-        const [input] = pending.splice(at, 1);
-        if ("error" in message) input.reject(decodeError(message.error));
-        else input.resolve((message as { result: InputResponse }).result);
+        const input = pending[at];
+        if ("error" in message) {
+          const refuse = () => {
+            const still = pending.indexOf(input);
+            if (still >= 0) pending.splice(still, 1);
+            input.reject(decodeError(message.error));
+          };
+          // A server that lists its questions until they are answered (V2) is told at once: it asks again.
+          if (!wire.handsQuestionsOnce) return refuse();
+          // The command cannot answer (no --input, an answer that does not fit, Esc, --detach): the question stays
+          // here for the next command that asks for the task's input; the server is not told anything.
+          input.refused.add(client);
+          input.assigned = undefined;
+          const call = input.during;
+          if (!call) return assign(input);
+          // Asked while its call was on its way: kept once the call has made a task; a call that ends without one,
+          // or whose reply the server holds back for this answer, is the server's to hear about.
+          const settled = call.then(() => {}, () => {});
+          void Promise.race([settled, ctx.clock.sleep(HELD_CALL_QUESTION_MS)]).then(() => (input.taskId === null ? refuse() : assign(input)));
+          return;
+        }
+        pending.splice(at, 1);
+        input.resolve((message as { result: InputResponse }).result);
       }
     });
     socket.on("close", () => {

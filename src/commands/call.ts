@@ -11,6 +11,7 @@ import { TaskEngine } from "../tasks/engine.js";
 import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
 import { saveMoves } from "../tasks/tracker.js";
 import { schemaProblem } from "../tasks/schema.js";
+import { noAnswers, withdrawnNote } from "../tasks/input.js";
 import {
   answerFlags,
   inputProvider,
@@ -84,9 +85,11 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const wire = await ctx.connect(server.descriptor, server.name, { outlive: options.task !== "never" && known !== "forbidden" });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
+  // --detach never answers a task's question: it stays for a later respond, watch or the dashboard.
   const { printer, provider, close } = options.detach
-    ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
+    ? { printer: createPrinter(ctx.io, options.json), provider: noAnswers(inputProvider(ctx, options.input, options.decline)), close: () => {} }
     : await presentation(ctx, options);
+  wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
   try {
     const engine = new TaskEngine(wire, ctx.clock, provider);
     const tools = await engine.listTools();

@@ -7,7 +7,7 @@ import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../prot
 import type { Wire } from "../protocol/wire.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { TaskEngine } from "../tasks/engine.js";
-import { preparedAnswers, type InputProvider } from "../tasks/input.js";
+import { preparedAnswers, withdrawnNote, type InputProvider } from "../tasks/input.js";
 import { saveMoves, type TrackedTask } from "../tasks/tracker.js";
 import { linePrompt } from "../ui/prompt.js";
 import { shellWord } from "../output/sanitize.js";
@@ -194,6 +194,7 @@ export async function reconnect(tracked: TrackedTask, ctx: Context, input: Input
     throw error;
   }
   saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined), note);
+  wire.onQuestionWithdrawn = (_taskId, request) => note?.(withdrawnNote(request));
   return { wire, engine: new TaskEngine(wire, ctx.clock, input) };
 }
 

@@ -48,7 +48,7 @@ export async function runRespond(
   };
   // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
-  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, options.input, options.decline));
+  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, options.input, options.decline), (text) => printer.note(text));
   const answeredBefore = new Set(tracked.handle.answered);
   const wait = waitSignal(ctx, options.timeoutMs);
   try {

@@ -8,6 +8,7 @@ import { sanitizeLine } from "../output/sanitize.js";
 import type { ChildProcess } from "node:child_process";
 import { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
+import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
@@ -123,6 +124,9 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
   const verdict: PriorDiscovery | undefined =
     era === "modern" ? { kind: "modern", discover: client.getDiscoverResult()! } : era === "legacy" ? { kind: "legacy" } : undefined;
   if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
+  // A resumed session skipped initialize, after which the SDK opens the session's standalone GET stream; servers
+  // send questions there too (the SDK's simpleTaskInteractive sends them nowhere else), so it is opened here.
+  if (session?.sessionId && transport instanceof StreamableHTTPClientTransport) await openStandaloneStream(transport);
   const rpc = new RawChannel(transport, describeClose, requestTimeoutMs);
   watchServer(transport);
   guard.onTrip = (error) => rpc.failAll(error);
@@ -130,6 +134,29 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
   return { client, rpc, era, protocolVersion, serverName, sessionId, transport };
+}
+
+/**
+ * Opens the session's standalone GET SSE stream with the SDK's public `resumeStream` (no event id: a plain GET, as the
+ * SDK sends after initialize; it reconnects by itself when the stream drops). A server without one (405) is fine;
+ * one that refuses it otherwise costs only the questions it would send there.
+ */
+async function openStandaloneStream(transport: StreamableHTTPClientTransport): Promise<void> {
+  const onerror = transport.onerror;
+  transport.onerror = undefined; // the failed tries below are not the connection's errors
+  try {
+    for (let attempt = 1; attempt <= GET_STREAM_TRIES; attempt++) {
+      try {
+        await transport.resumeStream("");
+        return;
+      } catch (error) {
+        if ((error as { status?: number }).status !== 409 || attempt === GET_STREAM_TRIES) return;
+        await new Promise((resolve) => setTimeout(resolve, GET_STREAM_RETRY_MS));
+      }
+    }
+  } finally {
+    transport.onerror = onerror;
+  }
 }
 
 function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, guard: SizeGuard, session?: ResumeToken): Transport {

@@ -43,8 +43,10 @@ export interface V1Connection {
 
 export class V1Wire implements Wire {
   readonly generation = "v1" as const;
+  readonly handsQuestionsOnce = true;
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
+  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   serverPid?: number;
   private tools?: Map<string, ToolInfo>;
   /** Per task: the open tasks/result round its questions come with; `cut` once it ended without the task's outcome. */
@@ -101,8 +103,9 @@ export class V1Wire implements Wire {
       void this.ask(method, params, id).catch(() => {});
       return { code: -32602, message: `mcp-task will not show or fill this form: ${over}` };
     };
-    client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
-    client.setRequestHandler("sampling/createMessage", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id) as never);
+    // The request's signal aborts when the server withdraws its question (notifications/cancelled: it gave up waiting).
+    client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never);
+    client.setRequestHandler("sampling/createMessage", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never);
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method !== "notifications/tasks/status" || this.listeners.size === 0) return;
       let snapshot: Snapshot;
@@ -200,13 +203,14 @@ export class V1Wire implements Wire {
   }
 
   /** Routes a server-to-client request to the input handler, tagged with its task when it has one. */
-  private async ask(method: string, params: Record<string, unknown>, id: unknown): Promise<Record<string, unknown>> {
+  private async ask(method: string, params: Record<string, unknown>, id: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
     const meta = (params._meta ?? {}) as Record<string, { taskId?: unknown } | undefined>;
     const taskId = typeof meta[RELATED_TASK]?.taskId === "string" ? (meta[RELATED_TASK]!.taskId as string) : null;
     const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
     if (!this.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
     const round = taskId !== null ? this.rounds.get(taskId) : undefined;
-    const response = await this.inputHandler(input, taskId);
+    signal?.addEventListener("abort", () => this.onQuestionWithdrawn?.(taskId, input), { once: true });
+    const response = await this.inputHandler(input, taskId, signal);
     if (method === "sampling/createMessage") {
       // mcp-task has no model; a declined sampling request is reported to the server as an error.
       throw new RpcError("sampling declined: mcp-task is not connected to a model", -1);

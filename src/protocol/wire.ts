@@ -137,8 +137,18 @@ export interface Wire {
   readonly serverName: string;
   /** True when the server can list its tasks (V1 `tasks/list`). */
   readonly canListTasks: boolean;
+  /**
+   * True when the server hands each question over once, as a request on a stream of this connection (V1): a
+   * question nobody answers now must be held by a process that stays connected (the broker), or it is lost.
+   */
+  readonly handsQuestionsOnce?: boolean;
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
+  /**
+   * Told when the server withdraws a question before it was answered (it stopped waiting: its own timeout); the
+   * input handler's signal for it aborts too.
+   */
+  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   /**
@@ -176,4 +186,13 @@ export interface Wire {
 /** What tells apart the connections a server's saved tasks need (a V1 session each; one for all on V2): "" if one. */
 export function connectionScope(token: ResumeToken): string {
   return token.sessionId ?? "";
+}
+
+/**
+ * Where the questions of the tasks a resume token reaches must be held while no command is there: the name of the
+ * session they belong to (V1: the server hands each question over once, on a stream of that session), or undefined
+ * (V2: the server lists a question until it is answered). See Wire.handsQuestionsOnce.
+ */
+export function questionKeeperOf(token: ResumeToken): string | undefined {
+  return token.generation === "v1" ? (token.sessionId ?? "") : undefined;
 }

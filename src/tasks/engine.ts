@@ -14,7 +14,7 @@ import {
   type UncertainDelivery,
   type Wire,
 } from "../protocol/wire.js";
-import { answerNotDelivered, inputUnavailable, type InputProvider } from "./input.js";
+import { answerNotDelivered, forTask, inputUnavailable, type InputProvider } from "./input.js";
 import { checkQuestion, outputProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK } from "../limits.js";
 export { MAX_ANSWERS_PER_TASK };
@@ -161,14 +161,17 @@ export class TaskEngine {
     args: Record<string, unknown>,
     options: { task: "auto" | "never"; ttlMs?: number; signal?: AbortSignal },
   ): Promise<{ kind: "result"; outcome: FinalOutcome } | Extract<CallOutcome, { kind: "task" }>> {
-    let outcome: CallOutcome;
+    let outcome: CallOutcome | undefined;
     try {
       outcome = await this.wire.callTool(name, args, options);
     } finally {
-      // Input refused during a plain call surfaces as what it was, not as the server's reaction to it.
+      // Input refused during a plain call surfaces as what it was, not as the server's reaction to it. Refused
+      // while the call became a task, it is the task's: the task is returned (to be saved first), and following it
+      // reports the refusal (the question itself stays with whoever holds it: see Wire.handsQuestionsOnce).
       const refused = this.inputErrors.get(null);
       this.inputErrors.delete(null);
-      if (refused) throw refused;
+      if (refused && outcome?.kind === "task") this.inputErrors.set(outcome.snapshot.taskId, forTask(refused, outcome.snapshot.taskId));
+      else if (refused) throw refused;
     }
     if (outcome.kind === "task") return outcome;
     return { kind: "result", outcome: await this.finalFromResult(null, name, outcome.result) };

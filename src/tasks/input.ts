@@ -41,6 +41,27 @@ export function inputUnavailable(taskId: string | null, question: string | undef
   return new InputRequiredError(`input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`, answerHint(taskId), taskId);
 }
 
+/** A refusal of a question asked before its task's id was known, as the refusal of that task's question. */
+export function forTask(error: Error, taskId: string): Error {
+  if (!(error instanceof InputRequiredError) || error.taskId) return error;
+  return new InputRequiredError(error.message, answerHint(taskId), taskId);
+}
+
+/**
+ * Answers nothing: a command that hands the task back at once (--detach) leaves every question of the task to a
+ * later `respond`, `watch` or the dashboard (whoever holds it keeps it). Questions before any task exists are
+ * answered by `before`.
+ */
+export function noAnswers(before: InputProvider): InputProvider {
+  return {
+    available: false,
+    answer: async (request, taskId, signal) => {
+      if (taskId === null) return before.answer(request, taskId, signal);
+      throw new InputRequiredError(`the task asks for input: ${describe(request)}`, answerHint(taskId), taskId);
+    },
+  };
+}
+
 /** An answer the server was not seen to take before it became unreachable (see DeliveryEvent in engine.ts). */
 export function answerNotDelivered(taskId: string, requests: InputRequest[], cause: Error): AnswerNotDeliveredError {
   return new AnswerNotDeliveredError(
@@ -48,6 +69,11 @@ export function answerNotDelivered(taskId: string, requests: InputRequest[], cau
     `once the server is back, give it again: ${answerHint(taskId)}`,
     taskId,
   );
+}
+
+/** The line for a question the server withdrew before it was answered (see Wire.onQuestionWithdrawn). */
+export function withdrawnNote(request: InputRequest): string {
+  return `the server stopped waiting for the answer to ${describe(request)} (its own timeout) and withdrew the question; what the task does without it is the server's to say`;
 }
 
 /** One line on what became of an answer whose delivery was in doubt. */

@@ -1,0 +1,291 @@
+// A question, once handed over, is never lost (2025-11-25 "V1" servers hand each question over once, on a stream).
+// Against servers nobody here wrote: a server on the official SDK's v1 line (test/servers/sdk-v1-server.ts, its
+// public tasks API only) over stdio and Streamable HTTP, and the SDK's own example servers, run unmodified. Every
+// case comes back LATER, from a new process, after the command that saw the question has exited: an --input that
+// does not fit, no --input at all, Ctrl-C, --detach, and questions asked without the related-task metadata.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectBroker } from "../src/broker/client.js";
+import { systemClock } from "../src/context.js";
+import type { Snapshot } from "../src/protocol/wire.js";
+import { TaskEngine } from "../src/tasks/engine.js";
+import { Tracker } from "../src/tasks/tracker.js";
+import { HandleStore } from "../src/store/handles.js";
+import type { InputProvider } from "../src/tasks/input.js";
+import { events, runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { freePort, ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+
+// The package's export map sends `…/package.json` to its dist/cjs copy: the examples are found from the root.
+const SDK_EXAMPLES = join(ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server");
+const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
+const FITS = JSON.stringify({ name: "Ada", count: 2 });
+const UNFIT = JSON.stringify({ name: "Ada", count: "two" });
+
+/** The command's stderr says one error and gives no stack trace, and no raw control bytes reach it. */
+function oneError(run: CliResult): void {
+  expect(run.stderr.match(/^mcp-task: error:/gm) ?? [], run.stderr).toHaveLength(1);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+  expect(run.stderr + run.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+}
+
+/** The hint of an exit-6 error: a respond command for this very task. */
+function respondHint(run: CliResult, taskId: string): void {
+  expect(run.stderr).toMatch(new RegExp(`^hint: mcp-task respond --input '\\{\\.\\.\\.\\}' ${taskId}`, "m"));
+}
+
+async function taskIdOf(home: string, tool: string): Promise<string> {
+  const rows = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ taskId: string; tool: string; createdAt: string }>;
+  const mine = rows.filter((row) => row.tool === tool);
+  expect(mine.length).toBeGreaterThan(0);
+  return mine.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0].taskId;
+}
+
+/** The answer the SDK server put in its result: {"item", "action", "content"}. */
+async function answerIn(home: string, taskId: string): Promise<Record<string, unknown>> {
+  const result = await runCli(["result", taskId, "--json"], { home });
+  expect(result.code, result.stderr).toBe(0);
+  const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
+  return JSON.parse(last.result.content[0].text) as Record<string, unknown>;
+}
+
+/** An SDK example server, unmodified, on a free port; ready once it says where it listens. */
+async function startExample(file: string, portVariable: string): Promise<RunningServer & { port: number }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [join(SDK_EXAMPLES, file)], { env: { ...process.env, [portVariable]: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  child.stderr?.resume();
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => /listening|Starting server/i.test(line) && resolve());
+    child.once("exit", (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
+  child.stdout?.resume();
+  const stop = () =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once("exit", () => done());
+      child.kill("SIGKILL");
+    });
+  return { url: `http://127.0.0.1:${port}/mcp`, process: child, stop, port };
+}
+
+let http: RunningServer;
+beforeAll(async () => {
+  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
+});
+afterAll(async () => {
+  await http?.stop();
+});
+
+const transports = [
+  { name: "stdio", server: () => ["--stdio", `node ${SDK_V1_SERVER} --stdio`] },
+  { name: "Streamable HTTP", server: () => ["-s", http.url] },
+];
+
+describe.each(transports)("SDK v1 server over $name", ({ server }) => {
+  it("an --input that does not fit exits 6 with the question kept; a later respond answers it", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "confirm", "item=unfit", ...server(), "--input", UNFIT], { home });
+    expect(call.code, call.stderr).toBe(6);
+    expect(call.stderr).toMatch(/does not fit the requested form \(expected name: string; count: integer\)/);
+    oneError(call);
+    const taskId = await taskIdOf(home, "confirm");
+    respondHint(call, taskId);
+    // Checked before it is sent: respond with another answer that does not fit leaves it waiting too.
+    const again = await runCli(["respond", taskId, "--input", UNFIT], { home });
+    expect(again.code, again.stderr).toBe(6);
+    const responded = await runCli(["respond", taskId, "--input", FITS, "--json"], { home });
+    expect(responded.code, responded.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toEqual({ item: "unfit", action: "accept", content: { name: "Ada", count: 2 } });
+  });
+
+  it("no --input exits 6 with the question kept; a later watch --input completes with that answer", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "confirm", "item=later", ...server()], { home });
+    expect(call.code, call.stderr).toBe(6);
+    oneError(call);
+    const taskId = await taskIdOf(home, "confirm");
+    respondHint(call, taskId);
+    const watched = await runCli(["watch", taskId, "--input", FITS], { home });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toMatchObject({ item: "later", content: { name: "Ada", count: 2 } });
+  });
+
+  it("a question without the related-task metadata: exit 6 with it kept, answered by a later respond", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "confirm-bare", "item=bare", ...server()], { home });
+    expect(call.code, call.stderr).toBe(6);
+    expect(call.stderr).toMatch(/input required and no answer given: "Confirm bare \(bare\)"/);
+    oneError(call);
+    const taskId = await taskIdOf(home, "confirm-bare");
+    respondHint(call, taskId);
+    // The server's status says working; the question held for it makes it wait for input.
+    const got = await runCli(["get", taskId, "--json"], { home });
+    expect(JSON.parse(got.stdout)).toMatchObject({ status: "input_required" });
+    const responded = await runCli(["respond", taskId, "--input", FITS], { home });
+    expect(responded.code, responded.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toMatchObject({ item: "bare", action: "accept", content: { name: "Ada", count: 2 } });
+  });
+
+  it("--detach while the server asks at once: the id, exit 0, the question unanswered for a later respond", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "confirm-bare", "item=detached", ...server(), "--detach", "--json"], { home });
+    expect(call.code, call.stderr).toBe(0);
+    const taskId = events(call.stdout)[0].taskId as string;
+    const responded = await runCli(["respond", taskId, "--input", FITS], { home });
+    expect(responded.code, responded.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toMatchObject({ item: "detached", action: "accept" });
+  });
+
+  it("a question the server asks before it replies to the call, with nobody to answer: exit 6 in bounded time, the server told", async () => {
+    const home = tempHome();
+    const started = Date.now();
+    const call = await runCli(["call", "ask-first", "item=first", ...server()], { home });
+    expect(call.code, call.stderr).toBe(6);
+    // HELD_CALL_QUESTION_MS (5 s) and a start-up, not for ever: the call has no task to keep the question for.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(call.stderr).toMatch(/^hint: call again with --input '\{\.\.\.\}' or --decline/m);
+    oneError(call);
+    const answered = await runCli(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], { home });
+    expect(answered.code, answered.stderr).toBe(0);
+  });
+
+  it("Ctrl-C before the question comes: it waits for the next command, and a later watch --input answers it", async () => {
+    const home = tempHome();
+    const call = startCli(["call", "confirm-bare", "item=interrupted", "delayMs=1500", ...server()], { home });
+    const until = Date.now() + 20_000;
+    while (!/started task/.test(call.output.stderr) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    call.child.kill("SIGINT");
+    expect(await call.exited).toBe(130);
+    expect(call.output.stderr).toMatch(/^hint: resume with: mcp-task watch /m);
+    const taskId = await taskIdOf(home, "confirm-bare");
+    const watched = await runCli(["watch", taskId, "--input", FITS], { home });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toMatchObject({ item: "interrupted", content: { name: "Ada", count: 2 } });
+  });
+});
+
+describe("the SDK's example servers, unmodified", () => {
+  it("simpleTaskInteractive: call --detach, then watch --input from a new process completes (questions on the GET stream)", async () => {
+    const server = await startExample("simpleTaskInteractive.js", "PORT");
+    try {
+      const home = tempHome();
+      const call = await runCli(["call", "confirm_delete", "filename=notes.txt", "-s", server.url, "--detach"], { home });
+      expect(call.code, call.stderr).toBe(0);
+      const taskId = call.stdout.trim();
+      const watched = await runCli(["watch", taskId, "--input", JSON.stringify({ confirm: true })], { home });
+      expect(watched.code, watched.stderr).toBe(0);
+      expect(watched.stdout).toMatch(/Deleted 'notes\.txt'/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("simpleStreamableHttp: collect-user-info-task --detach prints the id, exits 0, and a later respond completes it", async () => {
+    const server = await startExample("simpleStreamableHttp.js", "MCP_PORT");
+    try {
+      const home = tempHome();
+      const call = await runCli(["call", "collect-user-info-task", "infoType=contact", "-s", server.url, "--detach"], { home });
+      expect(call.code, call.stderr).toBe(0);
+      const taskId = call.stdout.trim();
+      expect(taskId).toMatch(/^[0-9a-f-]{8,}$/);
+      // Unfit first (email missing): kept; then the fitting answer.
+      const unfit = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Ada" })], { home });
+      expect(unfit.code, unfit.stderr).toBe(6);
+      oneError(unfit);
+      const responded = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Ada", email: "ada@example.com" })], { home });
+      expect(responded.code, responded.stderr).toBe(0);
+      const result = await runCli(["result", taskId], { home });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/Collected contact info:[\s\S]*"email": "ada@example\.com"/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+it("the server gives up on a question a person is looking at: the question is withdrawn from them and they are told", async () => {
+  const home = tempHome();
+  // The broker this starts is an mcp-task process of its own: it finds the home (and its grace) in the environment.
+  const saved = { home: process.env.MCP_TASK_HOME, grace: process.env.MCP_TASK_BROKER_GRACE };
+  Object.assign(process.env, { MCP_TASK_HOME: home, MCP_TASK_BROKER_GRACE: "1s" });
+  const descriptor = { transport: "stdio" as const, command: process.execPath, args: [SDK_V1_SERVER, "--stdio", "--answer-timeout", "1500"] };
+  const wire = await connectBroker({
+    home,
+    descriptor,
+    name: "sdk v1 server",
+    start: true,
+    self: [process.execPath, join(ROOT, "bin/mcp-task.js")],
+    clock: systemClock,
+  }).finally(() => Object.assign(process.env, { MCP_TASK_HOME: saved.home ?? "", MCP_TASK_BROKER_GRACE: saved.grace ?? "" }));
+  try {
+    const withdrawn: string[] = [];
+    wire.onQuestionWithdrawn = (_taskId, request) => withdrawn.push(String(request.params.message));
+    let stoppedAsking = false;
+    // A person who does not answer in time: asked, and told to stop when the question goes away.
+    const person: InputProvider = {
+      available: true,
+      answer: (_request, _taskId, signal) =>
+        new Promise((_resolve, reject) => signal?.addEventListener("abort", () => ((stoppedAsking = true), reject(new Error("withdrawn"))), { once: true })),
+    };
+    const engine = new TaskEngine(wire, systemClock, person);
+    const started = await engine.call("confirm", { item: "late" }, { task: "auto" });
+    if (started.kind !== "task") throw new Error("expected a task");
+    // Saved as `call` saves it: the broker writes the outcome there before it leaves.
+    await new Tracker(new HandleStore(home), systemClock).start({ name: "sdk v1 server", descriptor }, wire, "confirm", { item: "late" }, started.snapshot);
+    let last: Snapshot | undefined;
+    for await (const snapshot of engine.watch(started.snapshot.taskId, { answerInput: true, initial: started.snapshot })) last = snapshot;
+    expect(stoppedAsking).toBe(true);
+    expect(withdrawn).toEqual(["Confirm late"]);
+    // What the task does without the answer is the server's to say: this one fails the task.
+    expect(last?.status).toBe("failed");
+  } finally {
+    await wire.close();
+  }
+});
+
+it("Esc in the live form (a real terminal, tmux): exit 130 with the question kept; a later watch shows it again", async () => {
+  const home = tempHome();
+  const bin = `${process.execPath} ${join(ROOT, "bin/mcp-task.js")}`;
+  const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+  const sessions: string[] = [];
+  const open = (command: string) => {
+    const name = `mcp-task-questions-${process.pid}-${sessions.length}`;
+    sessions.push(name);
+    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} MCP_TASK_BROKER_GRACE=1s ${command}; echo EXIT=$?; sleep 60`);
+    return name;
+  };
+  const waitFor = async (name: string, pattern: RegExp) => {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const text = tmux("capture-pane", "-p", "-t", name);
+      if (pattern.test(text)) return text;
+      if (Date.now() > until) throw new Error(`screen never showed ${pattern}:\n${text}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  try {
+    const call = open(`${bin} call confirm item=esc -s ${http.url}`);
+    await waitFor(call, /Confirm esc/);
+    tmux("send-keys", "-t", call, "Escape");
+    const done = await waitFor(call, /EXIT=\d+/);
+    expect(done).toMatch(/EXIT=130/);
+    expect(done).toMatch(/resume with: mcp-task watch/);
+    const taskId = await taskIdOf(home, "confirm");
+    const watch = open(`${bin} watch ${taskId}`);
+    await waitFor(watch, /Confirm esc/);
+    tmux("send-keys", "-t", watch, "Escape");
+    await waitFor(watch, /EXIT=130/);
+    const responded = await runCli(["respond", taskId, "--input", FITS], { home });
+    expect(responded.code, responded.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toMatchObject({ item: "esc", content: { name: "Ada", count: 2 } });
+  } finally {
+    for (const name of sessions) {
+      try {
+        tmux("kill-session", "-t", name);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+});

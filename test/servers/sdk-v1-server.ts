@@ -1,0 +1,145 @@
+// A 2025-11-25 ("V1") tasks server written on the official SDK's v1 line (@modelcontextprotocol/sdk 1.x), with its
+// public experimental tasks API only: McpServer with an InMemoryTaskStore and InMemoryTaskMessageQueue, and tools
+// registered with registerToolTask. Nobody here wrote the protocol side: the SDK speaks it.
+//
+//   node sdk-v1-server.js --stdio            over stdio
+//   node sdk-v1-server.js --port 0           over Streamable HTTP (stateful sessions); prints `listening <url>`
+//
+// Tools (all task-required), each asking one question, a form of {name: string, count: integer >= 1}:
+//   - confirm {item}: asks with the related-task metadata (the SDK queues it for tasks/result, status input_required)
+//   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
+//     do): over HTTP on the session's standalone GET stream; the task stays `working` while it waits.
+//   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
+// The result's text is the answer as JSON: {"item":..., "action":..., "content":...}.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { InMemoryTaskMessageQueue, InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const at = argv.indexOf(name);
+  return at >= 0 ? argv[at + 1] : undefined;
+};
+/** How long the server waits for an answer before it gives up (the SDK's default is 60 s). */
+const ANSWER_TIMEOUT_MS = Number(flag("--answer-timeout") ?? 600_000);
+
+const FORM = {
+  type: "object" as const,
+  properties: { name: { type: "string" as const, title: "Name" }, count: { type: "integer" as const, minimum: 1, title: "Count" } },
+  required: ["name", "count"],
+};
+
+const taskStore = new InMemoryTaskStore();
+
+function makeServer(): McpServer {
+  const server = new McpServer(
+    { name: "sdk-v1-test-server", version: "1.0.0" },
+    { capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() },
+  );
+  const finish = async (taskId: string, item: string, work: () => Promise<{ action: string; content?: unknown }>) => {
+    try {
+      const answer = await work();
+      await taskStore.storeTaskResult(taskId, "completed", { content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }] });
+    } catch (error) {
+      await taskStore.storeTaskResult(taskId, "failed", { content: [{ type: "text", text: `Error: ${String(error)}` }], isError: true }).catch(() => {});
+    }
+  };
+  server.experimental.tasks.registerToolTask(
+    "confirm",
+    { description: "asks one question with the related-task metadata", inputSchema: { item: z.string() }, execution: { taskSupport: "required" } },
+    {
+      async createTask({ item }, extra) {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        void finish(task.taskId, item, async () => {
+          // Tagged with its task: the SDK queues it in the task message queue and delivers it on tasks/result.
+          await taskStore.updateTaskStatus(task.taskId, "input_required", `asks about ${item}`);
+          return server.server.elicitInput(
+            { mode: "form", message: `Confirm ${item}`, requestedSchema: FORM },
+            { relatedTask: { taskId: task.taskId }, timeout: ANSWER_TIMEOUT_MS },
+          );
+        });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "confirm-bare",
+    {
+      description: "asks one question without the related-task metadata",
+      inputSchema: { item: z.string(), delayMs: z.number().optional() },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ item, delayMs }, extra) {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        void finish(task.taskId, item, async () => {
+          await new Promise((resolve) => setTimeout(resolve, delayMs ?? 0));
+          return server.server.elicitInput({ mode: "form", message: `Confirm ${item} (bare)`, requestedSchema: FORM }, { timeout: ANSWER_TIMEOUT_MS });
+        });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "ask-first",
+    { description: "asks one question before it creates its task (it holds back its reply)", inputSchema: { item: z.string() }, execution: { taskSupport: "required" } },
+    {
+      async createTask({ item }, extra) {
+        const answer = await server.server.elicitInput({ mode: "form", message: `Before ${item}`, requestedSchema: FORM }, { timeout: ANSWER_TIMEOUT_MS });
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        await taskStore.storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }] });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  return server;
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text ? JSON.parse(text) : undefined;
+}
+
+if (argv.includes("--stdio")) {
+  await makeServer().connect(new StdioServerTransport());
+} else {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer(async (req, res) => {
+    try {
+      const sessionId = req.headers["mcp-session-id"] as string | undefined;
+      const body = req.method === "POST" ? await readBody(req) : undefined;
+      let transport = sessionId ? sessions.get(sessionId) : undefined;
+      if (!transport) {
+        if (sessionId || req.method !== "POST" || !isInitializeRequest(body)) {
+          res.writeHead(sessionId ? 404 : 400, { "content-type": "application/json" });
+          res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+          return;
+        }
+        const fresh = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, fresh) });
+        fresh.onclose = () => fresh.sessionId && sessions.delete(fresh.sessionId);
+        await makeServer().connect(fresh);
+        transport = fresh;
+      }
+      await transport.handleRequest(req, res, body);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    }
+  });
+  http.listen(Number(flag("--port") ?? 0), "127.0.0.1", () => {
+    const address = http.address() as { port: number };
+    process.stdout.write(`listening http://127.0.0.1:${address.port}/mcp\n`);
+  });
+}
