@@ -200,6 +200,17 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     });
   };
   const program = buildProgram(ctx, (code) => (exitCode = code));
+  // A command still waiting when nothing is left that could wake it (a promise that can never settle: no timer,
+  // socket or child left) would end the process with exit 0 and nothing said. It is a defect: said, and exit 1.
+  let finished = false;
+  const stalled = () => {
+    if (finished) return;
+    finished = true;
+    const report = describeError(new Error("the command was left waiting with nothing more to wait on (a reply that can no longer come)"));
+    createPrinter(io, argv.includes("--json")).error(report);
+    process.exitCode = report.exitCode;
+  };
+  process.once("beforeExit", stalled);
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -212,6 +223,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     const report = describeError(error);
     createPrinter(io, argv.includes("--json")).error(report);
     return report.exitCode;
+  } finally {
+    finished = true;
+    process.removeListener("beforeExit", stalled);
   }
   return exitCode;
 }

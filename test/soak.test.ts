@@ -67,7 +67,7 @@ interface Kind {
 
 const KINDS: Kind[] = [
   // V1: the demo server (--generation v1 --speed 4).
-  { gen: "v1", tool: "process_invoice", args: (i) => ({ invoice_id: `INV-S${i}`, po_number: "PO-1001", amount: 1250 }), expect: "completed", input: { approve: true, comment: "soak" } },
+  { gen: "v1", tool: "process_invoice", args: (i) => ({ invoice_id: `INV-S${i}`, po_number: "PO-1001", amount: 1250 }), expect: "completed", input: { approve: true, comment: "soak" }, badInput: { approve: "yes" } },
   { gen: "v1", tool: "sync_ledger", args: () => ({ ledger: "payables" }), expect: "failed" },
   { gen: "v1", tool: "export_ledger", args: (i) => ({ rows: 1000 + i }), expect: "completed" },
   { gen: "v1", tool: "export_ledger", args: (i) => ({ rows: 1_900_000 + i }), expect: "cancelled", cancel: true },
