@@ -4,62 +4,19 @@
 // redirects, 401/403), and its stdin. Each ends within its bound with the documented exit code; where a spin was
 // the defect the CLI's CPU time is measured, where buffering was its peak RSS (both from wait4, via /usr/bin/time),
 // and for the process cases no process of the server is left once the grace has passed.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_ERROR_TEXT, STDIO_KILL_GRACE_MS } from "../src/limits.js";
 import { startCli, tempHome } from "./helpers/cli.js";
-import { hostileStdio, ROOT, startHostileHttp } from "./helpers/servers.js";
+import { hostileStdio, startHostileHttp } from "./helpers/servers.js";
+import { expectError, runMeasured, type MeasuredRun } from "./helpers/hostile.js";
 
-interface Measured {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-  /** User + system CPU seconds of the CLI process, and its peak RSS in KiB (wait4, through /usr/bin/time). */
-  cpu: number;
-  rssKb: number;
-}
-
-/** Runs the built CLI under /usr/bin/time, so that its CPU time and peak RSS are the kernel's own figures. */
-function measured(args: string[], home: string, options: { input?: Buffer | string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<Measured> {
-  const report = join(mkdtempSync(join(tmpdir(), "mcp-task-time-")), "time");
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn("/usr/bin/time", ["-o", report, "-f", "%U %S %M", process.execPath, join(ROOT, "bin/mcp-task.js"), ...args], {
-      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: home, ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${stderr}`));
-    }, options.timeoutMs ?? 30_000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      const [user, system, rss] = readFileSync(report, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
-      resolve({ code, stdout, stderr, ms: Date.now() - started, cpu: user! + system!, rssKb: rss! });
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(options.input ?? "");
-  });
-}
-
-/** One error line (a hint may follow), no stack trace, no control character. */
-function expectError(run: Measured, code: number, message: RegExp): void {
-  expect(run.code, run.stderr).toBe(code);
-  const errors = run.stderr.split("\n").filter((line) => line.startsWith("mcp-task: error: "));
-  expect(errors, run.stderr).toHaveLength(1);
-  expect(errors[0]).toMatch(message);
-  expect(run.stderr).not.toMatch(/^\s+at .+[:(]/m);
-  // eslint-disable-next-line no-control-regex
-  expect(run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-}
+/** A measured run of the CLI in `home` (helpers/hostile.ts). */
+const measured = (args: string[], home: string, options: { input?: Buffer | string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<MeasuredRun> =>
+  runMeasured(args, { home, ...options });
 
 /** True once the process is gone (no such pid, or a zombie nobody has reaped yet: it runs no more). */
 function gone(pid: number): boolean {

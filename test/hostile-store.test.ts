@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { events, homes, runCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { events, homes, runCli, tempHome, type CliResult, exitedAndRead } from "./helpers/cli.js";
 import { ROOT, v2Stdio } from "./helpers/servers.js";
 
 const BIN = join(ROOT, "bin/mcp-task.js");
@@ -63,7 +63,7 @@ function timedCli(args: string[], home: string, timeoutMs = 20_000): Promise<Tim
     const watch = setInterval(() => {
       if (treeRssKb(child.pid!) > RUNAWAY_KB) stop(`took more than ${RUNAWAY_KB / 1024} MB of memory`);
     }, 50);
-    child.on("exit", (code) => {
+    void exitedAndRead(child).then((code) => {
       clearTimeout(timer);
       clearInterval(watch);
       if (stopped) return reject(new Error(`mcp-task ${args.join(" ")} ${stopped}; stderr: ${stderr.slice(0, 500)}`));

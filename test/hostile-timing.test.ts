@@ -4,83 +4,13 @@
 // KiB, or send absurd ttls and timestamps. Each ends within its bound with its documented exit code; where a spin
 // was the defect the CLI's CPU time is measured (GNU time: the child's own rusage), where a flood was, the size of
 // stderr, and where disk growth was, the size of the handle and of the index.
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_POLL_INTERVAL_MS, MAX_TASK_ID_LENGTH, MIN_POLL_INTERVAL_MS } from "../src/limits.js";
-import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
-import { hostileStdio, ROOT, startHostileHttp, type RunningServer } from "./helpers/servers.js";
-
-type Generation = "v1" | "v2";
-const BOTH: Generation[] = ["v1", "v2"];
-
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-function expectClean(run: CliResult): void {
-  for (const [name, text] of [["stdout", run.stdout], ["stderr", run.stderr]] as const) {
-    const at = text.search(UNSAFE);
-    expect(at, `${name} has a control character at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}`).toBe(-1);
-  }
-  expect(run.stderr, "no stack trace").not.toMatch(/^\s+at .+[:(]/m);
-  expect(run.stderr).not.toMatch(/internal error|Unhandled|node:internal|Warning:/);
-}
-
-/** Text mode: the exit code, exactly one error line (a hint line may follow), clean output. */
-function expectError(run: CliResult, code: number, message?: RegExp): void {
-  expect(run.code, run.stderr.slice(0, 2000)).toBe(code);
-  expectClean(run);
-  const errors = run.stderr.split("\n").filter((line) => /error/i.test(line));
-  expect(errors, run.stderr.slice(0, 2000)).toHaveLength(1);
-  expect(errors[0]).toMatch(/^mcp-task: error: /);
-  if (message) expect(errors[0]).toMatch(message);
-}
-
-interface TimedRun extends CliResult {
-  /** Wall time, ms. */
-  ms: number;
-  /** The CLI process's own CPU time (user + system), seconds, as GNU time reads it from wait4's rusage. */
-  cpu: number;
-}
-
-/** Runs the built CLI under /usr/bin/time, so that its CPU time is measured by the kernel, not guessed. */
-function runTimed(args: string[], options: { home: string; env?: Record<string, string>; timeoutMs?: number }): Promise<TimedRun> {
-  const dir = mkdtempSync(join(tmpdir(), "mcp-task-cpu-"));
-  const report = join(dir, "time");
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn("/usr/bin/time", ["-f", "%U %S", "-o", report, process.execPath, join(ROOT, "bin/mcp-task.js"), ...args], {
-      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${stderr.slice(0, 2000)}`));
-    }, options.timeoutMs ?? 45_000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      const [user, system] = readFileSync(report, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
-      rmSync(dir, { recursive: true, force: true });
-      // GNU time exits with the command's code (and says "Command exited with non-zero status" in its report only).
-      resolve({ code, stdout, stderr, ms: Date.now() - started, cpu: user + system });
-    });
-  });
-}
-
-async function withHttp(hostileCase: string, generation: Generation, work: (server: RunningServer) => Promise<void>): Promise<void> {
-  const server = await startHostileHttp(hostileCase, generation);
-  try {
-    await work(server);
-  } finally {
-    await server.stop();
-  }
-}
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { BOTH, expectClean, expectError, runMeasured, withHttp } from "./helpers/hostile.js";
+import { hostileStdio } from "./helpers/servers.js";
 
 /** How many tasks/get reads the server counted before a timing case's task ended (its result says). */
 function reads(result: string, afterMs: number): number {
@@ -126,7 +56,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     it(`poll-zero (${generation}): pollInterval 0 and -1000 are read at the floor (${MIN_POLL_INTERVAL_MS} ms), not in a spin`, async () => {
       await withHttp("poll-zero", generation, async ({ url }) => {
         const home = tempHome();
-        const zero = await runTimed(["call", "zero", "seconds=6", "-s", url], { home });
+        const zero = await runMeasured(["call", "zero", "seconds=6", "-s", url], { home });
         expect(zero.code, zero.stderr).toBe(0);
         expectClean(zero);
         // A 6 s task read every 200 ms is ~30 reads (the server counts them): ~0.5 CPU-seconds with the start-up.
@@ -136,7 +66,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         expect(zero.ms).toBeLessThan(15_000);
         const [handle] = handles(home);
         expect(handle.pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
-        const negative = await runTimed(["call", "negative", "seconds=4", "--json", "-s", url], { home });
+        const negative = await runMeasured(["call", "negative", "seconds=4", "--json", "-s", url], { home });
         expect(negative.code, negative.stderr).toBe(0);
         expect(events(negative.stdout)[0]).toMatchObject({ type: "task", pollIntervalMs: MIN_POLL_INTERVAL_MS });
         expect(reads(String((events(negative.stdout).at(-1) as any).result.content[0].text), 4000)).toBeLessThanOrEqual(4000 / MIN_POLL_INTERVAL_MS + 2);
@@ -147,7 +77,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     it(`poll-huge (${generation}): pollInterval 1e12 waits at the ceiling (${MAX_POLL_INTERVAL_MS / 1000} s): no timer overflow, no spin, no flood`, async () => {
       await withHttp("poll-huge", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runTimed(["call", "huge_poll", "--timeout", "4s", "-s", url], { home });
+        const run = await runMeasured(["call", "huge_poll", "--timeout", "4s", "-s", url], { home });
         // The task ends on the server after 3 s, but the next read is due in 120 s: --timeout stops the wait.
         expectError(run, 7, /keeps running/);
         expect(run.stderr.length, run.stderr.slice(0, 2000)).toBeLessThan(2000);
@@ -160,7 +90,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     it(`poll-flip (${generation}): an interval and a 4000-character message that change on every read cost a bounded number of handle writes`, async () => {
       await withHttp("poll-flip", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runTimed(["call", "flip", "seconds=5", "-s", url], { home });
+        const run = await runMeasured(["call", "flip", "seconds=5", "-s", url], { home });
         expect(run.code, run.stderr.slice(0, 2000)).toBe(0);
         expectClean(run);
         // It changed on every read (V2 reads every third interval: the server acknowledges a subscription).
@@ -179,7 +109,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     it(`get-other-id (${generation}): a tasks/get that answers with another task is exit 4, not a wait`, async () => {
       await withHttp("get-other-id", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runTimed(["call", "other", "-s", url], { home });
+        const run = await runMeasured(["call", "other", "-s", url], { home });
         expectError(run, 4, /answered tasks\/get for task \S+ with another task/);
         expect(run.ms).toBeLessThan(15_000);
         expect(await listed(home)).toEqual([expect.objectContaining({ tool: "other", status: "working" })]);
@@ -189,10 +119,10 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     it(`completed-with-error (${generation}): a task that says completed while its result is an error is exit 4 with the server's error, never a silent success`, async () => {
       await withHttp("completed-with-error", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runTimed(["call", "bad_done", "-s", url], { home });
+        const run = await runMeasured(["call", "bad_done", "-s", url], { home });
         expectError(run, 4, /says task \S+ completed, but sent an error instead of its result: it broke after all \(code -32000\)/);
         expect(run.stdout).toBe("");
-        const json = await runTimed(["call", "bad_done", "--json", "-s", url], { home });
+        const json = await runMeasured(["call", "bad_done", "--json", "-s", url], { home });
         expect(json.code).toBe(4);
         expect(events(json.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4, code: "protocol" });
         // Not recorded as a success: a later read says the same.
@@ -205,7 +135,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     it(`completed-no-result (${generation}): a task that says completed without a result is exit 4`, async () => {
       await withHttp("completed-no-result", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runTimed(["call", "no_result", "-s", url], { home });
+        const run = await runMeasured(["call", "no_result", "-s", url], { home });
         expectError(run, 4, generation === "v2" ? /says task \S+ completed, but sent no result/ : /invalid tasks\/result: content/);
         expect(run.stdout).toBe("");
         expect(await listed(home)).toEqual([expect.objectContaining({ status: "working" })]);
@@ -218,7 +148,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         const first = await runCli(["call", "slow", "n=1", "--detach", "-s", url], { home });
         expect(first.code, first.stderr).toBe(0);
         expect(first.stdout).toBe("reused-task-id\n");
-        const second = await runTimed(["call", "slow", "n=2", "-s", url], { home });
+        const second = await runMeasured(["call", "slow", "n=2", "-s", url], { home });
         expectError(second, 4, /gave the new task the id reused-task-id, which it already gave to another task saved here/);
         expect(second.stderr).not.toMatch(/follow it again/);
         const saved = handles(home);
@@ -232,7 +162,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
       await withHttp("huge-id", generation, async ({ url }) => {
         const home = tempHome();
         for (const kb of [64, 200]) {
-          const run = await runTimed(["call", "huge_id", `kb=${kb}`, "-s", url], { home });
+          const run = await runMeasured(["call", "huge_id", `kb=${kb}`, "-s", url], { home });
           expectError(run, 4, new RegExp(`task id of ${kb * 1024 + 5} characters \\(at most ${MAX_TASK_ID_LENGTH}\\)`));
           expect(run.stderr.length).toBeLessThan(1000);
           expect(run.ms).toBeLessThan(15_000);
@@ -271,7 +201,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
   it("huge-id over stdio (v1 and v2, through the broker): exit 4 before anything is stored", async () => {
     for (const generation of BOTH) {
       const home = tempHome();
-      const run = await runTimed(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], { home });
+      const run = await runMeasured(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], { home });
       expectError(run, 4, /task id of 204805 characters/);
       expect(run.stderr.length).toBeLessThan(1000);
       expect(run.ms).toBeLessThan(20_000);
@@ -281,12 +211,12 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
 
   it("poll-zero and poll-huge over stdio (v2, through the broker): neither the CLI nor the broker spins", async () => {
     const home = tempHome();
-    const zero = await runTimed(["call", "zero", "seconds=5", "--stdio", hostileStdio("poll-zero", "v2")], { home });
+    const zero = await runMeasured(["call", "zero", "seconds=5", "--stdio", hostileStdio("poll-zero", "v2")], { home });
     expect(zero.code, zero.stderr).toBe(0);
     expect(reads(zero.stdout, 5000)).toBeLessThanOrEqual(5000 / MIN_POLL_INTERVAL_MS + 2);
     expect(zero.cpu, `CPU ${zero.cpu} s`).toBeLessThan(1);
     const hugeHome = tempHome();
-    const huge = await runTimed(["call", "huge_poll", "--timeout", "3s", "--stdio", hostileStdio("poll-huge", "v2")], { home: hugeHome });
+    const huge = await runMeasured(["call", "huge_poll", "--timeout", "3s", "--stdio", hostileStdio("poll-huge", "v2")], { home: hugeHome });
     expectError(huge, 7, /keeps running/);
     expect(huge.stderr.length).toBeLessThan(2000);
     expect(huge.cpu, `CPU ${huge.cpu} s`).toBeLessThan(1.2);

@@ -10,45 +10,9 @@ import { describe, expect, it } from "vitest";
 import { sanitize, sanitizeLine } from "../src/output/sanitize.js";
 import { fileStem } from "../src/store/handles.js";
 import { events, homes, runCli, tempHome, type CliResult } from "./helpers/cli.js";
-import { hostileStdio, startHostileHttp, type RunningServer } from "./helpers/servers.js";
+import { BOTH, expectClean, expectError, expectJsonError, withHttp } from "./helpers/hostile.js";
+import { hostileStdio, startHostileHttp } from "./helpers/servers.js";
 import { UNSAFE_IDS } from "./helpers/unsafe-ids.js";
-
-type Generation = "v1" | "v2";
-const BOTH: Generation[] = ["v1", "v2"];
-
-// What must never reach a terminal: C0 controls but \t and \n (ESC included), DEL, C1, bidi controls, separators.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-function expectClean(run: CliResult): void {
-  for (const [name, text] of [["stdout", run.stdout], ["stderr", run.stderr]] as const) {
-    const at = text.search(UNSAFE);
-    expect(at, `${name} has a control character at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}`).toBe(-1);
-  }
-  expect(run.stderr, "no stack trace").not.toMatch(/^\s+at .+[:(]/m);
-  expect(run.stderr).not.toMatch(/internal error|Unhandled|node:internal|Warning:/);
-}
-
-/** Text mode: the exit code, exactly one error line (a hint line may follow), clean output. */
-function expectError(run: CliResult, code: number, message?: RegExp): void {
-  expect(run.code, run.stderr).toBe(code);
-  expectClean(run);
-  const errors = run.stderr.split("\n").filter((line) => /error/i.test(line));
-  expect(errors, run.stderr).toHaveLength(1);
-  expect(errors[0]).toMatch(/^mcp-task: error: /);
-  if (message) expect(errors[0]).toMatch(message);
-}
-
-/** --json: the exit code, nothing on stderr, every stdout line JSON, the last one the error event. */
-function expectJsonError(run: CliResult, code: number, message?: RegExp): Record<string, unknown> {
-  expect(run.code, run.stderr + run.stdout.slice(-2000)).toBe(code);
-  expectClean(run);
-  expect(run.stderr).toBe("");
-  const last = events(run.stdout).at(-1)!;
-  expect(last).toMatchObject({ type: "error", exitCode: code });
-  if (message) expect(last.message).toMatch(message);
-  return last;
-}
 
 /** The store still lists (and parses); returns the saved handles. */
 async function stored(home: string): Promise<Array<Record<string, unknown>>> {
@@ -56,15 +20,6 @@ async function stored(home: string): Promise<Array<Record<string, unknown>>> {
   expect(run.code, run.stderr).toBe(0);
   expectClean(run);
   return JSON.parse(run.stdout) as Array<Record<string, unknown>>;
-}
-
-async function withHttp(hostileCase: string, generation: Generation, work: (server: RunningServer) => Promise<void>, ...flags: string[]): Promise<void> {
-  const server = await startHostileHttp(hostileCase, generation, ...flags);
-  try {
-    await work(server);
-  } finally {
-    await server.stop();
-  }
 }
 
 /** Runs the CLI and returns the result with how long it took. */

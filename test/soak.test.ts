@@ -374,7 +374,7 @@ it(
       const code = await run.exited;
       expect([6, 4], `bad answer to ${slot.taskId}: ${run.output.stdout} ${run.output.stderr}`).toContain(code);
       if (code === 6) {
-        expect(run.output.stderr, `bad answer to ${slot.taskId}`).toMatch(/does not fit the requested form/);
+        expect(run.output.stdout, `bad answer to ${slot.taskId}`).toMatch(/does not fit the requested form/);
         slot.badAnswered = true;
       } else slot.notBefore = Date.now() + 300 + rand() * 700;
     };

@@ -81,5 +81,15 @@ export function onMessages(socket: Socket, handle: (message: Message) => void): 
 
 export function send(socket: Socket, message: Message): void {
   // A late answer after this side closed (a question refused while the command was ending) is dropped, not thrown.
-  if (!socket.destroyed && !socket.writableEnded) socket.write(`${JSON.stringify(message)}\n`);
+  if (socket.destroyed || socket.writableEnded) return;
+  let line: string;
+  try {
+    line = JSON.stringify(message);
+  } catch {
+    // A value too deep to write (a server's reply nested past what JSON.stringify can walk): the request it answers
+    // fails with a protocol violation instead of the broker.
+    if (!("id" in message)) return;
+    line = JSON.stringify({ id: message.id, error: { name: "ProtocolViolation", message: "the server sent a value nested too deep to pass on" } });
+  }
+  socket.write(`${line}\n`);
 }

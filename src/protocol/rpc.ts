@@ -53,8 +53,11 @@ export class RawChannel {
   private resolveClosed!: (error: McpTaskError) => void;
   /** Resolves (never rejects) with the reason once the connection has closed. */
   readonly closed = new Promise<McpTaskError>((resolve) => (this.resolveClosed = resolve));
-  /** Sees each server-to-client request before the SDK parses it: an error returned is the reply, and the SDK never sees it. */
-  screenRequest?: (method: string, params: Record<string, unknown>, id: unknown) => { code: number; message: string } | undefined;
+  /**
+   * Sees each server-to-client request before the SDK parses it: "held" keeps it from the SDK (the screen replies
+   * itself, with `reply`), an error returned is the reply; undefined lets the SDK have it.
+   */
+  screenRequest?: (method: string, params: Record<string, unknown>, id: unknown) => { code: number; message: string } | "held" | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -71,6 +74,7 @@ export class RawChannel {
         return;
       }
       const refusal = typeof msg.method === "string" && msg.id !== undefined ? this.screenRequest?.(msg.method, ((message as { params?: Record<string, unknown> }).params ?? {}), msg.id) : undefined;
+      if (refusal === "held") return;
       if (refusal) return void transport.send({ jsonrpc: "2.0", id: msg.id, error: refusal } as never).catch(() => {});
       onmessage?.call(transport, message, extra);
     };
@@ -81,6 +85,11 @@ export class RawChannel {
       this.resolveClosed(this.closedError ?? error);
       onclose?.call(transport);
     };
+  }
+
+  /** Replies to a server-to-client request held by the screen. */
+  reply(id: unknown, answer: { result: unknown } | { error: { code: number; message: string } }): void {
+    void this.transport.send({ jsonrpc: "2.0", id, ...answer } as never).catch(() => {});
   }
 
   /** Why the connection ended, once it has (a size or stream limit, a refused redirect or authorization, a close). */

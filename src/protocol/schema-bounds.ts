@@ -73,8 +73,16 @@ export function formOverLimit(schema: unknown): string | undefined {
   return fields > MAX_FORM_FIELDS ? `it has ${fields} fields (limit ${MAX_FORM_FIELDS})` : schemaOverLimit(schema);
 }
 
+const OVER_LIMIT = "x-mcp-task-over-limit";
+
+/** What stands in for a form past its bounds once it has been measured: why it was refused, and nothing else. */
+export function overLimitStandIn(over: string): Record<string, unknown> {
+  return { type: "object", [OVER_LIMIT]: over };
+}
+
 /** A question's requestedSchema: a ProtocolViolation past the form's bounds (the question is left unanswered). */
 export function checkFormBounds(schema: unknown): void {
-  const over = formOverLimit(schema);
+  const marked = schema !== null && typeof schema === "object" ? (schema as Record<string, unknown>)[OVER_LIMIT] : undefined;
+  const over = typeof marked === "string" ? marked : formOverLimit(schema);
   if (over) throw new ProtocolViolation(sanitizeLine(`mcp-task will not show or fill the form of a question from the server: ${over}`));
 }

@@ -10,7 +10,7 @@ import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
-import { checkToolSchemas, formOverLimit } from "./schema-bounds.js";
+import { checkToolSchemas, formOverLimit, overLimitStandIn } from "./schema-bounds.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -94,14 +94,20 @@ export class V1Wire implements Wire {
       // A connection replaced by a renewed session is closed on purpose: that is not the wire's end.
       if (this.rpc === rpc) this.resolveClosed(error);
     });
-    // A question whose form is past the bounds is refused before the SDK parses it (its parse of a form of 400,000
-    // fields cost 8 CPU-seconds; one 20,000 levels deep it refused on its own, unseen): the server gets an error
-    // reply, and the engine hears of the question (it refuses it too: exit 4).
+    // A question whose form is past the bounds never reaches the SDK (its parse of a form of 400,000 fields cost 8
+    // CPU-seconds; one 20,000 levels deep it refused on its own, unseen): it goes to the input handler like any
+    // other question (the engine refuses it: exit 4, naming the bound), and is answered from here when the handler
+    // answers; a question kept unanswered (by a broker, for a later command) stays unanswered.
     rpc.screenRequest = (method, params, id) => {
       const over = method === "elicitation/create" ? formOverLimit(params.requestedSchema) : undefined;
       if (!over) return undefined;
-      void this.ask(method, params, id).catch(() => {});
-      return { code: -32602, message: `mcp-task will not show or fill this form: ${over}` };
+      // The form itself does not travel further (a broker could not even write it to its socket): a small stand-in
+      // that says why it was refused does, and the engine refuses it with that reason.
+      this.ask(method, { ...params, requestedSchema: overLimitStandIn(over) }, id).then(
+        (result) => rpc.reply(id, { result }),
+        () => rpc.reply(id, { error: { code: -32602, message: `mcp-task will not show or fill this form: ${over}` } }),
+      );
+      return "held";
     };
     // The request's signal aborts when the server withdraws its question (notifications/cancelled: it gave up waiting).
     client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never);

@@ -1,5 +1,5 @@
 // Runs the built binary as a user or a pipeline would: a fresh process, no TTY, CI set.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,23 @@ export function tempHome(): string {
   return home;
 }
 
+/**
+ * Resolves with the exit code once the process has exited AND its stdout and stderr have been read to their end:
+ * 'exit' can come before the last output is read (on a loaded machine a command that printed its result was seen
+ * with an empty stdout). 'close' is that moment; a grandchild still holding the pipes (a server that outlives the
+ * command) delays it, so after 'exit' it is waited for 3 s at most.
+ */
+export function exitedAndRead(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    let code: number | null = null;
+    child.once("exit", (c) => {
+      code = c;
+      setTimeout(() => resolve(code), 3000).unref();
+    });
+    child.once("close", (c) => resolve(c ?? code));
+  });
+}
+
 export function runCli(args: string[], options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
@@ -35,7 +52,7 @@ export function runCli(args: string[], options: { home: string; env?: Record<str
       child.kill("SIGKILL");
       reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${stderr}`));
     }, options.timeoutMs ?? 45_000);
-    child.on("exit", (code) => {
+    void exitedAndRead(child).then((code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
@@ -60,6 +77,6 @@ export function startCli(args: string[], options: { home: string; env?: Record<s
   const output = { stdout: "", stderr: "" };
   child.stdout.on("data", (chunk) => (output.stdout += chunk));
   child.stderr.on("data", (chunk) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const exited = exitedAndRead(child);
   return { child, output, exited };
 }
