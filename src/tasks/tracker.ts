@@ -3,7 +3,7 @@
 import type { Clock } from "../context.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
-import type { ResumeToken, Snapshot, Wire } from "../protocol/wire.js";
+import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { fileStem, summarize, type Handle, type HandleStore, type HandleSummary } from "../store/handles.js";
 import type { FinalOutcome } from "./engine.js";
 
@@ -90,6 +90,9 @@ export class TrackedTask {
     if (!statusChanged && !messageChanged && !timing) return;
     const at = this.at();
     const apply = (handle: Handle) => {
+      // A terminal status is final: a snapshot read before it (a slower follower, a batched write, a broker's own
+      // reading) never writes over it.
+      if ((handle.outcome || isTerminal(handle.last.status)) && handle.last.status !== snapshot.status) return;
       handle.last = withoutResult(snapshot);
       if (snapshot.pollIntervalMs !== undefined) handle.pollIntervalMs = snapshot.pollIntervalMs;
       if (snapshot.ttlMs !== undefined) handle.ttlMs = snapshot.ttlMs;
