@@ -7,7 +7,9 @@ const { main } = require("../dist/cli.cjs");
 main(process.argv).then(async (code) => {
   process.exitCode = code;
   // What was written must get out first: a result of many MB to a pipe is still being written when main returns.
-  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", () => resolve()))));
+  await Promise.all(
+    [process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", () => resolve()))),
+  );
   // Open handles (a closing child process, a keep-alive socket) must not keep a finished command waiting.
   setTimeout(() => process.exit(code), 50).unref();
 });

@@ -32,7 +32,10 @@ const PO_REGEX = new RegExp(PO_PATTERN);
 
 type LineSpec = [sku: string, description: string, quantity: number, unitPrice: number];
 
-const KNOWN: Record<string, { supplier: string; buyer: string; currency: Currency; ordered_on: string; lines: LineSpec[] }> = {
+const KNOWN: Record<
+  string,
+  { supplier: string; buyer: string; currency: Currency; ordered_on: string; lines: LineSpec[] }
+> = {
   "PO-1001": {
     supplier: "Acme Office Supplies",
     buyer: "Facilities",
@@ -79,7 +82,14 @@ const KNOWN: Record<string, { supplier: string; buyer: string; currency: Currenc
   },
 };
 
-const SUPPLIERS = ["Contoso Industrial", "Fabrikam Metals", "Tailspin Packaging", "Wingtip Electronics", "Litware Paper Co.", "Proseware Tools"];
+const SUPPLIERS = [
+  "Contoso Industrial",
+  "Fabrikam Metals",
+  "Tailspin Packaging",
+  "Wingtip Electronics",
+  "Litware Paper Co.",
+  "Proseware Tools",
+];
 const BUYERS = ["Operations", "Facilities", "Manufacturing", "IT", "Marketing"];
 const ITEMS: Array<[string, string]> = [
   ["PKG-BOX-L", "Shipping box, large (bundle of 50)"],
@@ -99,17 +109,42 @@ export function isPoNumber(value: string): boolean {
 export function lookupPo(poNumber: string): PurchaseOrder {
   const known = KNOWN[poNumber];
   const toLines = (specs: LineSpec[]): PoLine[] =>
-    specs.map(([sku, description, quantity, unit_price], i) => ({ line: i + 1, sku, description, quantity, unit_price, received: quantity }));
+    specs.map(([sku, description, quantity, unit_price], i) => ({
+      line: i + 1,
+      sku,
+      description,
+      quantity,
+      unit_price,
+      received: quantity,
+    }));
   if (known) {
     const lines = toLines(known.lines);
     const total = round2(lines.reduce((sum, l) => sum + l.quantity * l.unit_price, 0));
-    return { po_number: poNumber, supplier: known.supplier, buyer: known.buyer, currency: known.currency, total, status: "open", ordered_on: known.ordered_on, lines };
+    return {
+      po_number: poNumber,
+      supplier: known.supplier,
+      buyer: known.buyer,
+      currency: known.currency,
+      total,
+      status: "open",
+      ordered_on: known.ordered_on,
+      lines,
+    };
   }
   const hash = createHash("sha256").update(poNumber).digest();
   const [itemSku, itemName] = ITEMS[hash[2] % ITEMS.length];
   const quantity = [2, 4, 5, 10, 20, 25][hash[3] % 6];
   const total = (10 + (hash.readUInt16BE(4) % 90)) * 100;
-  const lines: PoLine[] = [{ line: 1, sku: itemSku, description: itemName, quantity, unit_price: round2(total / quantity), received: quantity }];
+  const lines: PoLine[] = [
+    {
+      line: 1,
+      sku: itemSku,
+      description: itemName,
+      quantity,
+      unit_price: round2(total / quantity),
+      received: quantity,
+    },
+  ];
   const day = 1 + (hash[6] % 28);
   return {
     po_number: poNumber,
@@ -126,9 +161,11 @@ export function lookupPo(poNumber: string): PurchaseOrder {
 const MONEY = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const COUNT = new Intl.NumberFormat("en-US");
 
-export const money = (amount: number, currency?: string): string => `${MONEY.format(amount)}${currency ? ` ${currency}` : ""}`;
+export const money = (amount: number, currency?: string): string =>
+  `${MONEY.format(amount)}${currency ? ` ${currency}` : ""}`;
 export const count = (n: number): string => COUNT.format(n);
-export const signed = (amount: number, currency?: string): string => `${amount >= 0 ? "+" : "-"}${money(Math.abs(amount), currency)}`;
+export const signed = (amount: number, currency?: string): string =>
+  `${amount >= 0 ? "+" : "-"}${money(Math.abs(amount), currency)}`;
 export { round2 };
 
 /** A stable journal entry number for a task (the same after a restart). */

@@ -4,7 +4,12 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { hostHeaderValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
+import {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
 
 const MAX_BODY = 4 * 1024 * 1024;
 
@@ -61,7 +66,12 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   res.end();
 }
 
-export async function startHttpFront(port: number, host: "127.0.0.1", handle: HttpHandler, log: (line: string) => void): Promise<HttpFront> {
+export async function startHttpFront(
+  port: number,
+  host: "127.0.0.1",
+  handle: HttpHandler,
+  log: (line: string) => void,
+): Promise<HttpFront> {
   const server = createServer((req, res) => {
     void (async () => {
       try {
@@ -92,7 +102,9 @@ export async function startHttpFront(port: number, host: "127.0.0.1", handle: Ht
           body: body && body.length > 0 ? new Uint8Array(body) : undefined,
           signal: abort.signal,
         });
-        const refused = hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins());
+        const refused =
+          hostHeaderValidationResponse(request, localhostAllowedHostnames()) ??
+          originValidationResponse(request, localhostAllowedOrigins());
         await writeResponse(res, refused ?? (await handle(request, parsed)));
       } catch (error) {
         log(`http: ${(error as Error).message}`);

@@ -64,16 +64,21 @@ const INSTRUCTIONS =
   "lookup_po answers at once; process_invoice is a task that asks for approval (and again when the invoice does not match its PO); " +
   "sync_ledger is a task that fails; export_ledger is a long task made to be cancelled.";
 
-export async function startDemoServer(transport: DemoTransportOptions, options: DemoServerOptions): Promise<DemoServer> {
+export async function startDemoServer(
+  transport: DemoTransportOptions,
+  options: DemoServerOptions,
+): Promise<DemoServer> {
   const generation = options.generation ?? "v2";
   if (generation !== "v1" && generation !== "v2") throw new Error(`unknown generation: ${String(generation)}`);
   const speed = options.speed ?? DEMO_DEFAULTS.speed;
   if (!(speed > 0 && speed <= 1000)) throw new Error("speed must be > 0 and <= 1000");
   const pollIntervalMs = options.pollIntervalMs ?? DEMO_DEFAULTS.pollIntervalMs;
   const ttlMs = options.ttlMs ?? DEMO_DEFAULTS.ttlMs;
-  if (!(Number.isInteger(pollIntervalMs) && pollIntervalMs >= 1)) throw new Error("pollIntervalMs must be a positive integer");
+  if (!(Number.isInteger(pollIntervalMs) && pollIntervalMs >= 1))
+    throw new Error("pollIntervalMs must be a positive integer");
   if (!(Number.isInteger(ttlMs) && ttlMs >= 1000)) throw new Error("ttlMs must be an integer >= 1000");
-  if (transport.transport === "http" && (transport.host ?? "127.0.0.1") !== "127.0.0.1") throw new Error("the demo server listens on 127.0.0.1 only");
+  if (transport.transport === "http" && (transport.host ?? "127.0.0.1") !== "127.0.0.1")
+    throw new Error("the demo server listens on 127.0.0.1 only");
 
   const log = options.log ?? (() => {});
   const store = new DemoStore(options.storeDir, log);
@@ -82,9 +87,27 @@ export async function startDemoServer(transport: DemoTransportOptions, options: 
   const clash = extraTools.find((extra) => own.some((tool) => tool.name === extra.name));
   if (clash) throw new Error(`extraTools: ${clash.name} is a demo tool already`);
   const { tools, programs } = catalogue([...own, ...extraTools]);
-  const runtime = new TaskRuntime({ pollIntervalMs, ttlMs, store, programs, toolErrorStatus: generation === "v1" ? "failed" : "completed", log });
-  const setup = { runtime, tools, store, serverInfo: { ...DEMO_SERVER_INFO }, instructions: INSTRUCTIONS, log, onInbound: options.onInbound };
-  const where = transport.transport === "http" ? { transport: "http" as const, port: transport.port, host: "127.0.0.1" as const } : { transport: "stdio" as const };
+  const runtime = new TaskRuntime({
+    pollIntervalMs,
+    ttlMs,
+    store,
+    programs,
+    toolErrorStatus: generation === "v1" ? "failed" : "completed",
+    log,
+  });
+  const setup = {
+    runtime,
+    tools,
+    store,
+    serverInfo: { ...DEMO_SERVER_INFO },
+    instructions: INSTRUCTIONS,
+    log,
+    onInbound: options.onInbound,
+  };
+  const where =
+    transport.transport === "http"
+      ? { transport: "http" as const, port: transport.port, host: "127.0.0.1" as const }
+      : { transport: "stdio" as const };
 
   let front: RunningFront;
   try {
@@ -93,10 +116,13 @@ export async function startDemoServer(transport: DemoTransportOptions, options: 
     runtime.close();
     throw error;
   }
-  const protocol = generation === "v1" ? "MCP 2025-11-25 core tasks (V1)" : "MCP 2026-07-28 + io.modelcontextprotocol/tasks (V2)";
+  const protocol =
+    generation === "v1" ? "MCP 2025-11-25 core tasks (V1)" : "MCP 2026-07-28 + io.modelcontextprotocol/tasks (V2)";
   log(
     `demo server: ${protocol} on ${front.url ?? "stdio"}; poll ${pollIntervalMs} ms, ttl ${ttlMs} ms, speed ${speed}, store ${store.dir}` +
-      (extraTools.length > 0 ? `, with ${extraTools.length} extra tools (${extraTools.map((tool) => tool.name).join(", ")})` : ""),
+      (extraTools.length > 0
+        ? `, with ${extraTools.length} extra tools (${extraTools.map((tool) => tool.name).join(", ")})`
+        : ""),
   );
 
   let closing: Promise<void> | undefined;

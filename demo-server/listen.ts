@@ -46,7 +46,8 @@ export class ListenHub {
     if (typeof message.id !== "string" && typeof message.id !== "number") return false;
     const params = message.params;
     if (!isObject(params) || !isObject(params.notifications) || !isObject(params._meta)) return false;
-    if (params._meta[PROTOCOL_VERSION_KEY] !== MODERN_VERSION || !isObject(params._meta[CLIENT_CAPABILITIES_KEY])) return false;
+    if (params._meta[PROTOCOL_VERSION_KEY] !== MODERN_VERSION || !isObject(params._meta[CLIENT_CAPABILITIES_KEY]))
+      return false;
     const taskIds = params.notifications.taskIds;
     return Array.isArray(taskIds) && taskIds.every((t) => typeof t === "string");
   }
@@ -117,11 +118,19 @@ export class ListenHub {
   }
 
   private notification(sub: Subscription, task: TaskRecord): JsonObject {
-    return { jsonrpc: "2.0", method: "notifications/tasks", params: { ...this.detailed(task), _meta: { [SUBSCRIPTION_ID_KEY]: sub.id } } };
+    return {
+      jsonrpc: "2.0",
+      method: "notifications/tasks",
+      params: { ...this.detailed(task), _meta: { [SUBSCRIPTION_ID_KEY]: sub.id } },
+    };
   }
 
   private endResult(id: Id): JsonObject {
-    return { jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { [SUBSCRIPTION_ID_KEY]: id, [SERVER_INFO_KEY]: this.serverInfo } } };
+    return {
+      jsonrpc: "2.0",
+      id,
+      result: { resultType: "complete", _meta: { [SUBSCRIPTION_ID_KEY]: id, [SERVER_INFO_KEY]: this.serverInfo } },
+    };
   }
 }
 
@@ -165,5 +174,12 @@ export function listenResponse(hub: ListenHub, message: { id: Id; params: JsonOb
       if (sub) hub.close(sub);
     },
   });
-  return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive" } });
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-cache, no-transform",
+      Connection: "keep-alive",
+    },
+  });
 }

@@ -11,7 +11,18 @@
 
 import { randomUUID } from "node:crypto";
 import type { DemoStore } from "./store.js";
-import { isTerminal, iso, newTaskRecord, shortId, type JsonObject, type TaskEvent, type TaskOps, type TaskProgram, type TaskRecord, type TaskStatus } from "./task.js";
+import {
+  isTerminal,
+  iso,
+  newTaskRecord,
+  shortId,
+  type JsonObject,
+  type TaskEvent,
+  type TaskOps,
+  type TaskProgram,
+  type TaskRecord,
+  type TaskStatus,
+} from "./task.js";
 
 export interface RuntimeOptions {
   pollIntervalMs: number;
@@ -53,7 +64,11 @@ export class TaskRuntime {
    * Creates a task and runs its program's start step synchronously, so the task exists (and is on disk)
    * before the reply that names it goes out: a tasks/get right after it always resolves.
    */
-  create(tool: string, data: JsonObject, extra: { ttlMs?: number; pollIntervalMs?: number; owner?: string } = {}): TaskRecord {
+  create(
+    tool: string,
+    data: JsonObject,
+    extra: { ttlMs?: number; pollIntervalMs?: number; owner?: string } = {},
+  ): TaskRecord {
     const task = newTaskRecord(randomUUID(), tool, data, {
       ttlMs: extra.ttlMs ?? this.opts.ttlMs,
       pollIntervalMs: extra.pollIntervalMs ?? this.opts.pollIntervalMs,
@@ -79,7 +94,9 @@ export class TaskRuntime {
 
   /** Every live task, oldest first. */
   all(): TaskRecord[] {
-    return [...this.tasks.values()].filter((task) => !this.expired(task)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
+    return [...this.tasks.values()]
+      .filter((task) => !this.expired(task))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
   }
 
   /**
@@ -217,14 +234,17 @@ export class TaskRuntime {
     this.clearTimer(task.taskId);
     if (task.wakeAt === undefined) return;
     const phase = task.phase;
-    const timer = setTimeout(() => {
-      this.timers.delete(task.taskId);
-      if (this.tasks.get(task.taskId) !== task || isTerminal(task.status) || task.phase !== phase) return;
-      const before = task.status;
-      task.wakeAt = undefined;
-      this.run(task, { kind: "wake" });
-      this.commit(task, before);
-    }, Math.max(0, task.wakeAt - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(task.taskId);
+        if (this.tasks.get(task.taskId) !== task || isTerminal(task.status) || task.phase !== phase) return;
+        const before = task.status;
+        task.wakeAt = undefined;
+        this.run(task, { kind: "wake" });
+        this.commit(task, before);
+      },
+      Math.max(0, task.wakeAt - Date.now()),
+    );
     this.timers.set(task.taskId, timer);
   }
 
@@ -239,7 +259,10 @@ export class TaskRuntime {
     const fingerprint = `${task.status}|${task.statusMessage ?? ""}|${Object.keys(task.pending).join(",")}|${task.lastUpdatedAt}`;
     if (this.lastCommitted.get(task.taskId) === fingerprint) return;
     this.lastCommitted.set(task.taskId, fingerprint);
-    if (before !== task.status) this.opts.log(`task ${shortId(task.taskId)} ${before ?? "new"} -> ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ""}`);
+    if (before !== task.status)
+      this.opts.log(
+        `task ${shortId(task.taskId)} ${before ?? "new"} -> ${task.status}${task.statusMessage ? ` (${task.statusMessage})` : ""}`,
+      );
     try {
       this.opts.store?.saveTask(task);
     } catch (error) {

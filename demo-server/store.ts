@@ -5,7 +5,18 @@
 //   <dir>/sessions/<sessionId>.json  the initialize params of a V1 HTTP session (v1.ts), to revive it after a restart
 //   <dir>/.secret-<name>             keys that must survive a restart (the V2 requestState HMAC key)
 
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { JsonObject, TaskRecord } from "./task.js";
 
@@ -80,7 +91,9 @@ export class DemoStore {
   }
 
   loadTasks(): TaskRecord[] {
-    return this.loadAll(this.tasksDir).filter((task): task is TaskRecord & JsonObject => typeof task.taskId === "string" && SAFE_ID.test(task.taskId)) as TaskRecord[];
+    return this.loadAll(this.tasksDir).filter(
+      (task): task is TaskRecord & JsonObject => typeof task.taskId === "string" && SAFE_ID.test(task.taskId),
+    ) as TaskRecord[];
   }
 
   saveSession(sessionId: string, info: JsonObject): void {
@@ -111,7 +124,8 @@ export class DemoStore {
     for (const name of readdirSync(this.sessionsDir)) {
       if (!name.endsWith(".json")) continue;
       try {
-        if (statSync(join(this.sessionsDir, name)).mtimeMs < cutoff) rmSync(join(this.sessionsDir, name), { force: true });
+        if (statSync(join(this.sessionsDir, name)).mtimeMs < cutoff)
+          rmSync(join(this.sessionsDir, name), { force: true });
       } catch {
         /* ignore */
       }

@@ -68,7 +68,25 @@ export const iso = (ms = Date.now()): string => new Date(ms).toISOString();
 export const shortId = (id: string): string => id.slice(0, 8);
 
 /** A task as its program first sees it: `working`, in phase `start`, with no questions asked yet. */
-export function newTaskRecord(taskId: string, tool: string, data: JsonObject, timing: { ttlMs: number; pollIntervalMs: number; owner?: string }): TaskRecord {
+export function newTaskRecord(
+  taskId: string,
+  tool: string,
+  data: JsonObject,
+  timing: { ttlMs: number; pollIntervalMs: number; owner?: string },
+): TaskRecord {
   const now = iso();
-  return { taskId, tool, status: "working", createdAt: now, lastUpdatedAt: now, ...timing, phase: "start", data, keySeq: 0, pending: {}, keyPurpose: {}, collected: {} };
+  return {
+    taskId,
+    tool,
+    status: "working",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ...timing,
+    phase: "start",
+    data,
+    keySeq: 0,
+    pending: {},
+    keyPurpose: {},
+    collected: {},
+  };
 }

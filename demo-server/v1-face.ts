@@ -29,7 +29,6 @@ import { isTerminal, shortId, type JsonObject, type TaskRecord } from "./task.js
 import type { DemoStore } from "./store.js";
 import type { ToolDef } from "./tools/tool.js";
 
-
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
@@ -56,7 +55,9 @@ export interface V1Setup {
 
 export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
-function paramsSchema<T extends JsonObject>(check: (value: JsonObject) => string | undefined): StandardSchemaV1<unknown, T> {
+function paramsSchema<T extends JsonObject>(
+  check: (value: JsonObject) => string | undefined,
+): StandardSchemaV1<unknown, T> {
   return {
     "~standard": {
       version: 1,
@@ -70,8 +71,12 @@ function paramsSchema<T extends JsonObject>(check: (value: JsonObject) => string
   };
 }
 
-const TaskIdParams = paramsSchema<{ taskId: string } & JsonObject>((p) => (typeof p.taskId === "string" ? undefined : "params.taskId must be a string"));
-const ListParams = paramsSchema<{ cursor?: string } & JsonObject>((p) => (p.cursor === undefined || typeof p.cursor === "string" ? undefined : "params.cursor must be a string"));
+const TaskIdParams = paramsSchema<{ taskId: string } & JsonObject>((p) =>
+  typeof p.taskId === "string" ? undefined : "params.taskId must be a string",
+);
+const ListParams = paramsSchema<{ cursor?: string } & JsonObject>((p) =>
+  p.cursor === undefined || typeof p.cursor === "string" ? undefined : "params.cursor must be a string",
+);
 
 /** The 2025-11-25 Task. */
 export function v1Task(task: TaskRecord): JsonObject {
@@ -88,7 +93,10 @@ export function v1Task(task: TaskRecord): JsonObject {
 
 /** tools/call goes unwrapped: the SDK would validate a CreateTaskResult as a CallToolResult (and add `content: []`). */
 class V1Server extends Server {
-  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     return method === "tools/call" ? handler : super._wrapHandler(method, handler);
   }
 }
@@ -164,26 +172,35 @@ export class V1Face {
     this.connected.set(server, session);
     server.onclose = () => this.connected.delete(server);
 
-    server.setRequestHandler("tools/list", async () =>
-      ({
-        tools: tools
-          .filter((t) => !t.v2Call)
-          .map((t) => ({
-            name: t.name,
-            ...(t.title !== undefined && { title: t.title }),
-            description: t.description,
-            inputSchema: t.inputSchema,
-            ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema }),
-            execution: { taskSupport: t.task ? t.task.support : "forbidden" },
-          })),
-      }) as never,
+    server.setRequestHandler(
+      "tools/list",
+      async () =>
+        ({
+          tools: tools
+            .filter((t) => !t.v2Call)
+            .map((t) => ({
+              name: t.name,
+              ...(t.title !== undefined && { title: t.title }),
+              description: t.description,
+              inputSchema: t.inputSchema,
+              ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema }),
+              execution: { taskSupport: t.task ? t.task.support : "forbidden" },
+            })),
+        }) as never,
     );
 
-    server.setRequestHandler("tools/call", async (request, ctx) => this.callTool(server, session, (request.params ?? {}) as JsonObject, ctx) as never);
+    server.setRequestHandler(
+      "tools/call",
+      async (request, ctx) => this.callTool(server, session, (request.params ?? {}) as JsonObject, ctx) as never,
+    );
 
-    server.setRequestHandler("tasks/get", { params: TaskIdParams }, async (params) => v1Task(this.findTask(params.taskId)));
+    server.setRequestHandler("tasks/get", { params: TaskIdParams }, async (params) =>
+      v1Task(this.findTask(params.taskId)),
+    );
 
-    server.setRequestHandler("tasks/result", { params: TaskIdParams }, async (params, ctx) => this.result(server, params.taskId, ctx));
+    server.setRequestHandler("tasks/result", { params: TaskIdParams }, async (params, ctx) =>
+      this.result(server, params.taskId, ctx),
+    );
 
     server.setRequestHandler("tasks/list", { params: ListParams }, async (params) => {
       const all = runtime.all();
@@ -194,13 +211,15 @@ export class V1Face {
         start = Number(decoded[1]);
       }
       const page = all.slice(start, start + PAGE_SIZE);
-      const next = start + PAGE_SIZE < all.length ? Buffer.from(`o:${start + PAGE_SIZE}`).toString("base64url") : undefined;
+      const next =
+        start + PAGE_SIZE < all.length ? Buffer.from(`o:${start + PAGE_SIZE}`).toString("base64url") : undefined;
       return { tasks: page.map(v1Task), ...(next !== undefined && { nextCursor: next }) };
     });
 
     server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async (params) => {
       const task = this.findTask(params.taskId);
-      if (isTerminal(task.status)) throw new ProtocolError(INVALID_PARAMS, `Cannot cancel task: it is already ${task.status}`);
+      if (isTerminal(task.status))
+        throw new ProtocolError(INVALID_PARAMS, `Cannot cancel task: it is already ${task.status}`);
       runtime.cancel(task);
       log(`task ${shortId(task.taskId)} cancelled by the client`);
       return v1Task(task);
@@ -210,7 +229,12 @@ export class V1Face {
   }
 
   /** tools/call: an immediate result, a task (with params.task), or a task-optional tool run to its end (without). */
-  private async callTool(server: Server, session: string | undefined, params: JsonObject, ctx: ServerContext): Promise<JsonObject> {
+  private async callTool(
+    server: Server,
+    session: string | undefined,
+    params: JsonObject,
+    ctx: ServerContext,
+  ): Promise<JsonObject> {
     const { runtime } = this.setup;
     const name = params.name;
     if (typeof name !== "string") throw new ProtocolError(INVALID_PARAMS, "Invalid params: name is required");
@@ -223,13 +247,20 @@ export class V1Face {
     if (tool.immediate) return tool.immediate(args);
     const spec = tool.task!;
     if (!isObject(taskParams)) {
-      if (spec.support === "required") throw new ProtocolError(METHOD_NOT_FOUND, `${name} can only run as a task: call it with params.task (taskSupport: required)`);
+      if (spec.support === "required")
+        throw new ProtocolError(
+          METHOD_NOT_FOUND,
+          `${name} can only run as a task: call it with params.task (taskSupport: required)`,
+        );
       // Task-optional, called without a task: run it all the same and answer with its result.
       const task = runtime.create(name, spec.data(args), { ...(session !== undefined && { owner: session }) });
       return await this.result(server, task.taskId, ctx);
     }
     const data = spec.data(args);
-    const ttl = typeof taskParams.ttl === "number" && Number.isFinite(taskParams.ttl) ? Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(taskParams.ttl))) : undefined;
+    const ttl =
+      typeof taskParams.ttl === "number" && Number.isFinite(taskParams.ttl)
+        ? Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(taskParams.ttl)))
+        : undefined;
     const task = runtime.create(name, data, { ttlMs: ttl, ...(session !== undefined && { owner: session }) });
     return { task: v1Task(task) };
   }
@@ -268,7 +299,9 @@ export class V1Face {
         const canAsk = server.getClientCapabilities()?.elicitation !== undefined;
         if (!canAsk && !warned) {
           warned = true;
-          this.setup.log(`task ${shortId(taskId)} waits for input, but this client did not declare elicitation: it cannot be asked`);
+          this.setup.log(
+            `task ${shortId(taskId)} waits for input, but this client did not declare elicitation: it cannot be asked`,
+          );
         }
         for (const [key, request] of Object.entries(task.pending)) {
           if (!canAsk) break;
@@ -280,13 +313,18 @@ export class V1Face {
           }
           delivered.set(key, "asking");
           ctx.mcpReq
-            .send({ method: "elicitation/create", params: { ...request.params, _meta: related } }, { timeout: QUESTION_TIMEOUT_MS, signal: gone })
+            .send(
+              { method: "elicitation/create", params: { ...request.params, _meta: related } },
+              { timeout: QUESTION_TIMEOUT_MS, signal: gone },
+            )
             .then((response) => {
               const { accepted } = this.setup.runtime.update(task, { [key]: response });
-              if (accepted.length === 0) this.setup.log(`task ${shortId(taskId)}: answer to ${key} ignored (no longer asked)`);
+              if (accepted.length === 0)
+                this.setup.log(`task ${shortId(taskId)}: answer to ${key} ignored (no longer asked)`);
             })
             .catch((error: Error) => {
-              if (!gone.aborted) this.setup.log(`task ${shortId(taskId)}: question ${key} not answered: ${error.message}`);
+              if (!gone.aborted)
+                this.setup.log(`task ${shortId(taskId)}: question ${key} not answered: ${error.message}`);
               delivered.set(key, Date.now() + REDELIVERY_DELAY_MS);
               this.wake(taskId);
             });

@@ -18,7 +18,8 @@ function jsonError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
-const isInitialize = (body: unknown): body is { params: JsonObject } => isObject(body) && body.method === "initialize" && isObject(body.params);
+const isInitialize = (body: unknown): body is { params: JsonObject } =>
+  isObject(body) && body.method === "initialize" && isObject(body.params);
 
 export class V1Sessions {
   private readonly sessions = new Map<string, Session>();
@@ -101,7 +102,10 @@ export class V1Sessions {
         .then((response) => response.text());
     await post({ jsonrpc: "2.0", id: "revive", method: "initialize", params: saved.initialize });
     const version = session.server.getNegotiatedProtocolVersion() ?? LEGACY_VERSIONS[0];
-    await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": sessionId, "mcp-protocol-version": version });
+    await post(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { "mcp-session-id": sessionId, "mcp-protocol-version": version },
+    );
     this.setup.log(`session ${shortId(sessionId)} revived from the store`);
     return session;
   }

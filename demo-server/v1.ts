@@ -6,7 +6,10 @@ import { startHttpFront, type RunningFront } from "./http.js";
 import { V1Face, type V1Setup } from "./v1-face.js";
 import { V1Sessions } from "./v1-sessions.js";
 
-export async function startV1(transport: { transport: "stdio" } | { transport: "http"; port: number; host: "127.0.0.1" }, setup: V1Setup): Promise<RunningFront> {
+export async function startV1(
+  transport: { transport: "stdio" } | { transport: "http"; port: number; host: "127.0.0.1" },
+  setup: V1Setup,
+): Promise<RunningFront> {
   const face = new V1Face(setup);
   const onerror = (error: Error) => setup.log(`sdk: ${error.message}`);
   if (transport.transport === "stdio") return startStdio(face, onerror);
@@ -16,7 +19,9 @@ export async function startV1(transport: { transport: "stdio" } | { transport: "
     transport.port,
     transport.host,
     async (request, parsed) => {
-      if (setup.onInbound) for (const message of Array.isArray(parsed) ? parsed : parsed !== undefined ? [parsed] : []) setup.onInbound(message);
+      if (setup.onInbound)
+        for (const message of Array.isArray(parsed) ? parsed : parsed !== undefined ? [parsed] : [])
+          setup.onInbound(message);
       return sessions.handle(request, parsed);
     },
     setup.log,

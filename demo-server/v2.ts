@@ -12,7 +12,16 @@
 
 import { randomBytes } from "node:crypto";
 import { ProtocolError, Server, createMcpHandler, createRequestStateCodec } from "@modelcontextprotocol/server";
-import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, Result, ServerContext, StandardSchemaV1, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
+import type {
+  JSONRPCMessage,
+  JSONRPCRequest,
+  MessageExtraInfo,
+  Result,
+  ServerContext,
+  StandardSchemaV1,
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { MODERN_VERSION, TASKS_EXTENSION, declaresTasks, missingTasksExtension } from "./envelope.js";
 import { startHttpFront } from "./http.js";
@@ -43,7 +52,12 @@ const TaskIdParams: StandardSchemaV1<unknown, { taskId: string } & JsonObject> =
     version: 1,
     vendor: "mcp-task-demo",
     validate(value: unknown) {
-      if (value !== null && typeof value === "object" && !Array.isArray(value) && typeof (value as JsonObject).taskId === "string")
+      if (
+        value !== null &&
+        typeof value === "object" &&
+        !Array.isArray(value) &&
+        typeof (value as JsonObject).taskId === "string"
+      )
         return { value: value as { taskId: string } & JsonObject };
       return { issues: [{ message: "params.taskId must be a string", path: ["taskId"] }] };
     },
@@ -78,7 +92,10 @@ export function v2Detailed(task: TaskRecord): JsonObject {
  * unwrapped; the 2026 encoder still stamps `resultType: "complete"` on results that carry none.
  */
 class TasksServer extends Server {
-  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     return method === "tools/call" ? handler : super._wrapHandler(method, handler);
   }
 }
@@ -88,7 +105,10 @@ function createFactory(setup: V2Setup): () => Server {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // requestState is HMAC-protected with a key kept in the store: a pending round survives a restart.
   const newKey = () => randomBytes(32).toString("hex");
-  const codec = createRequestStateCodec<JsonObject>({ key: setup.store?.secret("request-state-key", newKey) ?? newKey(), ttlSeconds: 3600 });
+  const codec = createRequestStateCodec<JsonObject>({
+    key: setup.store?.secret("request-state-key", newKey) ?? newKey(),
+    ttlSeconds: 3600,
+  });
   const env: V2CallEnv = {
     runtime,
     mintState: (state) => codec.mint(state),
@@ -110,7 +130,8 @@ function createFactory(setup: V2Setup): () => Server {
     const tool = byName.get(name);
     if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
     const rawArgs = params.arguments ?? {};
-    if (rawArgs === null || typeof rawArgs !== "object" || Array.isArray(rawArgs)) throw new ProtocolError(INVALID_PARAMS, "Invalid arguments: arguments must be an object");
+    if (rawArgs === null || typeof rawArgs !== "object" || Array.isArray(rawArgs))
+      throw new ProtocolError(INVALID_PARAMS, "Invalid arguments: arguments must be an object");
     const args = rawArgs as JsonObject;
     if (tool.immediate) return tool.immediate(args);
     if (tool.v2Call) return tool.v2Call(args, ctx, env);
@@ -126,18 +147,23 @@ function createFactory(setup: V2Setup): () => Server {
       capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
       instructions: setup.instructions,
     });
-    server.setRequestHandler("tools/list", async () =>
-      ({
-        tools: tools.map((t) => ({
-          name: t.name,
-          ...(t.title !== undefined && { title: t.title }),
-          description: t.description,
-          inputSchema: t.inputSchema,
-          ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema }),
-        })),
-      }) as never,
+    server.setRequestHandler(
+      "tools/list",
+      async () =>
+        ({
+          tools: tools.map((t) => ({
+            name: t.name,
+            ...(t.title !== undefined && { title: t.title }),
+            description: t.description,
+            inputSchema: t.inputSchema,
+            ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema }),
+          })),
+        }) as never,
     );
-    server.setRequestHandler("tools/call", async (request, ctx) => (await callTool((request.params ?? {}) as JsonObject, ctx)) as never);
+    server.setRequestHandler(
+      "tools/call",
+      async (request, ctx) => (await callTool((request.params ?? {}) as JsonObject, ctx)) as never,
+    );
     server.setRequestHandler("tasks/get", { params: TaskIdParams }, async (params, ctx) => {
       requireTasks(ctx, "tasks/get");
       return v2Detailed(findTask(params.taskId));
@@ -148,9 +174,13 @@ function createFactory(setup: V2Setup): () => Server {
       // The SDK lifts `inputResponses` out of every request's params and keeps only bare response objects.
       const responses = ctx.mcpReq.inputResponses;
       const dropped = ctx.mcpReq.droppedInputResponseKeys ?? [];
-      if (responses === undefined && dropped.length === 0) throw new ProtocolError(INVALID_PARAMS, "Invalid params: tasks/update requires inputResponses");
+      if (responses === undefined && dropped.length === 0)
+        throw new ProtocolError(INVALID_PARAMS, "Invalid params: tasks/update requires inputResponses");
       const { accepted, ignored } = runtime.update(task, responses ?? {});
-      if (ignored.length > 0 || dropped.length > 0) log(`tasks/update ${task.taskId.slice(0, 8)}: accepted [${accepted.join(", ")}], ignored [${[...ignored, ...dropped].join(", ")}]`);
+      if (ignored.length > 0 || dropped.length > 0)
+        log(
+          `tasks/update ${task.taskId.slice(0, 8)}: accepted [${accepted.join(", ")}], ignored [${[...ignored, ...dropped].join(", ")}]`,
+        );
       return {};
     });
     server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, async (params, ctx) => {
@@ -206,7 +236,10 @@ class ListeningStdioTransport implements Transport {
   }
 }
 
-export async function startV2(transport: { transport: "stdio" } | { transport: "http"; port: number; host: "127.0.0.1" }, setup: V2Setup): Promise<RunningFront> {
+export async function startV2(
+  transport: { transport: "stdio" } | { transport: "http"; port: number; host: "127.0.0.1" },
+  setup: V2Setup,
+): Promise<RunningFront> {
   const factory = createFactory(setup);
   const hub = new ListenHub(setup.runtime, v2Detailed, setup.serverInfo, setup.log);
   const onerror = (error: Error) => setup.log(`sdk: ${error.message}`);
@@ -214,7 +247,13 @@ export async function startV2(transport: { transport: "stdio" } | { transport: "
   if (transport.transport === "stdio") {
     let ended!: () => void;
     const closed = new Promise<void>((resolve) => (ended = resolve));
-    const wrapped = new ListeningStdioTransport(new StdioServerTransport(), hub, () => ended(), setup.log, setup.onInbound);
+    const wrapped = new ListeningStdioTransport(
+      new StdioServerTransport(),
+      hub,
+      () => ended(),
+      setup.log,
+      setup.onInbound,
+    );
     const handle = serveStdio(factory, { legacy: "reject", transport: wrapped, onerror });
     return {
       closed,
@@ -231,7 +270,9 @@ export async function startV2(transport: { transport: "stdio" } | { transport: "
     transport.port,
     transport.host,
     async (request, parsed) => {
-      if (setup.onInbound) for (const message of Array.isArray(parsed) ? parsed : parsed !== undefined ? [parsed] : []) setup.onInbound(message);
+      if (setup.onInbound)
+        for (const message of Array.isArray(parsed) ? parsed : parsed !== undefined ? [parsed] : [])
+          setup.onInbound(message);
       if (
         request.method === "POST" &&
         hub.wants(parsed) &&

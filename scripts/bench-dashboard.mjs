@@ -48,7 +48,17 @@ const sessions = [];
 function open(home, name) {
   const session = `bench-${name}-${process.pid}`;
   sessions.push(session);
-  tmux("new-session", "-d", "-s", session, "-x", "140", "-y", "45", `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${bin} dashboard; sleep 30`);
+  tmux(
+    "new-session",
+    "-d",
+    "-s",
+    session,
+    "-x",
+    "140",
+    "-y",
+    "45",
+    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${bin} dashboard; sleep 30`,
+  );
   return session;
 }
 
@@ -62,17 +72,30 @@ function quickStore(home, n) {
     const id = `h0-${i}`;
     const at = new Date(Date.now() - 3_600_000 - (n - i)).toISOString(); // h0-0 the oldest; all ended an hour ago
     const handle = {
-      version: 1, taskId: id,
+      version: 1,
+      taskId: id,
       server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
       resume: { generation: "v2", protocolVersion: "2026-07-28", serverName: "bench" },
-      tool: "bench", arguments: { blob: "x".repeat(200) }, createdAt: at, updatedAt: at, ttlMs: 300000, pollIntervalMs: 1000,
+      tool: "bench",
+      arguments: { blob: "x".repeat(200) },
+      createdAt: at,
+      updatedAt: at,
+      ttlMs: 300000,
+      pollIntervalMs: 1000,
       last: { taskId: id, status: "completed", statusMessage: id, inputRequests: [] },
-      history: [{ status: "working", at }, { status: "completed", at }], answered: [],
+      history: [
+        { status: "working", at },
+        { status: "completed", at },
+      ],
+      answered: [],
       outcome: { taskId: id, status: "completed", result: { content: [{ type: "text", text: `result ${i}` }] } },
     };
     writeFileSync(join(dir, `${id}.00000000.json`), JSON.stringify(handle), { mode: 0o600 });
   }
-  execFileSync(process.execPath, [bin, "list", "--json"], { env: { ...process.env, MCP_TASK_HOME: home }, stdio: "ignore" });
+  execFileSync(process.execPath, [bin, "list", "--json"], {
+    env: { ...process.env, MCP_TASK_HOME: home },
+    stdio: "ignore",
+  });
 }
 
 const rows = [];
@@ -90,7 +113,13 @@ for (const n of process.env.BENCH_100K === "1" ? [1000, 10000, 100000] : [1000, 
   // Up to 10,000: saved by the store itself (one process per 2,500), the index as real use leaves it behind.
   if (n >= 100000) quickStore(home, n);
   // Tasks that ended an hour ago, as in a dashboard left open: no age on screen changes by the second.
-  else for (let done = 0; done < n; done += 2500) execFileSync(process.execPath, [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200", "completed"], { env: { ...process.env, STORE_WRITER_AGE_MS: "3600000" } });
+  else
+    for (let done = 0; done < n; done += 2500)
+      execFileSync(
+        process.execPath,
+        [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200", "completed"],
+        { env: { ...process.env, STORE_WRITER_AGE_MS: "3600000" } },
+      );
   const session = open(home, String(n));
   const first = await waitFor(session, new RegExp(`${n} tasks`));
   rows.push([`first frame, ${n} handles (ms)`, first.toFixed(0)]);
@@ -119,23 +148,46 @@ for (const n of process.env.BENCH_100K === "1" ? [1000, 10000, 100000] : [1000, 
 
 // BENCH_LIVE (default 100) live tasks on our V2 server (poll interval 1 s, push notifications on).
 const LIVE = Number(process.env.BENCH_LIVE ?? 100);
-server = spawn(process.execPath, [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--quiet", "--poll-interval", "1000"], { stdio: ["ignore", "pipe", "ignore"] });
-const url = await new Promise((resolve) => createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))));
+server = spawn(
+  process.execPath,
+  [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--quiet", "--poll-interval", "1000"],
+  { stdio: ["ignore", "pipe", "ignore"] },
+);
+const url = await new Promise((resolve) =>
+  createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))),
+);
 const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
 // Tasks of 10 minutes: none ends before all are started and followed, even on a loaded machine. A call that fails
 // (it can, under load) is counted out.
 let started = 0;
 for (let i = 0; i < LIVE; i += 10) {
-  await Promise.all(Array.from({ length: 10 }, () => new Promise((r) => spawn(process.execPath, [bin, "call", "task_slow", "ms=600000", "--detach", "-s", url], { env: { ...process.env, MCP_TASK_HOME: home }, stdio: "ignore" }).on("exit", (code) => r(code === 0 && started++)))));
+  await Promise.all(
+    Array.from(
+      { length: 10 },
+      () =>
+        new Promise((r) =>
+          spawn(process.execPath, [bin, "call", "task_slow", "ms=600000", "--detach", "-s", url], {
+            env: { ...process.env, MCP_TASK_HOME: home },
+            stdio: "ignore",
+          }).on("exit", (code) => r(code === 0 && started++)),
+        ),
+    ),
+  );
 }
 if (started < LIVE) rows.push([`live tasks started (of ${LIVE})`, started]);
 const session = open(home, "live");
-rows.push([`first frame, ${LIVE} live tasks (ms)`, (await waitFor(session, new RegExp(`${started} tasks`))).toFixed(0)]);
+rows.push([
+  `first frame, ${LIVE} live tasks (ms)`,
+  (await waitFor(session, new RegExp(`${started} tasks`))).toFixed(0),
+]);
 await waitFor(session, new RegExp(`${started} followed`), 120_000);
 const pid = dashboardPid(session);
 await sleep(2000);
 const live = await cpuOver(pid, 10000);
-rows.push([`CPU % following ${LIVE} live tasks`, live.cpuPct.toFixed(1)], [`RSS MiB following ${LIVE} live tasks`, live.rss.toFixed(0)]);
+rows.push(
+  [`CPU % following ${LIVE} live tasks`, live.cpuPct.toFixed(1)],
+  [`RSS MiB following ${LIVE} live tasks`, live.rss.toFixed(0)],
+);
 tmux("kill-session", "-t", session);
 server.kill();
 await sleep(500);

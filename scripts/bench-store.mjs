@@ -15,7 +15,10 @@ function wall(args, env = {}) {
   const times = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+    const r = spawnSync(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     if (r.status !== 0) throw new Error(`${args.join(" ")} exited ${r.status}`);
     times.push(performance.now() - t0);
   }
@@ -26,8 +29,11 @@ const rows = [];
 rows.push(["node -e 0", wall(["-e", "0"])]);
 for (const n of [0, 1000, 10000]) {
   const home = mkdtempSync(join(tmpdir(), "mcp-task-bench-"));
-  for (let done = 0; done < n; done += 2500) execFileSync(process.execPath, [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200"]);
-  const save = execFileSync(process.execPath, [writer, home, "timed", "extra", "200", "200"], { encoding: "utf8" }).trim();
+  for (let done = 0; done < n; done += 2500)
+    execFileSync(process.execPath, [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200"]);
+  const save = execFileSync(process.execPath, [writer, home, "timed", "extra", "200", "200"], {
+    encoding: "utf8",
+  }).trim();
   rows.push([`save one handle (store of ${n})`, Number(save)]);
   rows.push([`mcp-task list --json (${n} handles)`, wall([bin, "list", "--json"], { MCP_TASK_HOME: home })]);
 }

@@ -59,11 +59,25 @@ const nodeFloor = time(process.execPath, ["-e", "0"]);
 const serverFloor = time(process.execPath, ["-e", floorScript]);
 row("call", "floor: node -e 0", nodeFloor);
 row("call", "floor: start server-everything + initialize (one node process)", serverFloor);
-const ours = time(process.execPath, [bin, "call", "echo", "message=hi", "--stdio", `node ${everything} stdio`], { env });
+const ours = time(process.execPath, [bin, "call", "echo", "message=hi", "--stdio", `node ${everything} stdio`], {
+  env,
+});
 row("call", "mcp-task call echo (stdio, verdict cached)", ours);
 let inspector = NaN;
 try {
-  inspector = time(node22, [join(root, "node_modules/.bin/mcp-inspector"), "--cli", "node", everything, "stdio", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hi"]);
+  inspector = time(node22, [
+    join(root, "node_modules/.bin/mcp-inspector"),
+    "--cli",
+    "node",
+    everything,
+    "stdio",
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "echo",
+    "--tool-arg",
+    "message=hi",
+  ]);
   row("call", "MCP Inspector CLI 2.12.0 (on Node 22, which it requires)", inspector);
 } catch (error) {
   row("call", `MCP Inspector CLI: failed (${String(error.message).slice(0, 40)})`, "-", "");
@@ -78,7 +92,11 @@ try {
   const samples = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
-    for (const args of [["connect", `${config}:ev`, "@b"], ["@b", "tools-call", "echo", "message:=hi"], ["close", "@b"]]) {
+    for (const args of [
+      ["connect", `${config}:ev`, "@b"],
+      ["@b", "tools-call", "echo", "message:=hi"],
+      ["close", "@b"],
+    ]) {
       const r = spawnSync(mcpcBin, args, { env: menv, stdio: ["ignore", "pipe", "pipe"] });
       if (r.status !== 0) throw new Error(`mcpc ${args.join(" ")}: ${r.stderr}`);
     }
@@ -98,7 +116,16 @@ row("start", "mcp-task --help", time(process.execPath, [bin, "--help"], { env })
 const sizes = process.env.BENCH_BIG === "0" ? [0, 10000] : [0, 10000, 100000];
 for (const n of sizes) {
   const h = mkdtempSync(join(tmpdir(), "bench-list-"));
-  for (let done = 0; done < n; done += 5000) execFileSync(process.execPath, [writer, h, "create", `h${done}`, String(Math.min(5000, n - done)), "200", "completed"]);
+  for (let done = 0; done < n; done += 5000)
+    execFileSync(process.execPath, [
+      writer,
+      h,
+      "create",
+      `h${done}`,
+      String(Math.min(5000, n - done)),
+      "200",
+      "completed",
+    ]);
   const list = [process.execPath, [bin, "list", "--json"], { env: { ...env, MCP_TASK_HOME: h }, maxBuffer: 1 << 30 }];
   if (n !== 10000) {
     row("list", `mcp-task list --json, ${n} handles`, time(...list));
@@ -111,8 +138,14 @@ for (const n of sizes) {
 }
 
 // --- requests per task and display latency, with and without push ---
-const server = spawn(process.execPath, [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--poll-interval", "1000"], { stdio: ["ignore", "pipe", "pipe"] });
-const url = await new Promise((resolve) => createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))));
+const server = spawn(
+  process.execPath,
+  [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--poll-interval", "1000"],
+  { stdio: ["ignore", "pipe", "pipe"] },
+);
+const url = await new Promise((resolve) =>
+  createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))),
+);
 const changes = [];
 createInterface({ input: server.stderr }).on("line", (line) => {
   const m = /task (\w+) \S+ -> (\w+)/.exec(line);
@@ -121,10 +154,15 @@ createInterface({ input: server.stderr }).on("line", (line) => {
 // Run asynchronously: the server's log lines (the moment of each status change) must be read as they come.
 const run = (args, extraEnv = {}) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "ignore"] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...env, ...extraEnv },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
-    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`mcp-task ${args.join(" ")} exited ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`mcp-task ${args.join(" ")} exited ${code}`)),
+    );
   });
 const stats = async () => JSON.parse(await run(["call", "_stats", "-s", url]));
 for (const push of [true, false]) {
@@ -132,8 +170,13 @@ for (const push of [true, false]) {
   const lags = [];
   for (let i = 0; i < 3; i++) {
     const before = (await stats())["tasks/get"] ?? 0;
-    const out = await run(["call", "task_complete", "ms=5000", "--json", "-s", url], { MCP_TASK_PUSH: push ? "on" : "off" });
-    const events = out.trim().split("\n").map((l) => JSON.parse(l));
+    const out = await run(["call", "task_complete", "ms=5000", "--json", "-s", url], {
+      MCP_TASK_PUSH: push ? "on" : "off",
+    });
+    const events = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const shown = events.find((e) => e.type === "status" && e.status === "completed");
     const change = changes.findLast((c) => events[0].taskId.startsWith(c.id) && c.status === "completed");
     gets.push(((await stats())["tasks/get"] ?? 0) - before);
@@ -147,7 +190,10 @@ row("polling", "protocol minimum without push: one read per interval (5 s / 1 s)
 server.kill();
 
 // --- the dashboard ---
-const dash = spawnSync(process.execPath, [join(root, "scripts/bench-dashboard.mjs")], { encoding: "utf8", env: { ...process.env, BENCH_LIVE: process.env.BENCH_LIVE ?? "1000" } });
+const dash = spawnSync(process.execPath, [join(root, "scripts/bench-dashboard.mjs")], {
+  encoding: "utf8",
+  env: { ...process.env, BENCH_LIVE: process.env.BENCH_LIVE ?? "1000" },
+});
 for (const line of dash.stdout.split("\n").slice(1)) {
   const m = /^(.*?)\s{2,}(\S+)$/.exec(line.trim());
   if (m) row("dashboard", m[1], m[2], "");

@@ -25,7 +25,9 @@ const englishZod = {
   name: "zod-english-only",
   setup(b) {
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), "../locales/index.js"), namespace: "zod-locales" } : undefined,
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), "../locales/index.js"), namespace: "zod-locales" }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
@@ -40,10 +42,13 @@ const lazyChildProcess = {
   name: "commander-lazy-child-process",
   setup(b) {
     b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]commander[\\/]/.test(args.importer) ? { path: "child_process", namespace: "lazy-child-process" } : undefined,
+      /[\\/]commander[\\/]/.test(args.importer)
+        ? { path: "child_process", namespace: "lazy-child-process" }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "lazy-child-process" }, () => ({
-      contents: 'let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require("node:child_process"))[key] });',
+      contents:
+        'let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require("node:child_process"))[key] });',
       loader: "js",
     }));
   },
@@ -87,7 +92,11 @@ const esm = {
 function lazyName(path, spec) {
   const rel = relative(root, path);
   if (!rel.startsWith("..") && !rel.split(/[\\/]/).includes("node_modules")) {
-    return rel.replace(/^src[\\/]/, "").replace(/\.[cm]?[jt]sx?$/, "").replaceAll("\\", "/").replaceAll("/", "-");
+    return rel
+      .replace(/^src[\\/]/, "")
+      .replace(/\.[cm]?[jt]sx?$/, "")
+      .replaceAll("\\", "/")
+      .replaceAll("/", "-");
   }
   return `pkg-${spec.replace(/^@/, "").replace(/[^A-Za-z0-9]+/g, "-")}`;
 }
@@ -99,7 +108,11 @@ function toLazy(targets) {
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind !== "dynamic-import" || args.path.startsWith("node:")) return undefined;
-        const found = await b.resolve(args.path, { kind: "import-statement", importer: args.importer, resolveDir: args.resolveDir });
+        const found = await b.resolve(args.path, {
+          kind: "import-statement",
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+        });
         if (found.errors.length > 0) return { errors: found.errors };
         const name = lazyName(found.path, args.path);
         targets.set(name, found.path);
@@ -131,7 +144,15 @@ const coreFiles = Object.keys(first.metafile.inputs).filter((input) => input.sta
 
 // 2. What each of those modules exports (bundle: false keeps every module's own exports).
 const exportsOf = new Map();
-const unbundled = await build({ entryPoints: coreFiles, bundle: false, format: "esm", outdir: "dist/.exports", write: false, metafile: true, logLevel: "warning" });
+const unbundled = await build({
+  entryPoints: coreFiles,
+  bundle: false,
+  format: "esm",
+  outdir: "dist/.exports",
+  write: false,
+  metafile: true,
+  logLevel: "warning",
+});
 for (const output of Object.values(unbundled.metafile.outputs)) {
   if (output.entryPoint) exportsOf.set(output.entryPoint, output.exports);
 }
@@ -160,7 +181,12 @@ const fromCore = {
   setup(b) {
     b.onResolve({ filter: /^\.\.?\// }, async (args) => {
       if (args.pluginData?.resolving) return undefined;
-      const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { resolving: true } });
+      const found = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { resolving: true },
+      });
       const file = relative(root, found.path);
       return exportsOf.has(file) ? { path: file, namespace: "core" } : undefined;
     });
@@ -190,7 +216,16 @@ await build({
 });
 
 // Test servers and test tools run as child processes of the tests, so they are bundled too.
-for (const [dir, out] of [["test/servers", "dist/test-servers"], ["test/tools", "dist/test-tools"]]) {
+for (const [dir, out] of [
+  ["test/servers", "dist/test-servers"],
+  ["test/tools", "dist/test-tools"],
+]) {
   const entries = readdirSync(dir).filter((f) => /\.ts$/.test(f) && !f.endsWith(".d.ts"));
-  if (entries.length > 0) await build({ ...esm, entryPoints: entries.map((f) => `${dir}/${f}`), outdir: out, plugins: [englishZod, lazyChildProcess] });
+  if (entries.length > 0)
+    await build({
+      ...esm,
+      entryPoints: entries.map((f) => `${dir}/${f}`),
+      outdir: out,
+      plugins: [englishZod, lazyChildProcess],
+    });
 }

@@ -9,10 +9,18 @@ const require = createRequire(import.meta.url);
 const server = join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
 const bin = join(import.meta.dirname, "..", "bin", "mcp-task.js");
 const args = [
-  bin, "call", "simulate-research-query", "topic=python", "ambiguous=true",
-  "--input", JSON.stringify({ interpretation: "snake" }),
-  "--stdio", `${JSON.stringify(process.execPath)} ${JSON.stringify(server)} stdio`,
+  bin,
+  "call",
+  "simulate-research-query",
+  "topic=python",
+  "ambiguous=true",
+  "--input",
+  JSON.stringify({ interpretation: "snake" }),
+  "--stdio",
+  `${JSON.stringify(process.execPath)} ${JSON.stringify(server)} stdio`,
 ];
-console.error(`$ mcp-task call simulate-research-query topic=python ambiguous=true --input '{"interpretation":"snake"}' --stdio "<server-everything> stdio"\n`);
+console.error(
+  `$ mcp-task call simulate-research-query topic=python ambiguous=true --input '{"interpretation":"snake"}' --stdio "<server-everything> stdio"\n`,
+);
 const run = spawnSync(process.execPath, args, { stdio: "inherit" });
 process.exit(run.status ?? 1);

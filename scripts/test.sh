@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 status=0
 node scripts/build.mjs || exit 1
 npx tsc --noEmit || status=1
+# The formatter (Prettier, 120 columns): `npm run format` fixes what this finds.
+npm run -s format:check || status=1
 mkdir -p .tmp
 npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest-results.json || status=1
 conformance_log=.tmp/conformance.log

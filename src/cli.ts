@@ -38,7 +38,9 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     }
   };
   const program = new Command("mcp-task")
-    .description("Drive and inspect MCP Tasks: start long tool calls, follow them, answer their input, read their results.")
+    .description(
+      "Drive and inspect MCP Tasks: start long tool calls, follow them, answer their input, read their results.",
+    )
     .version(VERSION)
     .option("--no-color", "no colour")
     .showHelpAfterError("(run with --help for usage)")
@@ -67,7 +69,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
 /** Runs the CLI with the real process as context; resolves to the exit code. */
 export async function main(argv: string[] = process.argv): Promise<number> {
   const env = process.env;
-  const noColor = argv.includes("--no-color") || env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  const noColor = argv.includes("--no-color") || (env.NO_COLOR !== undefined && env.NO_COLOR !== "");
   const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
   const ci = Boolean(env.CI) && env.CI !== "false" && env.CI !== "0";
   // process.stdin is made on first use (a stream over the file, pipe or terminal: ~1 ms that `list` need not pay);
@@ -84,7 +86,10 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     stderrIsTTY: Boolean(process.stderr.isTTY),
     color: !noColor && (forceColor || Boolean(process.stderr.isTTY)),
     interactive: stdinIsTTY && Boolean(process.stderr.isTTY) && !ci,
-    terminal: stdinIsTTY && process.stdout.isTTY && !ci ? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr } : undefined,
+    terminal:
+      stdinIsTTY && process.stdout.isTTY && !ci
+        ? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }
+        : undefined,
   };
   const interrupt = new AbortController();
   const interruptNow = () => {
@@ -110,7 +115,10 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-      write(secrets.size > 0 && typeof chunk === "string" ? redactWith(chunk, secrets) : chunk, ...rest)) as typeof stream.write;
+      write(
+        secrets.size > 0 && typeof chunk === "string" ? redactWith(chunk, secrets) : chunk,
+        ...rest,
+      )) as typeof stream.write;
   }
   const home = homeDir(env);
   let settings: Settings | undefined;
@@ -118,7 +126,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     if (!settings) {
       settings = await Settings.open(home);
       // conf's when-exit has just hooked SIGINT too (see above): only our handler stays.
-      for (const listener of process.listeners("SIGINT")) if (listener !== interruptNow) process.removeListener("SIGINT", listener);
+      for (const listener of process.listeners("SIGINT"))
+        if (listener !== interruptNow) process.removeListener("SIGINT", listener);
     }
     return settings;
   };
@@ -156,7 +165,15 @@ export async function main(argv: string[] = process.argv): Promise<number> {
         // A saved task whose questions are handed over once (V1) is reached through the keeper of its session,
         // started on demand: it resumes the session (no new initialize), keeps its streams open and holds the
         // questions no command is there to answer.
-        return (await broker()).connectBroker({ home, descriptor: given, name: name ?? given.url, start: true, session: how.resume, self: ctx.self, clock: systemClock });
+        return (await broker()).connectBroker({
+          home,
+          descriptor: given,
+          name: name ?? given.url,
+          start: true,
+          session: how.resume,
+          self: ctx.self,
+          clock: systemClock,
+        });
       }
       if (given.transport === "http" && how.outlive) {
         // A new task: the session is opened here; where its questions are handed over once, the session's keeper
@@ -165,16 +182,38 @@ export async function main(argv: string[] = process.argv): Promise<number> {
         if (!wire.handsQuestionsOnce) return wire;
         const session = wire.resumeToken();
         await wire.close();
-        return (await broker()).connectBroker({ home, descriptor: given, name: name ?? given.url, start: true, session, self: ctx.self, clock: systemClock });
+        return (await broker()).connectBroker({
+          home,
+          descriptor: given,
+          name: name ?? given.url,
+          start: true,
+          session,
+          self: ctx.self,
+          clock: systemClock,
+        });
       }
       if (given.transport === "stdio" && how.resume) {
         // A stdio server dies with the process that started it: a saved task is reached through the broker that
         // runs it, found by the server's configuration (an address here: nothing is started, nothing resolved).
-        return (await broker()).connectBroker({ home, descriptor: given, name: name ?? given.command, start: false, self: ctx.self, clock: systemClock });
+        return (await broker()).connectBroker({
+          home,
+          descriptor: given,
+          name: name ?? given.command,
+          start: false,
+          self: ctx.self,
+          clock: systemClock,
+        });
       }
       if (descriptor.transport === "stdio" && how.outlive) {
         // Tasks that must outlive the command go through the server's broker, started on demand.
-        return (await broker()).connectBroker({ home, descriptor, name: name ?? descriptor.command, start: true, self: ctx.self, clock: systemClock });
+        return (await broker()).connectBroker({
+          home,
+          descriptor,
+          name: name ?? descriptor.command,
+          start: true,
+          self: ctx.self,
+          clock: systemClock,
+        });
       }
       return direct(descriptor, how, name);
     },
@@ -206,7 +245,9 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   const stalled = () => {
     if (finished) return;
     finished = true;
-    const report = describeError(new Error("the command was left waiting with nothing more to wait on (a reply that can no longer come)"));
+    const report = describeError(
+      new Error("the command was left waiting with nothing more to wait on (a reply that can no longer come)"),
+    );
     createPrinter(io, argv.includes("--json")).error(report);
     process.exitCode = report.exitCode;
   };
@@ -215,9 +256,20 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return ExitCode.ok;
+      if (
+        error.code === "commander.helpDisplayed" ||
+        error.code === "commander.version" ||
+        error.code === "commander.help"
+      )
+        return ExitCode.ok;
       // Commander has said what was wrong on stderr; a --json caller also gets the error line it expects.
-      if (argv.includes("--json")) createPrinter(io, true).error({ exitCode: ExitCode.usage, code: "usage", message: error.message.replace(/^error: /, ""), taskId: null });
+      if (argv.includes("--json"))
+        createPrinter(io, true).error({
+          exitCode: ExitCode.usage,
+          code: "usage",
+          message: error.message.replace(/^error: /, ""),
+          taskId: null,
+        });
       return ExitCode.usage;
     }
     const report = describeError(error);

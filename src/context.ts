@@ -56,7 +56,11 @@ export interface Context {
    * broker that holds their questions: on stdio the server's, over HTTP the session's keeper. `direct`: the broker's
    * own connection (never through a broker).
    */
-  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean }): Promise<Wire>;
+  connect(
+    server: ServerDescriptor,
+    name?: string,
+    how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean },
+  ): Promise<Wire>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];
   /** Aborted on Ctrl-C. */

@@ -123,7 +123,13 @@ export interface ErrorReport {
 /** Turns anything thrown into the one-line report the user sees. Unknown errors are internal failures (exit 1). */
 export function describeError(error: unknown): ErrorReport {
   if (error instanceof McpTaskError) {
-    return { exitCode: error.exitCode, code: error.code, message: cutText(error.message), hint: error.hint, taskId: error.taskId };
+    return {
+      exitCode: error.exitCode,
+      code: error.code,
+      message: cutText(error.message),
+      hint: error.hint,
+      taskId: error.taskId,
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: ExitCode.failed, code: "internal", message: cutText(`internal error: ${message}`), taskId: null };

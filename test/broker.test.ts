@@ -60,7 +60,14 @@ it("a stdio task started with --detach is watched to its end from a new process,
 
 it("a question asked while nobody watches waits in the broker for a later respond", async () => {
   const home = tempHome();
-  const id = await detach(home, "simulate-research-query", "topic=python", "ambiguous=true", "--stdio", everythingStdio);
+  const id = await detach(
+    home,
+    "simulate-research-query",
+    "topic=python",
+    "ambiguous=true",
+    "--stdio",
+    everythingStdio,
+  );
   // The task reaches input_required (after ~3 s) with no command attached.
   let status = "";
   for (let tries = 0; tries < 40 && status !== "input_required"; tries++) {
@@ -88,7 +95,11 @@ it("a broker killed mid-task: the next watch exits 4, nothing is left behind, th
   process.kill(broker.pid, "SIGKILL");
   const watched = await runCli(["watch", id, "--json"], { home });
   expect(watched.code).toBe(4);
-  expect(events(watched.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4, message: expect.stringMatching(/server exited while the task was running/) });
+  expect(events(watched.stdout).at(-1)).toMatchObject({
+    type: "error",
+    exitCode: 4,
+    message: expect.stringMatching(/server exited while the task was running/),
+  });
   await gone([broker.pid, broker.serverPid]);
   expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
   const next = await detach(home, "simulate-research-query", "topic=rust", "--stdio", everythingStdio);
@@ -135,7 +146,10 @@ it("a stale broker record whose pids belong to other processes now signals nothi
   const home = tempHome();
   const id = await detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio());
   const dir = join(home, "brokers");
-  const file = join(dir, readdirSync(dir).find((f) => f.endsWith(".json"))!);
+  const file = join(
+    dir,
+    readdirSync(dir).find((f) => f.endsWith(".json"))!,
+  );
   const record = JSON.parse(readFileSync(file, "utf8")) as Meta & { server: { pid: number; start: string } };
   expect(record.server.pid).toBe(record.serverPid);
   // The broker and its server are killed without cleaning up: their record and socket stay behind.
@@ -145,7 +159,10 @@ it("a stale broker record whose pids belong to other processes now signals nothi
   const startOf = (pid: number) => `proc:${readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[19]}`;
   const bystander = () => {
     const child = spawn("sleep", ["60"], { stdio: "ignore" });
-    return { child, exit: new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal))) };
+    return {
+      child,
+      exit: new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal))),
+    };
   };
   const watchAfter = async (meta: object) => {
     writeFileSync(file, JSON.stringify(meta));

@@ -12,12 +12,24 @@ const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/)
 
 describe("usage errors exit 2 with one clear line", () => {
   const cases: Array<[string, string[], RegExp]> = [
-    ["malformed JSON arguments", ["call", "echo", "--args", "{nope", "--stdio", everythingStdio], /--args is not valid JSON/],
-    ["arguments that break the inputSchema", ["call", "get-sum", "a=x", "b=2", "--stdio", everythingStdio], /do not fit get-sum's inputSchema/],
+    [
+      "malformed JSON arguments",
+      ["call", "echo", "--args", "{nope", "--stdio", everythingStdio],
+      /--args is not valid JSON/,
+    ],
+    [
+      "arguments that break the inputSchema",
+      ["call", "get-sum", "a=x", "b=2", "--stdio", everythingStdio],
+      /do not fit get-sum's inputSchema/,
+    ],
     ["an unknown server name", ["call", "echo", "-s", "nowhere"], /unknown server: nowhere/],
     ["no server at all", ["call", "echo"], /no server given/],
     ["a bad duration", ["call", "echo", "--timeout", "soon", "--stdio", everythingStdio], /not a duration: soon/],
-    ["an unreadable --input file", ["call", "echo", "--input", "@/nonexistent/answers.json", "--stdio", everythingStdio], /cannot read --input from \/nonexistent\/answers.json: ENOENT/],
+    [
+      "an unreadable --input file",
+      ["call", "echo", "--input", "@/nonexistent/answers.json", "--stdio", everythingStdio],
+      /cannot read --input from \/nonexistent\/answers.json: ENOENT/,
+    ],
     ["an unknown tool", ["call", "no-such-tool", "--stdio", everythingStdio], /has no tool named no-such-tool/],
     ["an unknown option", ["call", "echo", "--frobnicate"], /unknown option/],
   ];
@@ -64,7 +76,22 @@ describe("saved servers", () => {
   it("adds, lists, uses and removes servers; the store is private", async () => {
     const home = tempHome();
     expect((await runCli(["server", "add", "ev", "--stdio", everythingStdio], { home })).code).toBe(0);
-    expect((await runCli(["server", "add", "remote", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${env:TOKEN}"], { home })).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          [
+            "server",
+            "add",
+            "remote",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+            "--header",
+            "Authorization: Bearer ${env:TOKEN}",
+          ],
+          { home },
+        )
+      ).code,
+    ).toBe(0);
     const list = await runCli(["server", "list", "--json"], { home });
     const doc = JSON.parse(list.stdout);
     expect(doc.defaultServer).toBe("ev");
@@ -87,16 +114,45 @@ describe("saved servers", () => {
   it("imports a Claude Desktop style config", async () => {
     const home = tempHome();
     const file = join(mkdtempSync(join(tmpdir(), "cfg-")), "claude.json");
-    writeFileSync(file, JSON.stringify({ mcpServers: { everything: { command: "node", args: ["x.js", "stdio"], env: { K: "v" } }, web: { url: "http://127.0.0.1:1/mcp" } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: "node", args: ["x.js", "stdio"], env: { K: "v" } },
+          web: { url: "http://127.0.0.1:1/mcp" },
+        },
+      }),
+    );
     expect((await runCli(["server", "import", file], { home })).code).toBe(0);
     const doc = JSON.parse((await runCli(["server", "list", "--json"], { home })).stdout);
-    expect(doc.servers.everything).toEqual({ transport: "stdio", command: "node", args: ["x.js", "stdio"], env: { K: "v" } });
+    expect(doc.servers.everything).toEqual({
+      transport: "stdio",
+      command: "node",
+      args: ["x.js", "stdio"],
+      env: { K: "v" },
+    });
     expect(doc.servers.web).toEqual({ transport: "http", url: "http://127.0.0.1:1/mcp" });
   });
 
   it("refuses a server name that could escape into paths", async () => {
     const home = tempHome();
-    const names = ["../x", "a/b", "/etc", ".", "..", ".hidden", "a\\b", "a b", "x;y", "$(touch x)", "`id`", "a\nb", "a\u001b[31mb", "\uff0e\uff0e", "x".repeat(65)];
+    const names = [
+      "../x",
+      "a/b",
+      "/etc",
+      ".",
+      "..",
+      ".hidden",
+      "a\\b",
+      "a b",
+      "x;y",
+      "$(touch x)",
+      "`id`",
+      "a\nb",
+      "a\u001b[31mb",
+      "\uff0e\uff0e",
+      "x".repeat(65),
+    ];
     for (const name of names) {
       const run = await runCli(["server", "add", name, "--url", "http://127.0.0.1:1/mcp"], { home });
       expect(run.code, JSON.stringify(name)).toBe(2);

@@ -38,7 +38,10 @@ it("list --status working,input_required leaves out expired and gone tasks; --st
     (h.last as Record<string, unknown>).createdAt = new Date(Date.now() - 60_000).toISOString();
   });
   await edit(gone, (h) => (h.gone = { at: new Date().toISOString(), reason: "the server does not know this task" }));
-  const ids = async (status: string) => (JSON.parse((await runCli(["list", "--status", status, "--json"], { home })).stdout) as Array<{ taskId: string }>).map((r) => r.taskId).sort();
+  const ids = async (status: string) =>
+    (JSON.parse((await runCli(["list", "--status", status, "--json"], { home })).stdout) as Array<{ taskId: string }>)
+      .map((r) => r.taskId)
+      .sort();
   expect(await ids("working,input_required")).toEqual([running]);
   expect(await ids("expired")).toEqual([expired, gone].sort());
   expect(await ids("gone")).toEqual([gone]);

@@ -23,7 +23,10 @@ const FAST = { speed: 5, pollIntervalMs: 200 };
 const tempStore = () => mkdtempSync(join(tmpdir(), "mcp-task-demo-store-"));
 
 /** Prepared answers that also record each question asked. */
-function recording(answer: { input?: Record<string, unknown>; decline?: boolean }): InputProvider & { asked: string[] } {
+function recording(answer: {
+  input?: Record<string, unknown>;
+  decline?: boolean;
+}): InputProvider & { asked: string[] } {
   const inner = preparedAnswers(answer);
   const asked: string[] = [];
   return {
@@ -44,14 +47,20 @@ interface Run {
 }
 
 /** Calls a task tool and follows it to its end, answering its questions from `answers`. */
-async function runTask(wire: Wire, tool: string, args: Record<string, unknown>, answers: Record<string, unknown> = {}): Promise<Run> {
+async function runTask(
+  wire: Wire,
+  tool: string,
+  args: Record<string, unknown>,
+  answers: Record<string, unknown> = {},
+): Promise<Run> {
   const input = recording({ input: answers });
   const engine = new TaskEngine(wire, systemClock, input);
   const started = await engine.call(tool, args, { task: "auto" });
   if (started.kind !== "task") throw new Error(`${tool} answered without a task`);
   const taskId = started.snapshot.taskId;
   const seen: Snapshot[] = [started.snapshot];
-  for await (const snapshot of engine.watch(taskId, { answerInput: true, signal: AbortSignal.timeout(30_000) })) seen.push(snapshot);
+  for await (const snapshot of engine.watch(taskId, { answerInput: true, signal: AbortSignal.timeout(30_000) }))
+    seen.push(snapshot);
   return { final: await engine.final(seen.at(-1)!, tool), seen, asked: input.asked, taskId };
 }
 
@@ -63,7 +72,13 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     const tools = await wireOf().listTools();
     const support = Object.fromEntries(tools.map((t) => [t.name, t.taskSupport]));
     expect(Object.keys(support).sort()).toEqual(["export_ledger", "lookup_po", "process_invoice", "sync_ledger"]);
-    if (generation === "v1") expect(support).toEqual({ lookup_po: "forbidden", process_invoice: "required", sync_ledger: "required", export_ledger: "required" });
+    if (generation === "v1")
+      expect(support).toEqual({
+        lookup_po: "forbidden",
+        process_invoice: "required",
+        sync_ledger: "required",
+        export_ledger: "required",
+      });
     else expect(new Set(Object.values(support))).toEqual(new Set(["server"]));
     expect(tools.find((t) => t.name === "process_invoice")!.outputSchema).toMatchObject({ type: "object" });
   });
@@ -75,12 +90,22 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     if (started.kind !== "result") return;
     expect(started.outcome.taskId).toBeNull();
     expect(started.outcome.outputProblem).toBeUndefined();
-    expect(started.outcome.result!.structuredContent).toMatchObject({ po_number: "PO-1001", supplier: "Acme Office Supplies", currency: "EUR", total: 1250 });
+    expect(started.outcome.result!.structuredContent).toMatchObject({
+      po_number: "PO-1001",
+      supplier: "Acme Office Supplies",
+      currency: "EUR",
+      total: 1250,
+    });
     expect(started.outcome.result!.content[0].text).toContain("Acme Office Supplies");
   });
 
   it("processes an invoice that matches its PO through one approval question", async () => {
-    const run = await runTask(wireOf(), "process_invoice", { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 }, { approve: true, comment: "ok, goods checked" });
+    const run = await runTask(
+      wireOf(),
+      "process_invoice",
+      { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 },
+      { approve: true, comment: "ok, goods checked" },
+    );
     expect(run.asked).toHaveLength(1);
     expect(run.asked[0]).toMatch(/^Approve invoice INV-2041 from Acme Office Supplies for 1,250.00 EUR/);
     const messages = run.seen.map((s) => s.statusMessage ?? "");
@@ -110,7 +135,9 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
       { approve: true, comment: "freight added", action: "post", note: "agreed with purchasing" },
     );
     expect(run.asked).toHaveLength(2);
-    expect(run.asked[1]).toMatch(/INV-2042 is 1,287.40 EUR but PO-1001 is 1,250.00 EUR \(\+37.40, \+3%\)\. Post it anyway/);
+    expect(run.asked[1]).toMatch(
+      /INV-2042 is 1,287.40 EUR but PO-1001 is 1,250.00 EUR \(\+37.40, \+3%\)\. Post it anyway/,
+    );
     expect(run.final.status).toBe("completed");
     expect(run.final.outputProblem).toBeUndefined();
     expect(structured(run)).toMatchObject({
@@ -123,20 +150,40 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
   });
 
   it("asks again when the amount exceeds the approver's limit; holding it posts nothing", async () => {
-    const run = await runTask(wireOf(), "process_invoice", { invoice_id: "INV-2043", po_number: "PO-1002", amount: 8400 }, { approve: true, amount_limit: 5000, action: "hold" });
+    const run = await runTask(
+      wireOf(),
+      "process_invoice",
+      { invoice_id: "INV-2043", po_number: "PO-1002", amount: 8400 },
+      { approve: true, amount_limit: 5000, action: "hold" },
+    );
     expect(run.asked).toHaveLength(2);
     expect(run.asked[1]).toContain("exceeds your approval limit of 5,000.00 USD");
     expect(run.final.outputProblem).toBeUndefined();
-    expect(structured(run)).toMatchObject({ status: "held", posted_amount: 0, journal_entry_id: null, exception: { reasons: ["over_limit"], decision: "hold" } });
+    expect(structured(run)).toMatchObject({
+      status: "held",
+      posted_amount: 0,
+      journal_entry_id: null,
+      exception: { reasons: ["over_limit"], decision: "hold" },
+    });
   });
 
   it("completes a rejected invoice with status rejected (not a tool error)", async () => {
-    const run = await runTask(wireOf(), "process_invoice", { invoice_id: "INV-2044", po_number: "PO-1005", amount: 642.8 }, { approve: false, comment: "duplicate of INV-2039" });
+    const run = await runTask(
+      wireOf(),
+      "process_invoice",
+      { invoice_id: "INV-2044", po_number: "PO-1005", amount: 642.8 },
+      { approve: false, comment: "duplicate of INV-2039" },
+    );
     expect(run.asked).toHaveLength(1);
     expect(run.final.status).toBe("completed");
     expect(run.final.result!.isError).toBeFalsy();
     expect(run.final.outputProblem).toBeUndefined();
-    expect(structured(run)).toMatchObject({ status: "rejected", approved: false, posted_amount: 0, approver_comment: "duplicate of INV-2039" });
+    expect(structured(run)).toMatchObject({
+      status: "rejected",
+      approved: false,
+      posted_amount: 0,
+      approver_comment: "duplicate of INV-2039",
+    });
   });
 
   it("fails sync_ledger with a clear JSON-RPC error after its retries", async () => {
@@ -166,14 +213,20 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
   });
 
   it("runs process_invoice only as a task (V1: -32601 without params.task; V2: -32021 without the extension)", async () => {
-    const call = wireOf().callTool("process_invoice", { invoice_id: "INV-1", po_number: "PO-1001", amount: 1250 }, { task: "never" });
+    const call = wireOf().callTool(
+      "process_invoice",
+      { invoice_id: "INV-1", po_number: "PO-1001", amount: 1250 },
+      { task: "never" },
+    );
     if (generation === "v1") await expect(call).rejects.toMatchObject({ rpcCode: -32601 });
     else await expect(call).rejects.toBeInstanceOf(UsageError);
   });
 
   it("refuses bad arguments with -32602", async () => {
     const engine = new TaskEngine(wireOf(), systemClock, preparedAnswers({}));
-    await expect(engine.call("process_invoice", { invoice_id: "INV-1", po_number: "1001", amount: 10 }, { task: "auto" })).rejects.toMatchObject({ rpcCode: -32602 });
+    await expect(
+      engine.call("process_invoice", { invoice_id: "INV-1", po_number: "1001", amount: 10 }, { task: "auto" }),
+    ).rejects.toMatchObject({ rpcCode: -32602 });
   });
 }
 
@@ -184,7 +237,10 @@ describe.each(GENERATIONS)("demo server %s over HTTP", (generation) => {
   let wire: Wire;
   const logged: string[] = [];
   beforeAll(async () => {
-    server = await startDemoServer({ transport: "http", port: 0 }, { generation, storeDir: tempStore(), ...FAST, log: (line) => logged.push(line) });
+    server = await startDemoServer(
+      { transport: "http", port: 0 },
+      { generation, storeDir: tempStore(), ...FAST, log: (line) => logged.push(line) },
+    );
     wire = await connect({ transport: "http", url: server.url! }, { env: {} });
   });
   afterAll(async () => {
@@ -219,7 +275,19 @@ describe.each(GENERATIONS)("demo server %s over stdio", (generation) => {
   const descriptor = (): ServerDescriptor => ({
     transport: "stdio",
     command: process.execPath,
-    args: [DEMO_MAIN, "--stdio", "--store", storeDir, "--generation", generation, "--speed", String(FAST.speed), "--poll-interval", String(FAST.pollIntervalMs), "--quiet"],
+    args: [
+      DEMO_MAIN,
+      "--stdio",
+      "--store",
+      storeDir,
+      "--generation",
+      generation,
+      "--speed",
+      String(FAST.speed),
+      "--poll-interval",
+      String(FAST.pollIntervalMs),
+      "--quiet",
+    ],
   });
   beforeAll(async () => {
     if (!existsSync(DEMO_MAIN)) throw new Error(`${DEMO_MAIN} is missing: run node scripts/build.mjs first`);
@@ -242,7 +310,8 @@ describe.each(GENERATIONS)("demo server %s over stdio", (generation) => {
     if (started.kind !== "task") throw new Error("expected a task");
     const stop = await wire.watchNotifications([started.snapshot.taskId], (snapshot) => pushed.push(snapshot));
     try {
-      for await (const snapshot of engine.watch(started.snapshot.taskId, { signal: AbortSignal.timeout(20_000) })) void snapshot;
+      for await (const snapshot of engine.watch(started.snapshot.taskId, { signal: AbortSignal.timeout(20_000) }))
+        void snapshot;
       await new Promise((resolve) => setTimeout(resolve, 200));
     } finally {
       stop();
@@ -257,7 +326,11 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
   let storeDir: string;
   let port: number;
   let server: DemoServer | undefined;
-  const start = async () => (server = await startDemoServer({ transport: "http", port }, { generation, storeDir, speed: 2, pollIntervalMs: 200 }));
+  const start = async () =>
+    (server = await startDemoServer(
+      { transport: "http", port },
+      { generation, storeDir, speed: 2, pollIntervalMs: 200 },
+    ));
   /** Stops the server, keeps it down for a moment (the client also notices its kept-alive sockets are gone), starts it again. */
   const restart = async () => {
     await server!.close();
@@ -291,7 +364,8 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
 
   async function follow(engine: TaskEngine, taskId: string): Promise<FinalOutcome> {
     const seen: Snapshot[] = [];
-    for await (const snapshot of engine.watch(taskId, { answerInput: true, signal: AbortSignal.timeout(45_000) })) seen.push(snapshot);
+    for await (const snapshot of engine.watch(taskId, { answerInput: true, signal: AbortSignal.timeout(45_000) }))
+      seen.push(snapshot);
     return engine.final(seen.at(-1)!, "process_invoice");
   }
 
@@ -299,8 +373,16 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
     await start();
     const wire = await connect({ transport: "http", url: server!.url! }, { env: {} });
     try {
-      const engine = new TaskEngine(wire, systemClock, recording({ input: { approve: true, comment: "after the restart" } }));
-      const started = await engine.call("process_invoice", { invoice_id: "INV-3001", po_number: "PO-1003", amount: 3974.5 }, { task: "auto" });
+      const engine = new TaskEngine(
+        wire,
+        systemClock,
+        recording({ input: { approve: true, comment: "after the restart" } }),
+      );
+      const started = await engine.call(
+        "process_invoice",
+        { invoice_id: "INV-3001", po_number: "PO-1003", amount: 3974.5 },
+        { task: "auto" },
+      );
       if (started.kind !== "task") throw new Error("expected a task");
       const taskId = started.snapshot.taskId;
       expect(readdirSync(join(storeDir, "tasks"))).toContain(`${taskId}.json`);
@@ -315,7 +397,11 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
       const final = await follow(engine, taskId);
       expect(final.status).toBe("completed");
       expect(final.outputProblem).toBeUndefined();
-      expect(final.result!.structuredContent).toMatchObject({ invoice_id: "INV-3001", status: "posted", approver_comment: "after the restart" });
+      expect(final.result!.structuredContent).toMatchObject({
+        invoice_id: "INV-3001",
+        status: "posted",
+        approver_comment: "after the restart",
+      });
     } finally {
       await wire.close();
     }
@@ -328,7 +414,11 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
       let open!: () => void;
       const gate = gatedApproval(new Promise<void>((resolve) => (open = resolve)), "approved across a restart");
       let engine = new TaskEngine(wire, systemClock, gate.input);
-      const started = await engine.call("process_invoice", { invoice_id: "INV-3002", po_number: "PO-1004", amount: 12000 }, { task: "auto" });
+      const started = await engine.call(
+        "process_invoice",
+        { invoice_id: "INV-3002", po_number: "PO-1004", amount: 12000 },
+        { task: "auto" },
+      );
       if (started.kind !== "task") throw new Error("expected a task");
       const taskId = started.snapshot.taskId;
       const stop = new AbortController();
@@ -358,7 +448,11 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
       const final = await follow(engine, taskId);
       expect(final.status).toBe("completed");
       expect(final.outputProblem).toBeUndefined();
-      expect(final.result!.structuredContent).toMatchObject({ invoice_id: "INV-3002", status: "posted", approver_comment: "approved across a restart" });
+      expect(final.result!.structuredContent).toMatchObject({
+        invoice_id: "INV-3002",
+        status: "posted",
+        approver_comment: "approved across a restart",
+      });
       expect(gate.questions[0]).toMatch(/^Approve invoice INV-3002/);
       // V2 lists the question on every tasks/get, V1 asks it again on the reopened tasks/result: either way the
       // restarted server asked it again.

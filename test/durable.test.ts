@@ -10,7 +10,8 @@ import { events, runCli, tempHome } from "./helpers/cli.js";
 import { everythingStdio, ROOT, v2Stdio } from "./helpers/servers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const demoStdio = () => `node ${join(ROOT, "dist/test-servers/demo-server-main.js")} --stdio --generation v1 --speed 4 --quiet --store ${mkdtempSync(join(tmpdir(), "mcp-task-durable-"))}`;
+const demoStdio = () =>
+  `node ${join(ROOT, "dist/test-servers/demo-server-main.js")} --stdio --generation v1 --speed 4 --quiet --store ${mkdtempSync(join(tmpdir(), "mcp-task-durable-"))}`;
 
 async function detach(home: string, args: string[]): Promise<string> {
   const run = await runCli(["call", ...args, "--detach", "--json"], { home });
@@ -42,7 +43,9 @@ async function comeBack(home: string, id: string, code: number, status: string, 
   const responded = await runCli(["respond", id, "--input", "{}", "--json"], { home });
   expect(responded.code, `respond: ${responded.stderr}`).toBe(code);
   expect(JSON.parse(responded.stdout)).toMatchObject({ taskId: id, outcome: { status } });
-  const listed = (JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>).find((row) => row.taskId === id);
+  const listed = (
+    JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
+  ).find((row) => row.taskId === id);
   expect(listed).toMatchObject({ status, gone: null });
 }
 

@@ -72,10 +72,24 @@ it("a stdio server that crashes mid-task: exit 4 with the end of its stderr in t
   // Fault injection: the V2 test server exits (code 70, a line on stderr) on the first tasks/update.
   const server = `node ${V2_SERVER} --stdio --crash-on-update before`;
   for (const json of [false, true]) {
-    const run = await runCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "--stdio", server, ...(json ? ["--json"] : [])], { home });
+    const run = await runCli(
+      [
+        "call",
+        "task_input_once",
+        "ms=200",
+        "--input",
+        '{"name":"Ada"}',
+        "--stdio",
+        server,
+        ...(json ? ["--json"] : []),
+      ],
+      { home },
+    );
     expect(run.code).toBe(4);
     const message = json ? String(events(run.stdout).at(-1)?.message) : run.stderr;
-    expect(message).toMatch(/the server process exited .*its stderr ends with: .*fault injection: exiting on tasks\/update, before applying it/);
+    expect(message).toMatch(
+      /the server process exited .*its stderr ends with: .*fault injection: exiting on tasks\/update, before applying it/,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   }
   const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ gone: string | null }>;
@@ -89,7 +103,9 @@ it("a handle lock left by a process killed while holding it is taken over once s
     const home = tempHome();
     const id = await detach(home, server.url, "task_complete", "ms=500");
     // What a watcher SIGKILLed inside its read-modify-write leaves: the lock directory, fresh.
-    const stem = readdirSync(join(home, "tasks")).find((f) => f.startsWith(id) && f.endsWith(".json"))!.slice(0, -5);
+    const stem = readdirSync(join(home, "tasks"))
+      .find((f) => f.startsWith(id) && f.endsWith(".json"))!
+      .slice(0, -5);
     mkdirSync(join(home, "tasks", `.lock-${stem}`));
     const run = await runCli(["watch", id, "--json"], { home });
     expect(run.code, run.stdout).toBe(0);

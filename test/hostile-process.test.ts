@@ -15,13 +15,18 @@ import { hostileStdio, startHostileHttp } from "./helpers/servers.js";
 import { expectError, runMeasured, type MeasuredRun } from "./helpers/hostile.js";
 
 /** A measured run of the CLI in `home` (helpers/hostile.ts). */
-const measured = (args: string[], home: string, options: { input?: Buffer | string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<MeasuredRun> =>
-  runMeasured(args, { home, ...options });
+const measured = (
+  args: string[],
+  home: string,
+  options: { input?: Buffer | string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<MeasuredRun> => runMeasured(args, { home, ...options });
 
 /** True once the process is gone (no such pid, or a zombie nobody has reaped yet: it runs no more). */
 function gone(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").startsWith("Z");
+    return readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /, "")
+      .startsWith("Z");
   } catch {
     return true;
   }
@@ -46,7 +51,11 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
   it("stdout-closed: a server that closes its stdout and runs on is gone at once (exit 4), and stopped", async () => {
     const home = tempHome();
     const pids = pidDir();
-    const run = await measured(["call", "hang", "--no-task", "--stdio", hostileStdio("stdout-closed", "v2", "--pid-dir", pids)], home, { env: { MCP_TASK_REQUEST_TIMEOUT: "120s" } });
+    const run = await measured(
+      ["call", "hang", "--no-task", "--stdio", hostileStdio("stdout-closed", "v2", "--pid-dir", pids)],
+      home,
+      { env: { MCP_TASK_REQUEST_TIMEOUT: "120s" } },
+    );
     expectError(run, 4, /the server closed its output/);
     // Before: noticed only at the request timeout (120 s here).
     expect(run.ms).toBeLessThan(STDIO_KILL_GRACE_MS + 4000);
@@ -69,12 +78,19 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
   it("ignore-sigterm: a broker stops it when it leaves, and a broker that cannot start leaves none behind", async () => {
     const home = tempHome();
     const pids = pidDir();
-    const call = await measured(["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--pid-dir", pids)], home);
+    const call = await measured(
+      ["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--pid-dir", pids)],
+      home,
+    );
     expect(call.code, call.stderr).toBe(0);
     // The broker leaves a second after its last task (MCP_TASK_BROKER_GRACE), then its server gets the grace.
     await expectAllGone(pids, 1000 + STDIO_KILL_GRACE_MS + 3000);
     const mute = pidDir();
-    const failed = await measured(["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--mute", "--pid-dir", mute)], tempHome(), { env: { MCP_TASK_REQUEST_TIMEOUT: "2s" } });
+    const failed = await measured(
+      ["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--mute", "--pid-dir", mute)],
+      tempHome(),
+      { env: { MCP_TASK_REQUEST_TIMEOUT: "2s" } },
+    );
     expectError(failed, 4, /cannot start the server|did not answer|cannot connect/);
     expect(pidsIn(mute).length).toBeGreaterThan(0);
     await expectAllGone(mute, STDIO_KILL_GRACE_MS + 2000);
@@ -92,7 +108,10 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
     }
     // Through a broker (call): it leaves a second after its last task, and its server's group goes with it.
     const pids = pidDir();
-    const call = await measured(["call", "plain", "--stdio", hostileStdio("grandchild", "v2", "--pid-dir", pids)], home);
+    const call = await measured(
+      ["call", "plain", "--stdio", hostileStdio("grandchild", "v2", "--pid-dir", pids)],
+      home,
+    );
     expect(call.code, call.stderr).toBe(0);
     expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
     await expectAllGone(pids, 1000 + STDIO_KILL_GRACE_MS + 3000);
@@ -101,9 +120,14 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
   it("a server whose mcp-task is killed sees its input end, and exits", async () => {
     const home = tempHome();
     // A first command caches the generation, so that the call starts one server (no probe sibling).
-    expect((await measured(["tools", "--stdio", hostileStdio("stray-json", "v2", "--pid-dir", pidDir())], home)).code).toBe(0);
+    expect(
+      (await measured(["tools", "--stdio", hostileStdio("stray-json", "v2", "--pid-dir", pidDir())], home)).code,
+    ).toBe(0);
     const pids = pidDir();
-    const cli = startCli(["call", "hang", "--no-task", "--stdio", hostileStdio("stray-json", "v2", "--pid-dir", pids)], { home });
+    const cli = startCli(
+      ["call", "hang", "--no-task", "--stdio", hostileStdio("stray-json", "v2", "--pid-dir", pids)],
+      { home },
+    );
     const until = Date.now() + 10_000;
     while (Date.now() < until && pidsIn(pids).length === 0) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 500)); // the call is on its way
@@ -113,7 +137,7 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
     await expectAllGone(pids, 2000);
   });
 
-  it("stray-json: 42, \"x\", [], null, {} and garbage lines are skipped, on a first contact and with a cached verdict", async () => {
+  it('stray-json: 42, "x", [], null, {} and garbage lines are skipped, on a first contact and with a cached verdict', async () => {
     const home = tempHome();
     const server = hostileStdio("stray-json", "v2");
     for (const args of [["tools"], ["tools"], ["call", "plain", "--no-task"]]) {
@@ -155,7 +179,9 @@ describe("hostile streams (HTTP)", { timeout: 60_000 }, () => {
   it("blank-sse-gzip: a gzip stream of blank lines ends after 1 MiB without an event (exit 4), without spinning", async () => {
     const server = await startHostileHttp("blank-sse-gzip", "v2");
     try {
-      const run = await measured(["call", "plain", "-s", server.url], tempHome(), { env: { MCP_TASK_REQUEST_TIMEOUT: "60s" } });
+      const run = await measured(["call", "plain", "-s", server.url], tempHome(), {
+        env: { MCP_TASK_REQUEST_TIMEOUT: "60s" },
+      });
       expectError(run, 4, /more than 1 MiB on an event stream without an event/);
       expect(run.ms).toBeLessThan(10_000);
       expect(run.cpu).toBeLessThan(2);
@@ -187,13 +213,20 @@ describe("hostile streams (HTTP)", { timeout: 60_000 }, () => {
     const cross = await startHostileHttp("redirect-cross-origin", "v2");
     try {
       const run = await measured(["tools", "-s", cross.url], tempHome());
-      expectError(run, 4, /the server redirected to http:\/\/localhost:\d+; mcp-task follows redirects only within the same origin/);
+      expectError(
+        run,
+        4,
+        /the server redirected to http:\/\/localhost:\d+; mcp-task follows redirects only within the same origin/,
+      );
     } finally {
       await cross.stop();
     }
   });
 
-  for (const [hostileCase, status] of [["unauthorized", 401], ["forbidden", 403]] as const) {
+  for (const [hostileCase, status] of [
+    ["unauthorized", 401],
+    ["forbidden", 403],
+  ] as const) {
     it(`${hostileCase}: HTTP ${status} is "authorization required" (exit 8) with a hint that can work`, async () => {
       const server = await startHostileHttp(hostileCase, "v2");
       try {
@@ -219,18 +252,50 @@ describe("TLS failures are named from the error's code", { timeout: 60_000 }, ()
   it("a self-signed certificate (exit 4, hint NODE_EXTRA_CA_CERTS, which works), and one for another host name", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-task-tls-"));
     const make = (name: string, subject: string, san: string) =>
-      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, `${name}.key`), "-out", join(dir, `${name}.pem`), "-days", "2", "-subj", subject, "-addext", san], { stdio: "ignore" });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-keyout",
+          join(dir, `${name}.key`),
+          "-out",
+          join(dir, `${name}.pem`),
+          "-days",
+          "2",
+          "-subj",
+          subject,
+          "-addext",
+          san,
+        ],
+        { stdio: "ignore" },
+      );
     make("local", "/CN=127.0.0.1", "subjectAltName=IP:127.0.0.1");
     make("other", "/CN=example.com", "subjectAltName=DNS:example.com");
-    for (const [name, message] of [["local", /its TLS certificate is self-signed/], ["other", /its TLS certificate is for another host name/]] as const) {
-      const server = await startHostileHttp("redirect-same-origin", "v2", "--tls-key", join(dir, `${name}.key`), "--tls-cert", join(dir, `${name}.pem`));
+    for (const [name, message] of [
+      ["local", /its TLS certificate is self-signed/],
+      ["other", /its TLS certificate is for another host name/],
+    ] as const) {
+      const server = await startHostileHttp(
+        "redirect-same-origin",
+        "v2",
+        "--tls-key",
+        join(dir, `${name}.key`),
+        "--tls-cert",
+        join(dir, `${name}.pem`),
+      );
       try {
         const env = name === "other" ? { NODE_EXTRA_CA_CERTS: join(dir, "other.pem") } : undefined;
         const run = await measured(["tools", "-s", server.url], tempHome(), { env });
         expectError(run, 4, message);
         if (name === "local") {
           expect(run.stderr).toMatch(/hint: .*NODE_EXTRA_CA_CERTS/);
-          const trusted = await measured(["tools", "-s", server.url], tempHome(), { env: { NODE_EXTRA_CA_CERTS: join(dir, "local.pem") } });
+          const trusted = await measured(["tools", "-s", server.url], tempHome(), {
+            env: { NODE_EXTRA_CA_CERTS: join(dir, "local.pem") },
+          });
           expect(trusted.code, trusted.stderr).toBe(0);
         }
       } finally {
@@ -246,7 +311,8 @@ describe("question and error lines", { timeout: 60_000 }, () => {
     try {
       const run = await measured(["call", "plain", "-s", server.url], tempHome());
       expect(run.code, run.stderr).toBe(6);
-      for (const line of run.stderr.split("\n")) expect(line.length, line.slice(0, 200)).toBeLessThan(MAX_ERROR_TEXT + 300);
+      for (const line of run.stderr.split("\n"))
+        expect(line.length, line.slice(0, 200)).toBeLessThan(MAX_ERROR_TEXT + 300);
       expect(run.stderr).toMatch(/asks: confirm\?/);
     } finally {
       await server.stop();
@@ -256,7 +322,9 @@ describe("question and error lines", { timeout: 60_000 }, () => {
 
 describe("stdin", { timeout: 60_000 }, () => {
   it("--args - reads at most 32 MiB (exit 2, naming the limit), without holding what it was given", async () => {
-    const run = await measured(["call", "plain", "--args", "-", "-s", "http://127.0.0.1:45999/mcp"], tempHome(), { input: Buffer.alloc(40 * 1024 * 1024, 0x20) });
+    const run = await measured(["call", "plain", "--args", "-", "-s", "http://127.0.0.1:45999/mcp"], tempHome(), {
+      input: Buffer.alloc(40 * 1024 * 1024, 0x20),
+    });
     expectError(run, 2, /--args -: stdin is larger than 32 MiB/);
     expect(run.rssKb).toBeLessThan(200 * 1024);
   });

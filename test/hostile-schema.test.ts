@@ -19,12 +19,18 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
         expect(json.code, json.stderr).toBe(0);
         expectClean(json);
         const result = events(json.stdout).at(-1)!;
-        expect(result).toMatchObject({ type: "result", status: "completed", result: { structuredContent: { code: REDOS_TEXT } } });
+        expect(result).toMatchObject({
+          type: "result",
+          status: "completed",
+          result: { structuredContent: { code: REDOS_TEXT } },
+        });
         expect(result.outputSchemaError).toMatch(/must match pattern "\^\(a\+\)\+\$"/);
         expect(json.cpu, `CPU ${json.cpu} s`).toBeLessThan(2);
         const text = await runMeasured(["call", "redos", "-s", url], { home });
         expect(text.code, text.stderr).toBe(0);
-        expect(text.stderr).toMatch(/^warning: the result does not match the tool's outputSchema: data\/code must match pattern/m);
+        expect(text.stderr).toMatch(
+          /^warning: the result does not match the tool's outputSchema: data\/code must match pattern/m,
+        );
         expect(text.cpu, `CPU ${text.cpu} s`).toBeLessThan(2);
       });
     });
@@ -41,19 +47,31 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
       await withHttp("deep-schema", generation, async ({ url }) => {
         const home = tempHome();
         const call = await runMeasured(["call", "deep_in", "-s", url], { home });
-        expectError(call, 4, /mcp-task will not process tool deep_(out|in)'s (output|input)Schema from the server: it nests more than 64 levels deep/);
+        expectError(
+          call,
+          4,
+          /mcp-task will not process tool deep_(out|in)'s (output|input)Schema from the server: it nests more than 64 levels deep/,
+        );
         expect(call.cpu, `CPU ${call.cpu} s`).toBeLessThan(2);
         const tools = await runMeasured(["tools", "--json", "-s", url], { home });
         expect(tools.code).toBe(4);
         expectClean(tools);
-        expect(events(tools.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4, message: expect.stringMatching(/nests more than 64 levels deep/) });
+        expect(events(tools.stdout).at(-1)).toMatchObject({
+          type: "error",
+          exitCode: 4,
+          message: expect.stringMatching(/nests more than 64 levels deep/),
+        });
       });
     });
 
     it(`wide-form (${generation}): a question of 10,000 fields is refused unanswered with exit 4 naming the bound`, async () => {
       await withHttp("wide-form", generation, async ({ url }) => {
         const result = await runMeasured(["call", "wide_ask", "--input", "{}", "-s", url], { home: tempHome() });
-        expectError(result, 4, /mcp-task will not show or fill the form of a question from the server: it has 10000 fields \(limit 100\)/);
+        expectError(
+          result,
+          4,
+          /mcp-task will not show or fill the form of a question from the server: it has 10000 fields \(limit 100\)/,
+        );
         expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(3);
       });
     });
@@ -61,12 +79,23 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     it(`proto-field (${generation}): __proto__=1 and --args {"__proto__":...} reach the tool as arguments, with constructor beside them`, async () => {
       await withHttp("proto-field", generation, async ({ url }) => {
         const home = tempHome();
-        const pairs = await runMeasured(["call", "echo", "__proto__=1", "constructor=2", "prototype=x", "-s", url], { home });
+        const pairs = await runMeasured(["call", "echo", "__proto__=1", "constructor=2", "prototype=x", "-s", url], {
+          home,
+        });
         expect(pairs.code, pairs.stderr).toBe(0);
-        expect(JSON.parse(pairs.stdout)).toEqual({ keys: ["__proto__", "constructor", "prototype"], args: JSON.parse('{"__proto__":1,"constructor":2,"prototype":"x"}') });
-        const args = await runMeasured(["call", "echo", "--args", '{"__proto__":{"polluted":true}}', "n=3", "-s", url], { home });
+        expect(JSON.parse(pairs.stdout)).toEqual({
+          keys: ["__proto__", "constructor", "prototype"],
+          args: JSON.parse('{"__proto__":1,"constructor":2,"prototype":"x"}'),
+        });
+        const args = await runMeasured(
+          ["call", "echo", "--args", '{"__proto__":{"polluted":true}}', "n=3", "-s", url],
+          { home },
+        );
         expect(args.code, args.stderr).toBe(0);
-        expect(JSON.parse(args.stdout)).toEqual({ keys: ["__proto__", "n"], args: JSON.parse('{"__proto__":{"polluted":true},"n":3}') });
+        expect(JSON.parse(args.stdout)).toEqual({
+          keys: ["__proto__", "n"],
+          args: JSON.parse('{"__proto__":{"polluted":true},"n":3}'),
+        });
       });
     });
   }
@@ -74,7 +103,10 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
   it("redos-input (v2): an --input answer checked against a form's pattern ^(a+)+$ is exit 6 at once", async () => {
     // (V1: the SDK's own parse of the elicitation request drops `pattern`, so the answer is not checked there.)
     await withHttp("redos-input", "v2", async ({ url }) => {
-      const result = await runMeasured(["call", "redos_ask", "--input", JSON.stringify({ code: REDOS_TEXT }), "-s", url], { home: tempHome() });
+      const result = await runMeasured(
+        ["call", "redos_ask", "--input", JSON.stringify({ code: REDOS_TEXT }), "-s", url],
+        { home: tempHome() },
+      );
       expectError(result, 6, /the --input answer does not fit the requested form \(expected code: string\)/);
       expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(2);
     });
@@ -86,16 +118,29 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     it(`deep-form (${generation}): a question whose requestedSchema nests 20,000 levels is refused unanswered, exit 4 naming the bound`, async () => {
       await withHttp("deep-form", generation, async ({ url }) => {
         const result = await runMeasured(["call", "deep_ask", "--input", "{}", "-s", url], { home: tempHome() });
-        expectError(result, 4, /mcp-task will not show or fill the form of a question from the server: it nests more than 64 levels deep/);
+        expectError(
+          result,
+          4,
+          /mcp-task will not show or fill the form of a question from the server: it nests more than 64 levels deep/,
+        );
       });
     });
 
     it(`wide-form (${generation}): a question of 400,000 fields (16 MB) is refused within 4 CPU-seconds, exit 4`, async () => {
-      await withHttp("wide-form", generation, async ({ url }) => {
-        const result = await runMeasured(["call", "wide_ask", "--input", "{}", "-s", url], { home: tempHome(), timeoutMs: 45_000 });
-        expectError(result, 4, /it has 400000 fields \(limit 100\)/);
-        expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(4);
-      }, "--fields", "400000");
+      await withHttp(
+        "wide-form",
+        generation,
+        async ({ url }) => {
+          const result = await runMeasured(["call", "wide_ask", "--input", "{}", "-s", url], {
+            home: tempHome(),
+            timeoutMs: 45_000,
+          });
+          expectError(result, 4, /it has 400000 fields \(limit 100\)/);
+          expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(4);
+        },
+        "--fields",
+        "400000",
+      );
     });
   }
 
@@ -107,7 +152,10 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
       expect(unanswered.ms).toBeLessThan(15_000);
       const answered = await runMeasured(["call", "ask", "--input", '{"ok":true}', "-s", url], { home });
       expect(answered.code, answered.stderr).toBe(0);
-      expect(JSON.parse(answered.stdout)).toEqual({ keys: ["__proto__"], answer: { action: "accept", content: { ok: true } } });
+      expect(JSON.parse(answered.stdout)).toEqual({
+        keys: ["__proto__"],
+        answer: { action: "accept", content: { ok: true } },
+      });
     });
   });
 
@@ -115,9 +163,15 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     await withHttp("empty-input-requests", "v2", async ({ url }) => {
       const home = tempHome();
       // Without an answer (CI) and with one: the same bounded end. (Side by side: each waits its 5 s.)
-      const results = await Promise.all([[], ["--input", '{"ok":true}']].map((args) => runMeasured(["call", "ask", ...args, "-s", url], { home })));
+      const results = await Promise.all(
+        [[], ["--input", '{"ok":true}']].map((args) => runMeasured(["call", "ask", ...args, "-s", url], { home })),
+      );
       for (const result of results) {
-        expectError(result, 4, /the server says the task needs input but asks no question \(input_required with an empty inputRequests, for \d+ s\)/);
+        expectError(
+          result,
+          4,
+          /the server says the task needs input but asks no question \(input_required with an empty inputRequests, for \d+ s\)/,
+        );
         expect(result.ms).toBeLessThan(15_000);
       }
     });
@@ -132,13 +186,19 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
       expect(JSON.parse(full.stdout).answer).toEqual({ action: "accept", content: JSON.parse(answer) });
       // required: ["__proto__", "constructor"]: Object.prototype is not an answer to __proto__.
       const missing = await runMeasured(["call", "ask", "--input", '{"constructor":true}', "-s", url], { home });
-      expectError(missing, 6, /does not fit the requested form \(expected __proto__: string; constructor: boolean; prototype\?: string\)/);
+      expectError(
+        missing,
+        6,
+        /does not fit the requested form \(expected __proto__: string; constructor: boolean; prototype\?: string\)/,
+      );
     });
   });
 
   it("proto-field (v1): the SDK drops the __proto__ field from the request, so the answer cannot fit its required list: exit 6, nothing sent half-answered", async () => {
     await withHttp("proto-field", "v1", async ({ url }) => {
-      const result = await runMeasured(["call", "ask", "--input", '{"__proto__":"p","constructor":true}', "-s", url], { home: tempHome() });
+      const result = await runMeasured(["call", "ask", "--input", '{"__proto__":"p","constructor":true}', "-s", url], {
+        home: tempHome(),
+      });
       expectError(result, 6, /does not fit the requested form/);
     });
   });
@@ -147,7 +207,10 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     const home = tempHome();
     const deep = await runMeasured(["call", "deep_in", "--stdio", hostileStdio("deep-schema", "v1")], { home });
     expectError(deep, 4, /nests more than 64 levels deep/);
-    const proto = await runMeasured(["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("proto-key", "v2")], { home });
+    const proto = await runMeasured(
+      ["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("proto-key", "v2")],
+      { home },
+    );
     expect(proto.code, proto.stderr).toBe(0);
     expect(JSON.parse(proto.stdout).keys).toEqual(["__proto__"]);
   });

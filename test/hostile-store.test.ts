@@ -3,7 +3,20 @@
 // Each case plants the thing in an MCP_TASK_HOME, runs the built CLI, and checks the exit code, one clear line on
 // stderr, the time and memory taken, and that nothing outside the store was written.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -24,7 +37,11 @@ interface Timed extends CliResult {
 function treeRssKb(pid: number): number {
   try {
     const rss = Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
     return rss + children.reduce((sum, child) => sum + treeRssKb(child), 0);
   } catch {
     return 0;
@@ -75,7 +92,11 @@ function timedCli(args: string[], home: string, timeoutMs = 20_000): Promise<Tim
 
 /** Saves `count` handles (working, or completed) with the store's own code. */
 function saveHandles(home: string, prefix: string, count: number, completed = false): void {
-  const r = spawnSync(process.execPath, [WRITER, home, "create", prefix, String(count), "50", ...(completed ? ["completed"] : [])], { encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [WRITER, home, "create", prefix, String(count), "50", ...(completed ? ["completed"] : [])],
+    { encoding: "utf8" },
+  );
   expect(r.status, r.stderr).toBe(0);
 }
 
@@ -103,15 +124,27 @@ function outsideDir(): { dir: string; file: string } {
 function handleJson(taskId: string, status = "working"): string {
   const now = new Date().toISOString();
   return JSON.stringify({
-    version: 1, taskId, server: { name: "planted", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
-    resume: { generation: "v2" }, tool: "t", arguments: {}, createdAt: now, updatedAt: now, ttlMs: null,
-    last: { taskId, status }, history: [{ status, at: now }], answered: [],
+    version: 1,
+    taskId,
+    server: { name: "planted", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
+    resume: { generation: "v2" },
+    tool: "t",
+    arguments: {},
+    createdAt: now,
+    updatedAt: now,
+    ttlMs: null,
+    last: { taskId, status },
+    history: [{ status, at: now }],
+    answered: [],
   });
 }
 
 /** The one note line a listing writes for the files it skipped. */
 function skippedLine(stderr: string): string {
-  const lines = stderr.trim().split("\n").filter((line) => line.includes("skipped"));
+  const lines = stderr
+    .trim()
+    .split("\n")
+    .filter((line) => line.includes("skipped"));
   expect(lines, stderr).toHaveLength(1);
   return lines[0];
 }
@@ -143,7 +176,9 @@ it("links planted in the store (handle files, the index) are neither followed no
   expectClean(listed);
   const ids = (JSON.parse(listed.stdout) as Array<{ taskId: string }>).map((row) => row.taskId).sort();
   expect(ids).toEqual(["real-0", "real-1", "real-2"]); // the linked handle is not shown
-  expect(skippedLine(listed.stderr)).toMatch(/skipped a file in .*tasks that is not a readable task handle: outside-task\.00000000\.json \(a symbolic link\)/);
+  expect(skippedLine(listed.stderr)).toMatch(
+    /skipped a file in .*tasks that is not a readable task handle: outside-task\.00000000\.json \(a symbolic link\)/,
+  );
   expect(listed.seconds).toBeLessThan(5);
 
   // A new save appends to the index: into a real file now, not through the link.
@@ -220,26 +255,37 @@ it("malformed handles and index lines are skipped, named in one line, and never 
   const tasks = join(home, "tasks");
   const bad: Record<string, string> = {
     "not-json": "{ this is not json",
-    "null": "null",
-    "array": "[]",
+    null: "null",
+    array: "[]",
     "number-id": handleJson("x").replace('"taskId":"x"', '"taskId":5'),
     "evil-status": handleJson("y").replaceAll('"working"', '"\\u001b[31mworking"'),
     "number-server": handleJson("z").replace('"name":"planted"', '"name":7'),
     "no-history": handleJson("w").replace(/"history":\[[^\]]*\]/, '"history":"none"'),
-    "dates": handleJson("v").replace(/"createdAt":"[^"]*"/, '"createdAt":{"evil":1}'),
+    dates: handleJson("v").replace(/"createdAt":"[^"]*"/, '"createdAt":{"evil":1}'),
   };
-  for (const [name, text] of Object.entries(bad)) writeFileSync(join(tasks, `${name}.00000000.json`), text, { mode: 0o600 });
+  for (const [name, text] of Object.entries(bad))
+    writeFileSync(join(tasks, `${name}.00000000.json`), text, { mode: 0o600 });
   // A forged index line with the wrong types for a good handle: it must not reach the listing as it is.
   const stem = "good-0.00000000";
-  appendFileSync(join(tasks, ".index.ndjson"), `${JSON.stringify([2, stem, 1, 42, {}, "t", "v2", 1, null, "x", null, "x", null, null, null, true, null, true])}\n`);
+  appendFileSync(
+    join(tasks, ".index.ndjson"),
+    `${JSON.stringify([2, stem, 1, 42, {}, "t", "v2", 1, null, "x", null, "x", null, null, null, true, null, true])}\n`,
+  );
 
   for (const args of [["list"], ["list", "--json"], ["list", "--status", "working"]]) {
     const listed = await timedCli(args, home);
     expect(listed.code, `${args.join(" ")}: ${listed.stderr}`).toBe(0);
     expectClean(listed);
     const line = skippedLine(listed.stderr);
-    expect(line).toMatch(/^mcp-task: skipped 8 files in .* that are not a readable task handle: array\.00000000\.json \(not a task handle \(bad version\)\), dates\.00000000\.json \(not a task handle \(bad times\)\), evil-status\.00000000\.json \(not a task handle \(bad last status\)\), and 5 more$/);
-    if (args.includes("--json")) expect((JSON.parse(listed.stdout) as Array<{ taskId: string }>).map((r) => r.taskId).sort()).toEqual(["good-0", "good-1", "good-2"]);
+    expect(line).toMatch(
+      /^mcp-task: skipped 8 files in .* that are not a readable task handle: array\.00000000\.json \(not a task handle \(bad version\)\), dates\.00000000\.json \(not a task handle \(bad times\)\), evil-status\.00000000\.json \(not a task handle \(bad last status\)\), and 5 more$/,
+    );
+    if (args.includes("--json"))
+      expect((JSON.parse(listed.stdout) as Array<{ taskId: string }>).map((r) => r.taskId).sort()).toEqual([
+        "good-0",
+        "good-1",
+        "good-2",
+      ]);
     else for (const id of ["good-0", "good-1", "good-2"]) expect(listed.stdout).toContain(id);
   }
   const pruned = await timedCli(["prune"], home);
@@ -258,23 +304,39 @@ it("a forged index line cannot make prune delete a live task's handle; the index
   const stem = "live-0.00000000";
   const mtime = statSync(join(tasks, `${stem}.json`)).mtimeMs;
   // The live task's entry, forged: finished, completed, last updated years ago, with the file's own mtime.
-  appendFileSync(index, `${JSON.stringify([2, stem, mtime, "live-0", "bench", "bench", "v2", "completed", null, old, null, old, null, null, null, true, old, true])}\n`);
+  appendFileSync(
+    index,
+    `${JSON.stringify([2, stem, mtime, "live-0", "bench", "bench", "v2", "completed", null, old, null, old, null, null, null, true, old, true])}\n`,
+  );
 
   const pruned = await runCli(["prune", "--older-than", "1d"], { home });
   expect(pruned.code, pruned.stderr).toBe(0);
   expect(pruned.stderr).toBe("mcp-task: dropped 0 handle(s)\n"); // the done ones are newer than a day
   expect(existsSync(join(tasks, `${stem}.json`))).toBe(true);
   // Rebuilt: one line per handle, the live one as it is in its file.
-  const lines = readFileSync(index, "utf8").trim().split("\n").map((l) => JSON.parse(l) as unknown[]);
+  const lines = readFileSync(index, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as unknown[]);
   expect(lines).toHaveLength(4);
   expect(lines.find((l) => l[1] === stem)?.[7]).toBe("working");
 
   // Without --older-than: the finished ones go, the live ones stay.
-  appendFileSync(index, `${JSON.stringify([2, stem, mtime, "live-0", "bench", "bench", "v2", "completed", null, old, null, old, null, null, null, true, old, true])}\n`);
+  appendFileSync(
+    index,
+    `${JSON.stringify([2, stem, mtime, "live-0", "bench", "bench", "v2", "completed", null, old, null, old, null, null, null, true, old, true])}\n`,
+  );
   const all = await runCli(["prune"], { home });
   expect(all.stderr).toBe("mcp-task: dropped 2 handle(s)\n");
-  expect(readdirSync(tasks).filter((n) => n.endsWith(".json")).sort()).toEqual(["live-0.00000000.json", "live-1.00000000.json"]);
-  const listed = events((await runCli(["list", "--json"], { home })).stdout)[0] as unknown as Array<{ taskId: string; status: string }>;
+  expect(
+    readdirSync(tasks)
+      .filter((n) => n.endsWith(".json"))
+      .sort(),
+  ).toEqual(["live-0.00000000.json", "live-1.00000000.json"]);
+  const listed = events((await runCli(["list", "--json"], { home })).stdout)[0] as unknown as Array<{
+    taskId: string;
+    status: string;
+  }>;
   expect(listed.map((r) => `${r.taskId} ${r.status}`).sort()).toEqual(["live-0 working", "live-1 working"]);
 });
 
@@ -287,7 +349,10 @@ it("a task whose id is empty gets a handle file that list shows and forget remov
   const files = readdirSync(tasks).filter((n) => n.endsWith(".json"));
   expect(files).toHaveLength(1);
   expect(files[0]).toMatch(/^%\.[0-9a-f]{8}\.json$/);
-  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ taskId: string; status: string }>;
+  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{
+    taskId: string;
+    status: string;
+  }>;
   expect(listed).toEqual([expect.objectContaining({ taskId: "", status: "completed" })]);
   const forgot = await runCli(["forget", ""], { home });
   expect(forgot.code, forgot.stderr).toBe(0);
@@ -301,13 +366,19 @@ it("links planted as a broker's spec, record and log are replaced, not written t
   const scout = tempHome();
   const server = v2Stdio();
   expect((await runCli(["call", "task_complete", "ms=100", "--stdio", server], { home: scout })).code).toBe(0);
-  const key = readdirSync(join(scout, "brokers")).find((n) => n.endsWith(".log"))!.slice(0, -4);
+  const key = readdirSync(join(scout, "brokers"))
+    .find((n) => n.endsWith(".log"))!
+    .slice(0, -4);
   const brokers = join(home, "brokers");
   mkdirSync(brokers, { recursive: true, mode: 0o700 });
   for (const suffix of [".json.spec", ".json", ".log"]) symlinkSync(outside.file, join(brokers, `${key}${suffix}`));
   const before = snapshot(outside.dir);
 
-  const called = await timedCli(["call", "task_complete", "ms=100", "text=through the broker", "--stdio", server], home, 45_000);
+  const called = await timedCli(
+    ["call", "task_complete", "ms=100", "text=through the broker", "--stdio", server],
+    home,
+    45_000,
+  );
   expect(called.code, called.stderr).toBe(0);
   expect(called.stdout.trim()).toBe("through the broker");
   expect(snapshot(outside.dir)).toBe(before);
@@ -320,7 +391,9 @@ it("a home of 150+ characters: stdio tasks go through the broker, its socket in 
   homes.push(home);
   expect(home.length).toBeGreaterThan(150);
   const server = v2Stdio();
-  const started = await runCli(["call", "task_input_once", "ms=100", "--stdio", server, "--detach", "--json"], { home });
+  const started = await runCli(["call", "task_input_once", "ms=100", "--stdio", server, "--detach", "--json"], {
+    home,
+  });
   expect(started.code, started.stderr).toBe(0);
   const id = events(started.stdout)[0].taskId as string;
   // Not under the home (too long for a socket's address); in /tmp/mcp-task-<uid>, 0700, ours.
@@ -359,7 +432,9 @@ it("a store directory that is a link is refused; planted broker records do not b
   const before = snapshot(outside.dir);
   const listed = await timedCli(["list"], home);
   expect(listed.code).toBe(2);
-  expect(listed.stderr).toMatch(/^mcp-task: error: .*tasks is a symbolic link, and mcp-task keeps its files only in a directory of its own\nhint: remove the link/);
+  expect(listed.stderr).toMatch(
+    /^mcp-task: error: .*tasks is a symbolic link, and mcp-task keeps its files only in a directory of its own\nhint: remove the link/,
+  );
   expect(snapshot(outside.dir)).toBe(before);
   rmSync(join(home, "tasks")); // the link only
 

@@ -39,7 +39,9 @@ async function listed(home: string): Promise<Array<Record<string, unknown>>> {
 
 /** CPU time (s) a live process has used so far, from /proc/<pid>/stat (utime + stime, in clock ticks). */
 function cpuOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100; // CLK_TCK is 100 on Linux
 }
 
@@ -69,7 +71,9 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         const negative = await runMeasured(["call", "negative", "seconds=4", "--json", "-s", url], { home });
         expect(negative.code, negative.stderr).toBe(0);
         expect(events(negative.stdout)[0]).toMatchObject({ type: "task", pollIntervalMs: MIN_POLL_INTERVAL_MS });
-        expect(reads(String((events(negative.stdout).at(-1) as any).result.content[0].text), 4000)).toBeLessThanOrEqual(4000 / MIN_POLL_INTERVAL_MS + 2);
+        expect(reads(String((events(negative.stdout).at(-1) as any).result.content[0].text), 4000)).toBeLessThanOrEqual(
+          4000 / MIN_POLL_INTERVAL_MS + 2,
+        );
         expect(negative.cpu, `CPU ${negative.cpu} s`).toBeLessThan(1);
       });
     });
@@ -120,7 +124,11 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
       await withHttp("completed-with-error", generation, async ({ url }) => {
         const home = tempHome();
         const run = await runMeasured(["call", "bad_done", "-s", url], { home });
-        expectError(run, 4, /says task \S+ completed, but sent an error instead of its result: it broke after all \(code -32000\)/);
+        expectError(
+          run,
+          4,
+          /says task \S+ completed, but sent an error instead of its result: it broke after all \(code -32000\)/,
+        );
         expect(run.stdout).toBe("");
         const json = await runMeasured(["call", "bad_done", "--json", "-s", url], { home });
         expect(json.code).toBe(4);
@@ -136,7 +144,11 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
       await withHttp("completed-no-result", generation, async ({ url }) => {
         const home = tempHome();
         const run = await runMeasured(["call", "no_result", "-s", url], { home });
-        expectError(run, 4, generation === "v2" ? /says task \S+ completed, but sent no result/ : /invalid tasks\/result: content/);
+        expectError(
+          run,
+          4,
+          generation === "v2" ? /says task \S+ completed, but sent no result/ : /invalid tasks\/result: content/,
+        );
         expect(run.stdout).toBe("");
         expect(await listed(home)).toEqual([expect.objectContaining({ status: "working" })]);
       });
@@ -149,7 +161,11 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         expect(first.code, first.stderr).toBe(0);
         expect(first.stdout).toBe("reused-task-id\n");
         const second = await runMeasured(["call", "slow", "n=2", "-s", url], { home });
-        expectError(second, 4, /gave the new task the id reused-task-id, which it already gave to another task saved here/);
+        expectError(
+          second,
+          4,
+          /gave the new task the id reused-task-id, which it already gave to another task saved here/,
+        );
         expect(second.stderr).not.toMatch(/follow it again/);
         const saved = handles(home);
         expect(saved).toHaveLength(1);
@@ -201,7 +217,9 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
   it("huge-id over stdio (v1 and v2, through the broker): exit 4 before anything is stored", async () => {
     for (const generation of BOTH) {
       const home = tempHome();
-      const run = await runMeasured(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], { home });
+      const run = await runMeasured(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], {
+        home,
+      });
       expectError(run, 4, /task id of 204805 characters/);
       expect(run.stderr.length).toBeLessThan(1000);
       expect(run.ms).toBeLessThan(20_000);
@@ -216,7 +234,10 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     expect(reads(zero.stdout, 5000)).toBeLessThanOrEqual(5000 / MIN_POLL_INTERVAL_MS + 2);
     expect(zero.cpu, `CPU ${zero.cpu} s`).toBeLessThan(1);
     const hugeHome = tempHome();
-    const huge = await runMeasured(["call", "huge_poll", "--timeout", "3s", "--stdio", hostileStdio("poll-huge", "v2")], { home: hugeHome });
+    const huge = await runMeasured(
+      ["call", "huge_poll", "--timeout", "3s", "--stdio", hostileStdio("poll-huge", "v2")],
+      { home: hugeHome },
+    );
     expectError(huge, 7, /keeps running/);
     expect(huge.stderr.length).toBeLessThan(2000);
     expect(huge.cpu, `CPU ${huge.cpu} s`).toBeLessThan(1.2);

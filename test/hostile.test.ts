@@ -85,7 +85,11 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         expectClean(json);
         expect(json.stderr).toBe("");
         const result = events(json.stdout).at(-1)!;
-        expect(result).toMatchObject({ type: "result", status: "completed", result: { structuredContent: { total: "many" } } });
+        expect(result).toMatchObject({
+          type: "result",
+          status: "completed",
+          result: { structuredContent: { total: "many" } },
+        });
         expect(result.outputSchemaError).toMatch(/outputSchema.*total/);
         const text = await runCli(["call", "report", "-s", url], { home });
         expect(text.code, text.stderr).toBe(0);
@@ -104,7 +108,10 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         const home = tempHome();
         const none = await runCli(["call", "ask", "-s", url], { home });
         expectError(none, 6, /input required/);
-        const answered = await timed(["call", "ask", "--input", '{"ok":true}', "--json", "-s", url], { home, timeoutMs: 40_000 });
+        const answered = await timed(["call", "ask", "--input", '{"ok":true}', "--json", "-s", url], {
+          home,
+          timeoutMs: 40_000,
+        });
         const error = expectJsonError(answered, 6, /keeps asking for input: 32 questions answered/);
         expect(error.taskId).toEqual(expect.any(String));
         expect(answered.ms).toBeLessThan(30_000);
@@ -115,21 +122,31 @@ describe("hostile servers", { timeout: 150_000 }, () => {
     });
 
     it(`notification-flood (${generation}): tens of thousands of notifications before each reply do not stop or slow the call`, async () => {
-      await withHttp("notification-flood", generation, async ({ url }) => {
-        const home = tempHome();
-        const run = await timed(["call", "work", "--json", "-s", url], { home });
-        expect(run.code, run.stderr).toBe(0);
-        expectClean(run);
-        expect(run.stderr).toBe("");
-        expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed", result: { content: [{ text: "survived the flood" }] } });
-        expect(run.ms).toBeLessThan(30_000);
-        const text = await runCli(["call", "work", "-s", url], { home });
-        expect(text.code, text.stderr).toBe(0);
-        expectClean(text);
-        expect(text.stdout).toBe("survived the flood\n");
-        expect(text.stderr.split("\n").length).toBeLessThan(12);
-        expect(await stored(home)).toHaveLength(2);
-      }, "--flood", "40000");
+      await withHttp(
+        "notification-flood",
+        generation,
+        async ({ url }) => {
+          const home = tempHome();
+          const run = await timed(["call", "work", "--json", "-s", url], { home });
+          expect(run.code, run.stderr).toBe(0);
+          expectClean(run);
+          expect(run.stderr).toBe("");
+          expect(events(run.stdout).at(-1)).toMatchObject({
+            type: "result",
+            status: "completed",
+            result: { content: [{ text: "survived the flood" }] },
+          });
+          expect(run.ms).toBeLessThan(30_000);
+          const text = await runCli(["call", "work", "-s", url], { home });
+          expect(text.code, text.stderr).toBe(0);
+          expectClean(text);
+          expect(text.stdout).toBe("survived the flood\n");
+          expect(text.stderr.split("\n").length).toBeLessThan(12);
+          expect(await stored(home)).toHaveLength(2);
+        },
+        "--flood",
+        "40000",
+      );
     });
 
     it(`reply-never-comes (${generation}): an unanswered tools/call or tasks/get ends with exit 4 after MCP_TASK_REQUEST_TIMEOUT (and the give-up window), handle intact`, async () => {
@@ -152,7 +169,8 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         expect(again.ms).toBeLessThan(15_000);
         // V1: tasks/get says completed, and tasks/result (which must answer at once then) never does.
         const result = await timed(["call", "hang_result", "-s", url], { home, env });
-        if (generation === "v1") expectError(result, 4, /did not answer tasks\/result within 1 s although the task is completed/);
+        if (generation === "v1")
+          expectError(result, 4, /did not answer tasks\/result within 1 s although the task is completed/);
         else expect(result.code, result.stderr).toBe(0);
         expect(result.ms).toBeLessThan(20_000);
       });
@@ -169,26 +187,34 @@ describe("hostile servers", { timeout: 150_000 }, () => {
     });
 
     it(`huge-reply (${generation}): a 48 MB reply is refused with exit 4, a 12 MB one is read, a 3 MB result is not kept in the handle`, async () => {
-      await withHttp("huge-reply", generation, async ({ url }) => {
-        const home = tempHome();
-        const huge = await timed(["call", "huge", "mb=48", "-s", url], { home });
-        expectError(huge, 4, /larger than 32 MiB/);
-        expect(huge.ms).toBeLessThan(20_000);
-        const big = await runCli(["call", "huge", "mb=12", "-s", url], { home });
-        expect(big.code, big.stderr.slice(0, 500)).toBe(0);
-        expect(big.stdout.length).toBeGreaterThanOrEqual(12 * 1024 * 1024);
-        const task = await runCli(["call", "huge_task", "--json", "-s", url], { home });
-        expect(task.code, task.stderr.slice(0, 500)).toBe(0);
-        const taskId = String(events(task.stdout)[0].taskId);
-        // The handle records the end, not the 3 MB: listing stays fast, and `result` reads it from the server again.
-        const files = readdirSync(join(home, "tasks")).filter((name) => name.endsWith(".json") && !name.startsWith("."));
-        expect(files).toHaveLength(1);
-        expect(statSync(join(home, "tasks", files[0])).size).toBeLessThan(64 * 1024);
-        expect(await stored(home)).toEqual([expect.objectContaining({ taskId, status: "completed" })]);
-        const result = await runCli(["result", taskId], { home });
-        expect(result.code, result.stderr).toBe(0);
-        expect(result.stdout.length).toBeGreaterThanOrEqual(3 * 1024 * 1024);
-      }, "--mb", "3");
+      await withHttp(
+        "huge-reply",
+        generation,
+        async ({ url }) => {
+          const home = tempHome();
+          const huge = await timed(["call", "huge", "mb=48", "-s", url], { home });
+          expectError(huge, 4, /larger than 32 MiB/);
+          expect(huge.ms).toBeLessThan(20_000);
+          const big = await runCli(["call", "huge", "mb=12", "-s", url], { home });
+          expect(big.code, big.stderr.slice(0, 500)).toBe(0);
+          expect(big.stdout.length).toBeGreaterThanOrEqual(12 * 1024 * 1024);
+          const task = await runCli(["call", "huge_task", "--json", "-s", url], { home });
+          expect(task.code, task.stderr.slice(0, 500)).toBe(0);
+          const taskId = String(events(task.stdout)[0].taskId);
+          // The handle records the end, not the 3 MB: listing stays fast, and `result` reads it from the server again.
+          const files = readdirSync(join(home, "tasks")).filter(
+            (name) => name.endsWith(".json") && !name.startsWith("."),
+          );
+          expect(files).toHaveLength(1);
+          expect(statSync(join(home, "tasks", files[0])).size).toBeLessThan(64 * 1024);
+          expect(await stored(home)).toEqual([expect.objectContaining({ taskId, status: "completed" })]);
+          const result = await runCli(["result", taskId], { home });
+          expect(result.code, result.stderr).toBe(0);
+          expect(result.stdout.length).toBeGreaterThanOrEqual(3 * 1024 * 1024);
+        },
+        "--mb",
+        "3",
+      );
     });
 
     it(`escapes (${generation}): escape sequences in tool names, task ids, status messages, results, errors and questions never reach the terminal`, async () => {
@@ -202,7 +228,9 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         expect(toolsJson.code).toBe(0);
         expectClean(toolsJson);
         // JSON keeps the server's text exactly (escaped, so that a terminal never acts on it).
-        expect(JSON.parse(toolsJson.stdout).tools.some((t: { name: string }) => t.name.includes("\u001b[31m"))).toBe(true);
+        expect(JSON.parse(toolsJson.stdout).tools.some((t: { name: string }) => t.name.includes("\u001b[31m"))).toBe(
+          true,
+        );
 
         const call = await runCli(["call", "evil", "-s", url], { home });
         expect(call.code, call.stderr).toBe(0);
@@ -260,7 +288,10 @@ describe("hostile servers", { timeout: 150_000 }, () => {
 
   it("update-ignored over stdio (v2, through the broker): exit 4 after the bound, and no warning on stderr", async () => {
     const home = tempHome();
-    const run = await timed(["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("update-ignored", "v2")], { home, timeoutMs: 30_000 });
+    const run = await timed(
+      ["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("update-ignored", "v2")],
+      { home, timeoutMs: 30_000 },
+    );
     expectError(run, 4, /still asks for confirm/);
     expect(run.ms).toBeLessThan(25_000);
     expect(await stored(home)).toEqual([expect.objectContaining({ tool: "ask", status: "input_required" })]);
@@ -271,14 +302,19 @@ describe("hostile servers", { timeout: 150_000 }, () => {
     const huge = await timed(["call", "huge", "mb=48", "--stdio", hostileStdio("huge-reply", "v2")], { home });
     expectError(huge, 4, /larger than 32 MiB/);
     expect(huge.ms).toBeLessThan(30_000);
-    const big = await runCli(["call", "huge", "mb=12", "--json", "--stdio", hostileStdio("huge-reply", "v2")], { home });
+    const big = await runCli(["call", "huge", "mb=12", "--json", "--stdio", hostileStdio("huge-reply", "v2")], {
+      home,
+    });
     expect(big.code, big.stderr.slice(0, 500)).toBe(0);
     expect(big.stdout.length).toBeGreaterThanOrEqual(12 * 1024 * 1024);
   });
 
   it("endless-input over stdio (v1, through the broker): the elicitations that never stop end in exit 6", async () => {
     const home = tempHome();
-    const run = await timed(["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("endless-input", "v1")], { home, timeoutMs: 40_000 });
+    const run = await timed(["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("endless-input", "v1")], {
+      home,
+      timeoutMs: 40_000,
+    });
     expectError(run, 6, /keeps asking for input/);
     expect(run.ms).toBeLessThan(30_000);
     expect(await stored(home)).toEqual([expect.objectContaining({ tool: "ask" })]);
@@ -316,12 +352,14 @@ function tree(root: string, at = ""): string[] {
 /** Runs `work` on every item, `width` at a time. */
 async function pool<T>(items: T[], width: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      await work(items[index], index);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        await work(items[index], index);
+      }
+    }),
+  );
 }
 
 /**
@@ -331,7 +369,11 @@ async function pool<T>(items: T[], width: number, work: (item: T, index: number)
 function shellSandbox() {
   const root = mkdtempSync(join(tmpdir(), "mcp-task-sh-"));
   for (const dir of ["bin", "home", "record"]) mkdirSync(join(root, dir));
-  writeFileSync(join(root, "bin", "mcp-task"), '#!/bin/sh\nfor a in "$@"; do printf \'%s\\0\' "$a"; done > "$RECORD/run-$$"\n', { mode: 0o755 });
+  writeFileSync(
+    join(root, "bin", "mcp-task"),
+    '#!/bin/sh\nfor a in "$@"; do printf \'%s\\0\' "$a"; done > "$RECORD/run-$$"\n',
+    { mode: 0o755 },
+  );
   writeFileSync(join(root, "home", "canary"), "alive");
   return {
     /** Runs the line; returns the argument lists mcp-task was started with, and what sh wrote. */
@@ -342,7 +384,11 @@ function shellSandbox() {
         encoding: "utf8",
         timeout: 10_000,
       });
-      const runs = readdirSync(join(root, "record")).map((file) => readFileSync(join(root, "record", file), "utf8").split("\0").slice(0, -1));
+      const runs = readdirSync(join(root, "record")).map((file) =>
+        readFileSync(join(root, "record", file), "utf8")
+          .split("\0")
+          .slice(0, -1),
+      );
       return { code: sh.status, output: sh.stdout + sh.stderr, runs, home: readdirSync(join(root, "home")) };
     },
     dispose: () => rmSync(root, { recursive: true, force: true }),
@@ -351,12 +397,20 @@ function shellSandbox() {
 
 /** The command lines a text run's stderr names (hints: "resume with: mcp-task watch <id>" and the like). */
 function hintedCommands(stderr: string): string[] {
-  return [...stderr.matchAll(/(?:^hint: |with: |result: )(mcp-task (?:watch|result|respond|get|cancel) .*)$/gm)].map((m) => m[1].replace(/\s+\(or --decline\)$/, ""));
+  return [...stderr.matchAll(/(?:^hint: |with: |result: )(mcp-task (?:watch|result|respond|get|cancel) .*)$/gm)].map(
+    (m) => m[1].replace(/\s+\(or --decline\)$/, ""),
+  );
 }
 
 describe("unsafe task ids", () => {
   // Answered and followed to the end (respond, result, get): the ids a shell would act on most.
-  const TO_THE_END = ["$(touch /tmp/mcp-task-pwned-$$)", "x; rm -rf ~", "-rf /", "x\nmcp-task: fake line", "it's \"quoted\" !$HOME"];
+  const TO_THE_END = [
+    "$(touch /tmp/mcp-task-pwned-$$)",
+    "x; rm -rf ~",
+    "-rf /",
+    "x\nmcp-task: fake line",
+    'it\'s "quoted" !$HOME',
+  ];
 
   for (const generation of BOTH) {
     it(`unsafe-ids (${generation}): ids that attack paths and shells are stored inside <home>/tasks, listed exactly, found by id, prefix and shown form, printed clean, and hinted so that sh runs mcp-task with that one argument`, async () => {
@@ -380,14 +434,23 @@ describe("unsafe task ids", () => {
           const call = await runCli(["call", "unsafe", `n=${n}`, "--detach", "--json", "-s", server.url], { home });
           expect(call.code, call.stderr).toBe(0);
           expectClean(call);
-          expect(events(call.stdout)).toEqual([expect.objectContaining({ type: "task", taskId: id, status: "working" })]);
+          expect(events(call.stdout)).toEqual([
+            expect.objectContaining({ type: "task", taskId: id, status: "working" }),
+          ]);
         });
         // The handles are files directly in <home>/tasks, one per id; nothing was made anywhere else.
-        const files = readdirSync(join(home, "tasks")).filter((name) => name.endsWith(".json") && !name.startsWith("."));
-        expect(files.map((name) => JSON.parse(readFileSync(join(home, "tasks", name), "utf8")).taskId).sort()).toEqual([...UNSAFE_IDS].sort());
+        const files = readdirSync(join(home, "tasks")).filter(
+          (name) => name.endsWith(".json") && !name.startsWith("."),
+        );
+        expect(files.map((name) => JSON.parse(readFileSync(join(home, "tasks", name), "utf8")).taskId).sort()).toEqual(
+          [...UNSAFE_IDS].sort(),
+        );
         for (const name of files) expect(name).toMatch(/^[A-Za-z0-9_%~-]+\.[0-9a-f]{8}\.json$/);
         const paths = tree(sandbox);
-        for (const path of paths) expect(path).toMatch(/^a\/(b\/(c\/(d\/(home\/(settings\.json|tasks\/|tasks\/[^/]+|brokers\/|brokers\/[0-9a-f]{16}(-[0-9a-f]{12})?\.(sock|json|json\.spec|log|start\.lock\/))?)?)?)?)?$/);
+        for (const path of paths)
+          expect(path).toMatch(
+            /^a\/(b\/(c\/(d\/(home\/(settings\.json|tasks\/|tasks\/[^/]+|brokers\/|brokers\/[0-9a-f]{16}(-[0-9a-f]{12})?\.(sock|json|json\.spec|log|start\.lock\/))?)?)?)?)?$/,
+          );
         expect(paths.filter((path) => /^a\/b\/c\/d\/home\/tasks\/.+\/$/.test(path))).toEqual([]);
         expect(pwned()).toEqual([]);
 
@@ -400,7 +463,10 @@ describe("unsafe task ids", () => {
           const get = await runCli(["get", "--", word], { home });
           expect(get.code, `get ${JSON.stringify(word)}: ${get.stderr}`).toBe(0);
           expectClean(get);
-          expect(get.stdout.split("\n")[0].startsWith(`${shown(id)}  `), `get ${JSON.stringify(word)}: ${get.stdout}`).toBe(true);
+          expect(
+            get.stdout.split("\n")[0].startsWith(`${shown(id)}  `),
+            `get ${JSON.stringify(word)}: ${get.stdout}`,
+          ).toBe(true);
           return get;
         };
         /** Runs each command line a hint names through sh: mcp-task runs once, with the id as shown as one argument. */
@@ -409,16 +475,34 @@ describe("unsafe task ids", () => {
             const verb = line.split(" ")[1];
             seen.add(verb);
             const ran = sh.run(line);
-            expect({ code: ran.code, output: ran.output, home: ran.home }, line).toEqual({ code: 0, output: "", home: ["canary"] });
+            expect({ code: ran.code, output: ran.output, home: ran.home }, line).toEqual({
+              code: 0,
+              output: "",
+              home: ["canary"],
+            });
             const word = shown(id);
-            expect(ran.runs, line).toEqual([[verb, ...(verb === "respond" ? ["--input", "{...}"] : []), ...(word.startsWith("-") ? ["--"] : []), word]]);
+            expect(ran.runs, line).toEqual([
+              [
+                verb,
+                ...(verb === "respond" ? ["--input", "{...}"] : []),
+                ...(word.startsWith("-") ? ["--"] : []),
+                word,
+              ],
+            ]);
             expect(pwned(), line).toEqual([]);
           }
         };
 
         await pool([...UNSAFE_IDS.entries()], 3, async ([n, id]) => {
           const word = typable(id) ? id : shown(id);
-          const prefix = [...Array(word.length).keys()].reverse().map((k) => word.slice(0, k)).find((p) => p.length >= 4 && UNSAFE_IDS.filter((other) => other.startsWith(p) || shown(other).startsWith(p)).length === 1);
+          const prefix = [...Array(word.length).keys()]
+            .reverse()
+            .map((k) => word.slice(0, k))
+            .find(
+              (p) =>
+                p.length >= 4 &&
+                UNSAFE_IDS.filter((other) => other.startsWith(p) || shown(other).startsWith(p)).length === 1,
+            );
           // get, watch and result each find it, by turns by the exact id (as typed), by the longest unambiguous
           // prefix, and by the id as shown (what hints and `call --detach` print).
           const forms = [word, prefix ?? word, shown(id)];
@@ -457,15 +541,23 @@ describe("unsafe task ids", () => {
         for (const length of [57, long.length - 1]) await finds(long.slice(0, length), long);
 
         // call --detach in text: stdout is the id as shown, one clean line.
-        await pool(UNSAFE_IDS.filter((id) => shown(id) !== id), 3, async (id) => {
-          const call = await runCli(["call", "unsafe", `n=${UNSAFE_IDS.indexOf(id)}`, "--detach", "-s", second.url], { home: textHome });
-          expect(call.code, call.stderr).toBe(0);
-          expectClean(call);
-          expect(call.stdout).toBe(`${shown(id)}\n`); // which finds it (above)
-        });
+        await pool(
+          UNSAFE_IDS.filter((id) => shown(id) !== id),
+          3,
+          async (id) => {
+            const call = await runCli(["call", "unsafe", `n=${UNSAFE_IDS.indexOf(id)}`, "--detach", "-s", second.url], {
+              home: textHome,
+            });
+            expect(call.code, call.stderr).toBe(0);
+            expectClean(call);
+            expect(call.stdout).toBe(`${shown(id)}\n`); // which finds it (above)
+          },
+        );
         expect(pwned()).toEqual([]);
         expect(statSync("/etc/passwd").mtimeMs).toBe(passwd);
-        expect(tree(sandbox).every((path) => path.startsWith("a/b/c/d/home/") || "a/b/c/d/home/".startsWith(path))).toBe(true);
+        expect(
+          tree(sandbox).every((path) => path.startsWith("a/b/c/d/home/") || "a/b/c/d/home/".startsWith(path)),
+        ).toBe(true);
       } finally {
         sh.dispose();
         await server.stop();

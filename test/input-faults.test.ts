@@ -18,7 +18,8 @@ import { ROOT, freePort, startListening, startV2Http, type RunningServer } from 
 
 const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
 const NAME_QUESTION = /asks: What is your name\?/g;
-const APPROVE = '"Approve invoice INV-2041 from Acme Office Supplies for 1,250.00 EUR? (PO-1001, goods received in full)"';
+const APPROVE =
+  '"Approve invoice INV-2041 from Acme Office Supplies for 1,250.00 EUR? (PO-1001, goods received in full)"';
 
 /** Every server a test started: stopped after it, whatever happened. */
 const started: RunningServer[] = [];
@@ -34,7 +35,21 @@ async function v2(port: number, store: string, ...flags: string[]): Promise<Runn
 
 /** The demo server in V1 mode over HTTP, with its store (tasks and sessions survive a restart). */
 async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
-  const args = [DEMO_MAIN, "--generation", "v1", "--port", String(port), "--store", store, "--speed", "20", "--poll-interval", "200", "--quiet", ...flags];
+  const args = [
+    DEMO_MAIN,
+    "--generation",
+    "v1",
+    "--port",
+    String(port),
+    "--store",
+    store,
+    "--speed",
+    "20",
+    "--poll-interval",
+    "200",
+    "--quiet",
+    ...flags,
+  ];
   const server = await startListening(args, "demo server");
   started.push(server);
   return server;
@@ -104,7 +119,9 @@ it("V2, the server applies tasks/update and dies before its reply: the answer is
   const { stdout, stderr } = call.output;
   expect(stdout.trim()).toBe("Hello, Ada");
   expect(stderr).toContain('the connection dropped while the answer to "What is your name?" was on its way');
-  expect(stderr).toContain('the server took the answer to "What is your name?" (confirmed after the connection dropped)');
+  expect(stderr).toContain(
+    'the server took the answer to "What is your name?" (confirmed after the connection dropped)',
+  );
   expect(stderr).not.toContain("sending it again");
   expect(stderr.match(NAME_QUESTION)).toHaveLength(1);
   const id = taskIdIn(stderr);
@@ -118,13 +135,20 @@ it("V2, the server stays away after the answer left: 'answer not delivered' (exi
   const port = await freePort();
   const first = await v2(port, store, "--crash-on-update", "before");
   const home = tempHome();
-  const run = await runCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "--json", "-s", first.url], { home, env: { MCP_TASK_GIVE_UP: "2s" } });
+  const run = await runCli(
+    ["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "--json", "-s", first.url],
+    { home, env: { MCP_TASK_GIVE_UP: "2s" } },
+  );
   expect(run.code, run.stderr).toBe(4);
   const last = events(run.stdout).at(-1)!;
   expect(last).toMatchObject({ type: "error", exitCode: 4, code: "answer_not_delivered" });
-  expect(last.message).toMatch(/^answer not delivered: the connection dropped before the server confirmed the answer to "What is your name\?" \(/);
+  expect(last.message).toMatch(
+    /^answer not delivered: the connection dropped before the server confirmed the answer to "What is your name\?" \(/,
+  );
   const id = last.taskId as string;
-  expect(last.hint).toBe(`once the server is back, give it again: mcp-task respond --input '{...}' ${id}  (or --decline)`);
+  expect(last.hint).toBe(
+    `once the server is back, give it again: mcp-task respond --input '{...}' ${id}  (or --decline)`,
+  );
   expect((await handleOf(home, id)).answered).toEqual([]);
   await v2(port, store);
   const responded = await runCli(["respond", id, "--input", '{"name":"Grace"}', "--json"], { home });
@@ -140,7 +164,15 @@ it("V1, tasks/result is cut with the question still pending on the server: it is
   const port = await freePort();
   const first = await demoV1(port, store, "--crash-on", "tasks-result");
   const home = tempHome();
-  const args = ["call", "process_invoice", "invoice_id=INV-2041", "po_number=PO-1001", "amount=1250", "--input", '{"approve":true,"comment":"goods checked"}'];
+  const args = [
+    "call",
+    "process_invoice",
+    "invoice_id=INV-2041",
+    "po_number=PO-1001",
+    "amount=1250",
+    "--input",
+    '{"approve":true,"comment":"goods checked"}',
+  ];
   const call = startCli([...args, "-s", first.url], { home });
   expect(await exited(first.process)).toBe(70);
   await sleep(500);
@@ -161,7 +193,15 @@ it("V1, the answer is on its way on the tasks/result round when the server dies:
   const port = await freePort();
   const first = await demoV1(port, store, "--crash-on", "elicitation-answer");
   const home = tempHome();
-  const args = ["call", "process_invoice", "invoice_id=INV-2041", "po_number=PO-1001", "amount=1250", "--input", '{"approve":true,"comment":"goods checked"}'];
+  const args = [
+    "call",
+    "process_invoice",
+    "invoice_id=INV-2041",
+    "po_number=PO-1001",
+    "amount=1250",
+    "--input",
+    '{"approve":true,"comment":"goods checked"}',
+  ];
   const call = startCli([...args, "-s", first.url], { home });
   expect(await exited(first.process)).toBe(70);
   await sleep(500);
@@ -171,7 +211,9 @@ it("V1, the answer is on its way on the tasks/result round when the server dies:
   expect(stdout).toMatch(/^INV-2041 posted: 1,250\.00 EUR against PO-1001/);
   expect(stdout).toContain('"approver_comment": "goods checked"');
   expect(stderr).toContain(`the connection dropped while the answer to ${APPROVE} was on its way`);
-  expect(stderr).toContain(`the answer to ${APPROVE} did not reach the server (the task still waits for input); it is given again when the server asks again`);
+  expect(stderr).toContain(
+    `the answer to ${APPROVE} did not reach the server (the task still waits for input); it is given again when the server asks again`,
+  );
   expect(await handleOf(home, taskIdIn(stderr))).toMatchObject({ answered: [], outcome: { status: "completed" } });
 });
 
@@ -197,12 +239,20 @@ it("V1, the server dies while its question waits for a person: the answer is rep
   const wire = await connect({ transport: "http", url: first.url }, { env: {} });
   try {
     const engine = new TaskEngine(wire, systemClock, person);
-    const started = await engine.call("process_invoice", { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 }, { task: "auto" });
+    const started = await engine.call(
+      "process_invoice",
+      { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 },
+      { task: "auto" },
+    );
     if (started.kind !== "task") throw new Error("expected a task");
     const deliveries: DeliveryEvent[] = [];
     const seen: Snapshot[] = [];
     const following = (async () => {
-      const options = { answerInput: true, onDelivery: (event: DeliveryEvent) => deliveries.push(event), signal: AbortSignal.timeout(45_000) };
+      const options = {
+        answerInput: true,
+        onDelivery: (event: DeliveryEvent) => deliveries.push(event),
+        signal: AbortSignal.timeout(45_000),
+      };
       for await (const snapshot of engine.watch(started.snapshot.taskId, options)) seen.push(snapshot);
     })();
     await question;
@@ -214,10 +264,16 @@ it("V1, the server dies while its question waits for a person: the answer is rep
     await demoV1(port, store);
     await following;
     const final = await engine.final(seen.at(-1)!, "process_invoice");
-    expect(final.result?.structuredContent).toMatchObject({ status: "posted", approved: true, approver_comment: "checked by a person" });
+    expect(final.result?.structuredContent).toMatchObject({
+      status: "posted",
+      approved: true,
+      approver_comment: "checked by a person",
+    });
     expect(questions).toEqual([expect.stringMatching(/^Approve invoice INV-2041/)]);
     expect(deliveries.map((event) => event.kind)).toEqual(["uncertain", "askAgain"]);
-    expect(deliveries[0]).toMatchObject({ error: { message: "the tasks/result stream that brought the question ended before the answer was sent" } });
+    expect(deliveries[0]).toMatchObject({
+      error: { message: "the tasks/result stream that brought the question ended before the answer was sent" },
+    });
   } finally {
     await wire.close();
   }

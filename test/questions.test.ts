@@ -36,7 +36,11 @@ function respondHint(run: CliResult, taskId: string): void {
 }
 
 async function taskIdOf(home: string, tool: string): Promise<string> {
-  const rows = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ taskId: string; tool: string; createdAt: string }>;
+  const rows = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{
+    taskId: string;
+    tool: string;
+    createdAt: string;
+  }>;
   const mine = rows.filter((row) => row.tool === tool);
   expect(mine.length).toBeGreaterThan(0);
   return mine.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0].taskId;
@@ -53,10 +57,16 @@ async function answerIn(home: string, taskId: string): Promise<Record<string, un
 /** An SDK example server, unmodified, on a free port; ready once it says where it listens. */
 async function startExample(file: string, portVariable: string): Promise<RunningServer & { port: number }> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [join(SDK_EXAMPLES, file)], { env: { ...process.env, [portVariable]: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [join(SDK_EXAMPLES, file)], {
+    env: { ...process.env, [portVariable]: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stderr?.resume();
   await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => /listening|Starting server/i.test(line) && resolve());
+    createInterface({ input: child.stdout! }).on(
+      "line",
+      (line) => /listening|Starting server/i.test(line) && resolve(),
+    );
     child.once("exit", (code) => reject(new Error(`${file} exited with ${code}`)));
   });
   child.stdout?.resume();
@@ -96,7 +106,11 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     expect(again.code, again.stderr).toBe(6);
     const responded = await runCli(["respond", taskId, "--input", FITS, "--json"], { home });
     expect(responded.code, responded.stderr).toBe(0);
-    expect(await answerIn(home, taskId)).toEqual({ item: "unfit", action: "accept", content: { name: "Ada", count: 2 } });
+    expect(await answerIn(home, taskId)).toEqual({
+      item: "unfit",
+      action: "accept",
+      content: { name: "Ada", count: 2 },
+    });
   });
 
   it("no --input exits 6 with the question kept; a later watch --input completes with that answer", async () => {
@@ -124,7 +138,11 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     expect(JSON.parse(got.stdout)).toMatchObject({ status: "input_required" });
     const responded = await runCli(["respond", taskId, "--input", FITS], { home });
     expect(responded.code, responded.stderr).toBe(0);
-    expect(await answerIn(home, taskId)).toMatchObject({ item: "bare", action: "accept", content: { name: "Ada", count: 2 } });
+    expect(await answerIn(home, taskId)).toMatchObject({
+      item: "bare",
+      action: "accept",
+      content: { name: "Ada", count: 2 },
+    });
   });
 
   it("--detach while the server asks at once: the id, exit 0, the question unanswered for a later respond", async () => {
@@ -146,7 +164,9 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(call.stderr).toMatch(/^hint: call again with --input '\{\.\.\.\}' or --decline/m);
     oneError(call);
-    const answered = await runCli(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], { home });
+    const answered = await runCli(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], {
+      home,
+    });
     expect(answered.code, answered.stderr).toBe(0);
   });
 
@@ -170,7 +190,9 @@ describe("the SDK's example servers, unmodified", () => {
     const server = await startExample("simpleTaskInteractive.js", "PORT");
     try {
       const home = tempHome();
-      const call = await runCli(["call", "confirm_delete", "filename=notes.txt", "-s", server.url, "--detach"], { home });
+      const call = await runCli(["call", "confirm_delete", "filename=notes.txt", "-s", server.url, "--detach"], {
+        home,
+      });
       expect(call.code, call.stderr).toBe(0);
       const taskId = call.stdout.trim();
       const watched = await runCli(["watch", taskId, "--input", JSON.stringify({ confirm: true })], { home });
@@ -185,7 +207,9 @@ describe("the SDK's example servers, unmodified", () => {
     const server = await startExample("simpleStreamableHttp.js", "MCP_PORT");
     try {
       const home = tempHome();
-      const call = await runCli(["call", "collect-user-info-task", "infoType=contact", "-s", server.url, "--detach"], { home });
+      const call = await runCli(["call", "collect-user-info-task", "infoType=contact", "-s", server.url, "--detach"], {
+        home,
+      });
       expect(call.code, call.stderr).toBe(0);
       const taskId = call.stdout.trim();
       expect(taskId).toMatch(/^[0-9a-f-]{8,}$/);
@@ -193,7 +217,10 @@ describe("the SDK's example servers, unmodified", () => {
       const unfit = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Ada" })], { home });
       expect(unfit.code, unfit.stderr).toBe(6);
       oneError(unfit);
-      const responded = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Ada", email: "ada@example.com" })], { home });
+      const responded = await runCli(
+        ["respond", taskId, "--input", JSON.stringify({ name: "Ada", email: "ada@example.com" })],
+        { home },
+      );
       expect(responded.code, responded.stderr).toBe(0);
       const result = await runCli(["result", taskId], { home });
       expect(result.code, result.stderr).toBe(0);
@@ -209,7 +236,11 @@ it("the server gives up on a question a person is looking at: the question is wi
   // The broker this starts is an mcp-task process of its own: it finds the home (and its grace) in the environment.
   const saved = { home: process.env.MCP_TASK_HOME, grace: process.env.MCP_TASK_BROKER_GRACE };
   Object.assign(process.env, { MCP_TASK_HOME: home, MCP_TASK_BROKER_GRACE: "1s" });
-  const descriptor = { transport: "stdio" as const, command: process.execPath, args: [SDK_V1_SERVER, "--stdio", "--answer-timeout", "1500"] };
+  const descriptor = {
+    transport: "stdio" as const,
+    command: process.execPath,
+    args: [SDK_V1_SERVER, "--stdio", "--answer-timeout", "1500"],
+  };
   const wire = await connectBroker({
     home,
     descriptor,
@@ -217,7 +248,9 @@ it("the server gives up on a question a person is looking at: the question is wi
     start: true,
     self: [process.execPath, join(ROOT, "bin/mcp-task.js")],
     clock: systemClock,
-  }).finally(() => Object.assign(process.env, { MCP_TASK_HOME: saved.home ?? "", MCP_TASK_BROKER_GRACE: saved.grace ?? "" }));
+  }).finally(() =>
+    Object.assign(process.env, { MCP_TASK_HOME: saved.home ?? "", MCP_TASK_BROKER_GRACE: saved.grace ?? "" }),
+  );
   try {
     const withdrawn: string[] = [];
     wire.onQuestionWithdrawn = (_taskId, request) => withdrawn.push(String(request.params.message));
@@ -226,15 +259,29 @@ it("the server gives up on a question a person is looking at: the question is wi
     const person: InputProvider = {
       available: true,
       answer: (_request, _taskId, signal) =>
-        new Promise((_resolve, reject) => signal?.addEventListener("abort", () => ((stoppedAsking = true), reject(new Error("withdrawn"))), { once: true })),
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener("abort", () => ((stoppedAsking = true), reject(new Error("withdrawn"))), {
+            once: true,
+          }),
+        ),
     };
     const engine = new TaskEngine(wire, systemClock, person);
     const started = await engine.call("confirm", { item: "late" }, { task: "auto" });
     if (started.kind !== "task") throw new Error("expected a task");
     // Saved as `call` saves it: the broker writes the outcome there before it leaves.
-    await new Tracker(new HandleStore(home), systemClock).start({ name: "sdk v1 server", descriptor }, wire, "confirm", { item: "late" }, started.snapshot);
+    await new Tracker(new HandleStore(home), systemClock).start(
+      { name: "sdk v1 server", descriptor },
+      wire,
+      "confirm",
+      { item: "late" },
+      started.snapshot,
+    );
     let last: Snapshot | undefined;
-    for await (const snapshot of engine.watch(started.snapshot.taskId, { answerInput: true, initial: started.snapshot })) last = snapshot;
+    for await (const snapshot of engine.watch(started.snapshot.taskId, {
+      answerInput: true,
+      initial: started.snapshot,
+    }))
+      last = snapshot;
     expect(stoppedAsking).toBe(true);
     expect(withdrawn).toEqual(["Confirm late"]);
     // What the task does without the answer is the server's to say: this one fails the task.
@@ -252,7 +299,17 @@ it("Esc in the live form (a real terminal, tmux): exit 130 with the question kep
   const open = (command: string) => {
     const name = `mcp-task-questions-${process.pid}-${sessions.length}`;
     sessions.push(name);
-    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} MCP_TASK_BROKER_GRACE=1s ${command}; echo EXIT=$?; sleep 60`);
+    tmux(
+      "new-session",
+      "-d",
+      "-s",
+      name,
+      "-x",
+      "120",
+      "-y",
+      "40",
+      `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} MCP_TASK_BROKER_GRACE=1s ${command}; echo EXIT=$?; sleep 60`,
+    );
     return name;
   };
   const waitFor = async (name: string, pattern: RegExp) => {

@@ -50,7 +50,11 @@ describe.each([
     const id = await detach(home, ...task, "-s", url());
     const got = await runCli(["get", id, "--json"], { home });
     expect(got.code).toBe(0);
-    expect(JSON.parse(got.stdout)).toMatchObject({ taskId: id, tool: task[0], status: expect.stringMatching(/working|input_required|completed/) });
+    expect(JSON.parse(got.stdout)).toMatchObject({
+      taskId: id,
+      tool: task[0],
+      status: expect.stringMatching(/working|input_required|completed/),
+    });
     const exported = await runCli(["export", id], { home });
     expect(exported.code).toBe(0);
     const otherHome = tempHome();
@@ -180,7 +184,9 @@ describe("cancel, respond and list", () => {
     expect(remote.map((r: { taskId: string }) => r.taskId)).toContain(c);
     expect((await runCli(["list", "--remote", "-s", v2.url], { home })).code).toBe(2);
     expect((await runCli(["prune"], { home })).code).toBe(0);
-    const left = JSON.parse((await runCli(["list", "--json"], { home })).stdout).map((r: { taskId: string }) => r.taskId);
+    const left = JSON.parse((await runCli(["list", "--json"], { home })).stdout).map(
+      (r: { taskId: string }) => r.taskId,
+    );
     expect(left).not.toContain(b);
     expect(left).toContain(a);
     expect((await runCli(["forget", a], { home })).code).toBe(0);
@@ -194,7 +200,8 @@ describe("interruptions and expiry", () => {
     const home = tempHome();
     const id = await detach(home, "task_slow", "ms=4000", "-s", v2.url);
     const watching = startCli(["watch", id], { home });
-    for (let i = 0; i < 100 && !watching.output.stderr.includes("working"); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !watching.output.stderr.includes("working"); i++)
+      await new Promise((r) => setTimeout(r, 50));
     watching.child.kill("SIGINT");
     expect(await watching.exited).toBe(130);
     expect(watching.output.stderr).toContain(`resume with: mcp-task watch ${id}`);
@@ -220,7 +227,17 @@ describe("interruptions and expiry", () => {
   it("every command's --json output parses line by line", async () => {
     const home = tempHome();
     const id = await detach(home, "task_complete", "ms=100", "-s", v2.url);
-    for (const args of [["get", id], ["list"], ["watch", id], ["result", id], ["cancel", id], ["export", id], ["server", "list"], ["tools", "-s", v2.url], ["get", "zzzz-none"]]) {
+    for (const args of [
+      ["get", id],
+      ["list"],
+      ["watch", id],
+      ["result", id],
+      ["cancel", id],
+      ["export", id],
+      ["server", "list"],
+      ["tools", "-s", v2.url],
+      ["get", "zzzz-none"],
+    ]) {
       const run = await runCli([...args, "--json"], { home });
       expect(run.stdout.length, args.join(" ")).toBeGreaterThan(0);
       expect(() => events(run.stdout), args.join(" ")).not.toThrow();

@@ -5,10 +5,12 @@ import { sanitize } from "../src/output/sanitize.js";
 
 it("prints text as text, and structured content once, pretty", () => {
   const structured = { temperature: 33, conditions: "Cloudy" };
-  expect(renderResult({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured })).toBe(
-    JSON.stringify(structured, null, 2),
+  expect(
+    renderResult({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured }),
+  ).toBe(JSON.stringify(structured, null, 2));
+  expect(renderResult({ content: [{ type: "text", text: "Done." }], structuredContent: { n: 1 } })).toBe(
+    'Done.\n{\n  "n": 1\n}',
   );
-  expect(renderResult({ content: [{ type: "text", text: "Done." }], structuredContent: { n: 1 } })).toBe('Done.\n{\n  "n": 1\n}');
   expect(renderResult({ content: [], structuredContent: { n: 1 } })).toBe('{\n  "n": 1\n}');
 });
 
@@ -35,5 +37,7 @@ it("summarises images, audio, links and embedded resources", () => {
 it("strips terminal control sequences from server text", () => {
   const hostile = "ok\u001b[2J\u001b]0;pwned\u0007\u001b[31mred\u001b[0m\rback\u0008\u009b31m";
   expect(sanitize(hostile)).toBe("okredback");
-  expect(renderResult({ content: [{ type: "text", text: hostile }] })).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  expect(renderResult({ content: [{ type: "text", text: hostile }] })).not.toMatch(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/,
+  );
 });

@@ -1,6 +1,15 @@
 // What mcp-task promises about the user's data: the store is private (and checked at every start), and secrets
 // given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file.
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -22,7 +31,9 @@ it("the store is checked at start: opened to others it is made private again, an
   expect(repaired.code).toBe(0);
   expect(repaired.stdout.trim()).toBe("[]"); // stdout stays the document; the notice goes to stderr
   expect(repaired.stderr).toMatch(/was open to other users \(mode 755\): made it private \(0700\)/);
-  expect(repaired.stderr).toMatch(/tasks was open to other users \(mode 777\): made it private \(0700\), and 1 file\(s\) in it \(0600\)/);
+  expect(repaired.stderr).toMatch(
+    /tasks was open to other users \(mode 777\): made it private \(0700\), and 1 file\(s\) in it \(0600\)/,
+  );
   expect(statSync(home).mode & 0o777).toBe(0o700);
   expect(statSync(join(home, "tasks")).mode & 0o777).toBe(0o700);
   expect(statSync(join(home, "tasks", "x.00000000.json")).mode & 0o777).toBe(0o600);
@@ -37,7 +48,14 @@ it("the store is checked at start: opened to others it is made private again, an
     const refused = await runCli(["list", ...(json ? ["--json"] : [])], { home: foreign });
     expect(refused.code).toBe(2);
     noStack(refused.stderr);
-    if (json) expect(events(refused.stdout)).toEqual([expect.objectContaining({ type: "error", exitCode: 2, message: expect.stringMatching(/belongs to another user \(uid 4242\)/) })]);
+    if (json)
+      expect(events(refused.stdout)).toEqual([
+        expect.objectContaining({
+          type: "error",
+          exitCode: 2,
+          message: expect.stringMatching(/belongs to another user \(uid 4242\)/),
+        }),
+      ]);
     else expect(refused.stderr).toMatch(/belongs to another user \(uid 4242\).*\n.*MCP_TASK_HOME/);
   }
 });
@@ -54,10 +72,15 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
     return run;
   };
   try {
-    expect((await cli(["server", "add", "api", "--url", server.url, "--header", "Authorization: Bearer ${env:MY_TOKEN}"])).code).toBe(0);
+    expect(
+      (await cli(["server", "add", "api", "--url", server.url, "--header", "Authorization: Bearer ${env:MY_TOKEN}"]))
+        .code,
+    ).toBe(0);
     // A stdio server that prints the secret it was given to stderr, then dies: its stderr tail is in the error.
     const leaky = `node -e "console.error('my token is '+process.env.API_TOKEN); process.exit(3)"`;
-    expect((await cli(["server", "add", "leaky", "--stdio", leaky, "--env", "API_TOKEN=${env:MY_TOKEN}"])).code).toBe(0);
+    expect((await cli(["server", "add", "leaky", "--stdio", leaky, "--env", "API_TOKEN=${env:MY_TOKEN}"])).code).toBe(
+      0,
+    );
 
     // A server that echoes the secret back (here: because it was sent as an argument) still shows the reference.
     const echoed = await cli(["call", "echo", `text=${SECRET}`, "-s", "api"]);
@@ -69,10 +92,20 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
     const task = await cli(["call", "task_slow", "ms=300", "-s", "api", "--json"]);
     expect(task.code).toBe(0);
     const id = events(task.stdout)[0].taskId as string;
-    for (const args of [["get", id, "--json"], ["watch", id], ["export", id], ["list", "--json"], ["server", "list", "--json"]]) {
+    for (const args of [
+      ["get", id, "--json"],
+      ["watch", id],
+      ["export", id],
+      ["list", "--json"],
+      ["server", "list", "--json"],
+    ]) {
       expect((await cli(args)).code, args.join(" ")).toBe(0);
     }
-    for (const args of [["tools", "-s", "leaky"], ["call", "echo", "-s", "leaky", "--json"], ["call", "echo", "-s", "leaky"]]) {
+    for (const args of [
+      ["tools", "-s", "leaky"],
+      ["call", "echo", "-s", "leaky", "--json"],
+      ["call", "echo", "-s", "leaky"],
+    ]) {
       const failed = await cli(args);
       expect(failed.code, args.join(" ")).toBe(4);
       expect(failed.stdout + failed.stderr).toContain("my token is ${env:MY_TOKEN}");
@@ -84,7 +117,9 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
   for (const run of outputs) expect(run.stdout + run.stderr).not.toContain(SECRET);
   // Nor does any file kept: settings, handles, the index, broker files.
   const files = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : [],
+    );
   const kept = files(home);
   expect(kept.length).toBeGreaterThan(2);
   for (const file of kept) expect(readFileSync(file, "utf8"), file).not.toContain(SECRET);
@@ -92,7 +127,9 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
 
 /** Every file under `dir`. */
 const filesUnder = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : [],
+  );
 
 it("an imported handle reaches no new server unconfirmed, carries no credentials and spends none of the importer's secrets", async () => {
   const GITHUB = "ghp-IMPORTER-SECRET-5521";
@@ -122,21 +159,55 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
     // importer's environment; and a stdio twin whose command would leave a mark if it ever ran.
     const crafted = {
       ...exported,
-      server: { name: "api", descriptor: { transport: "http", url: trapUrl, headers: { Authorization: "Bearer ${env:GITHUB_TOKEN}", "X-Aws": "${env:AWS_SECRET_ACCESS_KEY}", "X-Key": "attacker-literal" } } },
+      server: {
+        name: "api",
+        descriptor: {
+          transport: "http",
+          url: trapUrl,
+          headers: {
+            Authorization: "Bearer ${env:GITHUB_TOKEN}",
+            "X-Aws": "${env:AWS_SECRET_ACCESS_KEY}",
+            "X-Key": "attacker-literal",
+          },
+        },
+      },
     };
     const stdioTwin = {
       ...exported,
       taskId: `${id}-stdio`,
-      server: { name: "api", descriptor: { transport: "stdio", command: "sh", args: ["-c", `touch ${marker}`], env: { T: "${env:GITHUB_TOKEN}" } } },
+      server: {
+        name: "api",
+        descriptor: {
+          transport: "stdio",
+          command: "sh",
+          args: ["-c", `touch ${marker}`],
+          env: { T: "${env:GITHUB_TOKEN}" },
+        },
+      },
     };
     const victim = tempHome();
-    const run = (args: string[], input?: string) => runCli(args, { home: victim, env: { ...env, MCP_TASK_GIVE_UP: "1s", MCP_TASK_REQUEST_TIMEOUT: "2s" }, input });
-    expect((await run(["server", "add", "api", "--url", server.url, "--header", "Authorization: Bearer ${env:GITHUB_TOKEN}"])).code).toBe(0);
+    const run = (args: string[], input?: string) =>
+      runCli(args, { home: victim, env: { ...env, MCP_TASK_GIVE_UP: "1s", MCP_TASK_REQUEST_TIMEOUT: "2s" }, input });
+    expect(
+      (
+        await run([
+          "server",
+          "add",
+          "api",
+          "--url",
+          server.url,
+          "--header",
+          "Authorization: Bearer ${env:GITHUB_TOKEN}",
+        ])
+      ).code,
+    ).toBe(0);
 
     // Not confirmed (no terminal, no --yes): nothing is saved, and the new server is named.
     const refused = await run(["import", "-"], JSON.stringify([crafted, stdioTwin]));
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`not imported: the imported task(s) name servers not saved here: ${trapUrl}, sh -c touch ${marker}`);
+    expect(refused.stderr).toContain(
+      `not imported: the imported task(s) name servers not saved here: ${trapUrl}, sh -c touch ${marker}`,
+    );
     expect(refused.stderr).toMatch(/^hint: check them, then import again with --yes/m);
     noStack(refused.stderr);
     expect(JSON.parse((await run(["list", "--json"])).stdout)).toEqual([]);
@@ -146,7 +217,15 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
     expect((await run(["import", "--yes", "-"], JSON.stringify([crafted, stdioTwin]))).code).toBe(0);
     const listed = JSON.parse((await run(["list", "--json"])).stdout) as Array<{ taskId: string; server: string }>;
     expect(listed.map((row) => row.server).sort()).toEqual([`sh -c touch ${marker}`, trapUrl].sort());
-    for (const args of [["get", id], ["watch", id], ["result", id], ["cancel", id], ["get", `${id}-stdio`], ["watch", `${id}-stdio`], ["cancel", `${id}-stdio`]]) {
+    for (const args of [
+      ["get", id],
+      ["watch", id],
+      ["result", id],
+      ["cancel", id],
+      ["get", `${id}-stdio`],
+      ["watch", `${id}-stdio`],
+      ["cancel", `${id}-stdio`],
+    ]) {
       const reached = await run(args);
       expect(reached.code, args.join(" ")).toBe(4);
       noStack(reached.stderr);
@@ -157,7 +236,9 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
       expect(request.toLowerCase()).not.toContain("authorization");
     }
     expect(existsSync(marker)).toBe(false);
-    for (const file of filesUnder(victim)) for (const secret of [GITHUB, AWS, "attacker-literal"]) expect(readFileSync(file, "utf8"), file).not.toContain(secret);
+    for (const file of filesUnder(victim))
+      for (const secret of [GITHUB, AWS, "attacker-literal"])
+        expect(readFileSync(file, "utf8"), file).not.toContain(secret);
 
     // The honest export of a task at the saved server's address: no credentials in it; imported without asking,
     // it takes the saved server (its name and its credentials), and is followed to its end there.

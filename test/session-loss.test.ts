@@ -31,7 +31,19 @@ async function everything(port?: number): Promise<RunningServer> {
 
 /** The demo server in V1 mode over HTTP with its store (its tasks survive a restart). */
 async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
-  const args = [DEMO_MAIN, "--generation", "v1", "--port", String(port), "--store", store, "--poll-interval", "300", "--quiet", ...flags];
+  const args = [
+    DEMO_MAIN,
+    "--generation",
+    "v1",
+    "--port",
+    String(port),
+    "--store",
+    store,
+    "--poll-interval",
+    "300",
+    "--quiet",
+    ...flags,
+  ];
   const server = await startListening(args, "demo server");
   started.push(server);
   return server;
@@ -81,7 +93,12 @@ it("server-everything restarts while watch follows its task: exit 5 at once, the
   // Well before the give-up window (60 s): the session's loss is known at the first read after the restart.
   expect(Date.now() - restarted).toBeLessThan(15_000);
   expect(watching.output.stderr).toMatch(GONE);
-  expect(watching.output.stderr.trim().split("\n").filter((line) => line.includes("error:"))).toHaveLength(1);
+  expect(
+    watching.output.stderr
+      .trim()
+      .split("\n")
+      .filter((line) => line.includes("error:")),
+  ).toHaveLength(1);
   expect(await listed(home)).toEqual([expect.objectContaining({ taskId: id, gone: expect.stringMatching(GONE) })]);
 });
 
@@ -118,7 +135,9 @@ it("a server that keeps its tasks but not its sessions: watch finds the task in 
   server = await demoV1(port, store, "--forget-sessions");
   expect(await watching.exited).toBe(0);
   expect(watching.output.stdout).toMatch(/exported 6,000 rows/);
-  expect(watching.output.stderr).toMatch(/the server no longer knew the session of task \S+ \(it restarted\?\), but knows the task in a new session: the handle now uses that one/);
+  expect(watching.output.stderr).toMatch(
+    /the server no longer knew the session of task \S+ \(it restarted\?\), but knows the task in a new session: the handle now uses that one/,
+  );
   const after = await handleOf(home, id);
   expect(after.gone).toBeUndefined();
   expect(after.resume.sessionId).toEqual(expect.any(String));
@@ -147,10 +166,17 @@ it("a server that keeps its tasks but not its sessions, restarted before `get <i
   expect(cancelled.code, cancelled.stderr).toBe(0);
 });
 
-async function untilState(model: DashboardModel, test: (s: DashboardState) => boolean, timeoutMs = 20_000): Promise<DashboardState> {
+async function untilState(
+  model: DashboardModel,
+  test: (s: DashboardState) => boolean,
+  timeoutMs = 20_000,
+): Promise<DashboardState> {
   const deadline = Date.now() + timeoutMs;
   while (!test(model.getState())) {
-    if (Date.now() > deadline) throw new Error(`timed out; rows: ${JSON.stringify(model.getState().rows.map((r) => [r.summary.status, r.connection, r.error]))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out; rows: ${JSON.stringify(model.getState().rows.map((r) => [r.summary.status, r.connection, r.error]))}`,
+      );
     await sleep(50);
   }
   return model.getState();

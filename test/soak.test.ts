@@ -67,12 +67,26 @@ interface Kind {
 
 const KINDS: Kind[] = [
   // V1: the demo server (--generation v1 --speed 4).
-  { gen: "v1", tool: "process_invoice", args: (i) => ({ invoice_id: `INV-S${i}`, po_number: "PO-1001", amount: 1250 }), expect: "completed", input: { approve: true, comment: "soak" }, badInput: { approve: "yes" } },
+  {
+    gen: "v1",
+    tool: "process_invoice",
+    args: (i) => ({ invoice_id: `INV-S${i}`, po_number: "PO-1001", amount: 1250 }),
+    expect: "completed",
+    input: { approve: true, comment: "soak" },
+    badInput: { approve: "yes" },
+  },
   { gen: "v1", tool: "sync_ledger", args: () => ({ ledger: "payables" }), expect: "failed" },
   { gen: "v1", tool: "export_ledger", args: (i) => ({ rows: 1000 + i }), expect: "completed" },
   { gen: "v1", tool: "export_ledger", args: (i) => ({ rows: 1_900_000 + i }), expect: "cancelled", cancel: true },
   // V2: the test server.
-  { gen: "v2", tool: "task_input_once", args: (_i, r) => ({ ms: 200 + Math.floor(r() * 800) }), expect: "completed", input: { name: "Soak" }, badInput: { name: 42 } },
+  {
+    gen: "v2",
+    tool: "task_input_once",
+    args: (_i, r) => ({ ms: 200 + Math.floor(r() * 800) }),
+    expect: "completed",
+    input: { name: "Soak" },
+    badInput: { name: 42 },
+  },
   { gen: "v2", tool: "task_fail", args: (_i, r) => ({ ms: 300 + Math.floor(r() * 1500) }), expect: "failed" },
   { gen: "v2", tool: "task_complete", args: (_i, r) => ({ ms: 300 + Math.floor(r() * 2500) }), expect: "completed" },
   { gen: "v2", tool: "task_slow", args: () => ({ ms: 3_000_000 }), expect: "cancelled", cancel: true },
@@ -116,8 +130,31 @@ class Server {
   async start(): Promise<void> {
     const args =
       this.gen === "v1"
-        ? [join(build, "dist/test-servers/demo-server-main.js"), "--generation", "v1", "--port", String(this.port), "--store", this.store, "--speed", "4", "--poll-interval", "500"]
-        : [join(build, "dist/test-servers/v2-server.js"), "--port", String(this.port), "--store", this.store, "--quiet", "--poll-interval", "300", "--ttl", "3600000"];
+        ? [
+            join(build, "dist/test-servers/demo-server-main.js"),
+            "--generation",
+            "v1",
+            "--port",
+            String(this.port),
+            "--store",
+            this.store,
+            "--speed",
+            "4",
+            "--poll-interval",
+            "500",
+          ]
+        : [
+            join(build, "dist/test-servers/v2-server.js"),
+            "--port",
+            String(this.port),
+            "--store",
+            this.store,
+            "--quiet",
+            "--poll-interval",
+            "300",
+            "--ttl",
+            "3600000",
+          ];
     for (let attempt = 0; ; attempt++) {
       const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
       this.pids.push(child.pid!);
@@ -131,7 +168,8 @@ class Server {
         return;
       }
       // The port may still be held for a moment by the process that just left.
-      if (attempt >= 20) throw new Error(`${this.gen} server did not come back on port ${this.port}: ${this.log.slice(-2000)}`);
+      if (attempt >= 20)
+        throw new Error(`${this.gen} server did not come back on port ${this.port}: ${this.log.slice(-2000)}`);
       await sleep(100);
     }
   }
@@ -172,14 +210,18 @@ async function snapshotBuild(): Promise<{ root: string; remove(): void }> {
   for (let attempt = 0; attempt < 10; attempt++) {
     mkdirSync(join(ROOT, ".tmp"), { recursive: true });
     const root = mkdtempSync(join(ROOT, ".tmp/soak-build-"));
-    const stamp = () => `${statSync(join(ROOT, "dist/cli.cjs")).mtimeMs} ${readdirSync(join(ROOT, "dist/lazy/chunks")).sort().join(",")}`;
+    const stamp = () =>
+      `${statSync(join(ROOT, "dist/cli.cjs")).mtimeMs} ${readdirSync(join(ROOT, "dist/lazy/chunks")).sort().join(",")}`;
     const before = stamp();
     cpSync(join(ROOT, "dist"), join(root, "dist"), { recursive: true, filter: (src) => !src.endsWith(".map") });
     cpSync(join(ROOT, "bin"), join(root, "bin"), { recursive: true });
     const probeHome = mkdtempSync(join(tmpdir(), "soak-probe-"));
-    const run = spawnSync(process.execPath, [join(root, "bin/mcp-task.js"), "list", "--json"], { env: { ...process.env, MCP_TASK_HOME: probeHome } });
+    const run = spawnSync(process.execPath, [join(root, "bin/mcp-task.js"), "list", "--json"], {
+      env: { ...process.env, MCP_TASK_HOME: probeHome },
+    });
     rmSync(probeHome, { recursive: true, force: true });
-    if (stamp() === before && run.status === 0) return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+    if (stamp() === before && run.status === 0)
+      return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
     rmSync(root, { recursive: true, force: true });
     await sleep(2000);
   }
@@ -188,7 +230,8 @@ async function snapshotBuild(): Promise<{ root: string; remove(): void }> {
 
 /** The tested binary: the snapshot's (see above), run by test/helpers/cli.ts startCli. */
 let build = ROOT;
-const startCli = (args: string[], options: { home: string; env?: Record<string, string> }) => startHelper(args, { ...options, root: build });
+const startCli = (args: string[], options: { home: string; env?: Record<string, string> }) =>
+  startHelper(args, { ...options, root: build });
 
 /** CPU seconds used so far by this process's finished children (commands and servers), from /proc/self/stat. */
 function childCpuSeconds(): number {
@@ -252,7 +295,18 @@ it(
       // Followed under chaos by a watch: every task that asks a question, a quarter of the others (process
       // start-up is what this machine spends its time on; the final pass follows every task anyway).
       const watched = kind.input !== undefined || (!kind.cancel && rand() < WATCHED);
-      slots.push({ n, tag: `soak-${seed}-${n}`, kind, args: kind.args(n, rand), failedCalls: 0, cancelled: false, badAnswered: !kind.badInput, followed: !watched, busy: false, notBefore: 0 });
+      slots.push({
+        n,
+        tag: `soak-${seed}-${n}`,
+        kind,
+        args: kind.args(n, rand),
+        failedCalls: 0,
+        cancelled: false,
+        badAnswered: !kind.badInput,
+        followed: !watched,
+        busy: false,
+        notBefore: 0,
+      });
     }
     const order = [...slots];
     for (let i = order.length - 1; i > 0; i--) {
@@ -263,7 +317,16 @@ it(
     const running = new Map<ChildProcess, { what: string; slot: Slot }>();
     const everyChild: ChildProcess[] = [];
     const killedPids = new Set<number>();
-    const stats = { calls: 0, watches: 0, badAnswers: 0, cancels: 0, kills: 0, restarts: 0, callFailures: 0, watchExits: new Map<string, number>() };
+    const stats = {
+      calls: 0,
+      watches: 0,
+      badAnswers: 0,
+      cancels: 0,
+      kills: 0,
+      restarts: 0,
+      callFailures: 0,
+      watchExits: new Map<string, number>(),
+    };
     const count = (key: string) => stats.watchExits.set(key, (stats.watchExits.get(key) ?? 0) + 1);
 
     const failures: unknown[] = [];
@@ -299,18 +362,23 @@ it(
       running.set(run.child, { what, slot });
       // No command may take longer than the give-up window (60 s) and a little more: that is a hang.
       const watchdog = setTimeout(() => {
-        hung.push(`${what} ${args.join(" ")} (pid ${run.child.pid}) still running after ${HANG_MS / 1000} s; stdout: ${run.output.stdout.slice(-1500)} stderr: ${run.output.stderr.slice(-1500)}`);
+        hung.push(
+          `${what} ${args.join(" ")} (pid ${run.child.pid}) still running after ${HANG_MS / 1000} s; stdout: ${run.output.stdout.slice(-1500)} stderr: ${run.output.stderr.slice(-1500)}`,
+        );
         failures.push(new Error(hung.at(-1)));
         run.child.kill("SIGKILL");
       }, HANG_MS);
       const killer =
         chaosOn && (what === "call" || what === "watch") && rand() < KILL_SHARE
-          ? setTimeout(() => {
-              if (run.child.exitCode !== null || run.child.signalCode !== null) return;
-              killedPids.add(run.child.pid!);
-              run.child.kill("SIGKILL");
-              stats.kills++;
-            }, 100 + rand() * 1500)
+          ? setTimeout(
+              () => {
+                if (run.child.exitCode !== null || run.child.signalCode !== null) return;
+                killedPids.add(run.child.pid!);
+                run.child.kill("SIGKILL");
+                stats.kills++;
+              },
+              100 + rand() * 1500,
+            )
           : undefined;
       void run.exited.then(() => {
         clearTimeout(watchdog);
@@ -335,7 +403,15 @@ it(
     const call = async (slot: Slot) => {
       stats.calls++;
       const pairs = Object.entries({ ...slot.args, soak: slot.tag }).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-      const run = cli(slot, "call", ["call", slot.kind.tool, ...pairs, "--detach", "--json", "-s", servers[slot.kind.gen].url]);
+      const run = cli(slot, "call", [
+        "call",
+        slot.kind.tool,
+        ...pairs,
+        "--detach",
+        "--json",
+        "-s",
+        servers[slot.kind.gen].url,
+      ]);
       const code = await run.exited;
       const first = code === 0 ? events(run.output.stdout)[0] : undefined;
       if (first?.type === "task") slot.taskId = first.taskId as string;
@@ -345,7 +421,9 @@ it(
         if (!slot.taskId) {
           slot.failedCalls++;
           stats.callFailures++;
-          expect([4, null], `call ${slot.tag} exited ${code}: ${run.output.stdout} ${run.output.stderr}`).toContain(code);
+          expect([4, null], `call ${slot.tag} exited ${code}: ${run.output.stdout} ${run.output.stderr}`).toContain(
+            code,
+          );
         }
       }
       slot.notBefore = Date.now() + (slot.taskId ? 200 + rand() * 1500 : 300 + rand() * 700);
@@ -370,7 +448,13 @@ it(
     /** A bad answer first: exit 6 and the question still asked (or 4: the server was away; tried again later). */
     const badAnswer = async (slot: Slot) => {
       stats.badAnswers++;
-      const run = cli(slot, "respond", ["respond", slot.taskId!, "--json", "--input", JSON.stringify(slot.kind.badInput)]);
+      const run = cli(slot, "respond", [
+        "respond",
+        slot.taskId!,
+        "--json",
+        "--input",
+        JSON.stringify(slot.kind.badInput),
+      ]);
       const code = await run.exited;
       expect([6, 4], `bad answer to ${slot.taskId}: ${run.output.stdout} ${run.output.stderr}`).toContain(code);
       if (code === 6) {
@@ -387,7 +471,10 @@ it(
       count(String(code));
       if (code === null) return; // killed: follow it again later
       const last = events(run.output.stdout).at(-1);
-      expect(last, `watch ${slot.taskId} (${slot.kind.tool}) exited ${code}: ${run.output.stdout} ${run.output.stderr}`).toMatchObject({ type: "result", status: slot.kind.expect });
+      expect(
+        last,
+        `watch ${slot.taskId} (${slot.kind.tool}) exited ${code}: ${run.output.stdout} ${run.output.stderr}`,
+      ).toMatchObject({ type: "result", status: slot.kind.expect });
       expect(code).toBe(EXIT_OF[slot.kind.expect]);
       slot.followed = true;
     };
@@ -446,7 +533,10 @@ it(
       }
       chaosOn = false;
       await Promise.all(Object.values(restarting));
-      if (running.size > 0) console.log(`soak: chaos over at ${Math.round((Date.now() - began) / 1000)} s; still running: ${[...running.values()].map((r) => `${r.what} ${r.slot.kind.tool} ${r.slot.taskId}`).join(", ")}`);
+      if (running.size > 0)
+        console.log(
+          `soak: chaos over at ${Math.round((Date.now() - began) / 1000)} s; still running: ${[...running.values()].map((r) => `${r.what} ${r.slot.kind.tool} ${r.slot.taskId}`).join(", ")}`,
+        );
       await Promise.all(inFlight);
       if (failures.length > 0) throw failures[0];
       // The servers are up for the final pass (the chaos loop always restarts what it stopped).
@@ -459,7 +549,8 @@ it(
       // Tasks the chaos phase did not get to are started now, and cancels not yet through are sent now.
       const finalWork = async (slot: Slot) => {
         // Fail (and clean up) before vitest's own timeout would cut the test short.
-        if (Date.now() - began > TEST_TIMEOUT_MS - 20_000) throw new Error(`soak over its time bound: ${Math.round((Date.now() - began) / 1000)} s, seed ${seed}`);
+        if (Date.now() - began > TEST_TIMEOUT_MS - 20_000)
+          throw new Error(`soak over its time bound: ${Math.round((Date.now() - began) / 1000)} s, seed ${seed}`);
         for (let attempt = 0; !slot.taskId; attempt++) {
           expect(attempt, `no task for ${slot.tag}`).toBeLessThan(5);
           await call(slot);
@@ -476,7 +567,10 @@ it(
         const run = cli(slot, "final", ["watch", slot.taskId!, "--json", ...input]);
         const code = await run.exited;
         const lines = events(run.output.stdout);
-        expect(lines.at(-1), `final watch of ${slot.taskId} (${slot.kind.tool}) exited ${code}: ${run.output.stdout} ${run.output.stderr}`).toMatchObject({
+        expect(
+          lines.at(-1),
+          `final watch of ${slot.taskId} (${slot.kind.tool}) exited ${code}: ${run.output.stdout} ${run.output.stderr}`,
+        ).toMatchObject({
           type: "result",
           taskId: slot.taskId,
           status: slot.kind.expect,
@@ -497,13 +591,25 @@ it(
       const listed = startCli(["list", "--json"], { home });
       expect(await listed.exited, listed.output.stderr).toBe(0);
       expect(listed.output.stderr, "no unreadable handle files").toBe("");
-      const rows = JSON.parse(listed.output.stdout) as Array<{ taskId: string; status: string; tool: string; gone: unknown; expired: boolean }>;
+      const rows = JSON.parse(listed.output.stdout) as Array<{
+        taskId: string;
+        status: string;
+        tool: string;
+        gone: unknown;
+        expired: boolean;
+      }>;
       const byId = new Map(rows.map((row) => [row.taskId, row]));
       expect(rows.length, "one handle per task, no other handle").toBe(TASKS);
       for (const slot of slots) {
         const row = byId.get(slot.taskId!);
         expect(row, `a handle for ${slot.taskId} (${slot.tag})`).toBeDefined();
-        expect({ id: slot.taskId, tool: row!.tool, status: row!.status, gone: row!.gone, expired: row!.expired }).toEqual({
+        expect({
+          id: slot.taskId,
+          tool: row!.tool,
+          status: row!.status,
+          gone: row!.gone,
+          expired: row!.expired,
+        }).toEqual({
           id: slot.taskId,
           tool: slot.kind.tool,
           status: slot.kind.expect,
@@ -518,7 +624,12 @@ it(
       for (const handle of handles) {
         const slot = slots.find((s) => s.taskId === handle.taskId)!;
         expect(handle.arguments.soak, `handle ${handle.taskId} belongs to its slot`).toBe(slot.tag);
-        expect({ id: handle.taskId, outcome: handle.outcome?.status, last: handle.last.status, history: handle.history.at(-1)?.status }).toEqual({
+        expect({
+          id: handle.taskId,
+          outcome: handle.outcome?.status,
+          last: handle.last.status,
+          history: handle.history.at(-1)?.status,
+        }).toEqual({
           id: handle.taskId,
           outcome: slot.kind.expect,
           last: slot.kind.expect,
@@ -531,7 +642,11 @@ it(
       for (const slot of slots) {
         const record = records[slot.kind.gen].get(slot.taskId!);
         expect(record, `the ${slot.kind.gen} server still knows ${slot.taskId}`).toBeDefined();
-        expect({ id: slot.taskId, tool: record!.tool, status: record!.status }).toEqual({ id: slot.taskId, tool: slot.kind.tool, status: slot.kind.expect });
+        expect({ id: slot.taskId, tool: record!.tool, status: record!.status }).toEqual({
+          id: slot.taskId,
+          tool: slot.kind.tool,
+          status: slot.kind.expect,
+        });
       }
       // Tasks the servers know that no slot has: only from calls that died without handing back a task (the
       // task was created, its reply never reached a handle). At most one per such call, of that call's tool.
@@ -545,8 +660,13 @@ it(
           perTool.set(record.tool, (perTool.get(record.tool) ?? 0) + 1);
         }
         for (const [tool, n] of perTool) {
-          const failed = slots.filter((s) => s.kind.gen === gen && s.kind.tool === tool).reduce((sum, s) => sum + s.failedCalls, 0);
-          expect(n, `${gen} ${tool}: tasks without a handle (${orphans.join("; ")}) vs failed calls`).toBeLessThanOrEqual(failed);
+          const failed = slots
+            .filter((s) => s.kind.gen === gen && s.kind.tool === tool)
+            .reduce((sum, s) => sum + s.failedCalls, 0);
+          expect(
+            n,
+            `${gen} ${tool}: tasks without a handle (${orphans.join("; ")}) vs failed calls`,
+          ).toBeLessThanOrEqual(failed);
         }
       }
 
@@ -575,8 +695,14 @@ it(
         for (const slot of slots.filter((s) => s.kind === kind).slice(0, 3)) {
           const later = startCli(["result", slot.taskId!, "--json"], { home });
           const code = await later.exited;
-          expect(code, `result of ${slot.taskId} (${kind.tool}) after the servers left: ${later.output.stderr}`).toBe(EXIT_OF[kind.expect]);
-          expect(events(later.output.stdout).at(-1), `result of ${slot.taskId}`).toMatchObject({ type: "result", taskId: slot.taskId, status: kind.expect });
+          expect(code, `result of ${slot.taskId} (${kind.tool}) after the servers left: ${later.output.stderr}`).toBe(
+            EXIT_OF[kind.expect],
+          );
+          expect(events(later.output.stdout).at(-1), `result of ${slot.taskId}`).toMatchObject({
+            type: "result",
+            taskId: slot.taskId,
+            status: kind.expect,
+          });
         }
       }
       // No process left behind: every child has exited, and nothing else runs with this home.
@@ -584,7 +710,11 @@ it(
       const alive = everyChild.filter((c) => c.exitCode === null && c.signalCode === null);
       expect(alive.map((c) => c.pid)).toEqual([]);
       for (const gen of ["v1", "v2"] as const) {
-        for (const pid of servers[gen].pids) expect(existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8")), `server ${pid}`).toBe(false);
+        for (const pid of servers[gen].pids)
+          expect(
+            existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8")),
+            `server ${pid}`,
+          ).toBe(false);
       }
       expect(processesUsing(home)).toEqual([]);
 
@@ -599,7 +729,9 @@ it(
       );
     } catch (error) {
       // The error itself beside the seed: vitest prints it only in its summary at the very end of the run.
-      console.log(`soak seed ${seed} FAILED after ${Math.round((Date.now() - began) / 1000)} s (${Math.round(childCpuSeconds() - cpuBefore)} CPU-s in child processes): ${error instanceof Error ? error.message : String(error)}\nv1 server log tail:\n${servers.v1.log.slice(-3000)}\nv2 server log tail:\n${servers.v2.log.slice(-1500)}`);
+      console.log(
+        `soak seed ${seed} FAILED after ${Math.round((Date.now() - began) / 1000)} s (${Math.round(childCpuSeconds() - cpuBefore)} CPU-s in child processes): ${error instanceof Error ? error.message : String(error)}\nv1 server log tail:\n${servers.v1.log.slice(-3000)}\nv2 server log tail:\n${servers.v2.log.slice(-1500)}`,
+      );
       throw error;
     } finally {
       clearInterval(progress);

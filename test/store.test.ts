@@ -18,7 +18,9 @@ function finished(child: ReturnType<typeof writer>): Promise<number | null> {
   let stderr = "";
   child.stderr?.on("data", (d) => (stderr += d));
   return new Promise((resolve, reject) => {
-    child.on("exit", (code) => (code === 0 || code === null ? resolve(code) : reject(new Error(`writer exited ${code}: ${stderr}`))));
+    child.on("exit", (code) =>
+      code === 0 || code === null ? resolve(code) : reject(new Error(`writer exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -45,7 +47,9 @@ it("eight mcp-task processes starting tasks at once leave every handle in the st
     }),
   );
   const started = runs.flat();
-  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout).map((r: { taskId: string }) => r.taskId);
+  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout).map(
+    (r: { taskId: string }) => r.taskId,
+  );
   expect(listed.sort()).toEqual([...started].sort());
   expect(listed).toHaveLength(32);
 });
@@ -59,7 +63,9 @@ it("eight writer processes saving 250 handles each lose none", async () => {
   const index = readFileSync(join(home, "tasks/.index.ndjson"), "utf8").trimEnd().split("\n");
   expect(index).toHaveLength(2000);
   for (const line of index) expect(JSON.parse(line)[0]).toBeGreaterThan(0); // a summary (0 would be a removal)
-  expect((await store.summaries()).map((s) => s.taskId).sort()).toEqual((await store.list()).map((h) => h.handle.taskId).sort());
+  expect((await store.summaries()).map((s) => s.taskId).sort()).toEqual(
+    (await store.list()).map((h) => h.handle.taskId).sort(),
+  );
 });
 
 it("one handle changed by eight processes at once keeps every change", async () => {
@@ -75,7 +81,8 @@ it("a process killed in the middle of writes leaves every handle readable", asyn
   for (let round = 0; round < 5; round++) {
     const child = writer(home, "churn", `r${round}`, "200000");
     // Killed once it is writing (however slow its start on a loaded machine), at a different moment each round.
-    for (let waited = 0; waited < 20_000 && !existsSync(join(home, "tasks", `r${round}-0.00000000.json`)); waited += 10) await new Promise((r) => setTimeout(r, 10));
+    for (let waited = 0; waited < 20_000 && !existsSync(join(home, "tasks", `r${round}-0.00000000.json`)); waited += 10)
+      await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 10 + round * 37));
     child.kill("SIGKILL");
     await new Promise((r) => child.on("exit", r));
@@ -94,7 +101,11 @@ it("saving a handle writes its own file only, private to the user; an unreadable
   await finished(writer(home, "create", "a", "50", "10"));
   const dir = join(home, "tasks");
   const indexLines = () => readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n").length;
-  const before = new Map(readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => [f, statSync(join(dir, f)).mtimeMs]));
+  const before = new Map(
+    readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => [f, statSync(join(dir, f)).mtimeMs]),
+  );
   const linesBefore = indexLines();
   await new Promise((r) => setTimeout(r, 20));
   await finished(writer(home, "create", "b", "1", "10"));
@@ -120,9 +131,17 @@ it("list reads the index, but the files win: edits behind its back, files added 
   const listed = async () => {
     const run = await runCli(["list", "--json"], { home });
     expect(run.code, run.stderr).toBe(0);
-    return Object.fromEntries((JSON.parse(run.stdout) as Array<{ taskId: string; status: string }>).map((r) => [r.taskId, r.status]));
+    return Object.fromEntries(
+      (JSON.parse(run.stdout) as Array<{ taskId: string; status: string }>).map((r) => [r.taskId, r.status]),
+    );
   };
-  expect(await listed()).toEqual({ "run-0": "working", "run-1": "working", "run-2": "working", "done-0": "completed", "done-1": "completed" });
+  expect(await listed()).toEqual({
+    "run-0": "working",
+    "run-1": "working",
+    "run-2": "working",
+    "done-0": "completed",
+    "done-1": "completed",
+  });
 
   // As if a writer were killed between renaming its file and appending its index line: the file changed alone.
   const file = join(dir, "run-0.00000000.json");
@@ -131,13 +150,27 @@ it("list reads the index, but the files win: edits behind its back, files added 
   await new Promise((r) => setTimeout(r, 20));
   writeFileSync(file, JSON.stringify(changed));
   // A handle copied in by hand, and one deleted by hand.
-  writeFileSync(join(dir, "copied-0.00000000.json"), JSON.stringify({ ...changed, taskId: "copied-0" }), { mode: 0o600 });
+  writeFileSync(join(dir, "copied-0.00000000.json"), JSON.stringify({ ...changed, taskId: "copied-0" }), {
+    mode: 0o600,
+  });
   rmSync(join(dir, "done-1.00000000.json"));
-  expect(await listed()).toEqual({ "run-0": "failed", "run-1": "working", "run-2": "working", "done-0": "completed", "copied-0": "failed" });
+  expect(await listed()).toEqual({
+    "run-0": "failed",
+    "run-1": "working",
+    "run-2": "working",
+    "done-0": "completed",
+    "copied-0": "failed",
+  });
 
   // A line cut short by a crash: the index is rebuilt from the files, one line per handle.
   appendFileSync(join(dir, ".index.ndjson"), '[1,"half');
-  expect(await listed()).toEqual({ "run-0": "failed", "run-1": "working", "run-2": "working", "done-0": "completed", "copied-0": "failed" });
+  expect(await listed()).toEqual({
+    "run-0": "failed",
+    "run-1": "working",
+    "run-2": "working",
+    "done-0": "completed",
+    "copied-0": "failed",
+  });
   expect(readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n")).toHaveLength(5);
 
   // Removed through the store: gone from the index too, with no directory entry needed to tell.
@@ -152,10 +185,35 @@ it("an index written in an older format (1: no statusAt, no outcome) is rebuilt 
   const current = await new HandleStore(home).summaries();
   expect(current.every((s) => s.outcome && typeof s.statusAt === "string")).toBe(true);
   // The same summaries as format 1 wrote them: [1, ...15 fields].
-  const v1 = ["stem", "mtime", "taskId", "server", "tool", "generation", "status", "statusMessage", "createdAt", "taskCreatedAt", "updatedAt", "ttlMs", "pollIntervalMs", "gone", "final"] as const;
-  writeFileSync(join(dir, ".index.ndjson"), current.map((s) => `${JSON.stringify([1, ...v1.map((field) => s[field])])}\n`).join(""));
+  const v1 = [
+    "stem",
+    "mtime",
+    "taskId",
+    "server",
+    "tool",
+    "generation",
+    "status",
+    "statusMessage",
+    "createdAt",
+    "taskCreatedAt",
+    "updatedAt",
+    "ttlMs",
+    "pollIntervalMs",
+    "gone",
+    "final",
+  ] as const;
+  writeFileSync(
+    join(dir, ".index.ndjson"),
+    current.map((s) => `${JSON.stringify([1, ...v1.map((field) => s[field])])}\n`).join(""),
+  );
   const facts = (list: typeof current) => list.map((s) => [s.taskId, s.status, s.statusAt, s.outcome]).sort();
   expect(facts(await new HandleStore(home).summaries())).toEqual(facts(current));
-  const lines = readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as unknown[]);
-  expect(lines.map((line) => [line[0], line.length])).toEqual([[2, 18], [2, 18]]);
+  const lines = readFileSync(join(dir, ".index.ndjson"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as unknown[]);
+  expect(lines.map((line) => [line[0], line.length])).toEqual([
+    [2, 18],
+    [2, 18],
+  ]);
 });

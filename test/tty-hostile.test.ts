@@ -31,7 +31,17 @@ async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
 /** Runs `command` in a fresh tmux session (a real terminal), without CI in its environment. */
 function terminal(home: string, command: string) {
   session = `mcp-task-tty-hostile-${process.pid}-${++counter}`;
-  tmux("new-session", "-d", "-s", session, "-x", "130", "-y", "40", `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`);
+  tmux(
+    "new-session",
+    "-d",
+    "-s",
+    session,
+    "-x",
+    "130",
+    "-y",
+    "40",
+    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`,
+  );
 }
 
 /** Fills the prototype-named form: __proto__ "p", constructor yes, prototype "q", then submits from the last field. */
@@ -62,13 +72,17 @@ afterAll(async () => {
   await Promise.all([proto?.stop(), wide?.stop()]);
 });
 
-it("the live view answers a form whose fields are named __proto__, constructor and prototype", { timeout: 40_000 }, async () => {
-  terminal(tempHome(), `${bin} call ask -s ${proto.url}`);
-  await fillProtoForm();
-  const done = await waitFor(/EXIT=\d+/);
-  expect(done).toMatch(/EXIT=0/);
-  expect(done).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
-});
+it(
+  "the live view answers a form whose fields are named __proto__, constructor and prototype",
+  { timeout: 40_000 },
+  async () => {
+    terminal(tempHome(), `${bin} call ask -s ${proto.url}`);
+    await fillProtoForm();
+    const done = await waitFor(/EXIT=\d+/);
+    expect(done).toMatch(/EXIT=0/);
+    expect(done).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
+  },
+);
 
 it("Ctrl-C while that form is open stops waiting at once (exit 130), the task kept", { timeout: 40_000 }, async () => {
   const home = tempHome();
@@ -84,13 +98,19 @@ it("Ctrl-C while that form is open stops waiting at once (exit 130), the task ke
   expect(list).toEqual([expect.objectContaining({ tool: "ask" })]);
 });
 
-it("the live view refuses a question of 10,000 fields at once (exit 4), without drawing it", { timeout: 40_000 }, async () => {
-  terminal(tempHome(), `${bin} call wide_ask -s ${wide.url}`);
-  const done = await waitFor(/EXIT=\d+/, 15_000);
-  expect(done).toMatch(/EXIT=4/);
-  expect(done).toMatch(/mcp-task will not show or fill the form of a question from the server: it has 10000 fields \(limit 100\)/);
-  expect(done).not.toMatch(/field 1\b/);
-});
+it(
+  "the live view refuses a question of 10,000 fields at once (exit 4), without drawing it",
+  { timeout: 40_000 },
+  async () => {
+    terminal(tempHome(), `${bin} call wide_ask -s ${wide.url}`);
+    const done = await waitFor(/EXIT=\d+/, 15_000);
+    expect(done).toMatch(/EXIT=4/);
+    expect(done).toMatch(
+      /mcp-task will not show or fill the form of a question from the server: it has 10000 fields \(limit 100\)/,
+    );
+    expect(done).not.toMatch(/field 1\b/);
+  },
+);
 
 it("the dashboard answers the prototype-named form of a detached task", { timeout: 60_000 }, async () => {
   const home = tempHome();
@@ -123,22 +143,26 @@ it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { 
   expect(done).toMatch(/EXIT=0/);
 });
 
-it("the line prompt (stdout not a terminal) reads the same form through the form's own field reader", { timeout: 40_000 }, async () => {
-  const home = tempHome();
-  const out = join(home, "out.txt");
-  terminal(home, `${bin} call ask -s ${proto.url} > ${out}`);
-  await waitFor(/fields named like prototype keys[\s\S]*answer, decline or cancel\?/);
-  keys("Enter");
-  await waitFor(/proto: $/m);
-  keys("Enter"); // nothing: it is required
-  await waitFor(/required[\s\S]*proto: $/m);
-  keys("p", "Enter");
-  await waitFor(/constructor \[y\/n\]: $/m);
-  keys("maybe", "Enter");
-  await waitFor(/enter yes or no[\s\S]*constructor \[y\/n\]: $/m);
-  keys("y", "Enter");
-  await waitFor(/prototype \(optional\): $/m);
-  keys("q", "Enter");
-  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
-  expect(readFileSync(out, "utf8")).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
-});
+it(
+  "the line prompt (stdout not a terminal) reads the same form through the form's own field reader",
+  { timeout: 40_000 },
+  async () => {
+    const home = tempHome();
+    const out = join(home, "out.txt");
+    terminal(home, `${bin} call ask -s ${proto.url} > ${out}`);
+    await waitFor(/fields named like prototype keys[\s\S]*answer, decline or cancel\?/);
+    keys("Enter");
+    await waitFor(/proto: $/m);
+    keys("Enter"); // nothing: it is required
+    await waitFor(/required[\s\S]*proto: $/m);
+    keys("p", "Enter");
+    await waitFor(/constructor \[y\/n\]: $/m);
+    keys("maybe", "Enter");
+    await waitFor(/enter yes or no[\s\S]*constructor \[y\/n\]: $/m);
+    keys("y", "Enter");
+    await waitFor(/prototype \(optional\): $/m);
+    keys("q", "Enter");
+    expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+    expect(readFileSync(out, "utf8")).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
+  },
+);

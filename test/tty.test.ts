@@ -30,7 +30,14 @@ async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
 /** Runs `command` in a fresh tmux session (a real terminal), without CI in its environment. */
 function terminal(home: string, command: string, size = ["-x", "130", "-y", "40"]) {
   session = `mcp-task-tty-${process.pid}-${++counter}`;
-  tmux("new-session", "-d", "-s", session, ...size, `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`);
+  tmux(
+    "new-session",
+    "-d",
+    "-s",
+    session,
+    ...size,
+    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`,
+  );
 }
 
 beforeAll(async () => {
@@ -69,12 +76,13 @@ it("call on a terminal shows the live view and asks through the form, twice", as
 
 it("the dashboard follows tasks on a V1 and a V2 server, and answers both through the form", async () => {
   const home = tempHome();
-  const detach = async (...args: string[]) => events((await runCli(["call", ...args, "--detach", "--json"], { home })).stdout)[0].taskId as string;
+  const detach = async (...args: string[]) =>
+    events((await runCli(["call", ...args, "--detach", "--json"], { home })).stdout)[0].taskId as string;
   await detach("simulate-research-query", "topic=python", "ambiguous=true", "-s", v1.url);
   await detach("task_input_once", "ms=300", "-s", v2.url);
   terminal(home, `${bin} dashboard`);
   await waitFor(/2 tasks/);
-  for (let answered = 0; answered < 2; ) {
+  for (let answered = 0; answered < 2;) {
     const text = await waitFor(/[1-9] waiting for you/, 30_000);
     expect(text).toContain("mcp-task dashboard");
     keys("a");
@@ -103,7 +111,9 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
   const results = await Promise.all(
-    JSON.parse((await runCli(["list", "--json"], { home })).stdout).map(async (row: { taskId: string }) => (await runCli(["result", row.taskId], { home })).stdout),
+    JSON.parse((await runCli(["list", "--json"], { home })).stdout).map(
+      async (row: { taskId: string }) => (await runCli(["result", row.taskId], { home })).stdout,
+    ),
   );
   expect(results.join("\n")).toMatch(/Research Report: python \(snake\)/);
   expect(results.join("\n")).toMatch(/Hello, Ada/);
@@ -126,7 +136,19 @@ it("Ctrl-C while the live view shows a form stops waiting (exit 130); the questi
 
 it("the dashboard follows a V1 task on a stdio server through its broker and answers its question", async () => {
   const home = tempHome();
-  const run = await runCli(["call", "simulate-research-query", "topic=python", "ambiguous=true", "--stdio", everythingStdio, "--detach", "--json"], { home });
+  const run = await runCli(
+    [
+      "call",
+      "simulate-research-query",
+      "topic=python",
+      "ambiguous=true",
+      "--stdio",
+      everythingStdio,
+      "--detach",
+      "--json",
+    ],
+    { home },
+  );
   expect(run.code, run.stderr).toBe(0);
   const id = events(run.stdout)[0].taskId as string;
   terminal(home, `${bin} dashboard`);
@@ -198,11 +220,16 @@ it("mcp-task demo opens the dashboard on the demo server; the invoice is approve
   await answer(); // INV-2041 approval
   await answer(); // INV-2042 approval
   await answer(); // INV-2042: the amount differs from the PO, post anyway
-  const done = await waitFor(/✓ completed\s+process_invoice[\s\S]*✓ completed\s+process_invoice|✓ completed\s+process_invoice[\s\S]*✓ completed\s+process_invoice/, 30_000);
+  const done = await waitFor(
+    /✓ completed\s+process_invoice[\s\S]*✓ completed\s+process_invoice|✓ completed\s+process_invoice[\s\S]*✓ completed\s+process_invoice/,
+    30_000,
+  );
   expect(done).toMatch(/✗ failed\s+sync_ledger/);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
-  const posted = JSON.parse((await runCli(["list", "--json", "--status", "completed"], { home })).stdout).filter((r: { tool: string }) => r.tool === "process_invoice");
+  const posted = JSON.parse((await runCli(["list", "--json", "--status", "completed"], { home })).stdout).filter(
+    (r: { tool: string }) => r.tool === "process_invoice",
+  );
   expect(posted).toHaveLength(2);
   for (const row of posted) expect((await runCli(["result", row.taskId], { home })).stdout).toMatch(/posted/);
 });

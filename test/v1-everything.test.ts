@@ -32,7 +32,15 @@ describe.each(transports)("server-everything over %s", (_name, server) => {
 
   it("answers the ambiguous task's elicitation from --input", async () => {
     const run = await runCli(
-      ["call", "simulate-research-query", "topic=python", "ambiguous=true", "--input", '{"interpretation":"snake"}', ...server()],
+      [
+        "call",
+        "simulate-research-query",
+        "topic=python",
+        "ambiguous=true",
+        "--input",
+        '{"interpretation":"snake"}',
+        ...server(),
+      ],
       { home: tempHome() },
     );
     expect(run.stdout).toContain("# Research Report: python (snake)");
@@ -41,7 +49,9 @@ describe.each(transports)("server-everything over %s", (_name, server) => {
   });
 
   it("exits 6 at once when input is required and no answer is given (no TTY)", async () => {
-    const run = await runCli(["call", "simulate-research-query", "topic=python", "ambiguous=true", ...server()], { home: tempHome() });
+    const run = await runCli(["call", "simulate-research-query", "topic=python", "ambiguous=true", ...server()], {
+      home: tempHome(),
+    });
     expect(run.code).toBe(6);
     expect(run.stderr).toMatch(/input required and no answer given/);
     expect(run.stdout).toBe("");
@@ -50,10 +60,19 @@ describe.each(transports)("server-everything over %s", (_name, server) => {
 
 describe("NDJSON and plain calls", () => {
   it("writes the documented events, ending with the result", async () => {
-    const run = await runCli(["call", "simulate-research-query", "topic=rust", "--json", "-s", http.url], { home: tempHome() });
+    const run = await runCli(["call", "simulate-research-query", "topic=rust", "--json", "-s", http.url], {
+      home: tempHome(),
+    });
     expect(run.code).toBe(0);
     const lines = events(run.stdout);
-    expect(lines[0]).toMatchObject({ type: "task", tool: "simulate-research-query", generation: "v1", status: "working", ttlMs: 300000, pollIntervalMs: 1000 });
+    expect(lines[0]).toMatchObject({
+      type: "task",
+      tool: "simulate-research-query",
+      generation: "v1",
+      status: "working",
+      ttlMs: 300000,
+      pollIntervalMs: 1000,
+    });
     for (const line of lines) expect(typeof line.taskId).toBe("string");
     expect(lines.filter((l) => l.type === "status").map((l) => l.status)).toContain("completed");
     const last = lines.at(-1)!;
@@ -66,11 +85,18 @@ describe("NDJSON and plain calls", () => {
     expect(run.code).toBe(0);
     const lines = events(run.stdout);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ type: "result", taskId: null, status: "completed", result: { content: [{ type: "text", text: "Echo: hello" }] } });
+    expect(lines[0]).toMatchObject({
+      type: "result",
+      taskId: null,
+      status: "completed",
+      result: { content: [{ type: "text", text: "Echo: hello" }] },
+    });
   });
 
   it("reports a task-required tool called with --no-task as the server's refusal", async () => {
-    const run = await runCli(["call", "simulate-research-query", "topic=x", "--no-task", "-s", http.url], { home: tempHome() });
+    const run = await runCli(["call", "simulate-research-query", "topic=x", "--no-task", "-s", http.url], {
+      home: tempHome(),
+    });
     expect(run.code).not.toBe(0);
     expect(run.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
   });

@@ -119,7 +119,10 @@ describe("polling cost", () => {
     const home = tempHome();
     const before = (await stats(home))["tasks/get"] ?? 0;
     const started = Date.now();
-    const run = await runCli(["call", "task_complete", "ms=3000", "-s", paced.url], { home, env: { MCP_TASK_PUSH: "off" } });
+    const run = await runCli(["call", "task_complete", "ms=3000", "-s", paced.url], {
+      home,
+      env: { MCP_TASK_PUSH: "off" },
+    });
     const elapsed = Date.now() - started;
     expect(run.code).toBe(0);
     const gets = (await stats(home))["tasks/get"] - before;

@@ -37,7 +37,12 @@ export function numArg(args: JsonObject, key: string, fallback: number | undefin
   return n;
 }
 
-export function enumArg<T extends string>(args: JsonObject, key: string, values: readonly T[], fallback: T | undefined): T {
+export function enumArg<T extends string>(
+  args: JsonObject,
+  key: string,
+  values: readonly T[],
+  fallback: T | undefined,
+): T {
   const v = args[key] ?? fallback;
   if (v === undefined) badArgs(`${key} is required`);
   if (typeof v !== "string" || !values.includes(v as T)) badArgs(`${key} must be one of ${values.join(", ")}`);
@@ -45,12 +50,18 @@ export function enumArg<T extends string>(args: JsonObject, key: string, values:
 }
 
 export function elicitForm(message: string, properties: JsonObject, required: string[]): InputRequest {
-  return { method: "elicitation/create", params: { mode: "form", message, requestedSchema: { type: "object", properties, required } } };
+  return {
+    method: "elicitation/create",
+    params: { mode: "form", message, requestedSchema: { type: "object", properties, required } },
+  };
 }
 
 /** The accepted form content of an answer, or the action when it was not accepted. */
 export function answerOf(response: JsonObject | undefined): { action: string; content: JsonObject } {
   const action = typeof response?.action === "string" ? response.action : "cancel";
-  const content = response?.content !== null && typeof response?.content === "object" && !Array.isArray(response?.content) ? (response.content as JsonObject) : {};
+  const content =
+    response?.content !== null && typeof response?.content === "object" && !Array.isArray(response?.content)
+      ? (response.content as JsonObject)
+      : {};
   return { action, content };
 }

@@ -34,7 +34,10 @@ const INVOICE_OUTPUT_SCHEMA = {
         {
           type: "object",
           properties: {
-            reasons: { type: "array", items: { type: "string", enum: ["amount_mismatch", "currency_mismatch", "over_limit"] } },
+            reasons: {
+              type: "array",
+              items: { type: "string", enum: ["amount_mismatch", "currency_mismatch", "over_limit"] },
+            },
             decision: { type: "string", enum: ["post", "hold", "reject", "none"] },
             note: { type: "string" },
           },
@@ -44,7 +47,21 @@ const INVOICE_OUTPUT_SCHEMA = {
       ],
     },
   },
-  required: ["invoice_id", "po_number", "supplier", "status", "currency", "amount", "po_amount", "difference", "posted_amount", "journal_entry_id", "approved", "approver_comment", "exception"],
+  required: [
+    "invoice_id",
+    "po_number",
+    "supplier",
+    "status",
+    "currency",
+    "amount",
+    "po_amount",
+    "difference",
+    "posted_amount",
+    "journal_entry_id",
+    "approved",
+    "approver_comment",
+    "exception",
+  ],
   additionalProperties: false,
 };
 
@@ -66,7 +83,8 @@ interface InvoiceData extends JsonObject {
 
 function invoiceData(args: JsonObject): JsonObject {
   const invoice_id = strArg(args, "invoice_id").trim();
-  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,39}$/.test(invoice_id)) badArgs("invoice_id must be 1 to 40 letters, digits, '.', '_', '/' or '-', e.g. INV-2041");
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,39}$/.test(invoice_id))
+    badArgs("invoice_id must be 1 to 40 letters, digits, '.', '_', '/' or '-', e.g. INV-2041");
   const po_number = poNumberArg(args);
   const amount = round2(numArg(args, "amount", undefined, 0.01, 10_000_000));
   const po = lookupPo(po_number);
@@ -75,7 +93,9 @@ function invoiceData(args: JsonObject): JsonObject {
 }
 
 function approvalForm(d: InvoiceData): InputRequest {
-  const received = d.po.lines.every((l) => l.received >= l.quantity) ? "goods received in full" : "goods partly received";
+  const received = d.po.lines.every((l) => l.received >= l.quantity)
+    ? "goods received in full"
+    : "goods partly received";
   return elicitForm(
     `Approve invoice ${d.invoice_id} from ${d.po.supplier} for ${money(d.amount, d.currency)}? (${d.po_number}, ${received})`,
     {
@@ -105,10 +125,13 @@ function exceptionForm(d: InvoiceData, reasons: Reason[]): InputRequest {
   const parts: string[] = [];
   if (reasons.includes("amount_mismatch")) {
     const diff = round2(d.amount - d.po.total);
-    parts.push(`${d.invoice_id} is ${money(d.amount, d.currency)} but ${d.po_number} is ${money(d.po.total, d.po.currency)} (${signed(diff)}, ${diff >= 0 ? "+" : "-"}${percent(Math.abs(diff), d.po.total)}).`);
+    parts.push(
+      `${d.invoice_id} is ${money(d.amount, d.currency)} but ${d.po_number} is ${money(d.po.total, d.po.currency)} (${signed(diff)}, ${diff >= 0 ? "+" : "-"}${percent(Math.abs(diff), d.po.total)}).`,
+    );
   }
   if (reasons.includes("currency_mismatch")) parts.push(`The invoice is in ${d.currency}, the PO in ${d.po.currency}.`);
-  if (reasons.includes("over_limit")) parts.push(`It exceeds your approval limit of ${money(d.amount_limit ?? 0, d.currency)}.`);
+  if (reasons.includes("over_limit"))
+    parts.push(`It exceeds your approval limit of ${money(d.amount_limit ?? 0, d.currency)}.`);
   return elicitForm(
     `${parts.join(" ")} Post it anyway, hold it for review, or reject it?`,
     {
@@ -144,7 +167,10 @@ function invoiceResult(task: TaskRecord, d: InvoiceData): JsonObject {
     journal_entry_id: journal,
     approved: d.approved === true,
     approver_comment: d.comment ?? "",
-    exception: d.reasons && d.reasons.length > 0 ? { reasons: d.reasons, decision: d.decision ?? "none", note: d.note ?? "" } : null,
+    exception:
+      d.reasons && d.reasons.length > 0
+        ? { reasons: d.reasons, decision: d.decision ?? "none", note: d.note ?? "" }
+        : null,
   };
   const against = `${d.po_number} (${d.po.supplier})`;
   const text =
@@ -159,7 +185,8 @@ function invoiceResult(task: TaskRecord, d: InvoiceData): JsonObject {
 function processInvoice(pace: (ms: number) => number): TaskProgram {
   return (task, event, ops) => {
     const d = task.data as InvoiceData;
-    const reconcile = () => ops.sleep(pace(2000), "post", `reconciling ${d.invoice_id} with ${d.po_number} and its goods receipt`);
+    const reconcile = () =>
+      ops.sleep(pace(2000), "post", `reconciling ${d.invoice_id} with ${d.po_number} and its goods receipt`);
     const finishAs = (outcome: Outcome, why: string, message: string) => {
       d.outcome = outcome;
       d.why = why;
@@ -167,24 +194,47 @@ function processInvoice(pace: (ms: number) => number): TaskProgram {
     };
     if (event.kind === "start") {
       const items = d.po.lines.reduce((n, l) => n + l.received, 0);
-      ops.sleep(pace(2000), "validate", `recording goods received for ${d.po_number}: ${d.po.lines.length} line(s), ${count(items)} item(s)`);
+      ops.sleep(
+        pace(2000),
+        "validate",
+        `recording goods received for ${d.po_number}: ${d.po.lines.length} line(s), ${count(items)} item(s)`,
+      );
     } else if (event.kind === "wake" && task.phase === "validate") {
-      ops.sleep(pace(2500), "approve", `validating ${d.invoice_id} against the ERP (simulated): ${d.po_number}, ${d.po.supplier}, ${money(d.po.total, d.po.currency)}`);
+      ops.sleep(
+        pace(2500),
+        "approve",
+        `validating ${d.invoice_id} against the ERP (simulated): ${d.po_number}, ${d.po.supplier}, ${money(d.po.total, d.po.currency)}`,
+      );
     } else if (event.kind === "wake" && task.phase === "approve") {
-      ops.ask({ approval: approvalForm(d) }, "approval", `waiting for approval: ${d.invoice_id}, ${money(d.amount, d.currency)} to ${d.po.supplier}`);
+      ops.ask(
+        { approval: approvalForm(d) },
+        "approval",
+        `waiting for approval: ${d.invoice_id}, ${money(d.amount, d.currency)} to ${d.po.supplier}`,
+      );
     } else if (event.kind === "input" && task.phase === "approval") {
       const { action, content } = answerOf(event.responses.approval);
       if (action !== "accept") {
         d.approved = false;
-        finishAs("held", `the approval request was ${action === "decline" ? "declined" : "cancelled"}`, `holding ${d.invoice_id}: no approval decision`);
+        finishAs(
+          "held",
+          `the approval request was ${action === "decline" ? "declined" : "cancelled"}`,
+          `holding ${d.invoice_id}: no approval decision`,
+        );
         return;
       }
       d.approved = content.approve === true;
       if (typeof content.comment === "string") d.comment = content.comment.slice(0, 200);
-      const limit = typeof content.amount_limit === "number" && Number.isFinite(content.amount_limit) ? content.amount_limit : d.amount;
+      const limit =
+        typeof content.amount_limit === "number" && Number.isFinite(content.amount_limit)
+          ? content.amount_limit
+          : d.amount;
       d.amount_limit = Math.max(0, limit);
       if (!d.approved) {
-        finishAs("rejected", d.comment ? `approver: ${d.comment}` : "not approved", `recording the rejection of ${d.invoice_id}`);
+        finishAs(
+          "rejected",
+          d.comment ? `approver: ${d.comment}` : "not approved",
+          `recording the rejection of ${d.invoice_id}`,
+        );
         return;
       }
       const reasons = reasonsOf(d);
@@ -193,18 +243,36 @@ function processInvoice(pace: (ms: number) => number): TaskProgram {
         return;
       }
       d.reasons = reasons;
-      ops.ask({ exception: exceptionForm(d, reasons) }, "exception", `waiting for a decision: ${d.invoice_id} ${reasons.map((r) => r.replace("_", " ")).join(", ")}`);
+      ops.ask(
+        { exception: exceptionForm(d, reasons) },
+        "exception",
+        `waiting for a decision: ${d.invoice_id} ${reasons.map((r) => r.replace("_", " ")).join(", ")}`,
+      );
     } else if (event.kind === "input" && task.phase === "exception") {
       const { action, content } = answerOf(event.responses.exception);
       const choice = action === "accept" && typeof content.action === "string" ? content.action : "none";
       d.decision = ["post", "hold", "reject"].includes(choice) ? choice : "none";
       if (typeof content.note === "string") d.note = content.note.slice(0, 200);
       if (d.decision === "post") reconcile();
-      else if (d.decision === "reject") finishAs("rejected", d.note ? `on review: ${d.note}` : "rejected on review", `recording the rejection of ${d.invoice_id}`);
-      else finishAs("held", d.decision === "hold" ? (d.note ? `on review: ${d.note}` : "held on review") : "no decision on the exception", `holding ${d.invoice_id} for review`);
+      else if (d.decision === "reject")
+        finishAs(
+          "rejected",
+          d.note ? `on review: ${d.note}` : "rejected on review",
+          `recording the rejection of ${d.invoice_id}`,
+        );
+      else
+        finishAs(
+          "held",
+          d.decision === "hold" ? (d.note ? `on review: ${d.note}` : "held on review") : "no decision on the exception",
+          `holding ${d.invoice_id} for review`,
+        );
     } else if (event.kind === "wake" && task.phase === "post") {
       d.outcome = "posted";
-      ops.sleep(pace(1000), "finish", `posting journal entry ${journalEntryId(task.taskId, d.invoice_id)} to the ledger`);
+      ops.sleep(
+        pace(1000),
+        "finish",
+        `posting journal entry ${journalEntryId(task.taskId, d.invoice_id)} to the ledger`,
+      );
     } else if (event.kind === "wake" && task.phase === "finish") {
       ops.complete(invoiceResult(task, d));
     }
@@ -223,10 +291,21 @@ export function processInvoiceTool(pace: (ms: number) => number): ToolDef {
     inputSchema: {
       type: "object",
       properties: {
-        invoice_id: { type: "string", title: "Invoice number", description: "e.g. INV-2041", minLength: 1, maxLength: 40 },
+        invoice_id: {
+          type: "string",
+          title: "Invoice number",
+          description: "e.g. INV-2041",
+          minLength: 1,
+          maxLength: 40,
+        },
         po_number: PO_NUMBER,
         amount: { type: "number", title: "Invoice amount", exclusiveMinimum: 0, maximum: 10_000_000 },
-        currency: { type: "string", title: "Currency", enum: [...CURRENCIES], description: "Default: the PO's currency" },
+        currency: {
+          type: "string",
+          title: "Currency",
+          enum: [...CURRENCIES],
+          description: "Default: the PO's currency",
+        },
       },
       required: ["invoice_id", "po_number", "amount"],
     },

@@ -54,7 +54,8 @@ function exportLedger(pace: (ms: number) => number): TaskProgram {
     const rows = Number(task.data.rows);
     const durationMs = Number(task.data.durationMs);
     const tick = Math.max(50, Math.min(pace(1000), durationMs));
-    const progress = (done: number) => `exported ${count(done)}/${count(rows)} rows (${Math.floor((done / rows) * 100)}%)`;
+    const progress = (done: number) =>
+      `exported ${count(done)}/${count(rows)} rows (${Math.floor((done / rows) * 100)}%)`;
     if (event.kind === "start") {
       task.data.startedAt = Date.now();
       ops.sleep(tick, "tick", progress(0));
@@ -62,11 +63,23 @@ function exportLedger(pace: (ms: number) => number): TaskProgram {
       const elapsed = Date.now() - Number(task.data.startedAt);
       if (elapsed >= durationMs) {
         const format = String(task.data.format);
-        const stamp = new Date(Number(task.data.startedAt)).toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-");
+        const stamp = new Date(Number(task.data.startedAt))
+          .toISOString()
+          .replace(/[-:]/g, "")
+          .replace(/\..*$/, "")
+          .replace("T", "-");
         const file = `ledger-export-${stamp}.${format}`;
         const bytes = rows * (format === "csv" ? 118 : 196);
         const sha256 = createHash("sha256").update(`${task.taskId}/${file}/${rows}`).digest("hex");
-        ops.complete(textResult(`exported ${count(rows)} rows to ${file} (${(bytes / 1_000_000).toFixed(1)} MB)`, { file, format, rows, bytes, sha256 }));
+        ops.complete(
+          textResult(`exported ${count(rows)} rows to ${file} (${(bytes / 1_000_000).toFixed(1)} MB)`, {
+            file,
+            format,
+            rows,
+            bytes,
+            sha256,
+          }),
+        );
         return;
       }
       const done = Math.min(rows, Math.floor((rows * elapsed) / durationMs / 100) * 100);
@@ -79,8 +92,12 @@ export function syncLedgerTool(pace: (ms: number) => number): ToolDef {
   return {
     name: "sync_ledger",
     title: "Synchronise a ledger with the ERP",
-    description: "Task (required) that fails: it retries the ERP connection three times (~5 s) and ends failed with a JSON-RPC error, 'ERP connection refused (simulated)'.",
-    inputSchema: { type: "object", properties: { ledger: { type: "string", title: "Ledger", enum: [...LEDGERS], default: "payables" } } },
+    description:
+      "Task (required) that fails: it retries the ERP connection three times (~5 s) and ends failed with a JSON-RPC error, 'ERP connection refused (simulated)'.",
+    inputSchema: {
+      type: "object",
+      properties: { ledger: { type: "string", title: "Ledger", enum: [...LEDGERS], default: "payables" } },
+    },
     task: { support: "required", data: (args) => ({ ledger: enumArg(args, "ledger", LEDGERS, "payables") }) },
     program: syncLedger(pace),
   };
@@ -103,7 +120,11 @@ export function exportLedgerTool(pace: (ms: number) => number): ToolDef {
       support: "required",
       data: (args) => {
         const rows = Math.round(numArg(args, "rows", 50_000, 100, 2_000_000));
-        return { rows, format: enumArg(args, "format", ["csv", "jsonl"] as const, "csv"), durationMs: pace((rows / ROWS_PER_SECOND) * 1000) };
+        return {
+          rows,
+          format: enumArg(args, "format", ["csv", "jsonl"] as const, "csv"),
+          durationMs: pace((rows / ROWS_PER_SECOND) * 1000),
+        };
       },
     },
     program: exportLedger(pace),

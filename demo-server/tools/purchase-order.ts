@@ -6,7 +6,13 @@ import { badArgs, strArg, textResult } from "./args.js";
 import type { ToolDef } from "./tool.js";
 
 /** The po_number argument, as lookup_po and process_invoice declare it. */
-export const PO_NUMBER = { type: "string", pattern: PO_PATTERN, title: "PO number", description: "Purchase order number, e.g. PO-1001 (PO-1001 to PO-1005 are in the demo ERP; any other PO-nnnn is generated)" };
+export const PO_NUMBER = {
+  type: "string",
+  pattern: PO_PATTERN,
+  title: "PO number",
+  description:
+    "Purchase order number, e.g. PO-1001 (PO-1001 to PO-1005 are in the demo ERP; any other PO-nnnn is generated)",
+};
 
 const PO_OUTPUT_SCHEMA = {
   type: "object",
@@ -44,15 +50,22 @@ export function poNumberArg(args: JsonObject): string {
 }
 
 function poSummary(po: PurchaseOrder): string {
-  const lines = po.lines.map((l) => `  ${l.line}. ${l.description} (${l.sku}): ${count(l.quantity)} x ${money(l.unit_price)} = ${money(l.quantity * l.unit_price)}, received ${count(l.received)}`);
-  return [`${po.po_number} from ${po.supplier} (buyer: ${po.buyer}), ordered ${po.ordered_on}: ${money(po.total, po.currency)}, ${po.status}`, ...lines].join("\n");
+  const lines = po.lines.map(
+    (l) =>
+      `  ${l.line}. ${l.description} (${l.sku}): ${count(l.quantity)} x ${money(l.unit_price)} = ${money(l.quantity * l.unit_price)}, received ${count(l.received)}`,
+  );
+  return [
+    `${po.po_number} from ${po.supplier} (buyer: ${po.buyer}), ordered ${po.ordered_on}: ${money(po.total, po.currency)}, ${po.status}`,
+    ...lines,
+  ].join("\n");
 }
 
 export function lookupPoTool(): ToolDef {
   return {
     name: "lookup_po",
     title: "Look up a purchase order",
-    description: "Immediate (never a task): the purchase order as the demo ERP has it (supplier, currency, total, lines and goods received). Run it before process_invoice to see what the invoice will be checked against.",
+    description:
+      "Immediate (never a task): the purchase order as the demo ERP has it (supplier, currency, total, lines and goods received). Run it before process_invoice to see what the invoice will be checked against.",
     inputSchema: { type: "object", properties: { po_number: PO_NUMBER }, required: ["po_number"] },
     outputSchema: PO_OUTPUT_SCHEMA,
     immediate: (args) => {

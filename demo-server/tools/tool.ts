@@ -38,7 +38,11 @@ export interface ToolDef {
    * `data` validates the arguments and returns the program's initial data; `overrides` (V2 only, optional) the
    * task's own ttl and poll interval.
    */
-  task?: { support: "required" | "optional"; data: (args: JsonObject) => JsonObject; overrides?: (args: JsonObject) => TaskOverrides };
+  task?: {
+    support: "required" | "optional";
+    data: (args: JsonObject) => JsonObject;
+    overrides?: (args: JsonObject) => TaskOverrides;
+  };
   program?: TaskProgram;
   /** V2 only: the tool's own flow (request-level input first). */
   v2Call?: (args: JsonObject, ctx: ServerContext, env: V2CallEnv) => Promise<JsonObject>;
@@ -49,7 +53,6 @@ export interface Catalogue {
   programs: Record<string, TaskProgram>;
 }
 
-
 export function catalogue(tools: ToolDef[]): Catalogue {
   const programs: Record<string, TaskProgram> = {};
   for (const tool of tools) if (tool.program) programs[tool.name] = tool.program;
@@ -57,7 +60,13 @@ export function catalogue(tools: ToolDef[]): Catalogue {
 }
 
 /** Runs a task program to its end in-process, for a V2 client that did not declare the tasks extension. */
-export function runInline(program: TaskProgram, tool: string, data: JsonObject, signal: AbortSignal, onAsk: () => Error): Promise<JsonObject> {
+export function runInline(
+  program: TaskProgram,
+  tool: string,
+  data: JsonObject,
+  signal: AbortSignal,
+  onAsk: () => Error,
+): Promise<JsonObject> {
   return new Promise<JsonObject>((resolve, reject) => {
     const task = newTaskRecord("inline", tool, data, { ttlMs: 0, pollIntervalMs: 0 });
     let timer: NodeJS.Timeout | undefined;

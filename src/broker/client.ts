@@ -55,19 +55,33 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   if (socket) return BrokerWire.open(socket);
   if (!options.start) {
     cleanUpAfter(paths);
-    throw new ServerError(`the server exited while the task was running (${options.name}: its broker is not running)`, "start the task again");
+    throw new ServerError(
+      `the server exited while the task was running (${options.name}: its broker is not running)`,
+      "start the task again",
+    );
   }
-  const release = await lockfile.lock(paths.lock, { realpath: false, stale: START_TIMEOUT_MS, retries: { retries: 300, minTimeout: 50, maxTimeout: 200 } });
+  const release = await lockfile.lock(paths.lock, {
+    realpath: false,
+    stale: START_TIMEOUT_MS,
+    retries: { retries: 300, minTimeout: 50, maxTimeout: 200 },
+  });
   try {
     // Another command may have started it while we waited for the lock: then there is one broker, not two.
     const raced = await dial(paths.socket);
     if (raced) return BrokerWire.open(raced);
     cleanUpAfter(paths);
-    const spec: BrokerSpec = { name: options.name, descriptor: options.descriptor, ...(options.session ? { resume: options.session } : {}) };
+    const spec: BrokerSpec = {
+      name: options.name,
+      descriptor: options.descriptor,
+      ...(options.session ? { resume: options.session } : {}),
+    };
     writeOwnFile(`${paths.meta}.spec`, JSON.stringify(spec)); // never through a link planted there
     const log = openLog(paths.log);
     // Detached and in a session of its own: closing the terminal that started it does not end it.
-    const child = spawn(options.self[0], [...options.self.slice(1), "broker", key], { detached: true, stdio: ["ignore", log, log] });
+    const child = spawn(options.self[0], [...options.self.slice(1), "broker", key], {
+      detached: true,
+      stdio: ["ignore", log, log],
+    });
     closeSync(log);
     let exited: number | null = null;
     child.on("exit", (code) => (exited = code ?? 1));
@@ -89,9 +103,15 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
       .map((line) => line.replace(/^mcp-task: (error: )?/, "").replace(/^cannot start the server: /, ""))
       .join(" ");
     if (options.descriptor.transport === "http") {
-      throw new ServerError(`cannot reach the session of ${options.name}${tail ? `: ${tail}` : ""}`, "check that the server is running and the URL is right");
+      throw new ServerError(
+        `cannot reach the session of ${options.name}${tail ? `: ${tail}` : ""}`,
+        "check that the server is running and the URL is right",
+      );
     }
-    throw new ServerError(`cannot start the server ${options.name}${tail ? `: ${tail}` : ""}`, "check the command with: mcp-task tools --stdio \"...\"");
+    throw new ServerError(
+      `cannot start the server ${options.name}${tail ? `: ${tail}` : ""}`,
+      'check the command with: mcp-task tools --stdio "..."',
+    );
   } finally {
     await release();
   }
@@ -181,8 +201,24 @@ class BrokerWire implements Wire {
 
   static async open(socket: Socket): Promise<BrokerWire> {
     const wire = new BrokerWire(socket);
-    const hello = (await wire.call("hello")) as { generation: Generation; protocolVersion: string; serverName: string; canListTasks: boolean; resume: ResumeToken; serverPid?: number; handsQuestionsOnce?: boolean };
-    Object.assign(wire, { generation: hello.generation, protocolVersion: hello.protocolVersion, serverName: hello.serverName, canListTasks: hello.canListTasks, resume: hello.resume, serverPid: hello.serverPid, handsQuestionsOnce: hello.handsQuestionsOnce });
+    const hello = (await wire.call("hello")) as {
+      generation: Generation;
+      protocolVersion: string;
+      serverName: string;
+      canListTasks: boolean;
+      resume: ResumeToken;
+      serverPid?: number;
+      handsQuestionsOnce?: boolean;
+    };
+    Object.assign(wire, {
+      generation: hello.generation,
+      protocolVersion: hello.protocolVersion,
+      serverName: hello.serverName,
+      canListTasks: hello.canListTasks,
+      resume: hello.resume,
+      serverPid: hello.serverPid,
+      handsQuestionsOnce: hello.handsQuestionsOnce,
+    });
     return wire;
   }
 
@@ -207,7 +243,9 @@ class BrokerWire implements Wire {
       const { request, taskId } = message.params as { request: never; taskId: string | null };
       const asking = new AbortController();
       this.asking.set(message.id, asking);
-      const answer = this.inputHandler ? this.inputHandler(request, taskId, asking.signal) : Promise.reject(new ServerError("no input handler"));
+      const answer = this.inputHandler
+        ? this.inputHandler(request, taskId, asking.signal)
+        : Promise.reject(new ServerError("no input handler"));
       void answer.finally(() => this.asking.delete(message.id)).catch(() => {});
       answer.then(
         (result) => send(this.socket, { id: message.id, result }),
@@ -251,7 +289,11 @@ class BrokerWire implements Wire {
     return (await this.call("listTools")) as ToolInfo[];
   }
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
-    return (await this.call("callTool", { name, args, options: { task: options.task, ttlMs: options.ttlMs } }, options.signal)) as CallOutcome;
+    return (await this.call(
+      "callTool",
+      { name, args, options: { task: options.task, ttlMs: options.ttlMs } },
+      options.signal,
+    )) as CallOutcome;
   }
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     return (await this.call("getTask", { taskId }, signal)) as Snapshot;
@@ -283,7 +325,9 @@ class BrokerWire implements Wire {
 }
 
 /** What `server ps` shows: the brokers that run, with what they say of themselves. */
-export async function listBrokers(home: string): Promise<Array<BrokerMeta & { clients?: number; live?: number; uptimeMs?: number; responding: boolean }>> {
+export async function listBrokers(
+  home: string,
+): Promise<Array<BrokerMeta & { clients?: number; live?: number; uptimeMs?: number; responding: boolean }>> {
   const { readdirSync } = await import("node:fs");
   const dir = brokerPaths(home, "x").dir;
   const out = [];
@@ -305,7 +349,13 @@ export async function listBrokers(home: string): Promise<Array<BrokerMeta & { cl
     try {
       const status = (await wire.call("status")) as { clients: number; live: number; uptimeMs: number };
       // This very connection counts as a client: leave it out.
-      out.push({ ...meta, clients: status.clients - 1, live: status.live, uptimeMs: status.uptimeMs, responding: true });
+      out.push({
+        ...meta,
+        clients: status.clients - 1,
+        live: status.live,
+        uptimeMs: status.uptimeMs,
+        responding: true,
+      });
     } finally {
       await wire.close();
     }

@@ -37,7 +37,11 @@ export function startOf(pid: number): string | undefined {
     if ((error as NodeJS.ErrnoException).code === "ENOENT" && process.platform === "linux") return undefined;
   }
   try {
-    const started = execFileSync("ps", ["-o", "lstart=", "-p", String(pid)], { encoding: "utf8", timeout: 2000, stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const started = execFileSync("ps", ["-o", "lstart=", "-p", String(pid)], {
+      encoding: "utf8",
+      timeout: 2000,
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     return started ? `ps:${started}` : undefined;
   } catch {
     return undefined;

@@ -34,7 +34,13 @@ export interface WireError {
 export function encodeError(error: unknown): WireError {
   if (error instanceof RpcError) return { name: "RpcError", message: error.message, rpcCode: error.rpcCode };
   if (error instanceof McpTaskError) {
-    return { name: error.constructor.name, message: error.message, hint: error.hint, taskId: error.taskId, transient: (error as ServerError).transient };
+    return {
+      name: error.constructor.name,
+      message: error.message,
+      hint: error.hint,
+      taskId: error.taskId,
+      transient: (error as ServerError).transient,
+    };
   }
   return { name: "Error", message: error instanceof Error ? error.message : String(error) };
 }
@@ -89,7 +95,10 @@ export function send(socket: Socket, message: Message): void {
     // A value too deep to write (a server's reply nested past what JSON.stringify can walk): the request it answers
     // fails with a protocol violation instead of the broker.
     if (!("id" in message)) return;
-    line = JSON.stringify({ id: message.id, error: { name: "ProtocolViolation", message: "the server sent a value nested too deep to pass on" } });
+    line = JSON.stringify({
+      id: message.id,
+      error: { name: "ProtocolViolation", message: "the server sent a value nested too deep to pass on" },
+    });
   }
   socket.write(`${line}\n`);
 }

@@ -9,7 +9,15 @@ import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import { createServer, type Socket } from "node:net";
 import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, questionKeeperOf, type InputRequest, type InputResponse, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
+import {
+  isTerminal,
+  questionKeeperOf,
+  type InputRequest,
+  type InputResponse,
+  type ResumeToken,
+  type Snapshot,
+  type Wire,
+} from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { Recorder } from "../tasks/recorder.js";
@@ -47,7 +55,10 @@ const DEFAULT_GRACE_MS = 30_000;
 
 /** SIGTERM, then SIGKILL after two seconds, until the process is gone (signalled only while it is that process). */
 async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<void> {
-  for (const [signal, waitMs] of [["SIGTERM", 2000], ["SIGKILL", 1000]] as const) {
+  for (const [signal, waitMs] of [
+    ["SIGTERM", 2000],
+    ["SIGKILL", 1000],
+  ] as const) {
     if (!signalIfSame(ref, signal)) return;
     const until = ctx.clock.now() + waitMs;
     while (isRunning(ref) && ctx.clock.now() < until) await ctx.clock.sleep(50);
@@ -58,7 +69,8 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   const paths = brokerPaths(ctx.home, key);
   const spec = JSON.parse(readOwnText(`${paths.meta}.spec`, MAX_BROKER_RECORD_BYTES)) as BrokerSpec;
   const keeper = spec.resume && questionKeeperOf(spec.resume);
-  if ((keeper !== undefined ? sessionBrokerKey(spec.descriptor, keeper) : brokerKey(spec.descriptor)) !== key) throw new Error("the broker spec does not match its key");
+  if ((keeper !== undefined ? sessionBrokerKey(spec.descriptor, keeper) : brokerKey(spec.descriptor)) !== key)
+    throw new Error("the broker spec does not match its key");
   // `direct`: this process is the one that holds the connection (a kept session is resumed, not initialized again).
   const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true });
   const meta: BrokerMeta = {
@@ -89,7 +101,8 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   // An answer whose delivery is in doubt (the connection failed on its way): the command that gave it settles it.
   wire.onUncertainDelivery = (delivery) => {
     const owner = owners.get(delivery.taskId);
-    if (owner && clients.has(owner)) send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
+    if (owner && clients.has(owner))
+      send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
   };
   // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
   wire.onTaskMoved = (taskId, token) => {
@@ -116,7 +129,12 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     if (input.assigned && clients.has(input.assigned)) return;
     const target = input.taskId ? owners.get(input.taskId) : caller;
     input.assigned = target && clients.has(target) && !input.refused.has(target) ? target : undefined;
-    if (input.assigned) send(input.assigned.socket, { id: -input.id, method: "input", params: { request: input.request, taskId: input.taskId } });
+    if (input.assigned)
+      send(input.assigned.socket, {
+        id: -input.id,
+        method: "input",
+        params: { request: input.request, taskId: input.taskId },
+      });
   };
   const calls = new Set<Promise<unknown>>();
   wire.inputHandler = (request, taskId, signal) =>
@@ -124,17 +142,35 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
       // A question without its task's id (servers that elicit during a task without the related-task metadata)
       // belongs to the task a call on its way creates, else to the newest running task this broker holds.
       const during = taskId === null ? [...calls].at(-1) : undefined;
-      const input: PendingInput = { id: nextInput++, request, taskId: taskId ?? (during ? null : newestRunning()), resolve, reject, refused: new Set(), during };
+      const input: PendingInput = {
+        id: nextInput++,
+        request,
+        taskId: taskId ?? (during ? null : newestRunning()),
+        resolve,
+        reject,
+        refused: new Set(),
+        during,
+      };
       pending.push(input);
-      signal?.addEventListener("abort", () => {
-        // The server withdrew it (it gave up waiting: its own timeout): said once in the log; the task's next state
-        // is the server's to tell.
-        const at = pending.indexOf(input);
-        if (at >= 0) pending.splice(at, 1);
-        if (input.assigned && clients.has(input.assigned)) send(input.assigned.socket, { method: "withdrawn", params: { id: -input.id, taskId: input.taskId, request: input.request } });
-        ctx.io.stderr.write(`mcp-task broker: the server withdrew a question${input.taskId ? ` of task ${input.taskId}` : ""} before it was answered (it stopped waiting for the answer)\n`);
-        reject(new Error("question withdrawn"));
-      }, { once: true });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          // The server withdrew it (it gave up waiting: its own timeout): said once in the log; the task's next state
+          // is the server's to tell.
+          const at = pending.indexOf(input);
+          if (at >= 0) pending.splice(at, 1);
+          if (input.assigned && clients.has(input.assigned))
+            send(input.assigned.socket, {
+              method: "withdrawn",
+              params: { id: -input.id, taskId: input.taskId, request: input.request },
+            });
+          ctx.io.stderr.write(
+            `mcp-task broker: the server withdrew a question${input.taskId ? ` of task ${input.taskId}` : ""} before it was answered (it stopped waiting for the answer)\n`,
+          );
+          reject(new Error("question withdrawn"));
+        },
+        { once: true },
+      );
       assign(input);
     });
   const newestRunning = (): string | null => {
@@ -147,7 +183,9 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   };
   /** A task with a question held here waits for input, whatever the server's status says (it may not say so). */
   const heldFor = (snapshot: Snapshot): Snapshot =>
-    snapshot.status === "working" && pending.some((input) => input.taskId === snapshot.taskId) ? { ...snapshot, status: "input_required" } : snapshot;
+    snapshot.status === "working" && pending.some((input) => input.taskId === snapshot.taskId)
+      ? { ...snapshot, status: "input_required" }
+      : snapshot;
 
   /** A snapshot seen (from a command's request, the broker's own reading or a push): kept, and written down. */
   const seen = (snapshot: Snapshot) => {
@@ -166,7 +204,9 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     // Whether the server has confirmed it pushes this task's changes travels with each update, so that a command
     // behind the broker relaxes its polling as it would on a direct connection.
     const confirmed = wire.pushConfirmed?.(snapshot.taskId) ?? false;
-    for (const client of clients) if (client.watching.has(snapshot.taskId)) send(client.socket, { method: "snapshot", params: { snapshot, confirmed } });
+    for (const client of clients)
+      if (client.watching.has(snapshot.taskId))
+        send(client.socket, { method: "snapshot", params: { snapshot, confirmed } });
   };
   // The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave).
   const followed = new Set<string>();
@@ -193,7 +233,15 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
   };
 
   const handlers: Record<string, (client: Client, params: Record<string, unknown>) => Promise<unknown>> = {
-    hello: async () => ({ generation: wire.generation, protocolVersion: wire.protocolVersion, serverName: wire.serverName, canListTasks: wire.canListTasks, resume: wire.resumeToken(), serverPid: wire.serverPid, handsQuestionsOnce: wire.handsQuestionsOnce }),
+    hello: async () => ({
+      generation: wire.generation,
+      protocolVersion: wire.protocolVersion,
+      serverName: wire.serverName,
+      canListTasks: wire.canListTasks,
+      resume: wire.resumeToken(),
+      serverPid: wire.serverPid,
+      handsQuestionsOnce: wire.handsQuestionsOnce,
+    }),
     listTools: async () => wire.listTools(),
     callTool: async (client, p) => {
       caller = client;
@@ -239,7 +287,13 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
       for (const taskId of p.taskIds as string[]) client.watching.delete(taskId);
       return null;
     },
-    status: async () => ({ ...meta, clients: clients.size, tasks: known.size, live: live(), uptimeMs: ctx.clock.now() - Date.parse(meta.startedAt) }),
+    status: async () => ({
+      ...meta,
+      clients: clients.size,
+      tasks: known.size,
+      live: live(),
+      uptimeMs: ctx.clock.now() - Date.parse(meta.startedAt),
+    }),
     shutdown: async () => {
       setImmediate(() => void shutdown(0));
       return null;
@@ -252,7 +306,11 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     onMessages(socket, (message: Message) => {
       if ("method" in message && "id" in message) {
         const handler = handlers[message.method];
-        if (!handler) return send(socket, { id: message.id, error: { name: "ProtocolViolation", message: `unknown broker method ${message.method}` } });
+        if (!handler)
+          return send(socket, {
+            id: message.id,
+            error: { name: "ProtocolViolation", message: `unknown broker method ${message.method}` },
+          });
         handler(client, (message.params ?? {}) as Record<string, unknown>).then(
           (result) => send(socket, { id: message.id, result: result ?? null }),
           (error: unknown) => send(socket, { id: message.id, error: encodeError(error) }),
@@ -278,8 +336,13 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
           if (!call) return assign(input);
           // Asked while its call was on its way: kept once the call has made a task; a call that ends without one,
           // or whose reply the server holds back for this answer, is the server's to hear about.
-          const settled = call.then(() => {}, () => {});
-          void Promise.race([settled, ctx.clock.sleep(HELD_CALL_QUESTION_MS)]).then(() => (input.taskId === null ? refuse() : assign(input)));
+          const settled = call.then(
+            () => {},
+            () => {},
+          );
+          void Promise.race([settled, ctx.clock.sleep(HELD_CALL_QUESTION_MS)]).then(() =>
+            input.taskId === null ? refuse() : assign(input),
+          );
           return;
         }
         pending.splice(at, 1);
@@ -328,7 +391,8 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
       if (snapshot && isTerminal(snapshot.status)) continue;
       try {
         const { stem, handle } = await ctx.tracker.store.find(taskId);
-        if (handle.taskId === taskId && brokerKey(handle.server.descriptor) === key) await new TrackedTask(ctx.tracker.store, ctx.clock, stem, handle).markGone(message);
+        if (handle.taskId === taskId && brokerKey(handle.server.descriptor) === key)
+          await new TrackedTask(ctx.tracker.store, ctx.clock, stem, handle).markGone(message);
       } catch {
         /* no saved handle for it */
       }

@@ -12,7 +12,9 @@ export function registerBroker(program: Command, ctx: Context, run: Run): void {
     .action((key: string) =>
       run(async () => {
         const { runBroker } = await import("../broker/server.js");
-        const grace = ctx.env.MCP_TASK_BROKER_GRACE ? parseDuration(ctx.env.MCP_TASK_BROKER_GRACE, "MCP_TASK_BROKER_GRACE") : undefined;
+        const grace = ctx.env.MCP_TASK_BROKER_GRACE
+          ? parseDuration(ctx.env.MCP_TASK_BROKER_GRACE, "MCP_TASK_BROKER_GRACE")
+          : undefined;
         return runBroker(ctx, key, grace);
       }),
     );

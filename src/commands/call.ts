@@ -23,7 +23,9 @@ import {
   resolveServer,
   waitSignal,
   withResumeHint,
-  type ServerOptions, followSettings } from "./common.js";
+  type ServerOptions,
+  followSettings,
+} from "./common.js";
 
 export interface CallOptions extends ServerOptions {
   tool: string;
@@ -42,7 +44,10 @@ export function registerCall(program: Command, ctx: Context, run: Run): void {
     .command("call")
     .summary("call a tool, as a task where the server allows, and wait for its result")
     .description("Call a tool, as a task where the server allows, and wait for its result.")
-    .addHelpText("after", "\nExample:\n  mcp-task call simulate-research-query topic=python ambiguous=true --input '{\"interpretation\":\"snake\"}'")
+    .addHelpText(
+      "after",
+      '\nExample:\n  mcp-task call simulate-research-query topic=python ambiguous=true --input \'{"interpretation":"snake"}\'',
+    )
     .argument("<tool>", "tool name")
     .argument("[args...]", "arguments as key=value (values parsed as JSON when they parse)")
     .option("-s, --server <name|url>", "saved server name or http(s) URL")
@@ -62,7 +67,10 @@ export function registerCall(program: Command, ctx: Context, run: Run): void {
           tool,
           server: flags.server as string | undefined,
           stdio: flags.stdio as string | undefined,
-          args: { ...(flags.args ? await readJsonObject(flags.args as string, "--args", ctx) : {}), ...parsePairs(pairs) },
+          args: {
+            ...(flags.args ? await readJsonObject(flags.args as string, "--args", ctx) : {}),
+            ...parsePairs(pairs),
+          },
           ttlMs: flags.ttl !== undefined ? parseMilliseconds(flags.ttl as string, "--ttl") : undefined,
           task: flags.task === false ? "never" : "auto",
           detach: Boolean(flags.detach),
@@ -82,12 +90,18 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   // as a task) talks to the server directly, which is much cheaper.
   const key = descriptorKey(server.descriptor);
   const known = ctx.settings.taskSupport(key)?.[options.tool];
-  const wire = await ctx.connect(server.descriptor, server.name, { outlive: options.task !== "never" && known !== "forbidden" });
+  const wire = await ctx.connect(server.descriptor, server.name, {
+    outlive: options.task !== "never" && known !== "forbidden",
+  });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
   // --detach never answers a task's question: it stays for a later respond, watch or the dashboard.
   const { printer, provider, close } = options.detach
-    ? { printer: createPrinter(ctx.io, options.json), provider: noAnswers(inputProvider(ctx, options.input, options.decline)), close: () => {} }
+    ? {
+        printer: createPrinter(ctx.io, options.json),
+        provider: noAnswers(inputProvider(ctx, options.input, options.decline)),
+        close: () => {},
+      }
     : await presentation(ctx, options);
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
   try {
@@ -95,10 +109,19 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     const tools = await engine.listTools();
     ctx.settings.saveTaskSupport(key, Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
     const tool = tools.find((t) => t.name === options.tool);
-    if (!tool) throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");
+    if (!tool)
+      throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");
     const problem = await schemaProblem(tool.inputSchema, options.args, `tool ${options.tool}'s inputSchema`);
-    if (problem) throw new UsageError(`the arguments do not fit ${options.tool}'s inputSchema: ${problem}`, "see the schema with: mcp-task tools");
-    const started = await engine.call(options.tool, options.args, { task: options.task, ttlMs: options.ttlMs, signal: wait.signal });
+    if (problem)
+      throw new UsageError(
+        `the arguments do not fit ${options.tool}'s inputSchema: ${problem}`,
+        "see the schema with: mcp-task tools",
+      );
+    const started = await engine.call(options.tool, options.args, {
+      task: options.task,
+      ttlMs: options.ttlMs,
+      signal: wait.signal,
+    });
     if (started.kind === "result") {
       printer.result(started.outcome);
       return exitCodeOf(started.outcome);
@@ -107,7 +130,11 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     taskId = first.taskId;
     // The handle first: whatever fails next, the task can be found again.
     const tracked = await ctx.tracker.start(server, wire, options.tool, options.args, first);
-    saveMoves(wire, (id) => (id === tracked.taskId ? tracked : undefined), (text) => printer.note(text));
+    saveMoves(
+      wire,
+      (id) => (id === tracked.taskId ? tracked : undefined),
+      (text) => printer.note(text),
+    );
     printer.task({
       taskId,
       server: server.name,
@@ -121,7 +148,12 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       if (!options.json) ctx.io.stdout.write(`${sanitizeLine(taskId)}\n`); // as shown everywhere; `watch` finds it by this too
       return 0;
     }
-    const { outcome } = await followTask(engine, tracked, first, { clock: ctx.clock, signal: wait.signal, settings: followSettings(ctx), hooks: printerHooks(printer, ctx.clock) });
+    const { outcome } = await followTask(engine, tracked, first, {
+      clock: ctx.clock,
+      signal: wait.signal,
+      settings: followSettings(ctx),
+      hooks: printerHooks(printer, ctx.clock),
+    });
     return exitCodeOf(outcome!);
   } catch (error) {
     throw withResumeHint(error, taskId);

@@ -28,7 +28,10 @@ export interface TaskRef {
 }
 
 /** The option of every command that takes a task id (`-s` names a server as `list` shows it, not a new one). */
-export const PICK_SERVER = ["-s, --server <name>", "the task's server, as list shows it (when one id is saved for more than one)"] as const;
+export const PICK_SERVER = [
+  "-s, --server <name>",
+  "the task's server, as list shows it (when one id is saved for more than one)",
+] as const;
 
 export interface ResolvedServer {
   name: string;
@@ -44,13 +47,19 @@ export function resolveServer(options: ServerOptions, ctx: Context): ResolvedSer
   }
   const wanted = options.server ?? ctx.settings.defaultServer() ?? ctx.env.MCP_TASK_SERVER;
   if (!wanted) {
-    throw new UsageError("no server given", 'pass -s <name|url> or --stdio "<command>", or set a default with: mcp-task server use <name>');
+    throw new UsageError(
+      "no server given",
+      'pass -s <name|url> or --stdio "<command>", or set a default with: mcp-task server use <name>',
+    );
   }
   if (/^https?:\/\//i.test(wanted)) return { name: wanted, descriptor: httpDescriptor(wanted) };
   const saved = ctx.settings.server(wanted);
   if (!saved) {
     const known = Object.keys(ctx.settings.servers());
-    throw new UsageError(`unknown server: ${wanted}`, known.length ? `known servers: ${known.join(", ")}` : "add one with: mcp-task server add <name> --url <url>");
+    throw new UsageError(
+      `unknown server: ${wanted}`,
+      known.length ? `known servers: ${known.join(", ")}` : "add one with: mcp-task server add <name> --url <url>",
+    );
   }
   return { name: wanted, descriptor: saved };
 }
@@ -63,16 +72,22 @@ export async function readJsonObject(value: string, what: string, ctx: Context):
     try {
       text = await readFile(value.slice(1), "utf8");
     } catch (error) {
-      throw new UsageError(`cannot read ${what} from ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `cannot read ${what} from ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${what} is not valid JSON: ${(error as Error).message}`, `example: ${what === "--input" ? `--input '{"name":"Ada"}'` : `--args '{"n":3}'`}`);
+    throw new UsageError(
+      `${what} is not valid JSON: ${(error as Error).message}`,
+      `example: ${what === "--input" ? `--input '{"name":"Ada"}'` : `--args '{"n":3}'`}`,
+    );
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`${what} must be a JSON object`);
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new UsageError(`${what} must be a JSON object`);
   return parsed as Record<string, unknown>;
 }
 
@@ -85,7 +100,9 @@ export async function readAll(stream: NodeJS.ReadableStream, what = "stdin", lim
     size += buffer.length;
     if (size > limit) {
       (stream as { destroy?: () => void }).destroy?.();
-      throw new UsageError(`${what}: stdin is larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task reads at most that much from stdin`);
+      throw new UsageError(
+        `${what}: stdin is larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task reads at most that much from stdin`,
+      );
     }
     chunks.push(buffer);
   }
@@ -97,7 +114,8 @@ export function parsePairs(pairs: string[]): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const pair of pairs) {
     const at = pair.indexOf("=");
-    if (at <= 0) throw new UsageError(`not a key=value argument: ${pair}`, "write arguments as key=value, e.g. topic=python n=3");
+    if (at <= 0)
+      throw new UsageError(`not a key=value argument: ${pair}`, "write arguments as key=value, e.g. topic=python n=3");
     const raw = pair.slice(at + 1);
     let value: unknown = raw;
     try {
@@ -111,7 +129,8 @@ export function parsePairs(pairs: string[]): Record<string, unknown> {
 }
 
 export function parseMilliseconds(value: string, what: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${what}: not a whole number of milliseconds: ${value}`, `example: ${what} 60000`);
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`${what}: not a whole number of milliseconds: ${value}`, `example: ${what} 60000`);
   return Number(value);
 }
 
@@ -124,7 +143,8 @@ export function waitSignal(ctx: Context, timeoutMs: number | undefined): { signa
   const timer = new AbortController();
   if (timeoutMs !== undefined) {
     void ctx.clock.sleep(timeoutMs, timer.signal).then(() => {
-      if (!timer.signal.aborted) stop.abort(new StillRunningError(`stopped waiting after ${formatDuration(timeoutMs)}`));
+      if (!timer.signal.aborted)
+        stop.abort(new StillRunningError(`stopped waiting after ${formatDuration(timeoutMs)}`));
     });
   }
   return {
@@ -142,7 +162,6 @@ export function requestTimeoutMs(env: Record<string, string | undefined>): numbe
   return value ? parseDuration(value, "MCP_TASK_REQUEST_TIMEOUT") : undefined;
 }
 
-
 /** Stopping to wait never stops the task: say how to pick it up again. */
 export function withResumeHint(error: unknown, taskId: string | null): unknown {
   if (taskId && error instanceof ServerError && error.taskId === null) {
@@ -154,7 +173,9 @@ export function withResumeHint(error: unknown, taskId: string | null): unknown {
   if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
   const message = `${error.message}; task ${taskId} keeps running`;
   const hint = `resume with: mcp-task watch ${shellWord(taskId)}`;
-  return error instanceof StillRunningError ? new StillRunningError(message, hint, taskId) : new InterruptedError(message, hint, taskId);
+  return error instanceof StillRunningError
+    ? new StillRunningError(message, hint, taskId)
+    : new InterruptedError(message, hint, taskId);
 }
 
 /**
@@ -169,11 +190,19 @@ export async function presentation(
   if (ctx.io.terminal && !options.json && options.input === undefined && !options.decline) {
     return (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
   }
-  return { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} };
+  return {
+    printer: createPrinter(ctx.io, options.json),
+    provider: inputProvider(ctx, options.input, options.decline),
+    close: () => {},
+  };
 }
 
 /** Where answers come from: --input / --decline, else a person at a terminal, else nowhere (exit 6). */
-export function inputProvider(ctx: Context, input: Record<string, unknown> | undefined, decline: boolean): InputProvider {
+export function inputProvider(
+  ctx: Context,
+  input: Record<string, unknown> | undefined,
+  decline: boolean,
+): InputProvider {
   if (input === undefined && !decline && ctx.io.interactive) return linePrompt(ctx.io);
   return preparedAnswers({ input, decline });
 }
@@ -182,7 +211,12 @@ export function inputProvider(ctx: Context, input: Record<string, unknown> | und
  * Reconnects to an opened task's server (its V1 session, where it has one). `note` hears, in a line for the user,
  * when the task is found in a new session (the server forgot the old one) and the handle moves to it.
  */
-export async function reconnect(tracked: TrackedTask, ctx: Context, input: InputProvider, note?: (text: string) => void): Promise<{ wire: Wire; engine: TaskEngine }> {
+export async function reconnect(
+  tracked: TrackedTask,
+  ctx: Context,
+  input: InputProvider,
+  note?: (text: string) => void,
+): Promise<{ wire: Wire; engine: TaskEngine }> {
   const { server, resume } = tracked.handle;
   let wire: Wire;
   try {
@@ -190,7 +224,8 @@ export async function reconnect(tracked: TrackedTask, ctx: Context, input: Input
   } catch (error) {
     // A stdio task whose broker (and so its server) is gone, and whose outcome the broker did not write, is lost:
     // record it on the handle. (A broker writes the outcome of every task it held before it leaves.)
-    if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome) await tracked.markGone(error.message).catch(() => {});
+    if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome)
+      await tracked.markGone(error.message).catch(() => {});
     throw error;
   }
   saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined), note);
@@ -199,7 +234,10 @@ export async function reconnect(tracked: TrackedTask, ctx: Context, input: Input
 }
 
 /** The shared flags of the commands that wait for an answer. */
-export async function answerFlags(flags: Record<string, unknown>, ctx: Context): Promise<{ input?: Record<string, unknown>; decline: boolean }> {
+export async function answerFlags(
+  flags: Record<string, unknown>,
+  ctx: Context,
+): Promise<{ input?: Record<string, unknown>; decline: boolean }> {
   if (flags.input !== undefined && flags.decline) throw new UsageError("give either --input or --decline, not both");
   return {
     input: flags.input !== undefined ? await readJsonObject(flags.input as string, "--input", ctx) : undefined,

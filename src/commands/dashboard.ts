@@ -12,7 +12,10 @@ export function registerDashboard(program: Command, ctx: Context, run: Run): voi
     .action(() =>
       run(async () => {
         if (!ctx.io.terminal) {
-          throw new UsageError("the dashboard needs a terminal (stdin and stdout a TTY, not CI)", "use mcp-task list, or mcp-task watch <id>");
+          throw new UsageError(
+            "the dashboard needs a terminal (stdin and stdout a TTY, not CI)",
+            "use mcp-task list, or mcp-task watch <id>",
+          );
         }
         const { runDashboard } = await import("../ui/index.js");
         return runDashboard(ctx, ctx.io.terminal);

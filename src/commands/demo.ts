@@ -8,7 +8,12 @@ import { UsageError } from "../errors.js";
 import { parseMilliseconds } from "./common.js";
 
 /** The answers the printed demo gives: approve, and post the invoice when asked again. Documented in the README. */
-export const DEMO_ANSWERS = { approve: true, comment: "approved by the mcp-task demo", action: "post", note: "posted by the mcp-task demo" };
+export const DEMO_ANSWERS = {
+  approve: true,
+  comment: "approved by the mcp-task demo",
+  action: "post",
+  note: "posted by the mcp-task demo",
+};
 
 export function registerDemo(program: Command, ctx: Context, run: Run): void {
   program
@@ -23,12 +28,17 @@ export function registerDemo(program: Command, ctx: Context, run: Run): void {
       run(async () => {
         const generation = checkGeneration(flags.generation);
         const { startDemoServer } = await import("../../demo-server/index.js");
-        const server = await startDemoServer(flags.stdio ? { transport: "stdio" } : { transport: "http", port: Number(parseMilliseconds(flags.port, "--port")) }, {
-          generation,
-          storeDir: flags.store ?? join(ctx.home, "demo", generation),
-          speed: Number(flags.speed) > 0 ? Number(flags.speed) : 1,
-          log: (line) => ctx.io.stderr.write(`demo-server: ${line}\n`),
-        });
+        const server = await startDemoServer(
+          flags.stdio
+            ? { transport: "stdio" }
+            : { transport: "http", port: Number(parseMilliseconds(flags.port, "--port")) },
+          {
+            generation,
+            storeDir: flags.store ?? join(ctx.home, "demo", generation),
+            speed: Number(flags.speed) > 0 ? Number(flags.speed) : 1,
+            log: (line) => ctx.io.stderr.write(`demo-server: ${line}\n`),
+          },
+        );
         if (server.url) ctx.io.stdout.write(`listening ${server.url}\n`);
         ctx.interrupt.addEventListener("abort", () => void server.close(), { once: true });
         await server.closed;
@@ -43,12 +53,17 @@ export function registerDemo(program: Command, ctx: Context, run: Run): void {
     .action((flags: { generation: string; speed: string }) =>
       run(async () => {
         const { runDemo } = await import("./demo/walkthrough.js");
-        return runDemo(ctx, { generation: checkGeneration(flags.generation), speed: Number(flags.speed) > 0 ? Number(flags.speed) : 1, answers: DEMO_ANSWERS });
+        return runDemo(ctx, {
+          generation: checkGeneration(flags.generation),
+          speed: Number(flags.speed) > 0 ? Number(flags.speed) : 1,
+          answers: DEMO_ANSWERS,
+        });
       }),
     );
 }
 
 function checkGeneration(value: string): "v1" | "v2" {
-  if (value !== "v1" && value !== "v2") throw new UsageError(`unknown generation: ${value}`, "use --generation v1 or v2");
+  if (value !== "v1" && value !== "v2")
+    throw new UsageError(`unknown generation: ${value}`, "use --generation v1 or v2");
   return value;
 }

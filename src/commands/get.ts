@@ -18,14 +18,18 @@ export function registerGet(program: Command, ctx: Context, run: Run): void {
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
     .option(...PICK_SERVER)
     .option("--json", "one JSON document")
-    .action((id: string, flags: { json?: boolean; server?: string }) => run(() => runGet({ id, server: flags.server }, "get", Boolean(flags.json), ctx)));
+    .action((id: string, flags: { json?: boolean; server?: string }) =>
+      run(() => runGet({ id, server: flags.server }, "get", Boolean(flags.json), ctx)),
+    );
   program
     .command("cancel")
     .summary("ask the server to cancel a saved task, and show what it reports")
     .argument("<id>", "task id or unique prefix (at least 4 characters)")
     .option(...PICK_SERVER)
     .option("--json", "one JSON document")
-    .action((id: string, flags: { json?: boolean; server?: string }) => run(() => runGet({ id, server: flags.server }, "cancel", Boolean(flags.json), ctx)));
+    .action((id: string, flags: { json?: boolean; server?: string }) =>
+      run(() => runGet({ id, server: flags.server }, "cancel", Boolean(flags.json), ctx)),
+    );
 }
 
 export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean, ctx: Context): Promise<number> {
@@ -37,7 +41,11 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
     const alreadyEnded = isTerminal(before) || (isTerminal(snapshot.status) && snapshot.status !== "cancelled");
     const view = {
       ...viewOf(tracked.handle, ctx.clock.now()),
-      inputRequests: snapshot.inputRequests.map((r) => ({ key: r.key, method: r.method, message: r.params.message ?? null })),
+      inputRequests: snapshot.inputRequests.map((r) => ({
+        key: r.key,
+        method: r.method,
+        message: r.params.message ?? null,
+      })),
       ...(verb === "cancel" ? { alreadyEnded } : {}),
     };
     printer.document(view, () => describe(tracked, snapshot, verb));
@@ -49,9 +57,12 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
   // Reading and cancelling never answer input.
   const { wire, engine } = await reconnect(tracked, ctx, preparedAnswers({}), (text) => printer.note(text));
   try {
-    const snapshot = await markingGone(tracked, () => (verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId)));
+    const snapshot = await markingGone(tracked, () =>
+      verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId),
+    );
     await tracked.observe(snapshot);
-    if (isTerminal(snapshot.status) && !tracked.handle.outcome) await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
+    if (isTerminal(snapshot.status) && !tracked.handle.outcome)
+      await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
     // What was read is saved before the command ends (a new status message alone is otherwise written in batches).
     await tracked.flush();
     return show(snapshot);
@@ -61,10 +72,17 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
 }
 
 function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cancel"): string {
-  const lines = [`${sanitizeLine(tracked.taskId)}  ${snapshot.status}${snapshot.statusMessage ? `  ${sanitizeLine(snapshot.statusMessage)}` : ""}`];
+  const lines = [
+    `${sanitizeLine(tracked.taskId)}  ${snapshot.status}${snapshot.statusMessage ? `  ${sanitizeLine(snapshot.statusMessage)}` : ""}`,
+  ];
   const h = tracked.handle;
-  lines.push(`  tool ${sanitizeLine(h.tool)} on ${sanitizeLine(h.server.name)} (${h.resume.generation.toUpperCase()}), created ${h.createdAt}`);
-  if (h.ttlMs !== undefined) lines.push(`  ttl ${h.ttlMs === null ? "unlimited" : `${h.ttlMs} ms`}, poll interval ${h.pollIntervalMs ?? "?"} ms`);
+  lines.push(
+    `  tool ${sanitizeLine(h.tool)} on ${sanitizeLine(h.server.name)} (${h.resume.generation.toUpperCase()}), created ${h.createdAt}`,
+  );
+  if (h.ttlMs !== undefined)
+    lines.push(
+      `  ttl ${h.ttlMs === null ? "unlimited" : `${h.ttlMs} ms`}, poll interval ${h.pollIntervalMs ?? "?"} ms`,
+    );
   for (const request of snapshot.inputRequests) {
     const message = String(request.params.message ?? request.method);
     lines.push(`  asks (${cutText(sanitizeLine(request.key))}): ${cutText(sanitizeLine(message))}`);

@@ -7,7 +7,17 @@ import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, PICK_SERVER, reconnect, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
+import {
+  answerFlags,
+  inputProvider,
+  parseDuration,
+  PICK_SERVER,
+  reconnect,
+  waitSignal,
+  withResumeHint,
+  followSettings,
+  type TaskRef,
+} from "./common.js";
 import type { Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome } from "../tasks/engine.js";
 
@@ -25,7 +35,11 @@ export function registerRespond(program: Command, ctx: Context, run: Run): void 
       run(async () => {
         const answers = await answerFlags(flags, ctx);
         const timeoutMs = flags.timeout !== undefined ? parseDuration(flags.timeout as string, "--timeout") : undefined;
-        return runRespond({ id, server: flags.server as string | undefined }, { ...answers, timeoutMs, json: Boolean(flags.json) }, ctx);
+        return runRespond(
+          { id, server: flags.server as string | undefined },
+          { ...answers, timeoutMs, json: Boolean(flags.json) },
+          ctx,
+        );
       }),
     );
 }
@@ -38,7 +52,13 @@ export async function runRespond(
   const printer = createPrinter(ctx.io, options.json);
   const tracked = await ctx.tracker.open(ref.id, ref.server);
   const report = (outcome: FinalOutcome | undefined, last: Omit<Snapshot, "result">, answered: string[]) => {
-    const doc = { taskId: tracked.taskId, answered, status: last.status, statusMessage: last.statusMessage ?? null, outcome: outcome ?? null };
+    const doc = {
+      taskId: tracked.taskId,
+      answered,
+      status: last.status,
+      statusMessage: last.statusMessage ?? null,
+      outcome: outcome ?? null,
+    };
     printer.document(doc, () =>
       outcome
         ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${shellWord(tracked.taskId)}`
@@ -48,7 +68,9 @@ export async function runRespond(
   };
   // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
-  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, options.input, options.decline), (text) => printer.note(text));
+  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, options.input, options.decline), (text) =>
+    printer.note(text),
+  );
   const answeredBefore = new Set(tracked.handle.answered);
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
@@ -62,11 +84,18 @@ export async function runRespond(
       // timed out) before this answer got there does not count: wait for the next one, or the end.
       until: (snapshot, state) => state.delivered > 0 && snapshot.status !== "input_required",
     });
-    return report(outcome, last, tracked.handle.answered.filter((key) => !answeredBefore.has(key)));
+    return report(
+      outcome,
+      last,
+      tracked.handle.answered.filter((key) => !answeredBefore.has(key)),
+    );
   } catch (error) {
     // Some questions answered, another not: say which were taken before the error says what was not.
     const taken = tracked.handle.answered.filter((key) => !answeredBefore.has(key));
-    if (taken.length) createPrinter(ctx.io, false).note(`answered ${taken.map((key) => sanitizeLine(key)).join(", ")} (the server has it); not the next question:`);
+    if (taken.length)
+      createPrinter(ctx.io, false).note(
+        `answered ${taken.map((key) => sanitizeLine(key)).join(", ")} (the server has it); not the next question:`,
+      );
     throw withResumeHint(error, tracked.taskId);
   } finally {
     wait.dispose();

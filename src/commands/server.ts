@@ -6,20 +6,37 @@ import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
-import { describeServer, httpDescriptor, parseCommandLine, parseEnvPairs, parseHeaders, type ServerDescriptor } from "../protocol/server.js";
+import {
+  describeServer,
+  httpDescriptor,
+  parseCommandLine,
+  parseEnvPairs,
+  parseHeaders,
+  type ServerDescriptor,
+} from "../protocol/server.js";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function checkName(name: string): string {
-  if (!NAME.test(name)) throw new UsageError(`not a valid server name: ${sanitizeLine(name)}`, "use letters, digits, '.', '_' and '-' (at most 64)");
+  if (!NAME.test(name))
+    throw new UsageError(
+      `not a valid server name: ${sanitizeLine(name)}`,
+      "use letters, digits, '.', '_' and '-' (at most 64)",
+    );
   return name;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerServer(program: Command, ctx: Context, run: Run): void {
-  const server = program.command("server").summary("save, list and choose servers").description("Save, list and choose MCP servers.")
-    .addHelpText("after", '\nExample:\n  mcp-task server add everything --stdio "npx -y @modelcontextprotocol/server-everything"');
+  const server = program
+    .command("server")
+    .summary("save, list and choose servers")
+    .description("Save, list and choose MCP servers.")
+    .addHelpText(
+      "after",
+      '\nExample:\n  mcp-task server add everything --stdio "npx -y @modelcontextprotocol/server-everything"',
+    );
   server
     .command("add")
     .summary("save a server under a name")
@@ -31,23 +48,30 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .option("--cwd <dir>", "working directory of the stdio server")
     .action((name: string, flags: { url?: string; header?: string[]; stdio?: string; env?: string[]; cwd?: string }) =>
       run(async () => {
-          checkName(name);
-          if ((flags.url === undefined) === (flags.stdio === undefined)) throw new UsageError("give exactly one of --url or --stdio");
-          let descriptor: ServerDescriptor;
-          if (flags.url !== undefined) {
-            if (flags.env || flags.cwd) throw new UsageError("--env and --cwd go with --stdio");
-            descriptor = httpDescriptor(flags.url, parseHeaders(flags.header ?? []));
-          } else {
-            if (flags.header) throw new UsageError("--header goes with --url");
-            const { command, args } = parseCommandLine(flags.stdio!);
-            const env = parseEnvPairs(flags.env ?? []);
-            descriptor = { transport: "stdio", command, args, ...(Object.keys(env).length ? { env } : {}), ...(flags.cwd ? { cwd: flags.cwd } : {}) };
-          }
-          ctx.settings.saveServer(name, descriptor);
-          if (!ctx.settings.defaultServer()) ctx.settings.setDefaultServer(name);
-          createPrinter(ctx.io, false).note(`saved server ${name}: ${describeServer(descriptor)}`);
-          return 0;
-        }),
+        checkName(name);
+        if ((flags.url === undefined) === (flags.stdio === undefined))
+          throw new UsageError("give exactly one of --url or --stdio");
+        let descriptor: ServerDescriptor;
+        if (flags.url !== undefined) {
+          if (flags.env || flags.cwd) throw new UsageError("--env and --cwd go with --stdio");
+          descriptor = httpDescriptor(flags.url, parseHeaders(flags.header ?? []));
+        } else {
+          if (flags.header) throw new UsageError("--header goes with --url");
+          const { command, args } = parseCommandLine(flags.stdio!);
+          const env = parseEnvPairs(flags.env ?? []);
+          descriptor = {
+            transport: "stdio",
+            command,
+            args,
+            ...(Object.keys(env).length ? { env } : {}),
+            ...(flags.cwd ? { cwd: flags.cwd } : {}),
+          };
+        }
+        ctx.settings.saveServer(name, descriptor);
+        if (!ctx.settings.defaultServer()) ctx.settings.setDefaultServer(name);
+        createPrinter(ctx.io, false).note(`saved server ${name}: ${describeServer(descriptor)}`);
+        return 0;
+      }),
     );
   server
     .command("list")
@@ -55,15 +79,18 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .option("--json", "one JSON document")
     .action((flags: { json?: boolean }) =>
       run(async () => {
-          const servers = ctx.settings.servers();
-          const current = ctx.settings.defaultServer();
-          createPrinter(ctx.io, Boolean(flags.json)).document({ defaultServer: current ?? null, servers }, () =>
-            Object.entries(servers)
-              .map(([name, d]) => `${name === current ? "*" : " "} ${name}  ${d.transport}  ${sanitizeLine(describeServer(d))}`)
-              .join("\n"),
-          );
-          return 0;
-        }),
+        const servers = ctx.settings.servers();
+        const current = ctx.settings.defaultServer();
+        createPrinter(ctx.io, Boolean(flags.json)).document({ defaultServer: current ?? null, servers }, () =>
+          Object.entries(servers)
+            .map(
+              ([name, d]) =>
+                `${name === current ? "*" : " "} ${name}  ${d.transport}  ${sanitizeLine(describeServer(d))}`,
+            )
+            .join("\n"),
+        );
+        return 0;
+      }),
     );
   server
     .command("remove")
@@ -71,9 +98,10 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .argument("<name>")
     .action((name: string) =>
       run(async () => {
-          if (!ctx.settings.removeServer(name)) throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
-          return 0;
-        }),
+        if (!ctx.settings.removeServer(name))
+          throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
+        return 0;
+      }),
     );
   server
     .command("use")
@@ -81,10 +109,11 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .argument("<name>")
     .action((name: string) =>
       run(async () => {
-          if (!ctx.settings.server(name)) throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
-          ctx.settings.setDefaultServer(name);
-          return 0;
-        }),
+        if (!ctx.settings.server(name))
+          throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
+        ctx.settings.setDefaultServer(name);
+        return 0;
+      }),
     );
   server
     .command("ps")
@@ -100,7 +129,10 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
             brokers.length === 0
               ? "no brokers running"
               : brokers
-                  .map((b) => `${sanitizeLine(b.name).padEnd(24)} pid ${String(b.pid).padEnd(8)} server pid ${String(b.serverPid ?? "?").padEnd(8)} ${b.responding ? `up ${Math.round((b.uptimeMs ?? 0) / 1000)}s, ${b.live} live task(s), ${b.clients} client(s)` : "not responding"}`)
+                  .map(
+                    (b) =>
+                      `${sanitizeLine(b.name).padEnd(24)} pid ${String(b.pid).padEnd(8)} server pid ${String(b.serverPid ?? "?").padEnd(8)} ${b.responding ? `up ${Math.round((b.uptimeMs ?? 0) / 1000)}s, ${b.live} live task(s), ${b.clients} client(s)` : "not responding"}`,
+                  )
                   .join("\n"),
         );
         return 0;
@@ -114,7 +146,8 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
       run(async () => {
         const { listBrokers, stopBroker } = await import("../broker/client.js");
         const matches = (await listBrokers(ctx.home)).filter((b) => b.name === name);
-        if (matches.length === 0) throw new UsageError(`no broker runs for ${sanitizeLine(name)}`, "see them with: mcp-task server ps");
+        if (matches.length === 0)
+          throw new UsageError(`no broker runs for ${sanitizeLine(name)}`, "see them with: mcp-task server ps");
         for (const broker of matches) await stopBroker(ctx.home, broker.key);
         createPrinter(ctx.io, false).note(`stopped ${matches.length} broker(s) of ${name}`);
         return 0;
@@ -126,12 +159,14 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .argument("<file>")
     .action((file: string) =>
       run(async () => {
-          const imported = await importServers(file);
-          for (const [name, descriptor] of imported) ctx.settings.saveServer(name, descriptor);
-          if (!ctx.settings.defaultServer() && imported.length) ctx.settings.setDefaultServer(imported[0][0]);
-          createPrinter(ctx.io, false).note(`imported ${imported.length} server(s): ${imported.map(([name]) => name).join(", ")}`);
-          return 0;
-        }),
+        const imported = await importServers(file);
+        for (const [name, descriptor] of imported) ctx.settings.saveServer(name, descriptor);
+        if (!ctx.settings.defaultServer() && imported.length) ctx.settings.setDefaultServer(imported[0][0]);
+        createPrinter(ctx.io, false).note(
+          `imported ${imported.length} server(s): ${imported.map(([name]) => name).join(", ")}`,
+        );
+        return 0;
+      }),
     );
 }
 
@@ -153,7 +188,16 @@ export async function importServers(file: string): Promise<Array<[string, Server
     } else if (typeof entry?.command === "string") {
       const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
       const env = entry.env && typeof entry.env === "object" ? (entry.env as Record<string, string>) : undefined;
-      out.push([name, { transport: "stdio", command: entry.command, args, ...(env ? { env } : {}), ...(typeof entry.cwd === "string" ? { cwd: entry.cwd } : {}) }]);
+      out.push([
+        name,
+        {
+          transport: "stdio",
+          command: entry.command,
+          args,
+          ...(env ? { env } : {}),
+          ...(typeof entry.cwd === "string" ? { cwd: entry.cwd } : {}),
+        },
+      ]);
     } else {
       throw new UsageError(`server ${name} in ${file} has neither "command" nor "url"`);
     }

@@ -15,24 +15,27 @@ export function registerTools(program: Command, ctx: Context, run: Run): void {
     .option("--json", "one JSON document")
     .action((flags: { server?: string; stdio?: string; json?: boolean }) =>
       run(async () => {
-          const server = resolveServer(flags, ctx);
-          const wire = await ctx.connect(server.descriptor, server.name);
-          try {
-            const tools = await wire.listTools();
-            createPrinter(ctx.io, Boolean(flags.json)).document(
-              { server: server.name, generation: wire.generation, protocolVersion: wire.protocolVersion, tools },
-              () => {
-                const head = `${sanitizeLine(server.name)}: ${wire.generation.toUpperCase()} (protocol ${sanitizeLine(wire.protocolVersion)})`;
-                const width = Math.max(4, ...tools.map((t) => t.name.length));
-                const rows = tools.map((t) => `  ${sanitizeLine(t.name).padEnd(width)}  ${taskLabel(t.taskSupport).padEnd(12)}  ${sanitizeLine(t.description ?? "").slice(0, 80)}`);
-                return [head, ...rows].join("\n");
-              },
-            );
-            return 0;
-          } finally {
-            await wire.close();
-          }
-        }),
+        const server = resolveServer(flags, ctx);
+        const wire = await ctx.connect(server.descriptor, server.name);
+        try {
+          const tools = await wire.listTools();
+          createPrinter(ctx.io, Boolean(flags.json)).document(
+            { server: server.name, generation: wire.generation, protocolVersion: wire.protocolVersion, tools },
+            () => {
+              const head = `${sanitizeLine(server.name)}: ${wire.generation.toUpperCase()} (protocol ${sanitizeLine(wire.protocolVersion)})`;
+              const width = Math.max(4, ...tools.map((t) => t.name.length));
+              const rows = tools.map(
+                (t) =>
+                  `  ${sanitizeLine(t.name).padEnd(width)}  ${taskLabel(t.taskSupport).padEnd(12)}  ${sanitizeLine(t.description ?? "").slice(0, 80)}`,
+              );
+              return [head, ...rows].join("\n");
+            },
+          );
+          return 0;
+        } finally {
+          await wire.close();
+        }
+      }),
     );
 }
 

@@ -10,7 +10,13 @@ import { MAX_IMPORT_STDIN_BYTES } from "../limits.js";
 import { createPrinter } from "../output/printer.js";
 import { parseHandle, type Handle } from "../store/handles.js";
 import { PICK_SERVER, readAll } from "./common.js";
-import { descriptorKey, describeServer, savedServer, withoutCredentials, type ServerDescriptor } from "../protocol/server.js";
+import {
+  descriptorKey,
+  describeServer,
+  savedServer,
+  withoutCredentials,
+  type ServerDescriptor,
+} from "../protocol/server.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { confirm } from "../ui/prompt.js";
 
@@ -22,13 +28,19 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
     .option(...PICK_SERVER)
     .option("--json", "(the output is always JSON)")
     .action((id: string, flags: { server?: string }) =>
-      run(async () => {
-        const tracked = await ctx.tracker.open(id, flags.server);
-        // An exported handle carries the server's address, never its credentials (headers, environment).
-        const { server } = tracked.handle;
-        createPrinter(ctx.io, true).document({ ...tracked.handle, server: { name: server.name, descriptor: withoutCredentials(server.descriptor) } }, () => "");
-        return 0;
-      }, { settings: false }),
+      run(
+        async () => {
+          const tracked = await ctx.tracker.open(id, flags.server);
+          // An exported handle carries the server's address, never its credentials (headers, environment).
+          const { server } = tracked.handle;
+          createPrinter(ctx.io, true).document(
+            { ...tracked.handle, server: { name: server.name, descriptor: withoutCredentials(server.descriptor) } },
+            () => "",
+          );
+          return 0;
+        },
+        { settings: false },
+      ),
     );
   program
     .command("import")
@@ -39,9 +51,14 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
       run(async () => {
         let text: string;
         try {
-          text = file === "-" ? await readAll(ctx.io.stdin, "import -", MAX_IMPORT_STDIN_BYTES) : await readFile(file, "utf8");
+          text =
+            file === "-"
+              ? await readAll(ctx.io.stdin, "import -", MAX_IMPORT_STDIN_BYTES)
+              : await readFile(file, "utf8");
         } catch (error) {
-          throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          throw new UsageError(
+            `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          );
         }
         let values: unknown[];
         try {
@@ -54,14 +71,23 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
           try {
             return parseHandle(JSON.stringify(value));
           } catch {
-            throw new UsageError(`entry ${i + 1} is not an exported task handle`, "produce one with: mcp-task export <id>");
+            throw new UsageError(
+              `entry ${i + 1} is not an exported task handle`,
+              "produce one with: mcp-task export <id>",
+            );
           }
         });
         const { handles: adopted, unsaved } = bindImported(handles, ctx.settings.servers());
         if (unsaved.length && !flags.yes) {
           const list = unsaved.map((server) => sanitizeLine(describeServer(server))).join(", ");
           const question = `the imported task(s) name ${unsaved.length === 1 ? "a server" : "servers"} not saved here: ${list}`;
-          if (!ctx.io.interactive || !(await confirm(ctx.io, `mcp-task: ${question}. Reach ${unsaved.length === 1 ? "it" : "them"} (without credentials)?`))) {
+          if (
+            !ctx.io.interactive ||
+            !(await confirm(
+              ctx.io,
+              `mcp-task: ${question}. Reach ${unsaved.length === 1 ? "it" : "them"} (without credentials)?`,
+            ))
+          ) {
             throw new UsageError(
               `not imported: ${question}`,
               unsaved.length === 1 && unsaved[0].transport === "http"
@@ -72,10 +98,14 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
         }
         const imported: string[] = [];
         const kept: string[] = [];
-        for (const handle of adopted) ((await ctx.tracker.adopt(handle)).kept ? kept : imported).push(`${handle.taskId} (server ${handle.server.name})`);
+        for (const handle of adopted)
+          ((await ctx.tracker.adopt(handle)).kept ? kept : imported).push(
+            `${handle.taskId} (server ${handle.server.name})`,
+          );
         const printer = createPrinter(ctx.io, false);
         if (imported.length) printer.note(`imported ${imported.join(", ")}`);
-        if (kept.length) printer.note(`kept the handle saved here, which is as recent or knows the outcome: ${kept.join(", ")}`);
+        if (kept.length)
+          printer.note(`kept the handle saved here, which is as recent or knows the outcome: ${kept.join(", ")}`);
         return 0;
       }),
     );
@@ -86,7 +116,10 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
  * server saved here takes that server (its name, and its credentials when reached); any other keeps its address
  * only, stripped of headers and environment, and is listed in `unsaved` for the person to confirm.
  */
-export function bindImported(handles: Handle[], saved: Record<string, ServerDescriptor>): { handles: Handle[]; unsaved: ServerDescriptor[] } {
+export function bindImported(
+  handles: Handle[],
+  saved: Record<string, ServerDescriptor>,
+): { handles: Handle[]; unsaved: ServerDescriptor[] } {
   const unsaved = new Map<string, ServerDescriptor>();
   const bound = handles.map((handle) => {
     const match = savedServer(handle.server.descriptor, saved);

@@ -7,7 +7,18 @@ import { StillRunningError } from "../errors.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { isTerminal } from "../protocol/wire.js";
 import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
-import { answerFlags, inputProvider, parseDuration, PICK_SERVER, presentation, reconnect, waitSignal, withResumeHint, followSettings, type TaskRef } from "./common.js";
+import {
+  answerFlags,
+  inputProvider,
+  parseDuration,
+  PICK_SERVER,
+  presentation,
+  reconnect,
+  waitSignal,
+  withResumeHint,
+  followSettings,
+  type TaskRef,
+} from "./common.js";
 import { shellWord } from "../output/sanitize.js";
 
 interface FollowCommandOptions extends TaskRef {
@@ -31,7 +42,19 @@ export function registerWatch(program: Command, ctx: Context, run: Run): void {
     .option("--timeout <duration>", "stop waiting after this long (the task keeps running); exit 7")
     .option("--json", "NDJSON events on stdout")
     .action((id: string, flags: Record<string, unknown>) =>
-      run(async () => runFollow({ id, server: flags.server as string | undefined, ...(await answerFlags(flags, ctx)), ...common(flags), resultOnly: false, noWait: false }, ctx)),
+      run(async () =>
+        runFollow(
+          {
+            id,
+            server: flags.server as string | undefined,
+            ...(await answerFlags(flags, ctx)),
+            ...common(flags),
+            resultOnly: false,
+            noWait: false,
+          },
+          ctx,
+        ),
+      ),
     );
   program
     .command("result")
@@ -42,7 +65,19 @@ export function registerWatch(program: Command, ctx: Context, run: Run): void {
     .option("--timeout <duration>", "stop waiting after this long (the task keeps running); exit 7")
     .option("--json", "NDJSON events on stdout")
     .action((id: string, flags: Record<string, unknown>) =>
-      run(async () => runFollow({ id, server: flags.server as string | undefined, decline: false, ...common(flags), resultOnly: true, noWait: flags.wait === false }, ctx)),
+      run(async () =>
+        runFollow(
+          {
+            id,
+            server: flags.server as string | undefined,
+            decline: false,
+            ...common(flags),
+            resultOnly: true,
+            noWait: flags.wait === false,
+          },
+          ctx,
+        ),
+      ),
     );
 }
 
@@ -57,15 +92,18 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   const tracked = await ctx.tracker.open(options.id, options.server);
   const handle = tracked.handle;
   const info = (printer: Printer) =>
-    printer.task({
-      taskId: handle.taskId,
-      server: handle.server.name,
-      tool: handle.tool,
-      generation: handle.resume.generation,
-      status: handle.last.status,
-      ttlMs: handle.ttlMs,
-      pollIntervalMs: handle.pollIntervalMs,
-    }, true);
+    printer.task(
+      {
+        taskId: handle.taskId,
+        server: handle.server.name,
+        tool: handle.tool,
+        generation: handle.resume.generation,
+        status: handle.last.status,
+        ttlMs: handle.ttlMs,
+        pollIntervalMs: handle.pollIntervalMs,
+      },
+      true,
+    );
   if (handle.outcome) {
     // Known already: no need to reach the server.
     const printer = createPrinter(ctx.io, options.json);
@@ -75,14 +113,20 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   }
   // `result` shows no live view: it prints the result only.
   const shown = options.resultOnly
-    ? { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options.input, options.decline), close: () => {} }
+    ? {
+        printer: createPrinter(ctx.io, options.json),
+        provider: inputProvider(ctx, options.input, options.decline),
+        close: () => {},
+      }
     : await presentation(ctx, options);
   const { printer } = shown;
   // The task opened above is the one followed: opening it again by its prefix would search the store twice.
-  const { wire, engine } = await reconnect(tracked, ctx, shown.provider, (text) => printer.note(text)).catch((error: unknown) => {
-    shown.close();
-    throw error;
-  });
+  const { wire, engine } = await reconnect(tracked, ctx, shown.provider, (text) => printer.note(text)).catch(
+    (error: unknown) => {
+      shown.close();
+      throw error;
+    },
+  );
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
     if (!options.resultOnly) info(printer);
@@ -91,7 +135,12 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
       first = await wire.getTask(handle.taskId, wait.signal);
       await tracked.observe(first);
       await tracked.flush(); // written now: this command may end here
-      if (!isTerminal(first.status)) throw new StillRunningError(`task ${handle.taskId} is still ${first.status}`, `wait for it with: mcp-task result ${shellWord(handle.taskId)}`, handle.taskId);
+      if (!isTerminal(first.status))
+        throw new StillRunningError(
+          `task ${handle.taskId} is still ${first.status}`,
+          `wait for it with: mcp-task result ${shellWord(handle.taskId)}`,
+          handle.taskId,
+        );
     }
     const { outcome } = await followTask(engine, tracked, first, {
       clock: ctx.clock,

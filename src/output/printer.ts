@@ -45,7 +45,9 @@ function textPrinter(io: IO): Printer {
   const err = (line: string) => io.stderr.write(`${line}\n`);
   return {
     task(info, resumed) {
-      err(`${p.dim("mcp-task:")} ${resumed ? "following" : "started"} task ${sanitizeLine(info.taskId)} (${sanitizeLine(info.tool)} on ${sanitizeLine(info.server)}, ${info.generation.toUpperCase()})`);
+      err(
+        `${p.dim("mcp-task:")} ${resumed ? "following" : "started"} task ${sanitizeLine(info.taskId)} (${sanitizeLine(info.tool)} on ${sanitizeLine(info.server)}, ${info.generation.toUpperCase()})`,
+      );
     },
     status(snapshot) {
       const message = snapshot.statusMessage ? ` ${p.dim("-")} ${sanitizeLine(snapshot.statusMessage)}` : "";
@@ -62,7 +64,9 @@ function textPrinter(io: IO): Printer {
       }
       if (outcome.outputProblem) err(`${p.yellow("warning:")} ${clip(outcome.outputProblem)}`);
       if (outcome.status === "failed") {
-        const why = outcome.error ? `${clip(outcome.error.message)} (code ${outcome.error.code})` : "the tool reported an error";
+        const why = outcome.error
+          ? `${clip(outcome.error.message)} (code ${outcome.error.code})`
+          : "the tool reported an error";
         err(`${p.red("failed:")} ${why}`);
       } else if (outcome.result?.isError) {
         err(`${p.red("failed:")} the tool reported an error`);
@@ -92,7 +96,13 @@ function jsonPrinter(io: IO): Printer {
       line({ type: "task", ...info });
     },
     status(snapshot, at) {
-      line({ type: "status", taskId: snapshot.taskId, status: snapshot.status, statusMessage: snapshot.statusMessage ?? null, at: at.toISOString() });
+      line({
+        type: "status",
+        taskId: snapshot.taskId,
+        status: snapshot.status,
+        statusMessage: snapshot.statusMessage ?? null,
+        at: at.toISOString(),
+      });
     },
     input(taskId, request) {
       line({ type: "input", taskId, key: request.key, request: { method: request.method, params: request.params } });
@@ -108,7 +118,14 @@ function jsonPrinter(io: IO): Printer {
       });
     },
     error(report) {
-      line({ type: "error", taskId: report.taskId, exitCode: report.exitCode, code: report.code, message: report.message, ...(report.hint ? { hint: report.hint } : {}) });
+      line({
+        type: "error",
+        taskId: report.taskId,
+        exitCode: report.exitCode,
+        code: report.code,
+        message: report.message,
+        ...(report.hint ? { hint: report.hint } : {}),
+      });
     },
     note() {},
     document(value) {

@@ -12,7 +12,11 @@ function bytesOfBase64(data: unknown): number {
 }
 
 function size(bytes: number): string {
-  return bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  return bytes < 1024
+    ? `${bytes} bytes`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 const field = (value: unknown) => sanitizeLine(String(value));
@@ -25,14 +29,19 @@ export function renderBlock(block: ContentBlock): string {
     case "audio":
       return `[${block.type}: ${field(block.mimeType ?? "unknown type")}, ${size(bytesOfBase64(block.data))}]`;
     case "resource_link": {
-      const details = [block.name ? field(block.name) : "", block.mimeType ? field(block.mimeType) : "", typeof block.size === "number" ? size(block.size) : ""];
+      const details = [
+        block.name ? field(block.name) : "",
+        block.mimeType ? field(block.mimeType) : "",
+        typeof block.size === "number" ? size(block.size) : "",
+      ];
       const extra = details.filter(Boolean).join(", ");
       return `[resource link: ${field(block.uri ?? "")}${extra ? ` (${extra})` : ""}]`;
     }
     case "resource": {
       const resource = (block.resource ?? {}) as { uri?: unknown; text?: unknown; blob?: unknown; mimeType?: unknown };
       const mime = resource.mimeType ? `, ${field(resource.mimeType)}` : "";
-      if (typeof resource.text === "string") return `[resource: ${field(resource.uri ?? "")}${mime}]\n${sanitize(resource.text)}`;
+      if (typeof resource.text === "string")
+        return `[resource: ${field(resource.uri ?? "")}${mime}]\n${sanitize(resource.text)}`;
       return `[resource: ${field(resource.uri ?? "")}${mime}, ${size(bytesOfBase64(resource.blob))}]`;
     }
     default:
@@ -55,7 +64,12 @@ export function renderResult(result: CallToolResult): string {
   let shown = false;
   const parts = (result.content ?? []).map((block) => {
     // A text block that only repeats the structured content (the spec's advice for old clients) is shown pretty.
-    if (pretty !== undefined && block.type === "text" && typeof block.text === "string" && parsesTo(block.text, structured)) {
+    if (
+      pretty !== undefined &&
+      block.type === "text" &&
+      typeof block.text === "string" &&
+      parsesTo(block.text, structured)
+    ) {
       shown = true;
       return pretty;
     }

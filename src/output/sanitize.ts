@@ -23,7 +23,11 @@ const SUSPECT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 /** Text safe for a terminal: no escape sequences, no control characters but newline and tab, no bidi overrides. */
 export function sanitize(text: string): string {
   if (!SUSPECT.test(text)) return text;
-  return stripAnsi(text).replace(CONTROL, "").replace(BIDI, "").replace(SEPARATORS, "\n").replace(LONE_SURROGATE, "\ufffd");
+  return stripAnsi(text)
+    .replace(CONTROL, "")
+    .replace(BIDI, "")
+    .replace(SEPARATORS, "\n")
+    .replace(LONE_SURROGATE, "\ufffd");
 }
 
 // JSON.stringify escapes C0 controls but leaves DEL, the C1 controls (U+0080-U+009F: U+009B is a one-character CSI

@@ -7,14 +7,23 @@ import type { TaskStatus } from "../protocol/wire.js";
 
 type Style = (text: string) => string;
 
-const sgr = (open: number, close: number): Style => (text) => `\u001b[${open}m${text}\u001b[${close}m`;
+const sgr =
+  (open: number, close: number): Style =>
+  (text) =>
+    `\u001b[${open}m${text}\u001b[${close}m`;
 const plain: Style = (text) => text;
 
 export function paint(color: boolean) {
   const [dim, bold, red, green, yellow, magenta, cyan] = color
     ? [sgr(2, 22), sgr(1, 22), sgr(31, 39), sgr(32, 39), sgr(33, 39), sgr(35, 39), sgr(36, 39)]
     : [plain, plain, plain, plain, plain, plain, plain];
-  const statusColor: Record<TaskStatus, Style> = { working: cyan, input_required: magenta, completed: green, failed: red, cancelled: yellow };
+  const statusColor: Record<TaskStatus, Style> = {
+    working: cyan,
+    input_required: magenta,
+    completed: green,
+    failed: red,
+    cancelled: yellow,
+  };
   return {
     dim,
     red,

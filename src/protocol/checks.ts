@@ -22,7 +22,9 @@ export function pollInterval(ms: number | undefined): number | undefined {
 /** Throws unless a reply about `taskId` is about that task (a server must not answer for one task with another). */
 export function sameTaskOrThrow(snapshot: Snapshot, taskId: string, method: string): Snapshot {
   if (snapshot.taskId === taskId) return snapshot;
-  throw new ProtocolViolation(`the server answered ${method} for task ${shown(taskId)} with another task (${shown(snapshot.taskId)})`);
+  throw new ProtocolViolation(
+    `the server answered ${method} for task ${shown(taskId)} with another task (${shown(snapshot.taskId)})`,
+  );
 }
 
 /**
@@ -35,8 +37,17 @@ export function completedOrThrow(snapshot: Snapshot): Snapshot {
   if (snapshot.status !== "completed") return snapshot;
   if (snapshot.error) {
     const why = `${sanitizeLine(snapshot.error.message.slice(0, MAX_STATUS_MESSAGE))} (code ${snapshot.error.code})`;
-    throw new ProtocolViolation(`the server says task ${shown(snapshot.taskId)} completed, but sent an error instead of its result: ${why}`, undefined, snapshot.taskId);
+    throw new ProtocolViolation(
+      `the server says task ${shown(snapshot.taskId)} completed, but sent an error instead of its result: ${why}`,
+      undefined,
+      snapshot.taskId,
+    );
   }
-  if (!snapshot.result) throw new ProtocolViolation(`the server says task ${shown(snapshot.taskId)} completed, but sent no result`, undefined, snapshot.taskId);
+  if (!snapshot.result)
+    throw new ProtocolViolation(
+      `the server says task ${shown(snapshot.taskId)} completed, but sent no result`,
+      undefined,
+      snapshot.taskId,
+    );
   return snapshot;
 }

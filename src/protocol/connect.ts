@@ -75,20 +75,36 @@ async function resume(descriptor: ServerDescriptor, options: ConnectOptions, tok
   return connectOnce(descriptor, options, { kind: "legacy" }, token);
 }
 
-async function connectOnce(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined, session?: ResumeToken): Promise<Wire> {
-  const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = await open(descriptor, options, prior, session);
+async function connectOnce(
+  descriptor: ServerDescriptor,
+  options: ConnectOptions,
+  prior: PriorDiscovery | undefined,
+  session?: ResumeToken,
+): Promise<Wire> {
+  const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = await open(
+    descriptor,
+    options,
+    prior,
+    session,
+  );
   // V1 over HTTP: when the server no longer knows the session (it restarted), the wire opens a new one this way.
   const renew = descriptor.transport === "http" ? () => open(descriptor, options, { kind: "legacy" }) : undefined;
   const wire: Wire =
     era === "modern"
       ? new V2Wire(client, rpc, protocolVersion, serverName)
       : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId, renew);
-  if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport) wire.serverPid = transport.pid ?? undefined;
+  if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport)
+    wire.serverPid = transport.pid ?? undefined;
   return wire;
 }
 
 /** Opens the transport and does the handshake (none on a resumed V1 session); the channel for task traffic on top. */
-async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior: PriorDiscovery | undefined, session?: ResumeToken) {
+async function open(
+  descriptor: ServerDescriptor,
+  options: ConnectOptions,
+  prior: PriorDiscovery | undefined,
+  session?: ResumeToken,
+) {
   const label = options.name ?? describeServer(descriptor);
   const stderrTail = { text: "" };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
@@ -97,22 +113,35 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
   const early = options.prestarted;
   options.prestarted = undefined;
   if (early && !prior) early.discard();
-  const transport = prior && early ? adopt(early, stderrTail, guard) : makeTransport(descriptor, options.env, stderrTail, guard, session);
+  const transport =
+    prior && early
+      ? adopt(early, stderrTail, guard)
+      : makeTransport(descriptor, options.env, stderrTail, guard, session);
   const client = new Client(CLIENT_INFO, {
     capabilities: CLIENT_CAPABILITIES,
-    versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(options.timeoutMs ?? (requestTimeoutMs || 10_000), 10_000) } },
+    versionNegotiation: {
+      mode: "auto",
+      probe: { timeoutMs: Math.min(options.timeoutMs ?? (requestTimeoutMs || 10_000), 10_000) },
+    },
   });
   const describeClose = () => {
     const tail = sanitizeLine(stderrTail.text.trim()).slice(-400);
     const child = serverProcess(transport);
     const running = child !== undefined && child.exitCode === null && child.signalCode === null;
     const base =
-      descriptor.transport !== "stdio" ? `the connection to ${label} closed` : running ? `the server closed its output (${label})` : `the server process exited (${label})`;
+      descriptor.transport !== "stdio"
+        ? `the connection to ${label} closed`
+        : running
+          ? `the server closed its output (${label})`
+          : `the server process exited (${label})`;
     return redact(tail ? `${base}; its stderr ends with: ${tail}` : base);
   };
   const redact = (text: string) => redactSecrets(text, descriptor, options.env);
   try {
-    await client.connect(transport, { ...(prior ? { prior } : {}), timeout: options.timeoutMs ?? (requestTimeoutMs || 30_000) });
+    await client.connect(transport, {
+      ...(prior ? { prior } : {}),
+      timeout: options.timeoutMs ?? (requestTimeoutMs || 30_000),
+    });
   } catch (error) {
     // The SDK's close waits on the server's pipes (which a grandchild may hold) and signals only its child.
     const child = serverProcess(transport);
@@ -122,7 +151,11 @@ async function open(descriptor: ServerDescriptor, options: ConnectOptions, prior
   }
   const era = client.getProtocolEra();
   const verdict: PriorDiscovery | undefined =
-    era === "modern" ? { kind: "modern", discover: client.getDiscoverResult()! } : era === "legacy" ? { kind: "legacy" } : undefined;
+    era === "modern"
+      ? { kind: "modern", discover: client.getDiscoverResult()! }
+      : era === "legacy"
+        ? { kind: "legacy" }
+        : undefined;
   if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
   // A resumed session skipped initialize, after which the SDK opens the session's standalone GET stream; servers
   // send questions there too (the SDK's simpleTaskInteractive sends them nowhere else), so it is opened here.
@@ -159,7 +192,13 @@ async function openStandaloneStream(transport: StreamableHTTPClientTransport): P
   }
 }
 
-function makeTransport(descriptor: ServerDescriptor, env: Record<string, string | undefined>, stderrTail: { text: string }, guard: SizeGuard, session?: ResumeToken): Transport {
+function makeTransport(
+  descriptor: ServerDescriptor,
+  env: Record<string, string | undefined>,
+  stderrTail: { text: string },
+  guard: SizeGuard,
+  session?: ResumeToken,
+): Transport {
   if (descriptor.transport === "http") {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
@@ -245,7 +284,11 @@ function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, s
 
 /** The first `code` found along an error's cause chain (fetch wraps ECONNREFUSED two levels deep). */
 export function causeCode(error: unknown): string | undefined {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = (e.cause ?? (e as { data?: { cause?: unknown } }).data?.cause) as typeof e, depth++) {
+  for (
+    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 6;
+    e = (e.cause ?? (e as { data?: { cause?: unknown } }).data?.cause) as typeof e, depth++
+  ) {
     if (typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return e.code;
   }
   return undefined;
@@ -259,7 +302,13 @@ function ownCause(error: unknown): McpTaskError | undefined {
   return undefined;
 }
 
-function connectError(error: unknown, label: string, descriptor: ServerDescriptor, stderr: string, redact: (s: string) => string): Error {
+function connectError(
+  error: unknown,
+  label: string,
+  descriptor: ServerDescriptor,
+  stderr: string,
+  redact: (s: string) => string,
+): Error {
   if (error instanceof UsageError) return error;
   const own = ownCause(error);
   if (own) return own;
@@ -276,7 +325,12 @@ function connectError(error: unknown, label: string, descriptor: ServerDescripto
   } else {
     text = `cannot connect to ${label}: ${sanitizeLine(message)}${tail ? `; the server's stderr ends with: ${tail}` : ""}`;
   }
-  const out = new ServerError(redact(text), descriptor.transport === "stdio" ? "check the command with --stdio, or run it by hand" : "check that the server is running and the URL is right");
+  const out = new ServerError(
+    redact(text),
+    descriptor.transport === "stdio"
+      ? "check the command with --stdio, or run it by hand"
+      : "check that the server is running and the URL is right",
+  );
   // Over HTTP a refused or dropped connection may heal; a protocol-level refusal will not.
   out.transient = descriptor.transport === "http" && code !== undefined;
   return out;

@@ -52,7 +52,8 @@ export class SizeGuard {
     return (reconnect, delay) => {
       const now = Date.now();
       this.reconnectTimes = this.reconnectTimes.filter((at) => now - at < 60_000);
-      if (this.reconnectTimes.length >= SSE_MAX_RECONNECTS) throw new Error(`the server's event stream ended ${SSE_MAX_RECONNECTS} times within a minute without an event`);
+      if (this.reconnectTimes.length >= SSE_MAX_RECONNECTS)
+        throw new Error(`the server's event stream ended ${SSE_MAX_RECONNECTS} times within a minute without an event`);
       this.reconnectTimes.push(now);
       const timer = setTimeout(reconnect, Math.max(delay, SSE_MIN_RETRY_MS));
       return () => clearTimeout(timer);
@@ -65,7 +66,9 @@ export class SizeGuard {
    * that follows (the SDK reports the thrown error and closes) is explained by the guard's error.
    */
   watchStdio(transport: StdioClientTransport): void {
-    const holder = transport as unknown as { _readBuffer?: { append(chunk: Buffer): void; readMessage(): unknown; clear(): void } };
+    const holder = transport as unknown as {
+      _readBuffer?: { append(chunk: Buffer): void; readMessage(): unknown; clear(): void };
+    };
     if (!holder._readBuffer || typeof holder._readBuffer.append !== "function") return;
     holder._readBuffer = new LineBuffer(this.limit, () => this.trip());
   }
@@ -105,7 +108,8 @@ export class SizeGuard {
             ),
           );
         }
-        if (hops >= MAX_REDIRECTS) throw this.fail(new ServerError(`the server redirected more than ${MAX_REDIRECTS} times`));
+        if (hops >= MAX_REDIRECTS)
+          throw this.fail(new ServerError(`the server redirected more than ${MAX_REDIRECTS} times`));
         url = target;
       }
       if (response.status === 401 || response.status === 403) {
@@ -121,8 +125,14 @@ export class SizeGuard {
       }
       if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
       const sse = (response.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream");
-      const body = response.body.pipeThrough(response.status >= 400 ? this.cut(MAX_ERROR_BODY_BYTES) : this.counter(sse));
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      const body = response.body.pipeThrough(
+        response.status >= 400 ? this.cut(MAX_ERROR_BODY_BYTES) : this.counter(sse),
+      );
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     };
   }
 
@@ -153,7 +163,7 @@ export class SizeGuard {
         if (!sse) {
           size += chunk.length;
         } else {
-          for (let at = 0; at < chunk.length; ) {
+          for (let at = 0; at < chunk.length;) {
             const newline = chunk.indexOf(10, at);
             const end = newline === -1 ? chunk.length : newline;
             if (end - at > 1 || (end - at === 1 && chunk[at] !== 13)) lineHasContent = true;
@@ -172,7 +182,13 @@ export class SizeGuard {
         }
         if (size > this.limit) return controller.error(this.trip());
         if (idle > MAX_SSE_IDLE_BYTES) {
-          return controller.error(this.fail(new ProtocolViolation(`the server sent more than ${MAX_SSE_IDLE_BYTES / 1024 / 1024} MiB on an event stream without an event`)));
+          return controller.error(
+            this.fail(
+              new ProtocolViolation(
+                `the server sent more than ${MAX_SSE_IDLE_BYTES / 1024 / 1024} MiB on an event stream without an event`,
+              ),
+            ),
+          );
         }
         controller.enqueue(chunk);
       },
@@ -197,14 +213,25 @@ const NETWORK_CAUSES: Record<string, { text: string; transient: boolean; hint?: 
   CERT_HAS_EXPIRED: { text: "its TLS certificate has expired", transient: false },
   CERT_NOT_YET_VALID: { text: "its TLS certificate is not valid yet", transient: false },
   ERR_TLS_CERT_ALTNAME_INVALID: { text: "its TLS certificate is for another host name", transient: false },
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { text: "its TLS certificate is not signed by a trusted authority", transient: false },
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { text: "its TLS certificate is not signed by a trusted authority", transient: false },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: {
+    text: "its TLS certificate is not signed by a trusted authority",
+    transient: false,
+  },
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: {
+    text: "its TLS certificate is not signed by a trusted authority",
+    transient: false,
+  },
 };
-const TLS_HINT = "if the server's certificate authority is to be trusted, name its certificate in NODE_EXTRA_CA_CERTS=<file.pem>";
+const TLS_HINT =
+  "if the server's certificate authority is to be trusted, name its certificate in NODE_EXTRA_CA_CERTS=<file.pem>";
 
 /** The first code along an error's cause chain that names a network or TLS failure. */
 export function networkCause(error: unknown): string | undefined {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+  for (
+    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 6;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === "string" && NETWORK_CAUSES[e.code]) return e.code;
   }
   return undefined;
@@ -214,7 +241,10 @@ function networkError(error: unknown, origin: string): unknown {
   const code = networkCause(error);
   if (!code || (error as { name?: unknown })?.name === "AbortError") return error;
   const cause = NETWORK_CAUSES[code]!;
-  const out = new ServerError(`cannot reach ${origin}: ${cause.text}`, cause.transient ? "check that the server is running and the URL is right" : TLS_HINT);
+  const out = new ServerError(
+    `cannot reach ${origin}: ${cause.text}`,
+    cause.transient ? "check that the server is running and the URL is right" : TLS_HINT,
+  );
   out.transient = cause.transient;
   return out;
 }
@@ -232,7 +262,7 @@ class LineBuffer {
   ) {}
 
   append(chunk: Buffer): void {
-    for (let start = 0; ; ) {
+    for (let start = 0; ;) {
       const newline = chunk.indexOf(10, start);
       const end = newline === -1 ? chunk.length : newline;
       if (end > start) {

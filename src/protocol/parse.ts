@@ -1,7 +1,12 @@
 // Validating what servers send, with the spec-generated schemas of @modelcontextprotocol/ext-tasks, and turning
 // it into the neutral Snapshot. Every mismatch becomes a ProtocolViolation (exit 4) that says what was wrong.
 import { CallToolResultV1Schema, TaskV1Schema } from "@modelcontextprotocol/ext-tasks/core/v1";
-import { ErrorV2Schema, InputRequestV2Schema, InputRequestsV2Schema, TaskV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
+import {
+  ErrorV2Schema,
+  InputRequestV2Schema,
+  InputRequestsV2Schema,
+  TaskV2Schema,
+} from "@modelcontextprotocol/ext-tasks/core/v2";
 import type { z } from "zod/v4";
 import { ProtocolViolation } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
@@ -14,7 +19,9 @@ import { pollInterval } from "./checks.js";
 export { MAX_STATUS_MESSAGE };
 
 function shortMessage(message: string | undefined): string | undefined {
-  return message !== undefined && message.length > MAX_STATUS_MESSAGE ? `${message.slice(0, MAX_STATUS_MESSAGE)}…` : message;
+  return message !== undefined && message.length > MAX_STATUS_MESSAGE
+    ? `${message.slice(0, MAX_STATUS_MESSAGE)}…`
+    : message;
 }
 
 /** A ttl expiry arithmetic can use: below zero is no ttl (undefined), past MAX_TTL_MS unlimited (null). */
@@ -26,7 +33,9 @@ function ttl(ms: number | null | undefined): number | null | undefined {
 
 /** A server timestamp that parses as a time and is short enough to be one; anything else is dropped. */
 function timestamp(value: string | undefined): string | undefined {
-  return value !== undefined && value.length <= MAX_TIMESTAMP_LENGTH && Number.isFinite(Date.parse(value)) ? value : undefined;
+  return value !== undefined && value.length <= MAX_TIMESTAMP_LENGTH && Number.isFinite(Date.parse(value))
+    ? value
+    : undefined;
 }
 
 /** A task id within MAX_TASK_ID_LENGTH; a longer one is refused before it can be stored, shown or sent back. */
@@ -38,7 +47,10 @@ function taskIdOrThrow(taskId: string, what: string): string {
 }
 
 /** The fields both generations share, made safe to compute with (see the helpers above). */
-function common(task: { taskId: string; statusMessage?: string; createdAt: string; lastUpdatedAt?: string }, what: string) {
+function common(
+  task: { taskId: string; statusMessage?: string; createdAt: string; lastUpdatedAt?: string },
+  what: string,
+) {
   return {
     taskId: taskIdOrThrow(task.taskId, what),
     statusMessage: shortMessage(task.statusMessage),
@@ -94,7 +106,9 @@ export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
     // The spec's own examples omit `resultType` on the inlined result: a missing one means `complete`.
     const result = raw.result as Record<string, unknown>;
     if (result && typeof result === "object" && result.resultType !== undefined && result.resultType !== "complete") {
-      throw new ProtocolViolation(`the server sent a completed task whose result has resultType "${sanitizeLine(String(result.resultType))}"`);
+      throw new ProtocolViolation(
+        `the server sent a completed task whose result has resultType "${sanitizeLine(String(result.resultType))}"`,
+      );
     }
     snapshot.result = toolResultOrThrow(result, `${what} result`);
   }
@@ -117,7 +131,10 @@ export function inputRequestsFromV2(value: unknown, what: string): InputRequest[
   // The keys from the server's own object: zod leaves a key named `__proto__` out of what it returns (the question
   // would be lost and the task wait for ever), so each request is parsed on its own.
   return Object.keys(value as object).map((key) => {
-    const request = parseOrThrow(InputRequestV2Schema, (value as Record<string, unknown>)[key], `${what} ${key}`) as { method: string; params?: Record<string, unknown> };
+    const request = parseOrThrow(InputRequestV2Schema, (value as Record<string, unknown>)[key], `${what} ${key}`) as {
+      method: string;
+      params?: Record<string, unknown>;
+    };
     return { key, method: request.method, params: request.params ?? {} };
   });
 }

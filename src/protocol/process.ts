@@ -36,7 +36,11 @@ export function spawnServer(command: string, args: readonly string[] = [], optio
   const failed = new Promise<void>((resolve) => child.once("error", () => child.pid === undefined && resolve()));
   const exited = Promise.race([failed, new Promise<void>((resolve) => child.once("exit", () => resolve()))]);
   const ended = new Promise<void>((resolve) => (child.stdout ? child.stdout.once("end", () => resolve()) : resolve()));
-  const state: ServerState = { closed: Promise.race([failed, Promise.all([exited, ended]).then(() => {})]), exited, outputEnded: false };
+  const state: ServerState = {
+    closed: Promise.race([failed, Promise.all([exited, ended]).then(() => {})]),
+    exited,
+    outputEnded: false,
+  };
   states.set(child, state);
   void ended.then(() => (state.outputEnded = true));
   if (child.pid !== undefined) {
@@ -105,7 +109,10 @@ export function stopServer(child: ChildProcess, exitGraceMs = STDIO_EXIT_GRACE_M
 /** True if `done` resolved within `ms` (the timer keeps the process alive meanwhile: the escalation must happen). */
 function within(done: Promise<void>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([done.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    done.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** How long the end of a server's stdout waits for its exit, so that a crash is told as one (stdout ends first). */

@@ -30,7 +30,9 @@ import { liveServer, stopServer } from "./process.js";
 export { MAX_MESSAGE_BYTES };
 
 export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
-  return new ProtocolViolation(`the server sent a message larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task does not read messages that big`);
+  return new ProtocolViolation(
+    `the server sent a message larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task does not read messages that big`,
+  );
 }
 
 /**
@@ -39,7 +41,10 @@ export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
  * that would exit anyway (server-everything takes ~350 ms, and never exits while a question is pending) and never
  * reaches what the server started, and a command has nothing more to wait for once it has its answer.
  */
-export async function closeConnection(client: { close(): Promise<void> }, serverPid: number | undefined): Promise<void> {
+export async function closeConnection(
+  client: { close(): Promise<void> },
+  serverPid: number | undefined,
+): Promise<void> {
   const closing = client.close().catch(() => {});
   const child = serverPid === undefined ? undefined : liveServer(serverPid);
   if (!child) return closing;
@@ -57,7 +62,11 @@ export class RawChannel {
    * Sees each server-to-client request before the SDK parses it: "held" keeps it from the SDK (the screen replies
    * itself, with `reply`), an error returned is the reply; undefined lets the SDK have it.
    */
-  screenRequest?: (method: string, params: Record<string, unknown>, id: unknown) => { code: number; message: string } | "held" | undefined;
+  screenRequest?: (
+    method: string,
+    params: Record<string, unknown>,
+    id: unknown,
+  ) => { code: number; message: string } | "held" | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -73,7 +82,10 @@ export class RawChannel {
         this.settle(msg.id, message as unknown as Record<string, unknown>);
         return;
       }
-      const refusal = typeof msg.method === "string" && msg.id !== undefined ? this.screenRequest?.(msg.method, ((message as { params?: Record<string, unknown> }).params ?? {}), msg.id) : undefined;
+      const refusal =
+        typeof msg.method === "string" && msg.id !== undefined
+          ? this.screenRequest?.(msg.method, (message as { params?: Record<string, unknown> }).params ?? {}, msg.id)
+          : undefined;
       if (refusal === "held") return;
       if (refusal) return void transport.send({ jsonrpc: "2.0", id: msg.id, error: refusal } as never).catch(() => {});
       onmessage?.call(transport, message, extra);
@@ -97,7 +109,11 @@ export class RawChannel {
     return this.closedError;
   }
 
-  request(method: string, params: Record<string, unknown>, options: RawRequestOptions = {}): Promise<Record<string, unknown>> {
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options: RawRequestOptions = {},
+  ): Promise<Record<string, unknown>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = `mt-${++this.next}`;
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
@@ -108,7 +124,9 @@ export class RawChannel {
         this.pending.delete(id);
         cleanup();
         abortController.abort();
-        void this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }).catch(() => {});
+        void this.transport
+          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } })
+          .catch(() => {});
         reject(options.signal?.reason instanceof Error ? options.signal.reason : new ServerError(`${method} aborted`));
       };
       const cleanup = () => {
@@ -122,8 +140,12 @@ export class RawChannel {
           this.pending.delete(id);
           cleanup();
           abortController.abort();
-          void this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timeout" } }).catch(() => {});
-          const error = new ServerError(`the server did not answer ${method} within ${formatSeconds(timeoutMs)} (MCP_TASK_REQUEST_TIMEOUT)`);
+          void this.transport
+            .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timeout" } })
+            .catch(() => {});
+          const error = new ServerError(
+            `the server did not answer ${method} within ${formatSeconds(timeoutMs)} (MCP_TASK_REQUEST_TIMEOUT)`,
+          );
           error.transient = true;
           reject(error);
         }, timeoutMs);
@@ -143,11 +165,18 @@ export class RawChannel {
       // The session the request goes out in (V1 over HTTP), to tell "the server forgot it" from other refusals.
       const sessionId = (this.transport as { sessionId?: string }).sessionId;
       this.transport
-        .send({ jsonrpc: "2.0", id, method, params } as never, { requestSignal: abortController.signal, onRequestStreamEnd } as never)
+        .send(
+          { jsonrpc: "2.0", id, method, params } as never,
+          { requestSignal: abortController.signal, onRequestStreamEnd } as never,
+        )
         .catch((error: unknown) => {
           if (!this.pending.delete(id)) return;
           cleanup();
-          reject(sessionId !== undefined && sessionRefused(error) ? new SessionLostError(`the server no longer knows this session (it restarted?); ${method} was refused`) : toServerError(error, method));
+          reject(
+            sessionId !== undefined && sessionRefused(error)
+              ? new SessionLostError(`the server no longer knows this session (it restarted?); ${method} was refused`)
+              : toServerError(error, method),
+          );
         });
     });
   }
@@ -160,7 +189,9 @@ export class RawChannel {
     const error = message.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
     if (error && typeof error === "object") {
       const code = typeof error.code === "number" ? error.code : -32603;
-      waiter.reject(new RpcError(typeof error.message === "string" ? error.message : "error without a message", code, error.data));
+      waiter.reject(
+        new RpcError(typeof error.message === "string" ? error.message : "error without a message", code, error.data),
+      );
       return;
     }
     const result = message.result;
@@ -186,7 +217,11 @@ const formatSeconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms
 /** Maps a transport-level failure to a ServerError; network failures are transient. */
 export function toServerError(error: unknown, what: string): ServerError {
   if (error instanceof ServerError) return error;
-  for (let e = (error as { cause?: unknown })?.cause, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = (error as { cause?: unknown })?.cause, depth = 0;
+    e && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (e instanceof ServerError) return e;
   }
   const { status, data } = (error ?? {}) as { status?: unknown; data?: { text?: unknown } };

@@ -4,7 +4,14 @@
 // stack. The wires check tool schemas as tools/list arrives; ../tasks/schema.ts checks every schema it validates
 // and every question's form.
 import { ProtocolViolation } from "../errors.js";
-import { MAX_FORM_FIELDS, MAX_SCHEMA_DEPTH, MAX_SCHEMA_KEYS, MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERN, MAX_SCHEMA_STRING } from "../limits.js";
+import {
+  MAX_FORM_FIELDS,
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_KEYS,
+  MAX_SCHEMA_NODES,
+  MAX_SCHEMA_PATTERN,
+  MAX_SCHEMA_STRING,
+} from "../limits.js";
 import { sanitizeLine } from "../output/sanitize.js";
 
 /**
@@ -13,14 +20,18 @@ import { sanitizeLine } from "../output/sanitize.js";
  * MAX_SCHEMA_NODES steps whatever the schema.
  */
 export function schemaOverLimit(schema: unknown): string | undefined {
-  const stack: Array<{ value: unknown; depth: number; pattern: boolean }> = [{ value: schema, depth: 1, pattern: false }];
+  const stack: Array<{ value: unknown; depth: number; pattern: boolean }> = [
+    { value: schema, depth: 1, pattern: false },
+  ];
   let nodes = 0;
   while (stack.length > 0) {
     const { value, depth, pattern } = stack.pop()!;
     if (++nodes > MAX_SCHEMA_NODES) return `it has more than ${MAX_SCHEMA_NODES} values`;
     if (typeof value === "string") {
-      if (pattern && value.length > MAX_SCHEMA_PATTERN) return `it has a pattern of ${value.length} characters (limit ${MAX_SCHEMA_PATTERN})`;
-      if (value.length > MAX_SCHEMA_STRING) return `it has a string of ${value.length} characters (limit ${MAX_SCHEMA_STRING})`;
+      if (pattern && value.length > MAX_SCHEMA_PATTERN)
+        return `it has a pattern of ${value.length} characters (limit ${MAX_SCHEMA_PATTERN})`;
+      if (value.length > MAX_SCHEMA_STRING)
+        return `it has a string of ${value.length} characters (limit ${MAX_SCHEMA_STRING})`;
       continue;
     }
     if (typeof value !== "object" || value === null) continue;
@@ -32,9 +43,11 @@ export function schemaOverLimit(schema: unknown): string | undefined {
     }
     const keys = Object.keys(value);
     if (keys.length > MAX_SCHEMA_KEYS) return `one of its objects has ${keys.length} keys (limit ${MAX_SCHEMA_KEYS})`;
-    const patternKeys = Object.hasOwn(value, "patternProperties") && (value as Record<string, unknown>).patternProperties;
+    const patternKeys =
+      Object.hasOwn(value, "patternProperties") && (value as Record<string, unknown>).patternProperties;
     for (const key of keys) {
-      if (key.length > MAX_SCHEMA_STRING) return `it has a key of ${key.length} characters (limit ${MAX_SCHEMA_STRING})`;
+      if (key.length > MAX_SCHEMA_STRING)
+        return `it has a key of ${key.length} characters (limit ${MAX_SCHEMA_STRING})`;
       const child = (value as Record<string, unknown>)[key];
       if (child === patternKeys && child && typeof child === "object") {
         const long = Object.keys(child).find((name) => name.length > MAX_SCHEMA_PATTERN);
@@ -64,7 +77,9 @@ export function checkToolSchemas(tool: unknown): void {
 /** The number of fields of an object schema (its own `properties`), without building the list. */
 function fieldCount(schema: unknown): number {
   const properties = schema && typeof schema === "object" ? (schema as Record<string, unknown>).properties : undefined;
-  return properties && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties).length : 0;
+  return properties && typeof properties === "object" && !Array.isArray(properties)
+    ? Object.keys(properties).length
+    : 0;
 }
 
 /** Why a form (an object schema a person fills in) is too big to show or fill, or undefined. */
@@ -82,7 +97,11 @@ export function overLimitStandIn(over: string): Record<string, unknown> {
 
 /** A question's requestedSchema: a ProtocolViolation past the form's bounds (the question is left unanswered). */
 export function checkFormBounds(schema: unknown): void {
-  const marked = schema !== null && typeof schema === "object" ? (schema as Record<string, unknown>)[OVER_LIMIT] : undefined;
+  const marked =
+    schema !== null && typeof schema === "object" ? (schema as Record<string, unknown>)[OVER_LIMIT] : undefined;
   const over = typeof marked === "string" ? marked : formOverLimit(schema);
-  if (over) throw new ProtocolViolation(sanitizeLine(`mcp-task will not show or fill the form of a question from the server: ${over}`));
+  if (over)
+    throw new ProtocolViolation(
+      sanitizeLine(`mcp-task will not show or fill the form of a question from the server: ${over}`),
+    );
 }

@@ -14,7 +14,10 @@ export function parseCommandLine(line: string): { command: string; args: string[
   const words: string[] = [];
   for (const part of parseShell(line, (name) => `$${name}`)) {
     if (typeof part !== "string") {
-      throw new UsageError(`the stdio command line may not contain shell operators: ${line}`, "quote the argument, or wrap the server in a script");
+      throw new UsageError(
+        `the stdio command line may not contain shell operators: ${line}`,
+        "quote the argument, or wrap the server in a script",
+      );
     }
     words.push(part);
   }
@@ -64,14 +67,16 @@ const ENV_REF = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 export function resolveEnvRefs(value: string, env: Record<string, string | undefined>): string {
   return value.replace(ENV_REF, (_, name: string) => {
     const resolved = env[name];
-    if (resolved === undefined) throw new UsageError(`environment variable ${name} is not set`, `export ${name}=... before running mcp-task`);
+    if (resolved === undefined)
+      throw new UsageError(`environment variable ${name} is not set`, `export ${name}=... before running mcp-task`);
     return resolved;
   });
 }
 
 /** The secrets a descriptor resolves (values of the variables its headers or env reference), each with its reference. */
 export function secretsOf(descriptor: ServerDescriptor, env: Record<string, string | undefined>): Map<string, string> {
-  const values = descriptor.transport === "http" ? Object.values(descriptor.headers ?? {}) : Object.values(descriptor.env ?? {});
+  const values =
+    descriptor.transport === "http" ? Object.values(descriptor.headers ?? {}) : Object.values(descriptor.env ?? {});
   const secrets = new Map<string, string>();
   for (const value of values) {
     for (const match of value.matchAll(ENV_REF)) {
@@ -84,7 +89,11 @@ export function secretsOf(descriptor: ServerDescriptor, env: Record<string, stri
 }
 
 /** Replaces resolved secrets with their references again, for messages that may echo them. */
-export function redactSecrets(text: string, descriptor: ServerDescriptor, env: Record<string, string | undefined>): string {
+export function redactSecrets(
+  text: string,
+  descriptor: ServerDescriptor,
+  env: Record<string, string | undefined>,
+): string {
   return redactWith(text, secretsOf(descriptor, env));
 }
 
@@ -116,13 +125,22 @@ export function sameServer(a: ServerDescriptor, b: ServerDescriptor): boolean {
 /** A descriptor without what could carry or spend credentials: no headers, no environment. */
 export function withoutCredentials(descriptor: ServerDescriptor): ServerDescriptor {
   if (descriptor.transport === "http") return { transport: "http", url: descriptor.url };
-  return { transport: "stdio", command: descriptor.command, args: descriptor.args, ...(descriptor.cwd !== undefined ? { cwd: descriptor.cwd } : {}) };
+  return {
+    transport: "stdio",
+    command: descriptor.command,
+    args: descriptor.args,
+    ...(descriptor.cwd !== undefined ? { cwd: descriptor.cwd } : {}),
+  };
 }
 
 /** The saved server a descriptor is: the one saved exactly so, else the one at the same address; undefined if none. */
-export function savedServer(descriptor: ServerDescriptor, saved: Record<string, ServerDescriptor>): { name: string; descriptor: ServerDescriptor } | undefined {
+export function savedServer(
+  descriptor: ServerDescriptor,
+  saved: Record<string, ServerDescriptor>,
+): { name: string; descriptor: ServerDescriptor } | undefined {
   const entries = Object.entries(saved);
-  const found = entries.find(([, s]) => isDeepStrictEqual(s, descriptor)) ?? entries.find(([, s]) => sameServer(s, descriptor));
+  const found =
+    entries.find(([, s]) => isDeepStrictEqual(s, descriptor)) ?? entries.find(([, s]) => sameServer(s, descriptor));
   return found && { name: found[0], descriptor: found[1] };
 }
 
@@ -137,6 +155,7 @@ export function savedServer(descriptor: ServerDescriptor, saved: Record<string, 
  */
 export function credentialed(descriptor: ServerDescriptor, saved: Record<string, ServerDescriptor>): ServerDescriptor {
   const match = savedServer(descriptor, saved);
-  if (match && (descriptor.transport === "http" || isDeepStrictEqual(match.descriptor, descriptor))) return match.descriptor;
+  if (match && (descriptor.transport === "http" || isDeepStrictEqual(match.descriptor, descriptor)))
+    return match.descriptor;
   return withoutCredentials(descriptor);
 }

@@ -17,7 +17,10 @@ import { resolveEnvRefs, type ServerDescriptor } from "./server.js";
  *  broker's Unix socket is). Values that look like shell functions are left out, as the SDK does. */
 const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
-export function serverEnvironment(descriptor: Extract<ServerDescriptor, { transport: "stdio" }>, env: Record<string, string | undefined>): Record<string, string> {
+export function serverEnvironment(
+  descriptor: Extract<ServerDescriptor, { transport: "stdio" }>,
+  env: Record<string, string | undefined>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of INHERITED) {
     const value = env[name];
@@ -118,7 +121,8 @@ export class EarlyStdioTransport implements Transport {
   private read(chunk: Buffer): void {
     try {
       this._readBuffer!.append(chunk);
-      for (let message = this._readBuffer!.readMessage(); message; message = this._readBuffer!.readMessage()) this.onmessage?.(message);
+      for (let message = this._readBuffer!.readMessage(); message; message = this._readBuffer!.readMessage())
+        this.onmessage?.(message);
     } catch (error) {
       // A message too big is an error, and the connection ends (lines that are not JSON-RPC are skipped: limits.ts).
       this.onerror?.(error as Error);

@@ -5,7 +5,14 @@
 // `tasks/result`, on whose stream the server sends ordinary `elicitation/create` requests; `tasks/result` blocks
 // until the task is terminal and then carries exactly what the call would have returned.
 import type { Client } from "@modelcontextprotocol/client";
-import { ProtocolViolation, RpcError, ServerError, SessionLostError, TaskNotFoundError, UsageError } from "../errors.js";
+import {
+  ProtocolViolation,
+  RpcError,
+  ServerError,
+  SessionLostError,
+  TaskNotFoundError,
+  UsageError,
+} from "../errors.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
@@ -110,8 +117,16 @@ export class V1Wire implements Wire {
       return "held";
     };
     // The request's signal aborts when the server withdraws its question (notifications/cancelled: it gave up waiting).
-    client.setRequestHandler("elicitation/create", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never);
-    client.setRequestHandler("sampling/createMessage", async (request, ctx) => this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never);
+    client.setRequestHandler(
+      "elicitation/create",
+      async (request, ctx) =>
+        this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never,
+    );
+    client.setRequestHandler(
+      "sampling/createMessage",
+      async (request, ctx) =>
+        this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never,
+    );
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method !== "notifications/tasks/status" || this.listeners.size === 0) return;
       let snapshot: Snapshot;
@@ -167,7 +182,11 @@ export class V1Wire implements Wire {
    * Sends a request in the current session. When the server no longer knows the session, a new one is opened (one
    * renewal shared by every request that hit the lost session) and the request is sent again there, once.
    */
-  private async request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
+  private async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<Record<string, unknown>> {
     for (let renewed = false; ; renewed = true) {
       const epoch = this.epoch;
       try {
@@ -209,7 +228,12 @@ export class V1Wire implements Wire {
   }
 
   /** Routes a server-to-client request to the input handler, tagged with its task when it has one. */
-  private async ask(method: string, params: Record<string, unknown>, id: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private async ask(
+    method: string,
+    params: Record<string, unknown>,
+    id: unknown,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const meta = (params._meta ?? {}) as Record<string, { taskId?: unknown } | undefined>;
     const taskId = typeof meta[RELATED_TASK]?.taskId === "string" ? (meta[RELATED_TASK]!.taskId as string) : null;
     const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
@@ -224,7 +248,9 @@ export class V1Wire implements Wire {
     if (taskId !== null && round?.cut) {
       // The round the question came with ended before the answer was ready: the server that asked may be gone (a
       // restarted one does not know this request), so the answer is in doubt. It is sent all the same.
-      const error = new ServerError("the tasks/result stream that brought the question ended before the answer was sent");
+      const error = new ServerError(
+        "the tasks/result stream that brought the question ended before the answer was sent",
+      );
       this.onUncertainDelivery?.({ taskId, answers: [{ request: input, response }], stableKeys: false, error });
     } else if (taskId !== null && id !== undefined) this.answering.set(id, { taskId, request: input, response });
     return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
@@ -235,7 +261,8 @@ export class V1Wire implements Wire {
     const tools: ToolInfo[] = [];
     for (let cursor: string | undefined, page = 0; page < 100; page++) {
       const reply = await this.request("tools/list", cursor ? { cursor } : {});
-      if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
+      if (!Array.isArray(reply.tools))
+        throw new ProtocolViolation("the server sent a tools/list result without a tools array");
       for (const tool of reply.tools as Array<Record<string, unknown>>) {
         if (typeof tool?.name !== "string") continue;
         checkToolSchemas(tool); // before anything walks them (schema-bounds.ts)
@@ -258,8 +285,12 @@ export class V1Wire implements Wire {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     if (!this.tools) await this.listTools();
     const tool = this.tools!.get(name);
-    const serverTakesTasks = (this.taskCaps?.requests as { tools?: { call?: unknown } } | undefined)?.tools?.call !== undefined;
-    const asTask = options.task === "auto" && serverTakesTasks && (tool?.taskSupport === "optional" || tool?.taskSupport === "required");
+    const serverTakesTasks =
+      (this.taskCaps?.requests as { tools?: { call?: unknown } } | undefined)?.tools?.call !== undefined;
+    const asTask =
+      options.task === "auto" &&
+      serverTakesTasks &&
+      (tool?.taskSupport === "optional" || tool?.taskSupport === "required");
     const params: Record<string, unknown> = { name, arguments: args };
     if (asTask) params.task = options.ttlMs !== undefined ? { ttl: options.ttlMs } : {};
     const reply = await this.request("tools/call", params, { signal: options.signal });
@@ -296,7 +327,9 @@ export class V1Wire implements Wire {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const error = new ServerError(`the server did not answer tasks/result within ${Math.round(limit / 100) / 10} s although the task is ${status} (MCP_TASK_REQUEST_TIMEOUT)`);
+        const error = new ServerError(
+          `the server did not answer tasks/result within ${Math.round(limit / 100) / 10} s although the task is ${status} (MCP_TASK_REQUEST_TIMEOUT)`,
+        );
         error.transient = true;
         reject(error);
       }, limit);
@@ -352,10 +385,18 @@ export class V1Wire implements Wire {
   async cancelTask(taskId: string): Promise<Snapshot | undefined> {
     // A server that does not offer tasks/cancel (capabilities.tasks.cancel) cannot be asked; one that says it
     // offers it and answers "method not found" is told the same way.
-    const cannot = () => new UsageError(`${sanitizeLine(this.serverName)} does not support cancelling tasks (it offers no tasks/cancel); the task goes on`, `follow it with: mcp-task watch ${shellWord(taskId)}`);
+    const cannot = () =>
+      new UsageError(
+        `${sanitizeLine(this.serverName)} does not support cancelling tasks (it offers no tasks/cancel); the task goes on`,
+        `follow it with: mcp-task watch ${shellWord(taskId)}`,
+      );
     if (this.taskCaps && this.taskCaps.cancel === undefined) throw cannot();
     try {
-      return sameTaskOrThrow(snapshotFromV1(await this.taskRequest("tasks/cancel", taskId), "tasks/cancel result"), taskId, "tasks/cancel");
+      return sameTaskOrThrow(
+        snapshotFromV1(await this.taskRequest("tasks/cancel", taskId), "tasks/cancel result"),
+        taskId,
+        "tasks/cancel",
+      );
     } catch (error) {
       // Cancelling a terminal task is -32602 too: tell it apart from an unknown one.
       if (error instanceof TaskNotFoundError) return this.getTask(taskId);
@@ -365,9 +406,14 @@ export class V1Wire implements Wire {
   }
 
   async listTasks(cursor?: string): Promise<TaskPage> {
-    if (!this.canListTasks) throw new UsageError(`${sanitizeLine(this.serverName)} does not list its tasks`, "list saved handles without --remote");
+    if (!this.canListTasks)
+      throw new UsageError(
+        `${sanitizeLine(this.serverName)} does not list its tasks`,
+        "list saved handles without --remote",
+      );
     const reply = await this.request("tasks/list", cursor ? { cursor } : {});
-    if (!Array.isArray(reply.tasks)) throw new ProtocolViolation("the server sent a tasks/list result without a tasks array");
+    if (!Array.isArray(reply.tasks))
+      throw new ProtocolViolation("the server sent a tasks/list result without a tasks array");
     const tasks: Snapshot[] = [];
     // One malformed entry must not hide the others.
     for (const entry of reply.tasks) {
@@ -394,9 +440,17 @@ export class V1Wire implements Wire {
       if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
         if (this.movedAway(taskId)) {
           // The session the task was reached in is gone, and the new one does not know the task.
-          throw new TaskNotFoundError(`the server no longer knows this session (it restarted?), and with it task ${taskId}`, undefined, taskId);
+          throw new TaskNotFoundError(
+            `the server no longer knows this session (it restarted?), and with it task ${taskId}`,
+            undefined,
+            taskId,
+          );
         }
-        throw new TaskNotFoundError(`the server does not know task ${taskId} (expired, or created on another connection): ${sanitizeLine(error.message)}`, undefined, taskId);
+        throw new TaskNotFoundError(
+          `the server does not know task ${taskId} (expired, or created on another connection): ${sanitizeLine(error.message)}`,
+          undefined,
+          taskId,
+        );
       }
       throw error;
     }

@@ -5,8 +5,20 @@
 // input (`resultType: "input_required"`) is answered by retrying the call with `inputResponses` and the echoed
 // `requestState`; task input keys are answered exactly once through `tasks/update`; `tasks/update` and
 // `tasks/cancel` only acknowledge.
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, type Client } from "@modelcontextprotocol/client";
-import { InputRequiredError, ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  type Client,
+} from "@modelcontextprotocol/client";
+import {
+  InputRequiredError,
+  ProtocolViolation,
+  RpcError,
+  ServerError,
+  TaskNotFoundError,
+  UsageError,
+} from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { ToolV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
@@ -60,7 +72,8 @@ export class V2Wire implements Wire {
   ) {
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method === "notifications/subscriptions/acknowledged") {
-        const ids = (notification.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications?.taskIds;
+        const ids = (notification.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications
+          ?.taskIds;
         if (Array.isArray(ids)) for (const id of ids) if (typeof id === "string") this.confirmed.add(id);
         return;
       }
@@ -81,7 +94,12 @@ export class V2Wire implements Wire {
   }
 
   resumeToken(): ResumeToken {
-    return { generation: "v2", protocolVersion: this.protocolVersion, serverName: this.serverName, discover: this.client.getDiscoverResult() };
+    return {
+      generation: "v2",
+      protocolVersion: this.protocolVersion,
+      serverName: this.serverName,
+      discover: this.client.getDiscoverResult(),
+    };
   }
 
   /** The per-request `_meta` envelope; `tasks` declares the extension. */
@@ -95,8 +113,16 @@ export class V2Wire implements Wire {
     };
   }
 
-  private request(method: string, params: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number; tasks?: boolean } = {}) {
-    return this.rpc.request(method, { ...params, _meta: this.meta(options.tasks ?? true) }, { signal: options.signal, timeoutMs: options.timeoutMs });
+  private request(
+    method: string,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal; timeoutMs?: number; tasks?: boolean } = {},
+  ) {
+    return this.rpc.request(
+      method,
+      { ...params, _meta: this.meta(options.tasks ?? true) },
+      { signal: options.signal, timeoutMs: options.timeoutMs },
+    );
   }
 
   async listTools(): Promise<ToolInfo[]> {
@@ -106,10 +132,17 @@ export class V2Wire implements Wire {
     const tools: ToolInfo[] = [];
     for (let cursor: string | undefined, page = 0; page < 100; page++) {
       const reply = await this.request("tools/list", cursor ? { cursor } : {}, { tasks: false });
-      if (!Array.isArray(reply.tools)) throw new ProtocolViolation("the server sent a tools/list result without a tools array");
+      if (!Array.isArray(reply.tools))
+        throw new ProtocolViolation("the server sent a tools/list result without a tools array");
       for (const raw of reply.tools as unknown[]) {
         checkToolSchemas(raw);
-        const tool = parseOrThrow(ToolV2Schema, raw, "tool in tools/list") as { name: string; title?: string; description?: string; inputSchema: unknown; outputSchema?: unknown };
+        const tool = parseOrThrow(ToolV2Schema, raw, "tool in tools/list") as {
+          name: string;
+          title?: string;
+          description?: string;
+          inputSchema: unknown;
+          outputSchema?: unknown;
+        };
         tools.push({
           name: tool.name,
           title: tool.title,
@@ -132,26 +165,36 @@ export class V2Wire implements Wire {
         reply = await this.request("tools/call", params, { signal: options.signal, tasks: options.task === "auto" });
       } catch (error) {
         if (error instanceof RpcError && EXTENSION_REQUIRED.has(error.rpcCode) && options.task === "never") {
-          throw new UsageError(`${sanitizeLine(name)} can only run as a task: ${sanitizeLine(error.message)}`, "call it without --no-task");
+          throw new UsageError(
+            `${sanitizeLine(name)} can only run as a task: ${sanitizeLine(error.message)}`,
+            "call it without --no-task",
+          );
         }
         throw error;
       }
       const resultType = reply.resultType ?? "complete";
       if (resultType === "task") {
-        if (options.task === "never") throw new ProtocolViolation("the server answered with a task although mcp-task did not declare the tasks extension");
+        if (options.task === "never")
+          throw new ProtocolViolation(
+            "the server answered with a task although mcp-task did not declare the tasks extension",
+          );
         return { kind: "task", snapshot: snapshotFromV2(reply, "task creation reply") };
       }
       if (resultType === "complete") return { kind: "result", result: toolResultOrThrow(reply, "tools/call result") };
-      if (resultType !== "input_required") throw new ProtocolViolation(`the server sent an unknown resultType "${sanitizeLine(String(resultType))}"`);
+      if (resultType !== "input_required")
+        throw new ProtocolViolation(`the server sent an unknown resultType "${sanitizeLine(String(resultType))}"`);
       // Request-level input: answer every request, then retry the same call with the echoed requestState.
       const requests = inputRequestsFromV2(reply.inputRequests ?? {}, "inputRequests");
       const inputResponses: Record<string, unknown> = {};
-      for (const request of requests) setOwn(inputResponses, request.key, wireResponse(request, await this.handler()(request, null)));
+      for (const request of requests)
+        setOwn(inputResponses, request.key, wireResponse(request, await this.handler()(request, null)));
       params.inputResponses = inputResponses;
       if (typeof reply.requestState === "string") params.requestState = reply.requestState;
       else delete params.requestState;
     }
-    throw new ProtocolViolation(`the server asked for input more than ${MAX_INPUT_ROUNDS} times before answering the call`);
+    throw new ProtocolViolation(
+      `the server asked for input more than ${MAX_INPUT_ROUNDS} times before answering the call`,
+    );
   }
 
   private handler(): InputHandler {
@@ -210,7 +253,10 @@ export class V2Wire implements Wire {
   }
 
   async listTasks(): Promise<TaskPage> {
-    throw new UsageError(`${sanitizeLine(this.serverName)} speaks the 2026-07-28 tasks extension, which has no tasks/list`, "list saved handles without --remote");
+    throw new UsageError(
+      `${sanitizeLine(this.serverName)} speaks the 2026-07-28 tasks extension, which has no tasks/list`,
+      "list saved handles without --remote",
+    );
   }
 
   async watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
@@ -238,16 +284,28 @@ export class V2Wire implements Wire {
     this.confirmed.clear();
     const abort = new AbortController();
     this.subscription = { taskIds: wanted, abort };
-    void this.request("subscriptions/listen", { notifications: { taskIds: wanted } }, { signal: abort.signal, timeoutMs: 0 }).catch(() => {});
+    void this.request(
+      "subscriptions/listen",
+      { notifications: { taskIds: wanted } },
+      { signal: abort.signal, timeoutMs: 0 },
+    ).catch(() => {});
   }
 
-  private async taskRequest(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  private async taskRequest(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     try {
       return await this.request(method, params, { signal });
     } catch (error) {
       if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
         const taskId = String(params.taskId);
-        throw new TaskNotFoundError(`the server does not know task ${taskId} (expired or unknown): ${sanitizeLine(error.message)}`, undefined, taskId);
+        throw new TaskNotFoundError(
+          `the server does not know task ${taskId} (expired or unknown): ${sanitizeLine(error.message)}`,
+          undefined,
+          taskId,
+        );
       }
       throw error;
     }
@@ -262,7 +320,9 @@ export class V2Wire implements Wire {
 function wireResponse(request: InputRequest, response: InputResponse): Record<string, unknown> {
   if (request.method !== "elicitation/create" && response.action !== "accept") {
     // V2 has no way to decline a sampling or roots request: the task cannot go on without a model.
-    throw new InputRequiredError(`the server asks for ${sanitizeLine(request.method)}, which mcp-task cannot answer (it has no model)`);
+    throw new InputRequiredError(
+      `the server asks for ${sanitizeLine(request.method)}, which mcp-task cannot answer (it has no model)`,
+    );
   }
   return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
 }

@@ -48,9 +48,7 @@ export interface InputRequest {
 }
 
 export type InputResponse =
-  | { action: "accept"; content: Record<string, unknown> }
-  | { action: "decline" }
-  | { action: "cancel" };
+  { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 
 /** One observed state of a task. */
 export interface Snapshot {
@@ -85,7 +83,11 @@ export interface CallOptions {
  * Answers one input request. Throws to refuse (the error propagates to the caller of the wire method that
  * asked). `taskId` is null for input asked before any task exists.
  */
-export type InputHandler = (request: InputRequest, taskId: string | null, signal?: AbortSignal) => Promise<InputResponse>;
+export type InputHandler = (
+  request: InputRequest,
+  taskId: string | null,
+  signal?: AbortSignal,
+) => Promise<InputResponse>;
 
 /**
  * Answers whose arrival is in doubt: the connection failed while they were on their way, so the server may or may

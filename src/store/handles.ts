@@ -113,11 +113,18 @@ export class HandleStore {
     const text = JSON.stringify(handle);
     // Never write what the store would refuse to read back (see MAX_HANDLE_BYTES).
     if (text.length > MAX_HANDLE_BYTES / 3 && Buffer.byteLength(text) > MAX_HANDLE_BYTES) {
-      throw new UsageError(`the task's handle would be larger than ${formatBytes(MAX_HANDLE_BYTES)}: not saved`, "give the tool smaller arguments");
+      throw new UsageError(
+        `the task's handle would be larger than ${formatBytes(MAX_HANDLE_BYTES)}: not saved`,
+        "give the tool smaller arguments",
+      );
     }
     const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${tempSuffix()}`);
     // Created exclusively (never an existing file or link); the rename replaces whatever is at the name.
-    const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+    const file = await open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+      0o600,
+    );
     let mtime: number;
     try {
       await file.writeFile(text);
@@ -318,29 +325,46 @@ export class HandleStore {
   async find(idOrPrefix: string, server?: string): Promise<{ stem: string; handle: Handle }> {
     // Only the files whose names can hold such an id: its encoded form, up to where a long id's name is cut.
     const encoded = fileStem(idOrPrefix, "").slice(0, -1).replace(/~.*$/, "").slice(0, 100);
-    const names = (await readdir(this.dir)).filter((name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(encoded));
+    const names = (await readdir(this.dir)).filter(
+      (name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(encoded),
+    );
     const ofServer = (handle: Handle) => server === undefined || handle.server.name === server;
     let matches = await this.readMatching(names, (handle) => handle.taskId.startsWith(idOrPrefix) && ofServer(handle));
     if (matches.length === 0) {
       const shown = (await this.summaries()).filter((s) => sanitizeLine(s.taskId).startsWith(idOrPrefix));
-      matches = await this.readMatching(shown.map((s) => `${s.stem}.json`), (handle) => sanitizeLine(handle.taskId).startsWith(idOrPrefix) && ofServer(handle));
+      matches = await this.readMatching(
+        shown.map((s) => `${s.stem}.json`),
+        (handle) => sanitizeLine(handle.taskId).startsWith(idOrPrefix) && ofServer(handle),
+      );
     }
     const exact = matches.filter((m) => m.handle.taskId === idOrPrefix || sanitizeLine(m.handle.taskId) === idOrPrefix);
     if (exact.length === 1) return exact[0];
-    if (idOrPrefix.length < MIN_PREFIX) throw new UsageError(`a task id prefix needs at least ${MIN_PREFIX} characters: ${idOrPrefix}`);
+    if (idOrPrefix.length < MIN_PREFIX)
+      throw new UsageError(`a task id prefix needs at least ${MIN_PREFIX} characters: ${idOrPrefix}`);
     if (matches.length === 1) return matches[0];
     if (matches.length === 0) {
       const of = server === undefined ? "" : ` of server ${server}`;
-      throw new TaskNotFoundError(`no saved task${of} matches ${idOrPrefix}`, "see the saved tasks with: mcp-task list");
+      throw new TaskNotFoundError(
+        `no saved task${of} matches ${idOrPrefix}`,
+        "see the saved tasks with: mcp-task list",
+      );
     }
-    const shown = matches.slice(0, 5).map((m) => `${m.handle.taskId} (${m.handle.server.name})`).join(", ");
+    const shown = matches
+      .slice(0, 5)
+      .map((m) => `${m.handle.taskId} (${m.handle.server.name})`)
+      .join(", ");
     // The same id saved for two servers: more characters cannot tell them apart, the server can.
     const sameId = new Set(matches.map((m) => m.handle.taskId)).size === 1;
-    const fix = sameId ? `pick one by its server, as in: -s ${shellValue(matches[0].handle.server.name)}` : "give more characters of the id, or its server with -s <name>";
+    const fix = sameId
+      ? `pick one by its server, as in: -s ${shellValue(matches[0].handle.server.name)}`
+      : "give more characters of the id, or its server with -s <name>";
     throw new UsageError(`${idOrPrefix} matches ${matches.length} saved tasks: ${shown}`, fix);
   }
 
-  private async readMatching(names: string[], wanted: (handle: Handle) => boolean): Promise<Array<{ stem: string; handle: Handle }>> {
+  private async readMatching(
+    names: string[],
+    wanted: (handle: Handle) => boolean,
+  ): Promise<Array<{ stem: string; handle: Handle }>> {
     const out: Array<{ stem: string; handle: Handle }> = [];
     for (const name of names) {
       try {
@@ -419,14 +443,27 @@ export function parseHandle(text: string): Handle {
   if (typeof value.taskId !== "string") fail("taskId");
   if (typeof value.tool !== "string") fail("tool");
   const server = value.server;
-  if (!isObject(server) || typeof server.name !== "string" || !isObject(server.descriptor) || typeof server.descriptor.transport !== "string") fail("server");
+  if (
+    !isObject(server) ||
+    typeof server.name !== "string" ||
+    !isObject(server.descriptor) ||
+    typeof server.descriptor.transport !== "string"
+  )
+    fail("server");
   if (!isObject(value.resume) || typeof value.resume.generation !== "string") fail("resume");
   if (!isObject(value.arguments)) fail("arguments");
   if (typeof value.createdAt !== "string" || typeof value.updatedAt !== "string") fail("times");
   if (!optNumber(value.ttlMs) || !optNumber(value.pollIntervalMs)) fail("ttl or poll interval");
   const last = value.last;
-  if (!isObject(last) || !STATUSES.has(last.status) || !optString(last.statusMessage) || !optString(last.createdAt)) fail("last status");
-  if (!Array.isArray(value.history) || !value.history.every((h) => isObject(h) && STATUSES.has(h.status) && typeof h.at === "string" && optString(h.statusMessage))) fail("history");
+  if (!isObject(last) || !STATUSES.has(last.status) || !optString(last.statusMessage) || !optString(last.createdAt))
+    fail("last status");
+  if (
+    !Array.isArray(value.history) ||
+    !value.history.every(
+      (h) => isObject(h) && STATUSES.has(h.status) && typeof h.at === "string" && optString(h.statusMessage),
+    )
+  )
+    fail("history");
   if (!Array.isArray(value.answered) || !value.answered.every((key) => typeof key === "string")) fail("answered");
   if (value.outcome !== undefined && !(isObject(value.outcome) && STATUSES.has(value.outcome.status))) fail("outcome");
   if (value.gone !== undefined && !(isObject(value.gone) && typeof value.gone.reason === "string")) fail("gone");

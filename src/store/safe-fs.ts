@@ -9,7 +9,17 @@
 //   over the target (a rename replaces a link, it does not write through it).
 // Hand-rolled over node:fs: no library offers "open without following, then fstat, then read at most N bytes",
 // and readFileSync follows links, blocks on FIFOs and reads /dev/zero until memory runs out.
-import { closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, writeSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.js";
 import { tempSuffix } from "../hash.js";
@@ -174,7 +184,7 @@ export function openOwnAppend(path: string, truncateAbove = Number.MAX_SAFE_INTE
 
 function writeAll(fd: number, data: string): void {
   const bytes = Buffer.from(data, "utf8");
-  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 /** Appends to a file of the store in one write (O_APPEND: lines from concurrent writers do not interleave). */

@@ -50,9 +50,17 @@ export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}, inside =
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = inside ? lstatSync(dir) : statSync(dir);
   const fix = "set MCP_TASK_HOME to a directory of your own";
-  if (stat.isSymbolicLink()) throw new UsageError(`${dir} is a symbolic link, and mcp-task keeps its files only in a directory of its own`, "remove the link (mcp-task makes the directory again)");
+  if (stat.isSymbolicLink())
+    throw new UsageError(
+      `${dir} is a symbolic link, and mcp-task keeps its files only in a directory of its own`,
+      "remove the link (mcp-task makes the directory again)",
+    );
   if (!stat.isDirectory()) throw new UsageError(`${dir} is not a directory`, fix);
-  if (check.uid !== undefined && stat.uid !== check.uid) throw new UsageError(`${dir} belongs to another user (uid ${stat.uid}), and mcp-task keeps private data there`, fix);
+  if (check.uid !== undefined && stat.uid !== check.uid)
+    throw new UsageError(
+      `${dir} belongs to another user (uid ${stat.uid}), and mcp-task keeps private data there`,
+      fix,
+    );
   if ((stat.mode & 0o077) === 0) return;
   chmodSync(dir, 0o700);
   let files = 0;
@@ -63,7 +71,9 @@ export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}, inside =
       files++;
     }
   }
-  check.onRepair?.(`${dir} was open to other users (mode ${(stat.mode & 0o777).toString(8)}): made it private (0700)${files ? `, and ${files} file(s) in it (0600)` : ""}`);
+  check.onRepair?.(
+    `${dir} was open to other users (mode ${(stat.mode & 0o777).toString(8)}): made it private (0700)${files ? `, and ${files} file(s) in it (0600)` : ""}`,
+  );
 }
 
 export class Settings {
@@ -86,7 +96,11 @@ export class Settings {
     try {
       checkOwnFile(file, MAX_SETTINGS_BYTES);
     } catch (error) {
-      if (error instanceof UnsafeFileError) throw new UsageError(`cannot read ${file}: it is ${error.reason}`, "remove it or put your settings back in a regular file");
+      if (error instanceof UnsafeFileError)
+        throw new UsageError(
+          `cannot read ${file}: it is ${error.reason}`,
+          "remove it or put your settings back in a regular file",
+        );
       /* missing (conf makes it) or unreadable (conf says so below) */
     }
     try {
@@ -99,7 +113,10 @@ export class Settings {
         clearInvalidConfig: false,
       });
     } catch (error) {
-      throw new UsageError(`cannot read ${join(home, "settings.json")}: ${(error as Error).message}`, "fix or remove the file");
+      throw new UsageError(
+        `cannot read ${join(home, "settings.json")}: ${(error as Error).message}`,
+        "fix or remove the file",
+      );
     }
   }
 

@@ -49,8 +49,23 @@ type Line = HandleSummary | { stem: string; removed: true };
 // so an index written with other fields, by an older version, is read from the files again, never misread).
 const FORMAT = 2;
 const FIELDS = [
-  "stem", "mtime", "taskId", "server", "tool", "generation", "status", "statusMessage", "createdAt", "taskCreatedAt",
-  "updatedAt", "ttlMs", "pollIntervalMs", "gone", "final", "statusAt", "outcome",
+  "stem",
+  "mtime",
+  "taskId",
+  "server",
+  "tool",
+  "generation",
+  "status",
+  "statusMessage",
+  "createdAt",
+  "taskCreatedAt",
+  "updatedAt",
+  "ttlMs",
+  "pollIntervalMs",
+  "gone",
+  "final",
+  "statusAt",
+  "outcome",
 ] as const satisfies ReadonlyArray<keyof HandleSummary>;
 
 function encode(line: Line): string {
@@ -72,14 +87,46 @@ function decode(v: unknown): Line | undefined {
   if (!Array.isArray(v)) return undefined;
   if (v[0] === 0 && typeof v[1] === "string" && v.length === 2) return { stem: v[1], removed: true };
   if (v[0] !== FORMAT || v.length !== FIELDS.length + 1) return undefined;
-  if (!str(v[1]) || typeof v[2] !== "number" || !str(v[3]) || !str(v[4]) || !str(v[5]) || !str(v[6]) || !STATUSES.has(v[7])) return undefined;
-  if (!strOrNull(v[8]) || !str(v[9]) || !strOrNull(v[10]) || !str(v[11]) || !numOrNull(v[12]) || !numOrNull(v[13]) || !strOrNull(v[14])) return undefined;
+  if (
+    !str(v[1]) ||
+    typeof v[2] !== "number" ||
+    !str(v[3]) ||
+    !str(v[4]) ||
+    !str(v[5]) ||
+    !str(v[6]) ||
+    !STATUSES.has(v[7])
+  )
+    return undefined;
+  if (
+    !strOrNull(v[8]) ||
+    !str(v[9]) ||
+    !strOrNull(v[10]) ||
+    !str(v[11]) ||
+    !numOrNull(v[12]) ||
+    !numOrNull(v[13]) ||
+    !strOrNull(v[14])
+  )
+    return undefined;
   if (typeof v[15] !== "boolean" || !strOrNull(v[16]) || typeof v[17] !== "boolean") return undefined;
   // A literal, in FIELDS' order: one hidden class for all, where keys set in a loop cost twice the time and memory.
   return {
-    stem: v[1], mtime: v[2], taskId: v[3], server: v[4], tool: v[5], generation: v[6], status: v[7], statusMessage: v[8],
-    createdAt: v[9], taskCreatedAt: v[10], updatedAt: v[11], ttlMs: v[12], pollIntervalMs: v[13], gone: v[14], final: v[15],
-    statusAt: v[16], outcome: v[17],
+    stem: v[1],
+    mtime: v[2],
+    taskId: v[3],
+    server: v[4],
+    tool: v[5],
+    generation: v[6],
+    status: v[7],
+    statusMessage: v[8],
+    createdAt: v[9],
+    taskCreatedAt: v[10],
+    updatedAt: v[11],
+    ttlMs: v[12],
+    pollIntervalMs: v[13],
+    gone: v[14],
+    final: v[15],
+    statusAt: v[16],
+    outcome: v[17],
   };
 }
 

@@ -170,14 +170,19 @@ export class TaskEngine {
       // reports the refusal (the question itself stays with whoever holds it: see Wire.handsQuestionsOnce).
       const refused = this.inputErrors.get(null);
       this.inputErrors.delete(null);
-      if (refused && outcome?.kind === "task") this.inputErrors.set(outcome.snapshot.taskId, forTask(refused, outcome.snapshot.taskId));
+      if (refused && outcome?.kind === "task")
+        this.inputErrors.set(outcome.snapshot.taskId, forTask(refused, outcome.snapshot.taskId));
       else if (refused) throw refused;
     }
     if (outcome.kind === "task") return outcome;
     return { kind: "result", outcome: await this.finalFromResult(null, name, outcome.result) };
   }
 
-  private async finalFromResult(taskId: string | null, toolName: string | undefined, result: CallToolResult): Promise<FinalOutcome> {
+  private async finalFromResult(
+    taskId: string | null,
+    toolName: string | undefined,
+    result: CallToolResult,
+  ): Promise<FinalOutcome> {
     const tool = toolName ? await this.tool(toolName).catch(() => undefined) : undefined;
     return { taskId, status: "completed", result, outputProblem: await outputProblem(tool, result) };
   }
@@ -224,7 +229,8 @@ export class TaskEngine {
     if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) last = options.initial;
     // The server's interval as parsed is within the floor and ceiling (src/limits.ts); kept there here too, for
     // snapshots that come from elsewhere (a handle saved by an older version).
-    const intervalOf = (snapshot?: Snapshot) => Math.max(pollInterval(snapshot?.pollIntervalMs) ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
+    const intervalOf = (snapshot?: Snapshot) =>
+      Math.max(pollInterval(snapshot?.pollIntervalMs) ?? DEFAULT_POLL_INTERVAL_MS, options.floorMs ?? 0);
     // With a confirmed subscription the server has promised to push every change: polls are only a safety net.
     const pace = (snapshot?: Snapshot) => intervalOf(snapshot) * (this.wire.pushConfirmed?.(taskId) ? PUSH_GRACE : 1);
     let due = last ? this.clock.now() + intervalOf(last) : this.clock.now();
@@ -233,7 +239,12 @@ export class TaskEngine {
     let doubt: UncertainDelivery | undefined;
     this.doubts.set(taskId, (delivery) => {
       doubt = doubt ? { ...delivery, answers: [...doubt.answers, ...delivery.answers] } : delivery;
-      options.onDelivery?.({ kind: "uncertain", taskId, requests: delivery.answers.map((answer) => answer.request), error: delivery.error });
+      options.onDelivery?.({
+        kind: "uncertain",
+        taskId,
+        requests: delivery.answers.map((answer) => answer.request),
+        error: delivery.error,
+      });
       due = this.clock.now();
       wakeUp();
     });
@@ -244,7 +255,8 @@ export class TaskEngine {
       // Taken: the task no longer waits, or (where the server lists its questions) the key is no longer listed.
       const listed = new Set(snapshot.inputRequests.map((request) => request.key));
       const waiting = snapshot.status === "input_required";
-      const isTaken = (request: InputRequest) => !waiting || (snapshot.inputListed === true && !listed.has(request.key));
+      const isTaken = (request: InputRequest) =>
+        !waiting || (snapshot.inputListed === true && !listed.has(request.key));
       const taken = answers.filter(({ request }) => isTaken(request));
       const missed = answers.filter(({ request }) => !isTaken(request));
       if (taken.length) {
@@ -256,15 +268,27 @@ export class TaskEngine {
         options.onDelivery?.({ kind: "taken", taskId, requests: taken.map(({ request }) => request) });
       }
       if (missed.length) {
-        if (stableKeys) for (const { request, response } of missed) this.resend.set(resendKey(taskId, request.key), response);
-        else this.reasked.set(taskId, [...(this.reasked.get(taskId) ?? []), ...missed.map(({ request, response }) => ({ question: questionOf(request), response }))]);
-        options.onDelivery?.({ kind: stableKeys ? "resending" : "askAgain", taskId, requests: missed.map(({ request }) => request) });
+        if (stableKeys)
+          for (const { request, response } of missed) this.resend.set(resendKey(taskId, request.key), response);
+        else
+          this.reasked.set(taskId, [
+            ...(this.reasked.get(taskId) ?? []),
+            ...missed.map(({ request, response }) => ({ question: questionOf(request), response })),
+          ]);
+        options.onDelivery?.({
+          kind: stableKeys ? "resending" : "askAgain",
+          taskId,
+          requests: missed.map(({ request }) => request),
+        });
       }
     };
     // Answers the server acknowledged and did not take: an answered key it still lists, read after read.
     const ignored = new Map<string, { since: number; reads: number }>();
     const checkIgnored = (snapshot: Snapshot) => {
-      const listed = snapshot.status === "input_required" && snapshot.inputListed ? snapshot.inputRequests.filter((r) => answered.has(r.key)) : [];
+      const listed =
+        snapshot.status === "input_required" && snapshot.inputListed
+          ? snapshot.inputRequests.filter((r) => answered.has(r.key))
+          : [];
       for (const key of [...ignored.keys()]) if (!listed.some((r) => r.key === key)) ignored.delete(key);
       if (inputJob || doubt) return;
       for (const request of listed) {
@@ -284,7 +308,13 @@ export class TaskEngine {
     // as long as an ignored answer may (IGNORED_POLLS reads and IGNORED_MS) is reported (exit 4), not waited on.
     let unasked: { since: number; reads: number } | undefined;
     const checkUnasked = (snapshot: Snapshot) => {
-      if (snapshot.status !== "input_required" || !snapshot.inputListed || snapshot.inputRequests.length > 0 || inputJob || doubt) {
+      if (
+        snapshot.status !== "input_required" ||
+        !snapshot.inputListed ||
+        snapshot.inputRequests.length > 0 ||
+        inputJob ||
+        doubt
+      ) {
         unasked = undefined;
         return;
       }
@@ -313,7 +343,10 @@ export class TaskEngine {
       if (!this.input?.available) {
         // Nobody can answer: fail now, before the server hands the question over (V1 would consume it).
         const question = open[0]?.params.message;
-        this.inputErrors.set(taskId, inputUnavailable(taskId, typeof question === "string" ? question : snapshot.statusMessage));
+        this.inputErrors.set(
+          taskId,
+          inputUnavailable(taskId, typeof question === "string" ? question : snapshot.statusMessage),
+        );
         wakeUp();
         return;
       }
@@ -363,7 +396,10 @@ export class TaskEngine {
             // PUSH_TRUST_MS without a read of our own.
             const interval = intervalOf(snapshot.pollIntervalMs !== undefined ? snapshot : last);
             lastPoll ??= this.clock.now();
-            due = Math.min(Math.max(due, this.clock.now() + PUSH_GRACE * interval), lastPoll + Math.max(PUSH_TRUST_MS, interval));
+            due = Math.min(
+              Math.max(due, this.clock.now() + PUSH_GRACE * interval),
+              lastPoll + Math.max(PUSH_TRUST_MS, interval),
+            );
             if (changed(snapshot)) {
               last = snapshot;
               yield snapshot;
@@ -384,7 +420,12 @@ export class TaskEngine {
             failingSince ??= this.clock.now();
             if (this.clock.now() - failingSince > (options.giveUpMs ?? 60_000)) {
               // An answer still in doubt is reported as not delivered: the handle does not count it as answered.
-              if (doubt) throw answerNotDelivered(taskId, doubt.answers.map((answer) => answer.request), error);
+              if (doubt)
+                throw answerNotDelivered(
+                  taskId,
+                  doubt.answers.map((answer) => answer.request),
+                  error,
+                );
               throw error;
             }
             failures++;
@@ -434,9 +475,15 @@ export async function finalOutcome(snapshot: Snapshot, tool: ToolInfo | undefine
   if (snapshot.status === "completed") {
     // The wires check this on every read (completedOrThrow); checked again here for snapshots from elsewhere.
     const { result } = completedOrThrow(snapshot);
-    return { taskId: snapshot.taskId, status: "completed", result: result!, outputProblem: await outputProblem(tool, result!) };
+    return {
+      taskId: snapshot.taskId,
+      status: "completed",
+      result: result!,
+      outputProblem: await outputProblem(tool, result!),
+    };
   }
-  if (snapshot.status === "failed") return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
+  if (snapshot.status === "failed")
+    return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
   return { taskId: snapshot.taskId, status: "cancelled" };
 }
 

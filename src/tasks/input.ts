@@ -33,12 +33,18 @@ export function expected(schema: { properties?: Record<string, unknown>; require
 
 /** How to give the answer later: to the task (respond), or to the call (again, with the answer). */
 function answerHint(taskId: string | null): string {
-  return taskId ? `mcp-task respond --input '{...}' ${shellWord(taskId)}  (or --decline)` : "call again with --input '{...}' or --decline";
+  return taskId
+    ? `mcp-task respond --input '{...}' ${shellWord(taskId)}  (or --decline)`
+    : "call again with --input '{...}' or --decline";
 }
 
 /** The error for a task that waits for input nobody here can give. */
 export function inputUnavailable(taskId: string | null, question: string | undefined): InputRequiredError {
-  return new InputRequiredError(`input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`, answerHint(taskId), taskId);
+  return new InputRequiredError(
+    `input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`,
+    answerHint(taskId),
+    taskId,
+  );
 }
 
 /** A refusal of a question asked before its task's id was known, as the refusal of that task's question. */
@@ -100,17 +106,23 @@ function needInput(request: InputRequest, taskId: string | null, why: string): I
  * requestedSchema names, so one object can answer several questions.
  */
 export function preparedAnswers(answer: { input?: Record<string, unknown>; decline?: boolean }): InputProvider {
-  return { available: answer.input !== undefined || Boolean(answer.decline), answer: async (request, taskId) => {
-    if (request.method === SAMPLING) return { action: "decline" }; // mcp-task has no model
-    if (request.method !== "elicitation/create") throw needInput(request, taskId, `the server asks for unsupported input (${sanitizeLine(request.method)})`);
-    if (answer.decline) return { action: "decline" };
-    if (!answer.input) throw needInput(request, taskId, "input required and no answer given");
-    const schema = request.params.requestedSchema as { properties?: Record<string, unknown> } | undefined;
-    if (request.params.mode === "url" || !schema) throw needInput(request, taskId, "the server asks for input mcp-task cannot give from --input");
-    const names = Object.keys(schema.properties ?? {});
-    const content = Object.fromEntries(Object.entries(answer.input).filter(([key]) => names.includes(key)));
-    const problem = await schemaProblem(schema as Record<string, unknown>, content);
-    if (problem) throw needInput(request, taskId, `the --input answer does not fit the requested form (${expected(schema)})`);
-    return { action: "accept", content };
-  } };
+  return {
+    available: answer.input !== undefined || Boolean(answer.decline),
+    answer: async (request, taskId) => {
+      if (request.method === SAMPLING) return { action: "decline" }; // mcp-task has no model
+      if (request.method !== "elicitation/create")
+        throw needInput(request, taskId, `the server asks for unsupported input (${sanitizeLine(request.method)})`);
+      if (answer.decline) return { action: "decline" };
+      if (!answer.input) throw needInput(request, taskId, "input required and no answer given");
+      const schema = request.params.requestedSchema as { properties?: Record<string, unknown> } | undefined;
+      if (request.params.mode === "url" || !schema)
+        throw needInput(request, taskId, "the server asks for input mcp-task cannot give from --input");
+      const names = Object.keys(schema.properties ?? {});
+      const content = Object.fromEntries(Object.entries(answer.input).filter(([key]) => names.includes(key)));
+      const problem = await schemaProblem(schema as Record<string, unknown>, content);
+      if (problem)
+        throw needInput(request, taskId, `the --input answer does not fit the requested form (${expected(schema)})`);
+      return { action: "accept", content };
+    },
+  };
 }

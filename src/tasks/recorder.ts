@@ -59,8 +59,13 @@ export class Recorder {
       // A command following the task may have written the outcome already.
       tracked.handle = this.store.load(tracked.stem) ?? tracked.handle;
       if (tracked.handle.outcome) return;
-      const full = snapshot.status === "cancelled" || snapshot.result || snapshot.error ? snapshot : await this.wire.getTask(snapshot.taskId);
-      const tool = (await (this.tools ??= this.wire.listTools().catch(() => []))).find((t) => t.name === tracked.handle.tool);
+      const full =
+        snapshot.status === "cancelled" || snapshot.result || snapshot.error
+          ? snapshot
+          : await this.wire.getTask(snapshot.taskId);
+      const tool = (await (this.tools ??= this.wire.listTools().catch(() => []))).find(
+        (t) => t.name === tracked.handle.tool,
+      );
       await tracked.finish(await finalOutcome(full, tool));
     } finally {
       if (isTerminal(snapshot.status)) this.unwritten.delete(snapshot.taskId);
@@ -77,7 +82,8 @@ export class Recorder {
     } catch {
       return undefined;
     }
-    if (!handle || handle.taskId !== taskId || descriptorKey(handle.server.descriptor) !== descriptorKey(this.server)) return undefined;
+    if (!handle || handle.taskId !== taskId || descriptorKey(handle.server.descriptor) !== descriptorKey(this.server))
+      return undefined;
     const tracked = new TrackedTask(this.store, this.clock, stem, handle);
     this.tracked.set(taskId, tracked);
     return tracked;

@@ -54,7 +54,12 @@ export interface FollowOptions {
 }
 
 /** Follows `tracked` from `first` (or a fresh read) to its end, or until `until` says stop. */
-export async function followTask(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | undefined, options: FollowOptions): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
+export async function followTask(
+  engine: TaskEngine,
+  tracked: TrackedTask,
+  first: Snapshot | undefined,
+  options: FollowOptions,
+): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
   try {
     return await follow(engine, tracked, first, options);
   } finally {
@@ -63,7 +68,12 @@ export async function followTask(engine: TaskEngine, tracked: TrackedTask, first
   }
 }
 
-function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | undefined, options: FollowOptions): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
+function follow(
+  engine: TaskEngine,
+  tracked: TrackedTask,
+  first: Snapshot | undefined,
+  options: FollowOptions,
+): Promise<{ outcome?: FinalOutcome; last: Snapshot }> {
   const { hooks, settings } = options;
   return markingGone(tracked, async () => {
     const answered = new Set(tracked.handle.answered);
@@ -107,13 +117,19 @@ function follow(engine: TaskEngine, tracked: TrackedTask, first: Snapshot | unde
 }
 
 /** The hooks of a command that prints: status lines (unless `statusLines` is false), notes, questions, the result. */
-export function printerHooks(printer: Printer, clock: Clock, options: { statusLines?: boolean; printResult?: boolean } = {}): FollowHooks {
+export function printerHooks(
+  printer: Printer,
+  clock: Clock,
+  options: { statusLines?: boolean; printResult?: boolean } = {},
+): FollowHooks {
   return {
     snapshot: (snapshot, previous) => {
       if (options.statusLines === false) return;
-      if (!previous || snapshot.status !== previous.status || snapshot.statusMessage !== previous.statusMessage) printer.status(snapshot, new Date(clock.now()));
+      if (!previous || snapshot.status !== previous.status || snapshot.statusMessage !== previous.statusMessage)
+        printer.status(snapshot, new Date(clock.now()));
     },
-    retry: (error, retryInMs) => printer.note(`reconnecting: ${error.message}; next try in ${Math.round(retryInMs / 100) / 10} s`),
+    retry: (error, retryInMs) =>
+      printer.note(`reconnecting: ${error.message}; next try in ${Math.round(retryInMs / 100) / 10} s`),
     input: (taskId, requests) => requests.forEach((request) => printer.input(taskId, request)),
     delivery: (event) => printer.note(deliveryNote(event)),
     outcome: options.printResult === false ? undefined : (outcome) => printer.result(outcome),

@@ -13,7 +13,8 @@ import type { CallToolResult, InputRequest, ToolInfo } from "../protocol/wire.js
  * violation (exit 4) and left unanswered (V1: the server's request gets an error reply).
  */
 export function checkQuestion(request: InputRequest): void {
-  if (request.method === "elicitation/create" && request.params.requestedSchema !== undefined) checkFormBounds(request.params.requestedSchema);
+  if (request.method === "elicitation/create" && request.params.requestedSchema !== undefined)
+    checkFormBounds(request.params.requestedSchema);
 }
 
 let compile: typeof import("./validator.js").compile | undefined;
@@ -22,7 +23,11 @@ let compile: typeof import("./validator.js").compile | undefined;
  * Undefined when valid, else the validator's complaint. Throws a ProtocolViolation for a schema past a bound
  * (`what` names it in the message). A schema AJV cannot compile is reported as a complaint.
  */
-export async function schemaProblem(schema: Record<string, unknown>, value: unknown, what = "a schema"): Promise<string | undefined> {
+export async function schemaProblem(
+  schema: Record<string, unknown>,
+  value: unknown,
+  what = "a schema",
+): Promise<string | undefined> {
   checkSchemaBounds(schema, what);
   compile ??= (await import("./validator.js")).compile;
   let check: (value: unknown) => string | undefined;
@@ -40,7 +45,8 @@ export async function schemaProblem(schema: Record<string, unknown>, value: unkn
  */
 export async function outputProblem(tool: ToolInfo | undefined, result: CallToolResult): Promise<string | undefined> {
   if (!tool?.outputSchema || result.isError) return undefined;
-  if (result.structuredContent === undefined) return "the tool declares an outputSchema but the result has no structuredContent";
+  if (result.structuredContent === undefined)
+    return "the tool declares an outputSchema but the result has no structuredContent";
   const problem = await schemaProblem(tool.outputSchema, result.structuredContent, `tool ${tool.name}'s outputSchema`);
   return problem ? `the result does not match the tool's outputSchema: ${problem}` : undefined;
 }

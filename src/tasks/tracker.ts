@@ -86,7 +86,9 @@ export class TrackedTask {
     const last = this.handle.history.at(-1);
     const statusChanged = !last || last.status !== snapshot.status;
     const messageChanged = (last?.statusMessage ?? "") !== (snapshot.statusMessage ?? "");
-    const timing = snapshot.pollIntervalMs !== this.handle.pollIntervalMs || (snapshot.ttlMs !== undefined && snapshot.ttlMs !== this.handle.ttlMs);
+    const timing =
+      snapshot.pollIntervalMs !== this.handle.pollIntervalMs ||
+      (snapshot.ttlMs !== undefined && snapshot.ttlMs !== this.handle.ttlMs);
     if (!statusChanged && !messageChanged && !timing) return;
     const at = this.at();
     const apply = (handle: Handle) => {
@@ -98,7 +100,11 @@ export class TrackedTask {
       if (snapshot.ttlMs !== undefined) handle.ttlMs = snapshot.ttlMs;
       const prev = handle.history.at(-1);
       if (!prev || prev.status !== snapshot.status || (prev.statusMessage ?? "") !== (snapshot.statusMessage ?? "")) {
-        handle.history.push({ status: snapshot.status, ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}), at });
+        handle.history.push({
+          status: snapshot.status,
+          ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}),
+          at,
+        });
         trimHistory(handle.history);
       }
     };
@@ -118,7 +124,8 @@ export class TrackedTask {
     await this.change((handle) => {
       if (!tooBig) handle.outcome = outcome;
       if (handle.last.status !== outcome.status) handle.last = { ...handle.last, status: outcome.status };
-      if (handle.history.at(-1)?.status !== outcome.status) handle.history.push({ status: outcome.status, at: this.at() });
+      if (handle.history.at(-1)?.status !== outcome.status)
+        handle.history.push({ status: outcome.status, at: this.at() });
       trimHistory(handle.history);
     });
   }
@@ -174,7 +181,8 @@ export function summaryExpired(summary: HandleSummary, now: number): boolean {
 export function expiryBase(summary: Pick<HandleSummary, "createdAt" | "taskCreatedAt">): number | undefined {
   const seen = Date.parse(summary.createdAt);
   const server = summary.taskCreatedAt === null ? NaN : Date.parse(summary.taskCreatedAt);
-  if (Number.isFinite(server) && (!Number.isFinite(seen) || Math.abs(server - seen) <= MAX_CLOCK_SKEW_MS)) return server;
+  if (Number.isFinite(server) && (!Number.isFinite(seen) || Math.abs(server - seen) <= MAX_CLOCK_SKEW_MS))
+    return server;
   return Number.isFinite(seen) ? seen : undefined;
 }
 
@@ -185,11 +193,18 @@ export class Tracker {
   ) {}
 
   /** Saves the handle of a task that has just been created, before anything else can fail. */
-  async start(server: ServerRef, wire: Wire, tool: string, args: Record<string, unknown>, snapshot: Snapshot): Promise<TrackedTask> {
+  async start(
+    server: ServerRef,
+    wire: Wire,
+    tool: string,
+    args: Record<string, unknown>,
+    snapshot: Snapshot,
+  ): Promise<TrackedTask> {
     const now = new Date(this.clock.now()).toISOString();
     // The server's creation time where it is believable (see expiryBase), else when mcp-task saw the task.
     const serverCreated = snapshot.createdAt === undefined ? NaN : Date.parse(snapshot.createdAt);
-    const createdAt = Math.abs(serverCreated - this.clock.now()) <= MAX_CLOCK_SKEW_MS ? new Date(serverCreated).toISOString() : now;
+    const createdAt =
+      Math.abs(serverCreated - this.clock.now()) <= MAX_CLOCK_SKEW_MS ? new Date(serverCreated).toISOString() : now;
     const handle: Handle = {
       version: 1,
       taskId: snapshot.taskId,
@@ -202,7 +217,13 @@ export class Tracker {
       ttlMs: snapshot.ttlMs,
       pollIntervalMs: snapshot.pollIntervalMs,
       last: withoutResult(snapshot),
-      history: [{ status: snapshot.status, ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}), at: now }],
+      history: [
+        {
+          status: snapshot.status,
+          ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}),
+          at: now,
+        },
+      ],
       answered: [],
     };
     const stem = fileStem(snapshot.taskId, descriptorKey(server.descriptor));
@@ -227,7 +248,11 @@ export class Tracker {
     } catch {
       saved = undefined; // unreadable: the import replaces it
     }
-    if (saved && saved.taskId === handle.taskId && ((saved.outcome && !handle.outcome) || saved.updatedAt >= handle.updatedAt)) {
+    if (
+      saved &&
+      saved.taskId === handle.taskId &&
+      ((saved.outcome && !handle.outcome) || saved.updatedAt >= handle.updatedAt)
+    ) {
       return { tracked: new TrackedTask(this.store, this.clock, stem, saved), kept: true };
     }
     await this.store.create(stem, handle);
@@ -244,7 +269,8 @@ async function reusedId(store: HandleStore, stem: string, taskId: string): Promi
   let first = "";
   try {
     const handle = store.load(stem);
-    if (handle) first = ` (${sanitizeLine(handle.tool)}, started ${handle.createdAt}, ${handle.outcome?.status ?? handle.last.status})`;
+    if (handle)
+      first = ` (${sanitizeLine(handle.tool)}, started ${handle.createdAt}, ${handle.outcome?.status ?? handle.last.status})`;
   } catch {
     /* unreadable: named without details */
   }
@@ -261,11 +287,17 @@ async function reusedId(store: HandleStore, stem: string, taskId: string): Promi
  * the tracked task of an id, if this process tracks it; `note` is told what happened, in a line for the user. A
  * handle that cannot be written keeps the old session; a later command finds the task again the same way.
  */
-export function saveMoves(wire: Wire, find: (taskId: string) => TrackedTask | undefined, note?: (text: string) => void): void {
+export function saveMoves(
+  wire: Wire,
+  find: (taskId: string) => TrackedTask | undefined,
+  note?: (text: string) => void,
+): void {
   wire.onTaskMoved = async (taskId, token) => {
     const tracked = find(taskId);
     if (!tracked) return;
-    note?.(`the server no longer knew the session of task ${taskId} (it restarted?), but knows the task in a new session: the handle now uses that one`);
+    note?.(
+      `the server no longer knew the session of task ${taskId} (it restarted?), but knows the task in a new session: the handle now uses that one`,
+    );
     await tracked.moved(token).catch(() => {});
   };
 }

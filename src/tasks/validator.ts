@@ -22,7 +22,14 @@ function engine(dialect: "2020-12" | "2019-09" | "draft-07"): Engine {
   if (!found) {
     const Class = dialect === "2020-12" ? Ajv2020 : dialect === "2019-09" ? Ajv2019 : AjvDraft7;
     // ownProperties: a `required` or `properties` check of `__proto__` or `constructor` must not see Object.prototype's.
-    found = new Class({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, ownProperties: true, code: { regExp } });
+    found = new Class({
+      strict: false,
+      validateFormats: true,
+      validateSchema: false,
+      allErrors: true,
+      ownProperties: true,
+      code: { regExp },
+    });
     addFormats(found);
     engines.set(dialect, found);
   }

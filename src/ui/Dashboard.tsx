@@ -14,7 +14,13 @@ import { TaskList } from "./TaskList.js";
 import { useDashboard, useNow } from "./hooks.js";
 import type { Clock } from "../context.js";
 
-type Mode = { kind: "list" } | { kind: "detail" } | { kind: "answer"; question: Question } | { kind: "filter" } | { kind: "confirm"; what: "cancel" | "forget"; stem: string } | { kind: "new" };
+type Mode =
+  | { kind: "list" }
+  | { kind: "detail" }
+  | { kind: "answer"; question: Question }
+  | { kind: "filter" }
+  | { kind: "confirm"; what: "cancel" | "forget"; stem: string }
+  | { kind: "new" };
 
 export interface DashboardProps {
   model: DashboardModel;
@@ -51,12 +57,18 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
 
   // Filtering and sorting need the time only to tell expired tasks: a minute's precision spares the work each tick.
   const minute = Math.floor(now / 60_000) * 60_000;
-  const rows = useMemo(() => visibleRows(state.rows, state.questions, { text, status, sort, now: minute }), [state.rows, state.questions, text, status, sort, minute]);
+  const rows = useMemo(
+    () => visibleRows(state.rows, state.questions, { text, status, sort, now: minute }),
+    [state.rows, state.questions, text, status, sort, minute],
+  );
   useEffect(() => {
     const at = clock.now();
     setBySecond(mode.kind !== "list" || state.rows.some((row) => changesBySecond(row.summary, at)));
   }, [state.rows, mode.kind, minute, clock]);
-  const index = Math.max(0, rows.findIndex((r) => r.stem === selectedStem));
+  const index = Math.max(
+    0,
+    rows.findIndex((r) => r.stem === selectedStem),
+  );
   const selected = rows[index];
   const listHeight = Math.max(3, height - 6);
   const question = selected && state.questions.find((q) => q.taskId === selected.summary.taskId);
@@ -110,13 +122,13 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
         else if (key.pageDown) select(index + listHeight);
         else if (input === "g" || key.home) select(0);
         else if (input === "G" || key.end) select(rows.length - 1);
-        else if (key.return && selected) (question ? answerNext() : (setScroll(0), model.open(selected.stem), setMode({ kind: "detail" })));
+        else if (key.return && selected)
+          question ? answerNext() : (setScroll(0), model.open(selected.stem), setMode({ kind: "detail" }));
         else if (input.startsWith("/")) {
           // Keys typed fast (or pasted) arrive as one chunk: "/abc" starts a filter with "abc".
           setText(input.slice(1).replace(/[\r\n]/g, ""));
           setMode(/[\r\n]/.test(input) ? { kind: "list" } : { kind: "filter" });
-        }
-        else if (input === "f") setStatus(next(STATUS_FILTERS, status));
+        } else if (input === "f") setStatus(next(STATUS_FILTERS, status));
         else if (input === "s") setSort(next(SORTS, sort));
         else if (input === "n") setMode({ kind: "new" });
         else if (key.escape && text) setText("");
@@ -124,10 +136,16 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
       if (input === "a") answerNext();
       else if (input === "c" && selected) setMode({ kind: "confirm", what: "cancel", stem: selected.stem });
       else if (input === "x" && selected) setMode({ kind: "confirm", what: "forget", stem: selected.stem });
-      else if (input === "y" && selected) onCopy(shellWord(selected.summary.taskId)); // pasted into a shell, a hostile id stays one word
+      else if (input === "y" && selected)
+        onCopy(shellWord(selected.summary.taskId)); // pasted into a shell, a hostile id stays one word
       else if (input === "p" && selected?.summary.outcome) {
         const full = model.handleOf(selected.stem);
-        if (full?.outcome) onPager(detailLines(full, now).map((l) => l.text).join("\n"));
+        if (full?.outcome)
+          onPager(
+            detailLines(full, now)
+              .map((l) => l.text)
+              .join("\n"),
+          );
       }
     },
     { isActive: mode.kind !== "answer" && mode.kind !== "new" },
@@ -137,19 +155,49 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   const summary = `${state.rows.length} tasks, ${live} followed, ${state.questions.length} waiting for you · filter ${status}${text ? ` "${text}"` : ""} · sort ${sort}`;
   const keys: Array<readonly [string, string]> =
     mode.kind === "detail"
-      ? [["↑↓", "scroll"], ["esc", "back"], ["a", "answer"], ["c", "cancel"], ["p", "pager"], ["y", "copy id"], ["q", "quit"]]
+      ? [
+          ["↑↓", "scroll"],
+          ["esc", "back"],
+          ["a", "answer"],
+          ["c", "cancel"],
+          ["p", "pager"],
+          ["y", "copy id"],
+          ["q", "quit"],
+        ]
       : mode.kind === "filter"
-        ? [["type", "filter text"], ["enter", "done"], ["esc", "done"]]
+        ? [
+            ["type", "filter text"],
+            ["enter", "done"],
+            ["esc", "done"],
+          ]
         : mode.kind === "confirm"
-          ? [["y", "yes"], ["n", "no"]]
-          : [["↑↓", "move"], ["enter", "open"], ["a", "answer"], ["n", "new call"], ["c", "cancel"], ["x", "forget"], ["/", "filter"], ["f", "status"], ["s", "sort"], ["y", "copy id"], ["p", "pager"], ["q", "quit"]];
+          ? [
+              ["y", "yes"],
+              ["n", "no"],
+            ]
+          : [
+              ["↑↓", "move"],
+              ["enter", "open"],
+              ["a", "answer"],
+              ["n", "new call"],
+              ["c", "cancel"],
+              ["x", "forget"],
+              ["/", "filter"],
+              ["f", "status"],
+              ["s", "sort"],
+              ["y", "copy id"],
+              ["p", "pager"],
+              ["q", "quit"],
+            ];
 
   let body;
   if (mode.kind === "answer") {
     const task = state.rows.find((r) => r.summary.taskId === mode.question.taskId);
     // A V2 task may ask several questions at once: say which one this is (a task that asks is followed: its row
     // holds its full handle).
-    const open = (task?.handle?.last.inputRequests ?? []).filter((r) => !task!.handle!.answered.includes(r.key)).map((r) => r.key);
+    const open = (task?.handle?.last.inputRequests ?? [])
+      .filter((r) => !task!.handle!.answered.includes(r.key))
+      .map((r) => r.key);
     const position = open.indexOf(mode.question.request.key);
     body = (
       <ElicitationForm
@@ -157,7 +205,9 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
         questionIndex={Math.max(0, position)}
         questionCount={Math.max(1, open.length)}
         request={mode.question.request}
-        taskLabel={task ? `${sanitizeLine(task.summary.tool)} · ${sanitizeLine(task.summary.taskId.slice(0, 8))}` : "a call"}
+        taskLabel={
+          task ? `${sanitizeLine(task.summary.tool)} · ${sanitizeLine(task.summary.taskId.slice(0, 8))}` : "a call"
+        }
         width={width}
         onRespond={(response) => {
           model.answer(mode.question.id, response);

@@ -57,14 +57,25 @@ export function NewCall({ servers, loadTools, onStart, onClose, width, height }:
       return (
         <Box flexDirection="column">
           <Text color="red">{sanitizeLine(tools)}</Text>
-          <Picker title="" items={[]} width={width} height={2} onPick={() => {}} onCancel={() => setServer(undefined)} />
+          <Picker
+            title=""
+            items={[]}
+            width={width}
+            height={2}
+            onPick={() => {}}
+            onCancel={() => setServer(undefined)}
+          />
         </Box>
       );
     }
     return (
       <Picker
         title={`New call on ${sanitizeLine(server.name)}: which tool?`}
-        items={tools.map((t) => ({ label: sanitizeLine(t.name), hint: sanitizeLine(t.description ?? "").slice(0, 60), value: t }))}
+        items={tools.map((t) => ({
+          label: sanitizeLine(t.name),
+          hint: sanitizeLine(t.description ?? "").slice(0, 60),
+          value: t,
+        }))}
         width={width}
         height={height}
         onPick={setTool}

@@ -26,7 +26,7 @@ export function Picker<T>({ title, items, width, height, onPick, onCancel }: Pic
   return (
     <Box flexDirection="column" width={width}>
       <Text bold>{title}</Text>
-      {items.length === 0 ? <Text dimColor>  (nothing to pick)</Text> : null}
+      {items.length === 0 ? <Text dimColor> (nothing to pick)</Text> : null}
       {items.slice(start, start + rows).map((item, i) => (
         <Text key={start + i} inverse={start + i === selected} wrap="truncate">
           {fit(`${start + i === selected ? "›" : " "} ${item.label}`, Math.min(40, width))}

@@ -44,11 +44,12 @@ export function TaskList({ rows, selected, width, height, now }: TaskListProps) 
         {col("TTL", 6)}
         {fit("MESSAGE", message)}
       </Text>
-      {visible.length === 0 ? <Text dimColor>  no tasks match</Text> : null}
+      {visible.length === 0 ? <Text dimColor> no tasks match</Text> : null}
       {visible.map((row, i) => {
         const status = rowStatus(row.summary, now);
         const isSelected = start + i === selected;
-        const note = row.connection === "error" ? "(unreachable)" : row.connection === "reconnecting" ? "(reconnecting)" : "";
+        const note =
+          row.connection === "error" ? "(unreachable)" : row.connection === "reconnecting" ? "(reconnecting)" : "";
         return (
           <Text key={row.stem} inverse={isSelected} wrap="truncate">
             <Text color={COLOR[status]} bold={row.asking}>

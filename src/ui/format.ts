@@ -54,7 +54,9 @@ export function ttlLeft(summary: HandleSummary, now: number): number | undefined
 /** Whether a duration shown for this task (its age, time in status, ttl left) still changes by the second. */
 export function changesBySecond(summary: HandleSummary, now: number): boolean {
   if (!summary.final && !summaryExpired(summary, now)) return true; // running
-  return [ageOf(summary, now), inStatus(summary, now), ttlLeft(summary, now)].some((ms) => ms !== undefined && ms > -1000 && ms < 120_000);
+  return [ageOf(summary, now), inStatus(summary, now), ttlLeft(summary, now)].some(
+    (ms) => ms !== undefined && ms > -1000 && ms < 120_000,
+  );
 }
 
 /** A table column: the text fitted into `width - 1` columns, then one space before the next column. */

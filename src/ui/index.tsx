@@ -19,7 +19,10 @@ export async function runDashboard(ctx: Context, terminal: Terminal): Promise<nu
   applyColour(ctx.io);
   const model = new DashboardModel(ctx);
   await model.start();
-  const servers: ServerChoice[] = Object.entries(ctx.settings.servers()).map(([name, descriptor]) => ({ name, descriptor }));
+  const servers: ServerChoice[] = Object.entries(ctx.settings.servers()).map(([name, descriptor]) => ({
+    name,
+    descriptor,
+  }));
   terminal.stdout.write(ENTER_ALT_SCREEN);
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => (finish = resolve));

@@ -60,12 +60,16 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
           <Text wrap="truncate">
             <Text color={COLOR[status]} bold>{` ${status}`}</Text>
             <Text dimColor>{`  ${short(now - started)}  `}</Text>
-            {s.info ? `${sanitizeLine(s.info.tool)} on ${sanitizeLine(s.info.server)} (${s.info.generation.toUpperCase()})` : ""}
+            {s.info
+              ? `${sanitizeLine(s.info.tool)} on ${sanitizeLine(s.info.server)} (${s.info.generation.toUpperCase()})`
+              : ""}
           </Text>
         </Box>
         {s.snapshot?.statusMessage ? <Text>{`  ${sanitizeLine(s.snapshot.statusMessage)}`}</Text> : null}
         {s.notice ? <Text color="yellow">{`  ${sanitizeLine(s.notice)}`}</Text> : null}
-        <Text dimColor>{`  task ${sanitizeLine(id)}${isTerminal(status) ? "" : "  ·  Ctrl-C stops waiting (the task keeps running)"}`}</Text>
+        <Text
+          dimColor
+        >{`  task ${sanitizeLine(id)}${isTerminal(status) ? "" : "  ·  Ctrl-C stops waiting (the task keeps running)"}`}</Text>
         {s.question ? (
           <ElicitationForm
             request={s.question.request}
@@ -83,7 +87,12 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     );
   }
 
-  const app = render(<View />, { stdin: terminal.stdin, stdout: terminal.stderr, exitOnCtrlC: false, patchConsole: false });
+  const app = render(<View />, {
+    stdin: terminal.stdin,
+    stdout: terminal.stderr,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
   let closed = false;
   const close = () => {
     if (closed) return;
@@ -96,7 +105,10 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     input: () => {},
     result: (outcome) => {
       close();
-      plain.status({ ...(state.snapshot ?? { taskId: outcome.taskId ?? "", inputRequests: [] }), status: outcome.status }, new Date(ctx.clock.now()));
+      plain.status(
+        { ...(state.snapshot ?? { taskId: outcome.taskId ?? "", inputRequests: [] }), status: outcome.status },
+        new Date(ctx.clock.now()),
+      );
       plain.result(outcome);
     },
     error: (report) => {
@@ -111,11 +123,15 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     answer: (request, taskId, signal) =>
       new Promise<InputResponse>((resolve, reject) => {
         set({ question: { request, taskId, resolve } });
-        signal?.addEventListener("abort", () => {
-          if (state.question?.request !== request) return;
-          set({ question: undefined });
-          reject(new McpTaskError("question withdrawn"));
-        }, { once: true });
+        signal?.addEventListener(
+          "abort",
+          () => {
+            if (state.question?.request !== request) return;
+            set({ question: undefined });
+            reject(new McpTaskError("question withdrawn"));
+          },
+          { once: true },
+        );
       }),
   };
   return { printer, provider, close };

@@ -6,7 +6,14 @@
 import type { Context } from "../context.js";
 import { McpTaskError, TaskNotFoundError, describeError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
-import { connectionScope, isTerminal, type InputRequest, type InputResponse, type Snapshot, type Wire } from "../protocol/wire.js";
+import {
+  connectionScope,
+  isTerminal,
+  type InputRequest,
+  type InputResponse,
+  type Snapshot,
+  type Wire,
+} from "../protocol/wire.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { deliveryNote, type InputProvider } from "../tasks/input.js";
 import { TrackedTask, saveMoves } from "../tasks/tracker.js";
@@ -156,7 +163,13 @@ export class DashboardModel {
     this.set({ rows });
     for (const row of rows) {
       const { stem, summary } = row;
-      if (summary.final || summary.gone !== null || this.following.has(stem) || this.unfollowable.get(stem) === summary.mtime) continue;
+      if (
+        summary.final ||
+        summary.gone !== null ||
+        this.following.has(stem) ||
+        this.unfollowable.get(stem) === summary.mtime
+      )
+        continue;
       let handle: Handle | undefined;
       try {
         handle = row.handle ?? store.load(stem);
@@ -226,7 +239,10 @@ export class DashboardModel {
         (wire) => {
           saveMoves(
             wire,
-            (taskId) => [...this.tracked.values()].find((t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server),
+            (taskId) =>
+              [...this.tracked.values()].find(
+                (t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server,
+              ),
             (text) => this.notify(text),
           );
           link!.engine = new TaskEngine(wire, this.ctx.clock, this.provider);
@@ -250,7 +266,14 @@ export class DashboardModel {
     const tracked = new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle);
     this.tracked.set(stem, tracked);
     const setRow = (connection: Connection, error?: string) =>
-      this.updateRow(stem, (row) => ({ ...row, summary: summarize(stem, tracked.handle, row.summary.mtime), handle: tracked.handle, unreadable: undefined, connection, error }));
+      this.updateRow(stem, (row) => ({
+        ...row,
+        summary: summarize(stem, tracked.handle, row.summary.mtime),
+        handle: tracked.handle,
+        unreadable: undefined,
+        connection,
+        error,
+      }));
     void (async () => {
       setRow("connecting");
       try {
@@ -282,7 +305,11 @@ export class DashboardModel {
         this.flushed.delete(stem);
         this.tracked.delete(stem);
         // No longer followed: the row keeps its full handle only while it is open in the detail view.
-        if (stem !== this.opened) this.updateRow(stem, ({ handle: _handle, ...row }) => ({ ...row, summary: summarize(stem, tracked.handle, row.summary.mtime) }));
+        if (stem !== this.opened)
+          this.updateRow(stem, ({ handle: _handle, ...row }) => ({
+            ...row,
+            summary: summarize(stem, tracked.handle, row.summary.mtime),
+          }));
       }
     })();
     this.flushed.set(stem, () => tracked.flush());
@@ -297,11 +324,18 @@ export class DashboardModel {
         this.pending.set(id, { resolve, reject });
         this.set({ questions: [...this.state.questions, { id, taskId, request, sending: false }] });
         // The task moved on without this answer: take the question off the screen.
-        signal?.addEventListener("abort", () => {
-          if (!this.pending.delete(id)) return;
-          this.set({ questions: this.state.questions.filter((q) => q.id !== id), notice: "a question was withdrawn: the task moved on" });
-          reject(new McpTaskError("question withdrawn"));
-        }, { once: true });
+        signal?.addEventListener(
+          "abort",
+          () => {
+            if (!this.pending.delete(id)) return;
+            this.set({
+              questions: this.state.questions.filter((q) => q.id !== id),
+              notice: "a question was withdrawn: the task moved on",
+            });
+            reject(new McpTaskError("question withdrawn"));
+          },
+          { once: true },
+        );
       }),
   };
 
@@ -310,7 +344,10 @@ export class DashboardModel {
     const waiter = this.pending.get(questionId);
     if (!waiter) return;
     this.pending.delete(questionId);
-    this.set({ questions: this.state.questions.filter((q) => q.id !== questionId), notice: response.action === "accept" ? "answer sent" : `${response.action} sent` });
+    this.set({
+      questions: this.state.questions.filter((q) => q.id !== questionId),
+      notice: response.action === "accept" ? "answer sent" : `${response.action} sent`,
+    });
     waiter.resolve(response);
   }
 
@@ -334,7 +371,11 @@ export class DashboardModel {
   }
 
   /** Starts a tool call from the dashboard; a task is saved and followed like any other. */
-  async startCall(server: { name: string; descriptor: ServerDescriptor }, tool: string, args: Record<string, unknown>): Promise<void> {
+  async startCall(
+    server: { name: string; descriptor: ServerDescriptor },
+    tool: string,
+    args: Record<string, unknown>,
+  ): Promise<void> {
     try {
       const link = this.link(server.descriptor, server.name);
       const wire = await link.wire!;
@@ -344,7 +385,12 @@ export class DashboardModel {
         return;
       }
       const tracked = await this.ctx.tracker.start(server, wire, tool, args, started.snapshot);
-      const row: TaskRow = { stem: tracked.stem, summary: summarize(tracked.stem, tracked.handle, 0), handle: tracked.handle, connection: "idle" };
+      const row: TaskRow = {
+        stem: tracked.stem,
+        summary: summarize(tracked.stem, tracked.handle, 0),
+        handle: tracked.handle,
+        connection: "idle",
+      };
       this.set({ rows: [...this.state.rows, row], notice: `started ${tool}` });
       this.follow(tracked.stem, tracked.handle);
     } catch (error) {

@@ -17,7 +17,10 @@ export function linePrompt(io: IO): InputProvider {
     // One question at a time, even when several arrive together.
     answer: (request, taskId) => {
       const next = queue.then(() => ask(io, request, taskId));
-      queue = next.then(() => undefined, () => undefined);
+      queue = next.then(
+        () => undefined,
+        () => undefined,
+      );
       return next;
     },
   };
@@ -39,7 +42,11 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
     if (choice.startsWith("d")) return { action: "decline" };
     if (choice.startsWith("c")) return { action: "cancel" };
     const requested = request.params.requestedSchema;
-    const schema = (requested && typeof requested === "object" && !Array.isArray(requested) ? requested : { type: "object", properties: {} }) as Record<string, unknown>;
+    const schema = (
+      requested && typeof requested === "object" && !Array.isArray(requested)
+        ? requested
+        : { type: "object", properties: {} }
+    ) as Record<string, unknown>;
     // The form's own reading of the schema and of typed text (./form/fields.ts: one reader of a requestedSchema for
     // both the Ink form and this prompt), loaded when a question comes.
     const fields = await import("./form/fields.js");
@@ -58,19 +65,34 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
   }
 }
 
-async function askField(rl: Interface, say: (text: string) => void, field: Field, fields: typeof import("./form/fields.js")): Promise<unknown> {
+async function askField(
+  rl: Interface,
+  say: (text: string) => void,
+  field: Field,
+  fields: typeof import("./form/fields.js"),
+): Promise<unknown> {
   const choices = field.kind === "enum" || field.kind === "oneOf" ? field.choices : undefined;
   if (field.description) say(`  ${field.description}`);
   if (choices) choices.forEach((c, i) => say(`    ${i + 1}) ${c.title}`));
   const hint = field.kind === "boolean" ? " [y/n]" : choices ? ` [1-${choices.length}]` : "";
-  const fallback = field.default !== undefined ? ` (default ${sanitizeLine(JSON.stringify(field.default))})` : field.required ? "" : " (optional)";
+  const fallback =
+    field.default !== undefined
+      ? ` (default ${sanitizeLine(JSON.stringify(field.default))})`
+      : field.required
+        ? ""
+        : " (optional)";
   for (;;) {
     const raw = (await rl.question(`  ${field.title}${hint}${fallback}: `)).trim();
     if (raw === "" && field.default !== undefined) return field.default;
     // A choice by its number, else by its value or title (parseField).
     const picked = choices && /^\d+$/.test(raw) ? choices[Number(raw) - 1] : undefined;
     const parsed = picked ? { value: picked.value } : fields.parseField(field, raw);
-    const problem = "error" in parsed ? (choices ? `pick 1 to ${choices.length}` : parsed.error) : fields.checkField(field, parsed.value);
+    const problem =
+      "error" in parsed
+        ? choices
+          ? `pick 1 to ${choices.length}`
+          : parsed.error
+        : fields.checkField(field, parsed.value);
     if (!problem) return "value" in parsed ? parsed.value : undefined;
     say(`  ${problem}`);
   }

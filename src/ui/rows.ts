@@ -19,7 +19,13 @@ export function visibleRows(
   const asking = new Set(questions.map((q) => q.taskId));
   const needle = options.text.trim().toLowerCase();
   const out = rows
-    .map((row) => ({ stem: row.stem, summary: row.summary, connection: row.connection, asking: asking.has(row.summary.taskId), status: rowStatus(row.summary, options.now) }))
+    .map((row) => ({
+      stem: row.stem,
+      summary: row.summary,
+      connection: row.connection,
+      asking: asking.has(row.summary.taskId),
+      status: rowStatus(row.summary, options.now),
+    }))
     .filter((row) => {
       switch (options.status) {
         case "live":
@@ -37,13 +43,18 @@ export function visibleRows(
     .filter((row) => {
       if (!needle) return true;
       const s = row.summary;
-      return [s.taskId, s.tool, s.server, s.statusMessage ?? "", row.status].some((field) => sanitizeLine(field).toLowerCase().includes(needle));
+      return [s.taskId, s.tool, s.server, s.statusMessage ?? "", row.status].some((field) =>
+        sanitizeLine(field).toLowerCase().includes(needle),
+      );
     });
   const byCreated = (a: ListRow, b: ListRow) => b.summary.createdAt.localeCompare(a.summary.createdAt);
   const compare: Record<Sort, (a: (typeof out)[number], b: (typeof out)[number]) => number> = {
     newest: byCreated,
     oldest: (a, b) => -byCreated(a, b),
-    status: (a, b) => Number(b.asking) - Number(a.asking) || STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || byCreated(a, b),
+    status: (a, b) =>
+      Number(b.asking) - Number(a.asking) ||
+      STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
+      byCreated(a, b),
     server: (a, b) => a.summary.server.localeCompare(b.summary.server) || byCreated(a, b),
     tool: (a, b) => a.summary.tool.localeCompare(b.summary.tool) || byCreated(a, b),
   };

@@ -37,11 +37,21 @@ export function exitedAndRead(child: ChildProcess): Promise<number | null> {
   });
 }
 
-export function runCli(args: string[], options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
       // Brokers (stdio servers kept alive between commands) leave one second after their last task.
-      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
+      env: {
+        ...process.env,
+        CI: "true",
+        NO_COLOR: "1",
+        MCP_TASK_BROKER_GRACE: "1s",
+        MCP_TASK_HOME: options.home,
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -71,7 +81,14 @@ export function events(stdout: string): Array<Record<string, unknown>> {
 /** Starts the binary (of `root`, default this checkout) and returns the child, for tests that signal it. */
 export function startCli(args: string[], options: { home: string; env?: Record<string, string>; root?: string }) {
   const child = spawn(process.execPath, [join(options.root ?? ROOT, "bin/mcp-task.js"), ...args], {
-    env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
+    env: {
+      ...process.env,
+      CI: "true",
+      NO_COLOR: "1",
+      MCP_TASK_BROKER_GRACE: "1s",
+      MCP_TASK_HOME: options.home,
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = { stdout: "", stderr: "" };

@@ -14,12 +14,19 @@ export const BOTH: Generation[] = ["v1", "v2"];
 
 // What must never reach a terminal: C0 controls but \t and \n (ESC included), DEL, C1, bidi controls, separators.
 // eslint-disable-next-line no-control-regex
-export const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 export function expectClean(run: CliResult): void {
-  for (const [name, text] of [["stdout", run.stdout], ["stderr", run.stderr]] as const) {
+  for (const [name, text] of [
+    ["stdout", run.stdout],
+    ["stderr", run.stderr],
+  ] as const) {
     const at = text.search(UNSAFE);
-    expect(at, `${name} has a control character at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}`).toBe(-1);
+    expect(
+      at,
+      `${name} has a control character at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}`,
+    ).toBe(-1);
   }
   expect(run.stderr, "no stack trace").not.toMatch(/^\s+at .+[:(]/m);
   expect(run.stderr).not.toMatch(/internal error|Unhandled|node:internal|Warning:|Maximum call stack/);
@@ -47,7 +54,12 @@ export function expectJsonError(run: CliResult, code: number, message?: RegExp):
 }
 
 /** The hostile server of one case over HTTP, for the length of `work`. */
-export async function withHttp(hostileCase: string, generation: Generation, work: (server: RunningServer) => Promise<void>, ...flags: string[]): Promise<void> {
+export async function withHttp(
+  hostileCase: string,
+  generation: Generation,
+  work: (server: RunningServer) => Promise<void>,
+  ...flags: string[]
+): Promise<void> {
   const server = await startHostileHttp(hostileCase, generation, ...flags);
   try {
     await work(server);
@@ -66,15 +78,29 @@ export interface MeasuredRun extends CliResult {
 }
 
 /** Runs the built CLI under /usr/bin/time, so that its CPU time and peak memory are the kernel's own figures. */
-export function runMeasured(args: string[], options: { home: string; env?: Record<string, string>; input?: Buffer | string; timeoutMs?: number }): Promise<MeasuredRun> {
+export function runMeasured(
+  args: string[],
+  options: { home: string; env?: Record<string, string>; input?: Buffer | string; timeoutMs?: number },
+): Promise<MeasuredRun> {
   const dir = mkdtempSync(join(tmpdir(), "mcp-task-time-"));
   const report = join(dir, "time");
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn("/usr/bin/time", ["-o", report, "-f", "%U %S %M", process.execPath, join(ROOT, "bin/mcp-task.js"), ...args], {
-      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: options.home, ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "/usr/bin/time",
+      ["-o", report, "-f", "%U %S %M", process.execPath, join(ROOT, "bin/mcp-task.js"), ...args],
+      {
+        env: {
+          ...process.env,
+          CI: "true",
+          NO_COLOR: "1",
+          MCP_TASK_BROKER_GRACE: "1s",
+          MCP_TASK_HOME: options.home,
+          ...options.env,
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

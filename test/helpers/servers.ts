@@ -7,7 +7,10 @@ import { createInterface } from "node:readline";
 
 const require = createRequire(import.meta.url);
 export const ROOT = resolve(import.meta.dirname, "../..");
-export const EVERYTHING = join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
+export const EVERYTHING = join(
+  dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist/index.js",
+);
 export const V2_SERVER = join(ROOT, "dist/test-servers/v2-server.js");
 
 /** The stdio command line of server-everything, for --stdio. */
@@ -57,7 +60,10 @@ function stopper(child: ChildProcess) {
 /** server-everything over Streamable HTTP (a real V1 server); on `port` when given (a restart on the same port). */
 export async function startEverythingHttp(port?: number): Promise<RunningServer> {
   port ??= await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   child.stderr?.resume();
   const url = `http://127.0.0.1:${port}/mcp`;
   await waitForHttp(url, child);
@@ -90,6 +96,13 @@ export const hostileStdio = (hostileCase: string, generation: "v1" | "v2", ...fl
   ["node", HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--stdio", ...flags].join(" ");
 
 /** The hostile test server (test/servers/hostile-server.ts) over Streamable HTTP; it prints `listening <url>` when ready. */
-export async function startHostileHttp(hostileCase: string, generation: "v1" | "v2", ...flags: string[]): Promise<RunningServer> {
-  return startListening([HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--port", "0", ...flags], "hostile server");
+export async function startHostileHttp(
+  hostileCase: string,
+  generation: "v1" | "v2",
+  ...flags: string[]
+): Promise<RunningServer> {
+  return startListening(
+    [HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--port", "0", ...flags],
+    "hostile server",
+  );
 }

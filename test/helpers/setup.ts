@@ -41,9 +41,16 @@ afterAll(async () => {
     if (!existsSync(dir)) continue;
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".json"))) {
       try {
-        const meta = JSON.parse(readFileSync(join(dir, file), "utf8")) as { pid: number; serverPid?: number; process?: Ref; server?: Ref };
+        const meta = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
+          pid: number;
+          serverPid?: number;
+          process?: Ref;
+          server?: Ref;
+        };
         // Only pids still the recorded processes (a test may leave a record whose pids are reused).
-        const ours = [meta.process, meta.server].filter((ref): ref is Ref => ref !== undefined && startOf(ref.pid) === ref.start).map((ref) => ref.pid);
+        const ours = [meta.process, meta.server]
+          .filter((ref): ref is Ref => ref !== undefined && startOf(ref.pid) === ref.start)
+          .map((ref) => ref.pid);
         pids.push(...ours);
         if (ours.includes(meta.pid)) process.kill(meta.pid, "SIGINT"); // the broker's orderly shutdown
       } catch {

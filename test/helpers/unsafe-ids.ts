@@ -21,7 +21,7 @@ export const UNSAFE_IDS = [
   "nul-\u0000-../x",
   "--help",
   "-rf /",
-  "it's \"quoted\" !$HOME",
+  'it\'s "quoted" !$HOME',
   "tab\tand space ",
   "\uff0e\uff0e\uff0fx",
   "\u2215etc\u2215passwd",

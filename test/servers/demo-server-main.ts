@@ -30,14 +30,24 @@ type CrashPoint = "tasks-result" | "elicitation-answer";
 function crashOn(point: CrashPoint): (message: unknown) => void {
   return (message) => {
     const m = message as { id?: unknown; method?: unknown; result?: unknown; error?: unknown } | undefined;
-    const hit = point === "tasks-result" ? m?.method === "tasks/result" : m?.method === undefined && m?.id !== undefined && (m?.result !== undefined || m?.error !== undefined);
+    const hit =
+      point === "tasks-result"
+        ? m?.method === "tasks/result"
+        : m?.method === undefined && m?.id !== undefined && (m?.result !== undefined || m?.error !== undefined);
     if (!hit) return;
-    process.stderr.write(`[demo-server] fault injection: exiting on ${point === "tasks-result" ? "tasks/result" : "the answer to elicitation/create"}, before serving it\n`);
+    process.stderr.write(
+      `[demo-server] fault injection: exiting on ${point === "tasks-result" ? "tasks/result" : "the answer to elicitation/create"}, before serving it\n`,
+    );
     process.exit(70);
   };
 }
 
-function parse(argv: string[]): { transport: DemoTransportOptions; options: DemoServerOptions; quiet: boolean; forgetSessions: boolean } {
+function parse(argv: string[]): {
+  transport: DemoTransportOptions;
+  options: DemoServerOptions;
+  quiet: boolean;
+  forgetSessions: boolean;
+} {
   let transport: DemoTransportOptions | undefined;
   let storeDir: string | undefined;
   const options: Omit<DemoServerOptions, "storeDir"> = {};
@@ -89,7 +99,8 @@ function parse(argv: string[]): { transport: DemoTransportOptions; options: Demo
         break;
       case "--crash-on": {
         const point = value(++i, arg);
-        if (point !== "tasks-result" && point !== "elicitation-answer") throw new Error("--crash-on is tasks-result or elicitation-answer");
+        if (point !== "tasks-result" && point !== "elicitation-answer")
+          throw new Error("--crash-on is tasks-result or elicitation-answer");
         options.onInbound = crashOn(point);
         break;
       }

@@ -149,7 +149,8 @@ if (!CASES.includes(CASE) || (GEN !== "v1" && GEN !== "v2")) {
 }
 
 // Everything a terminal must never receive from a server.
-const EVIL = "\u001b[31mred\u001b[0m \u001b]52;c;cm0gLXJmIH4K\u0007 \u001b]0;owned\u001b\\ \u0007bell \u009b2J \u0090dcs\u009c \u202egnp.exe\u202c \u0008\u0008\rX";
+const EVIL =
+  "\u001b[31mred\u001b[0m \u001b]52;c;cm0gLXJmIH4K\u0007 \u001b]0;owned\u001b\\ \u0007bell \u009b2J \u0090dcs\u009c \u202egnp.exe\u202c \u0008\u0008\rX";
 const EVIL_ID = `task-\u001b[2J\u001b]52;c;aWQ=\u0007\u009b1m\u202e-${Date.now()}`;
 
 let unsafeNext = 0;
@@ -171,13 +172,28 @@ const protoForm = () => ({
 });
 function schemaCaseForm(tool: string): Msg | undefined {
   if (tool === "redos_ask") {
-    return { method: "elicitation/create", params: { mode: "form", message: "code?", requestedSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } }, required: ["code"] } } };
+    return {
+      method: "elicitation/create",
+      params: {
+        mode: "form",
+        message: "code?",
+        requestedSchema: {
+          type: "object",
+          properties: { code: { type: "string", pattern: REDOS } },
+          required: ["code"],
+        },
+      },
+    };
   }
-  if (tool === "deep_ask") return { method: "elicitation/create", params: { mode: "form", message: "deep", requestedSchema: DEEP_MARK } };
+  if (tool === "deep_ask")
+    return { method: "elicitation/create", params: { mode: "form", message: "deep", requestedSchema: DEEP_MARK } };
   if (tool === "wide_ask") {
     const properties: Msg = {};
     for (let i = 0; i < FIELDS; i++) properties[`f${i}`] = { type: "string", title: `field ${i}` };
-    return { method: "elicitation/create", params: { mode: "form", message: `${FIELDS} fields`, requestedSchema: { type: "object", properties } } };
+    return {
+      method: "elicitation/create",
+      params: { mode: "form", message: `${FIELDS} fields`, requestedSchema: { type: "object", properties } },
+    };
   }
   if (CASE === "proto-field" && tool === "ask") return protoForm();
   return undefined;
@@ -234,25 +250,42 @@ const tasks = new Map<string, Task>();
 let taskCounter = 0;
 
 function newTask(tool: string, status = "working", id?: string): Task {
-  const task: Task = { taskId: id ?? `t${++taskCounter}-${Math.random().toString(36).slice(2, 10)}`, tool, status, createdAt: now(), started: Date.now(), round: 1 };
+  const task: Task = {
+    taskId: id ?? `t${++taskCounter}-${Math.random().toString(36).slice(2, 10)}`,
+    tool,
+    status,
+    createdAt: now(),
+    started: Date.now(),
+    round: 1,
+  };
   tasks.set(task.taskId, task);
   return task;
 }
 
 function wireTask(task: Task): Msg {
-  const base: Msg = { taskId: task.taskId, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.lastUpdatedAt ?? now() };
+  const base: Msg = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt ?? now(),
+  };
   if (task.statusMessage !== undefined) base.statusMessage = task.statusMessage;
   const [poll, ttl] = [task.poll ?? POLL_MS, task.ttl ?? TTL_MS];
   return GEN === "v1" ? { ...base, ttl, pollInterval: poll } : { ...base, ttlMs: ttl, pollIntervalMs: poll };
 }
 
-const createReply = (task: Task): Msg => (GEN === "v1" ? { task: wireTask(task) } : { resultType: "task", ...wireTask(task) });
+const createReply = (task: Task): Msg =>
+  GEN === "v1" ? { task: wireTask(task) } : { resultType: "task", ...wireTask(task) };
 const text = (value: string, extra: Msg = {}): Msg => ({ content: [{ type: "text", text: value }], ...extra });
 const bigText = (mb: number) => "x".repeat(Math.round(mb * 1024 * 1024));
 
 const confirmForm = (message: string, key = "ok") => ({
   method: "elicitation/create",
-  params: { mode: "form", message, requestedSchema: { type: "object", properties: { [key]: { type: "boolean" } }, required: [key] } },
+  params: {
+    mode: "form",
+    message,
+    requestedSchema: { type: "object", properties: { [key]: { type: "boolean" } }, required: [key] },
+  },
 });
 
 /** Moves a task along with time: what each tool does once it runs. */
@@ -328,7 +361,8 @@ function advance(task: Task): void {
   }
   if (task.endsAfterMs !== undefined && age > task.endsAfterMs && task.status === "working") {
     task.status = "completed";
-    if (!["bad_done", "no_result"].includes(task.tool)) task.result = text(`done after ${task.endsAfterMs} ms, ${task.reads ?? 0} reads`);
+    if (!["bad_done", "no_result"].includes(task.tool))
+      task.result = text(`done after ${task.endsAfterMs} ms, ${task.reads ?? 0} reads`);
   }
 }
 
@@ -336,12 +370,25 @@ function advance(task: Task): void {
 function timedTask(tool: string, argsIn: Msg): Task {
   const seconds = typeof argsIn.seconds === "number" ? argsIn.seconds : undefined;
   const id =
-    tool === "huge_id" ? `huge-${"i".repeat(Math.round((typeof argsIn.kb === "number" ? argsIn.kb : 200) * 1024))}`
-    : tool === "flip" ? `flip-${"f".repeat(995)}-${++taskCounter}`
-    : CASE === "reused-id" ? "reused-task-id"
-    : undefined;
+    tool === "huge_id"
+      ? `huge-${"i".repeat(Math.round((typeof argsIn.kb === "number" ? argsIn.kb : 200) * 1024))}`
+      : tool === "flip"
+        ? `flip-${"f".repeat(995)}-${++taskCounter}`
+        : CASE === "reused-id"
+          ? "reused-task-id"
+          : undefined;
   const task = newTask(tool, "working", id);
-  const defaults: Record<string, number> = { zero: 5, negative: 5, huge_poll: 3, flip: 6, slow: 2, huge_id: 1, other: 3600, bad_done: 0.3, no_result: 0.3 };
+  const defaults: Record<string, number> = {
+    zero: 5,
+    negative: 5,
+    huge_poll: 3,
+    flip: 6,
+    slow: 2,
+    huge_id: 1,
+    other: 3600,
+    bad_done: 0.3,
+    no_result: 0.3,
+  };
   task.endsAfterMs = (seconds ?? defaults[tool] ?? 0.5) * 1000;
   if (tool === "zero") task.poll = 0;
   if (tool === "negative") task.poll = -1000;
@@ -373,19 +420,20 @@ function v2Detailed(task: Task): Msg {
   const out: Msg = { ...wireTask(task), resultType: "complete" };
   if (task.status === "input_required") {
     const schemaForm = schemaCaseForm(task.tool);
-    out.inputRequests = CASE === "proto-key"
-      ? JSON.parse(`{"__proto__": ${JSON.stringify(confirmForm("proto key?"))}}`)
-      : CASE === "empty-input-requests"
-        ? {}
-        : schemaForm
-          ? { [`${task.tool}-q`]: schemaForm }
-          : task.tool === "evil_ask"
-        ? { [`k${EVIL}`]: confirmForm(`approve? ${EVIL}`) }
-        : CASE === "endless-input"
-          ? { [`q${task.round}`]: confirmForm(`question ${task.round}`) }
-          : CASE === "huge-question"
-            ? { confirm: confirmForm(`confirm? ${EVIL} ${bigText(MB)}`) }
-          : { confirm: confirmForm("confirm?") };
+    out.inputRequests =
+      CASE === "proto-key"
+        ? JSON.parse(`{"__proto__": ${JSON.stringify(confirmForm("proto key?"))}}`)
+        : CASE === "empty-input-requests"
+          ? {}
+          : schemaForm
+            ? { [`${task.tool}-q`]: schemaForm }
+            : task.tool === "evil_ask"
+              ? { [`k${EVIL}`]: confirmForm(`approve? ${EVIL}`) }
+              : CASE === "endless-input"
+                ? { [`q${task.round}`]: confirmForm(`question ${task.round}`) }
+                : CASE === "huge-question"
+                  ? { confirm: confirmForm(`confirm? ${EVIL} ${bigText(MB)}`) }
+                  : { confirm: confirmForm("confirm?") };
   }
   if (task.status === "completed") out.result = task.result;
   if (task.status === "failed") out.error = task.error;
@@ -413,7 +461,11 @@ function toolList(): Msg[] {
     case "task-reply-where-forbidden":
       return [tool("plain", "forbidden")];
     case "output-schema-breach":
-      return [tool("report", "required", { outputSchema: { type: "object", properties: { total: { type: "number" } }, required: ["total"] } })];
+      return [
+        tool("report", "required", {
+          outputSchema: { type: "object", properties: { total: { type: "number" } }, required: ["total"] },
+        }),
+      ];
     case "update-ignored":
     case "endless-input":
       return [tool("ask", "required")];
@@ -453,15 +505,30 @@ function toolList(): Msg[] {
         "huge-id": ["huge_id"],
         "bad-timing": ["negative_ttl", "absurd_ttl", "future", "garbage_time"],
       };
-      const inputSchema = { type: "object", properties: { seconds: { type: "number" }, kb: { type: "number" }, n: { type: "integer" } } };
+      const inputSchema = {
+        type: "object",
+        properties: { seconds: { type: "number" }, kb: { type: "number" }, n: { type: "integer" } },
+      };
       return names[CASE].map((name) => tool(name, "required", { inputSchema }));
     }
     case "redos-output":
-      return [tool("redos", "required", { outputSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } } } })];
+      return [
+        tool("redos", "required", {
+          outputSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } } },
+        }),
+      ];
     case "redos-input":
-      return [tool("redos_in", "required", { inputSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } } } }), tool("redos_ask", "required")];
+      return [
+        tool("redos_in", "required", {
+          inputSchema: { type: "object", properties: { code: { type: "string", pattern: REDOS } } },
+        }),
+        tool("redos_ask", "required"),
+      ];
     case "deep-schema":
-      return [tool("deep_out", "required", { outputSchema: DEEP_MARK }), tool("deep_in", "required", { inputSchema: DEEP_MARK })];
+      return [
+        tool("deep_out", "required", { outputSchema: DEEP_MARK }),
+        tool("deep_in", "required", { inputSchema: DEEP_MARK }),
+      ];
     case "deep-form":
       return [tool("deep_ask", "required"), tool("deep_result", "required")];
     case "wide-form":
@@ -482,18 +549,35 @@ function flood(out: Out, count: number, taskId?: string): void {
   for (let i = 0; i < count && !out.closed(); i++) {
     switch (i % 4) {
       case 0:
-        out.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: `flood ${i} ${EVIL}` } });
+        out.send({
+          jsonrpc: "2.0",
+          method: "notifications/message",
+          params: { level: "info", data: `flood ${i} ${EVIL}` },
+        });
         break;
       case 1:
-        out.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: `nobody-${i}`, progress: i } });
+        out.send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: `nobody-${i}`, progress: i },
+        });
         break;
       case 2:
         // A push for a task nobody knows, with a status nobody knows.
-        out.send({ jsonrpc: "2.0", method: GEN === "v1" ? "notifications/tasks/status" : "notifications/tasks", params: { taskId: `ghost-${i}`, status: "zombie" } });
+        out.send({
+          jsonrpc: "2.0",
+          method: GEN === "v1" ? "notifications/tasks/status" : "notifications/tasks",
+          params: { taskId: `ghost-${i}`, status: "zombie" },
+        });
         break;
       default: {
         const task = taskId ? tasks.get(taskId) : undefined;
-        if (task) out.send({ jsonrpc: "2.0", method: GEN === "v1" ? "notifications/tasks/status" : "notifications/tasks", params: wireTask(task) });
+        if (task)
+          out.send({
+            jsonrpc: "2.0",
+            method: GEN === "v1" ? "notifications/tasks/status" : "notifications/tasks",
+            params: wireTask(task),
+          });
         else out.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "debug", data: i } });
       }
     }
@@ -516,7 +600,12 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
       resultType: "complete",
       ttlMs: 0,
       cacheScope: "private",
-      _meta: { "io.modelcontextprotocol/serverInfo": { name: CASE === "escapes" ? `hostile${EVIL}` : "hostile", version: "0.0.1" } },
+      _meta: {
+        "io.modelcontextprotocol/serverInfo": {
+          name: CASE === "escapes" ? `hostile${EVIL}` : "hostile",
+          version: "0.0.1",
+        },
+      },
     });
   }
   if (method === "initialize") {
@@ -532,7 +621,10 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
   if (method === "tools/list") {
     if (CASE === "huge-line") return hugeLine(id);
     if (CASE === "task-reply-to-list") return reply(out, id, createReply(newTask("tools/list")));
-    return reply(out, id, { tools: toolList(), ...(GEN === "v2" ? { resultType: "complete", ttlMs: 0, cacheScope: "private" } : {}) });
+    return reply(out, id, {
+      tools: toolList(),
+      ...(GEN === "v2" ? { resultType: "complete", ttlMs: 0, cacheScope: "private" } : {}),
+    });
   }
 
   if (method === "tools/call") return toolsCall(id, params, out);
@@ -544,13 +636,15 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     if (!task) return fail(out, id, -32602, "Task not found");
     advance(task);
     if (CASE === "missing-fields") return reply(out, id, { taskId: task.taskId, createdAt: task.createdAt });
-    if (CASE === "unknown-status") return reply(out, id, { ...(GEN === "v2" ? v2Detailed(task) : wireTask(task)), status: "paused" });
+    if (CASE === "unknown-status")
+      return reply(out, id, { ...(GEN === "v2" ? v2Detailed(task) : wireTask(task)), status: "paused" });
     if (task.endsAfterMs !== undefined) {
       task.reads = (task.reads ?? 0) + 1;
       const shown = timedGet(task);
       if (GEN === "v1") return reply(out, id, wireTask(shown));
       const detailed = v2Detailed(shown);
-      if (CASE === "completed-with-error" && shown.status === "completed") detailed.error = { code: -32000, message: "it broke after all" };
+      if (CASE === "completed-with-error" && shown.status === "completed")
+        detailed.error = { code: -32000, message: "it broke after all" };
       return reply(out, id, detailed);
     }
     return reply(out, id, GEN === "v2" ? v2Detailed(task) : wireTask(task));
@@ -565,7 +659,10 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     // update-ignored: acknowledged, and nothing changes.
     if (CASE === "endless-input" && responses[`q${task.round}`] !== undefined) task.round++;
     if (CASE === "escapes" && task.status === "input_required") task.status = "completed";
-    if (["proto-key", "proto-field", "redos-input", "deep-form", "wide-form"].includes(CASE) && task.status === "input_required") {
+    if (
+      ["proto-key", "proto-field", "redos-input", "deep-form", "wide-form"].includes(CASE) &&
+      task.status === "input_required"
+    ) {
       // The answers as they came (own keys, __proto__ included), echoed as the result.
       const answer = Object.values(responses)[0] as Msg | undefined;
       const keys = Object.keys(responses);
@@ -590,7 +687,11 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
 
   if (method === "subscriptions/listen") {
     // Acknowledge and keep the stream open (pushes come with the flood).
-    out.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: params.notifications ?? {} } });
+    out.send({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: params.notifications ?? {} },
+    });
     return;
   }
   if (method === "tasks/list") return reply(out, id, { tasks: [...tasks.values()].map(wireTask) });
@@ -602,7 +703,10 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
   const argsIn = (params.arguments ?? {}) as Msg;
   // V1: the client asked for a task with params.task; V2: it declared the extension in _meta.
   const wantsTask =
-    GEN === "v1" ? params.task !== undefined : params._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.["io.modelcontextprotocol/tasks"] !== undefined;
+    GEN === "v1"
+      ? params.task !== undefined
+      : params._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.["io.modelcontextprotocol/tasks"] !==
+        undefined;
   const asTask = (tool: string, taskId?: string) => reply(out, id, createReply(newTask(tool, "working", taskId)));
   if (PROCESS_CASES.has(CASE)) return processCaseCall(id, name, out);
   switch (CASE) {
@@ -627,13 +731,21 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
       if (name === "hang_call") return; // never answered
       return asTask(name);
     case "huge-reply":
-      if (name === "huge") return reply(out, id, { ...text(bigText(Number(argsIn.mb ?? MB))), ...(GEN === "v2" ? { resultType: "complete" } : {}) });
+      if (name === "huge")
+        return reply(out, id, {
+          ...text(bigText(Number(argsIn.mb ?? MB))),
+          ...(GEN === "v2" ? { resultType: "complete" } : {}),
+        });
       return asTask(name);
     case "escapes":
       if (name === "evil_rpc") return fail(out, id, -32000, `refused ${EVIL}`, { why: EVIL });
       return asTask(name, name === "evil" ? `${EVIL_ID}-${++taskCounter}` : undefined);
     case "proto-field":
-      if (name === "echo") return reply(out, id, { ...text(JSON.stringify({ keys: Object.keys(argsIn), args: argsIn })), ...(GEN === "v2" ? { resultType: "complete" } : {}) });
+      if (name === "echo")
+        return reply(out, id, {
+          ...text(JSON.stringify({ keys: Object.keys(argsIn), args: argsIn })),
+          ...(GEN === "v2" ? { resultType: "complete" } : {}),
+        });
       return asTask(name);
     case "unsafe-ids":
       return asTask(name, UNSAFE_IDS[typeof argsIn.n === "number" ? argsIn.n : unsafeNext++ % UNSAFE_IDS.length]);
@@ -672,12 +784,17 @@ async function tasksResult(id: unknown, params: Msg, out: Out): Promise<void> {
     }
     if (task.status === "cancelled") return fail(out, id, -32603, "cancelled");
     if (task.status === "input_required") {
-      const form = task.tool === "evil_ask" ? confirmForm(`approve? ${EVIL}`) : (schemaCaseForm(task.tool) ?? confirmForm(`question ${task.round}`));
+      const form =
+        task.tool === "evil_ask"
+          ? confirmForm(`approve? ${EVIL}`)
+          : (schemaCaseForm(task.tool) ?? confirmForm(`question ${task.round}`));
       const answer = await ask(out, "elicitation/create", { ...form.params, _meta: related });
       if (schemaCaseForm(task.tool)) {
         if (answer.error) {
           task.status = "failed";
-          task.result = text(`the client refused the question: ${String(answer.error.message).slice(0, 200)}`, { isError: true });
+          task.result = text(`the client refused the question: ${String(answer.error.message).slice(0, 200)}`, {
+            isError: true,
+          });
         } else {
           task.status = "completed";
           task.result = text(JSON.stringify({ answer: answer.result }));
@@ -744,7 +861,9 @@ function serveStdio(): void {
       log(`bad line: ${(error as Error).message}`);
     }
   });
-  lines.on("close", () => (CASE === "stdout-closed" || CASE === "ignore-sigterm" ? log("input ended; running on") : process.exit(0)));
+  lines.on("close", () =>
+    CASE === "stdout-closed" || CASE === "ignore-sigterm" ? log("input ended; running on") : process.exit(0),
+  );
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -788,7 +907,12 @@ async function serveHttp(port: number): Promise<void> {
         send(message) {
           if (!open) return;
           res.write(`event: message\ndata: ${encode(message)}\n\n`);
-          if (message.method === undefined && unanswered.delete(message.id) && unanswered.size === 0 && requests[0].method !== "subscriptions/listen") {
+          if (
+            message.method === undefined &&
+            unanswered.delete(message.id) &&
+            unanswered.size === 0 &&
+            requests[0].method !== "subscriptions/listen"
+          ) {
             open = false;
             res.end();
           }
@@ -831,7 +955,9 @@ function processCaseStart(): void {
     setInterval(() => {}, 1000);
   }
   if (CASE === "grandchild") {
-    const child = spawnChild(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawnChild(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], {
+      stdio: ["ignore", "inherit", "inherit"],
+    });
     if (child.pid) writePid("grandchild", child.pid);
   }
 }
@@ -855,7 +981,9 @@ function processCaseCall(id: unknown, name: string, out: Out): void {
 function serverFor(handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const key = flag("--tls-key");
   const cert = flag("--tls-cert");
-  return key && cert ? createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, handler) : createServer(handler);
+  return key && cert
+    ? createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, handler)
+    : createServer(handler);
 }
 
 /** One line of MB megabytes (a JSON-RPC reply that never ends within the limit), written as the pipe takes it. */
@@ -885,7 +1013,9 @@ function processCaseHttp(req: IncomingMessage, res: ServerResponse): boolean {
       res.writeHead(307, { Location: `http://localhost:${httpPort}/mcp` }).end();
       return true;
     case "unauthorized":
-      res.writeHead(401, { "WWW-Authenticate": 'Bearer realm="hostile"', "Content-Type": "text/plain" }).end("sign in first");
+      res
+        .writeHead(401, { "WWW-Authenticate": 'Bearer realm="hostile"', "Content-Type": "text/plain" })
+        .end("sign in first");
       return true;
     case "forbidden":
       res.writeHead(403, { "Content-Type": "text/plain" }).end("not for you");
@@ -908,7 +1038,13 @@ function processCaseHttpCall(messages: Msg[], res: ServerResponse): boolean {
       const call = messages.find((m) => m.method === "tools/call")!;
       res.writeHead(200, { "Content-Type": "text/event-stream" });
       res.write(`id: p${requestsSeen}\nretry: 0\n\n`);
-      setTimeout(() => res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: call.id, result: { ...text("late result"), ...(GEN === "v2" ? { resultType: "complete" } : {}) } })}\n\n`), 3000);
+      setTimeout(
+        () =>
+          res.end(
+            `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: call.id, result: { ...text("late result"), ...(GEN === "v2" ? { resultType: "complete" } : {}) } })}\n\n`,
+          ),
+        3000,
+      );
       return true;
     }
     case "blank-sse-gzip": {

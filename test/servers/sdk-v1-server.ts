@@ -16,7 +16,10 @@ import { createServer, type IncomingMessage } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { InMemoryTaskMessageQueue, InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 
@@ -30,7 +33,10 @@ const ANSWER_TIMEOUT_MS = Number(flag("--answer-timeout") ?? 600_000);
 
 const FORM = {
   type: "object" as const,
-  properties: { name: { type: "string" as const, title: "Name" }, count: { type: "integer" as const, minimum: 1, title: "Count" } },
+  properties: {
+    name: { type: "string" as const, title: "Name" },
+    count: { type: "integer" as const, minimum: 1, title: "Count" },
+  },
   required: ["name", "count"],
 };
 
@@ -39,19 +45,34 @@ const taskStore = new InMemoryTaskStore();
 function makeServer(): McpServer {
   const server = new McpServer(
     { name: "sdk-v1-test-server", version: "1.0.0" },
-    { capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } }, taskStore, taskMessageQueue: new InMemoryTaskMessageQueue() },
+    {
+      capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
+      taskStore,
+      taskMessageQueue: new InMemoryTaskMessageQueue(),
+    },
   );
   const finish = async (taskId: string, item: string, work: () => Promise<{ action: string; content?: unknown }>) => {
     try {
       const answer = await work();
-      await taskStore.storeTaskResult(taskId, "completed", { content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }] });
+      await taskStore.storeTaskResult(taskId, "completed", {
+        content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }],
+      });
     } catch (error) {
-      await taskStore.storeTaskResult(taskId, "failed", { content: [{ type: "text", text: `Error: ${String(error)}` }], isError: true }).catch(() => {});
+      await taskStore
+        .storeTaskResult(taskId, "failed", {
+          content: [{ type: "text", text: `Error: ${String(error)}` }],
+          isError: true,
+        })
+        .catch(() => {});
     }
   };
   server.experimental.tasks.registerToolTask(
     "confirm",
-    { description: "asks one question with the related-task metadata", inputSchema: { item: z.string() }, execution: { taskSupport: "required" } },
+    {
+      description: "asks one question with the related-task metadata",
+      inputSchema: { item: z.string() },
+      execution: { taskSupport: "required" },
+    },
     {
       async createTask({ item }, extra) {
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
@@ -81,7 +102,10 @@ function makeServer(): McpServer {
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
         void finish(task.taskId, item, async () => {
           await new Promise((resolve) => setTimeout(resolve, delayMs ?? 0));
-          return server.server.elicitInput({ mode: "form", message: `Confirm ${item} (bare)`, requestedSchema: FORM }, { timeout: ANSWER_TIMEOUT_MS });
+          return server.server.elicitInput(
+            { mode: "form", message: `Confirm ${item} (bare)`, requestedSchema: FORM },
+            { timeout: ANSWER_TIMEOUT_MS },
+          );
         });
         return { task };
       },
@@ -91,12 +115,21 @@ function makeServer(): McpServer {
   );
   server.experimental.tasks.registerToolTask(
     "ask-first",
-    { description: "asks one question before it creates its task (it holds back its reply)", inputSchema: { item: z.string() }, execution: { taskSupport: "required" } },
+    {
+      description: "asks one question before it creates its task (it holds back its reply)",
+      inputSchema: { item: z.string() },
+      execution: { taskSupport: "required" },
+    },
     {
       async createTask({ item }, extra) {
-        const answer = await server.server.elicitInput({ mode: "form", message: `Before ${item}`, requestedSchema: FORM }, { timeout: ANSWER_TIMEOUT_MS });
+        const answer = await server.server.elicitInput(
+          { mode: "form", message: `Before ${item}`, requestedSchema: FORM },
+          { timeout: ANSWER_TIMEOUT_MS },
+        );
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
-        await taskStore.storeTaskResult(task.taskId, "completed", { content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }] });
+        await taskStore.storeTaskResult(task.taskId, "completed", {
+          content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }],
+        });
         return { task };
       },
       getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
@@ -128,7 +161,10 @@ if (argv.includes("--stdio")) {
           res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
           return;
         }
-        const fresh = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, fresh) });
+        const fresh = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void sessions.set(id, fresh),
+        });
         fresh.onclose = () => fresh.sessionId && sessions.delete(fresh.sessionId);
         await makeServer().connect(fresh);
         transport = fresh;

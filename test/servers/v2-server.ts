@@ -36,12 +36,30 @@ async function main(): Promise<void> {
   // With --store, tasks and the requestState HMAC key survive a restart (so does a pending round).
   const store = opts.storeDir ? new DemoStore(opts.storeDir, log) : undefined;
   const { tools, programs } = catalogue(testTools());
-  const runtime = new TaskRuntime({ pollIntervalMs: opts.pollIntervalMs, ttlMs: opts.ttlMs, store, programs, toolErrorStatus: "completed", log });
-  const setup = { runtime, tools, store, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS, log, onInbound: crashOnUpdate(opts, runtime, countMessage) };
+  const runtime = new TaskRuntime({
+    pollIntervalMs: opts.pollIntervalMs,
+    ttlMs: opts.ttlMs,
+    store,
+    programs,
+    toolErrorStatus: "completed",
+    log,
+  });
+  const setup = {
+    runtime,
+    tools,
+    store,
+    serverInfo: SERVER_INFO,
+    instructions: INSTRUCTIONS,
+    log,
+    onInbound: crashOnUpdate(opts, runtime, countMessage),
+  };
 
   let front: RunningFront;
   try {
-    front = await startV2(opts.mode === "http" ? { transport: "http", port: opts.port, host: "127.0.0.1" } : { transport: "stdio" }, setup);
+    front = await startV2(
+      opts.mode === "http" ? { transport: "http", port: opts.port, host: "127.0.0.1" } : { transport: "stdio" },
+      setup,
+    );
   } catch (error) {
     runtime.close();
     throw error;
@@ -69,7 +87,11 @@ async function main(): Promise<void> {
  * applies it, or after the runtime applied and stored it (its change listeners run inside the update) but before
  * the reply is written. The client sees the connection drop either way and cannot tell which.
  */
-function crashOnUpdate(opts: ServerOptions, runtime: TaskRuntime, count: (message: unknown) => void): (message: unknown) => void {
+function crashOnUpdate(
+  opts: ServerOptions,
+  runtime: TaskRuntime,
+  count: (message: unknown) => void,
+): (message: unknown) => void {
   const when = opts.crashOnUpdate;
   if (!when) return count;
   let armed: string | undefined;

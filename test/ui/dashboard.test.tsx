@@ -33,7 +33,9 @@ async function eventually(frame: () => string | undefined, pattern: RegExp, time
 
 it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async () => {
   const home = tempHome();
-  const detach = async (...args: string[]) => events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0].taskId as string;
+  const detach = async (...args: string[]) =>
+    events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0]
+      .taskId as string;
   const done = await detach("task_complete", "ms=100", "text=first-result");
   await runCli(["watch", done], { home });
   const slow = await detach("task_slow", "ms=60000");
@@ -42,7 +44,16 @@ it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async 
   await model.start();
   let exited = false;
   const app = render(
-    <Dashboard model={model} clock={ctx.clock} servers={[]} width={110} height={20} onExit={() => (exited = true)} onPager={() => {}} onCopy={(id) => model.notify(`copied ${id}`)} />,
+    <Dashboard
+      model={model}
+      clock={ctx.clock}
+      servers={[]}
+      width={110}
+      height={20}
+      onExit={() => (exited = true)}
+      onPager={() => {}}
+      onCopy={(id) => model.notify(`copied ${id}`)}
+    />,
   );
   const press = async (...keys: string[]) => {
     for (const key of keys) {

@@ -97,7 +97,16 @@ afterEach(() => {
 function elicitationForm(request: InputRequest, extra: Partial<React.ComponentProps<typeof ElicitationForm>> = {}) {
   const onRespond = vi.fn();
   const onClose = vi.fn();
-  const tree = <ElicitationForm request={request} taskLabel="research · 1a2b3c4d" width={80} onRespond={onRespond} onClose={onClose} {...extra} />;
+  const tree = (
+    <ElicitationForm
+      request={request}
+      taskLabel="research · 1a2b3c4d"
+      width={80}
+      onRespond={onRespond}
+      onClose={onClose}
+      {...extra}
+    />
+  );
   return { tree, onRespond, onClose };
 }
 
@@ -151,8 +160,20 @@ describe("fields", () => {
     expect(byName.at).toMatchObject({ kind: "string", format: "date-time" });
     expect(byName.other).toMatchObject({ kind: "string", format: undefined, pattern: "^[a-z]+$" });
     expect(byName.count).toMatchObject({ kind: "integer", minimum: 1, maximum: 10 });
-    expect(byName.color).toMatchObject({ kind: "enum", choices: [{ value: "r", title: "Red" }, { value: "g", title: "Green" }] });
-    expect(byName.size).toMatchObject({ kind: "enum", choices: [{ value: "s", title: "s" }, { value: "m", title: "m" }] });
+    expect(byName.color).toMatchObject({
+      kind: "enum",
+      choices: [
+        { value: "r", title: "Red" },
+        { value: "g", title: "Green" },
+      ],
+    });
+    expect(byName.size).toMatchObject({
+      kind: "enum",
+      choices: [
+        { value: "s", title: "s" },
+        { value: "m", title: "m" },
+      ],
+    });
     expect(byName.tags).toMatchObject({ kind: "multi", maxItems: 1, choices: [{ value: "x" }, { value: "y" }] });
     expect(byName.titled).toMatchObject({ kind: "multi", choices: [{ value: "a", title: "Alpha" }] });
     expect([byName.nested.kind, byName.nullable.kind, byName.untyped.kind]).toEqual(["json", "json", "json"]);
@@ -162,7 +183,15 @@ describe("fields", () => {
   it("sanitises titles, descriptions and choice titles", () => {
     const [field] = fieldsOf({
       type: "object",
-      properties: { x: { type: "string", title: "A\u001b[31mB\u0007", description: "one\u001b]0;pwned\u0007\ntwo", enum: ["v"], enumNames: ["\u001b[2Jv"] } },
+      properties: {
+        x: {
+          type: "string",
+          title: "A\u001b[31mB\u0007",
+          description: "one\u001b]0;pwned\u0007\ntwo",
+          enum: ["v"],
+          enumNames: ["\u001b[2Jv"],
+        },
+      },
     });
     expect(field.title).toBe("AB");
     expect(field.description).toBe("one\ntwo");
@@ -378,7 +407,9 @@ describe("ElicitationForm", () => {
     expect(ui.lastFrame()).toContain("5250");
     await press(ui, KEY.enter);
     await until(() => onRespond.mock.calls.length > 0, "the answer");
-    expect(onRespond.mock.calls).toEqual([[{ action: "accept", content: { approve: true, comment: "ok", limit: 5250 } }]]);
+    expect(onRespond.mock.calls).toEqual([
+      [{ action: "accept", content: { approve: true, comment: "ok", limit: 5250 } }],
+    ]);
   });
 
   it("shows every field's error and submits nothing while invalid", async () => {
@@ -405,7 +436,13 @@ describe("ElicitationForm", () => {
   it("counts a long comment against maxLength", async () => {
     const onSubmit = vi.fn();
     const ui = await mount(
-      <SchemaForm schema={INVOICE} width={80} initial={{ approve: false, comment: "x".repeat(201) }} onSubmit={onSubmit} onCancel={() => {}} />,
+      <SchemaForm
+        schema={INVOICE}
+        width={80}
+        initial={{ approve: false, comment: "x".repeat(201) }}
+        onSubmit={onSubmit}
+        onCancel={() => {}}
+      />,
     );
     await press(ui, KEY.up); // from the first field up: wraps to the submit button
     expect(ui.lastFrame()).toContain("›[ Submit ]");
@@ -448,7 +485,9 @@ describe("ElicitationForm", () => {
         },
       },
     };
-    const { tree } = elicitationForm(elicitation(schema, "Hello \u001b[5mworld\u001b[0m\u0007\u001b[H\u001b[2J!"), { taskLabel: "tool\u001b[2J x" });
+    const { tree } = elicitationForm(elicitation(schema, "Hello \u001b[5mworld\u001b[0m\u0007\u001b[H\u001b[2J!"), {
+      taskLabel: "tool\u001b[2J x",
+    });
     const ui = await mount(tree);
     await press(ui, KEY.enter); // open the list: the choice titles show
     const frame = ui.lastFrame()!;
@@ -465,7 +504,10 @@ describe("ElicitationForm", () => {
     const request: InputRequest = {
       key: "s1",
       method: "sampling/createMessage",
-      params: { messages: [{ role: "user", content: { type: "text", text: "Write a haiku\u001b[2J about tasks" } }], maxTokens: 100 },
+      params: {
+        messages: [{ role: "user", content: { type: "text", text: "Write a haiku\u001b[2J about tasks" } }],
+        maxTokens: 100,
+      },
     };
     const { tree, onRespond, onClose } = elicitationForm(request);
     const ui = await mount(tree);
@@ -508,14 +550,32 @@ describe("SchemaForm", () => {
       name: { type: "string", minLength: 2, maxLength: 5 },
       count: { type: "integer", minimum: 1, maximum: 10 },
       color: { type: "string", enum: ["r", "g"], enumNames: ["Red", "Green"] },
-      tags: { type: "array", items: { type: "string", anyOf: [{ const: "a", title: "Alpha" }, { const: "b", title: "Beta" }] } },
+      tags: {
+        type: "array",
+        items: {
+          type: "string",
+          anyOf: [
+            { const: "a", title: "Alpha" },
+            { const: "b", title: "Beta" },
+          ],
+        },
+      },
     },
     required: ["email", "name", "count", "color"],
   };
 
   it("checks each kind of field on submit, then submits the typed values", async () => {
     const onSubmit = vi.fn();
-    const ui = await mount(<SchemaForm schema={EVERY} title="Arguments of demo" width={70} submitLabel="Start" onSubmit={onSubmit} onCancel={() => {}} />);
+    const ui = await mount(
+      <SchemaForm
+        schema={EVERY}
+        title="Arguments of demo"
+        width={70}
+        submitLabel="Start"
+        onSubmit={onSubmit}
+        onCancel={() => {}}
+      />,
+    );
     expect(ui.lastFrame()).toContain("Arguments of demo");
     await type(ui, "ada@");
     await press(ui, KEY.tab);
@@ -555,7 +615,9 @@ describe("SchemaForm", () => {
     expect(ui.lastFrame()).toContain("›[ Start ]");
     await press(ui, KEY.enter);
     await until(() => onSubmit.mock.calls.length > 0, "the submit");
-    expect(onSubmit.mock.calls).toEqual([[{ email: "ada@example.com", name: "ada", count: 1, color: "g", tags: ["a", "b"] }]]);
+    expect(onSubmit.mock.calls).toEqual([
+      [{ email: "ada@example.com", name: "ada", count: 1, color: "g", tags: ["a", "b"] }],
+    ]);
   });
 
   it("runs the full schema check after the field checks and shows its complaint on the field", async () => {
@@ -582,7 +644,15 @@ describe("SchemaForm", () => {
   it("cancels on Esc, and pre-fills initial values over defaults", async () => {
     const onCancel = vi.fn();
     const onSubmit = vi.fn();
-    const ui = await mount(<SchemaForm schema={INVOICE} width={60} initial={{ limit: 7, approve: true }} onSubmit={onSubmit} onCancel={onCancel} />);
+    const ui = await mount(
+      <SchemaForm
+        schema={INVOICE}
+        width={60}
+        initial={{ limit: 7, approve: true }}
+        onSubmit={onSubmit}
+        onCancel={onCancel}
+      />,
+    );
     expect(ui.lastFrame()).toContain("[x] yes");
     expect(ui.lastFrame()).toContain("7");
     expect(ui.lastFrame()).not.toContain("5000");
@@ -617,7 +687,9 @@ describe("hostile forms", () => {
     const [[response]] = onRespond.mock.calls as [[{ action: string; content: Record<string, unknown> }]];
     expect(response.action).toBe("accept");
     expect(Object.keys(response.content).sort()).toEqual(["__proto__", "constructor", "prototype"]);
-    expect(JSON.parse(JSON.stringify(response.content))).toEqual(JSON.parse('{"__proto__":"p","constructor":true,"prototype":"q"}'));
+    expect(JSON.parse(JSON.stringify(response.content))).toEqual(
+      JSON.parse('{"__proto__":"p","constructor":true,"prototype":"q"}'),
+    );
     expect(Object.getPrototypeOf(response.content)).toBe(Object.prototype);
   });
 

@@ -14,10 +14,17 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function until(model: DashboardModel, test: (s: DashboardState) => boolean, timeoutMs = 10_000): Promise<DashboardState> {
+async function until(
+  model: DashboardModel,
+  test: (s: DashboardState) => boolean,
+  timeoutMs = 10_000,
+): Promise<DashboardState> {
   const deadline = Date.now() + timeoutMs;
   while (!test(model.getState())) {
-    if (Date.now() > deadline) throw new Error(`timed out; state: ${JSON.stringify(model.getState().rows.map((r) => [r.summary.tool, r.summary.status, r.connection, r.error]))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out; state: ${JSON.stringify(model.getState().rows.map((r) => [r.summary.tool, r.summary.status, r.connection, r.error]))}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
   return model.getState();
@@ -26,7 +33,9 @@ async function until(model: DashboardModel, test: (s: DashboardState) => boolean
 it("follows saved tasks, asks their questions, and records the outcome", async () => {
   const ctx = await testContext();
   const home = ctx.settings.home;
-  const detach = async (...args: string[]) => events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0].taskId as string;
+  const detach = async (...args: string[]) =>
+    events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0]
+      .taskId as string;
   const asking = await detach("task_input_once", "ms=100");
   const quick = await detach("task_complete", "ms=300");
   const model = new DashboardModel(ctx);

@@ -31,7 +31,10 @@ function finished(i: number): Handle {
     ttlMs: 3_600_000,
     pollIntervalMs: 1000,
     last: { taskId, status: "completed", statusMessage: `message ${i}`, inputRequests: [] },
-    history: [{ status: "working", at }, { status: "completed", at }],
+    history: [
+      { status: "working", at },
+      { status: "completed", at },
+    ],
     answered: [],
     outcome: { taskId, status: "completed", result: { content: [{ type: "text", text: `result ${i}` }] } },
   };
@@ -58,8 +61,19 @@ it("starts from the summaries: rows of unreadable files show; the detail reads t
   try {
     const rows = model.getState().rows;
     // Reading every file would have found one handle; the index has all five.
-    expect(rows.map((r) => r.summary.taskId).sort()).toEqual(["done-0-aaaa", "done-1-aaaa", "done-2-aaaa", "done-3-aaaa", "done-4-aaaa"]);
-    expect(rows.find((r) => r.stem === stems[3])!.summary).toMatchObject({ status: "completed", statusMessage: "message 3", tool: "tool_3", outcome: true });
+    expect(rows.map((r) => r.summary.taskId).sort()).toEqual([
+      "done-0-aaaa",
+      "done-1-aaaa",
+      "done-2-aaaa",
+      "done-3-aaaa",
+      "done-4-aaaa",
+    ]);
+    expect(rows.find((r) => r.stem === stems[3])!.summary).toMatchObject({
+      status: "completed",
+      statusMessage: "message 3",
+      tool: "tool_3",
+      outcome: true,
+    });
     // No full handle is held: nothing is followed and nothing is open.
     expect(rows.filter((r) => r.handle || r.unreadable)).toEqual([]);
 
@@ -67,13 +81,24 @@ it("starts from the summaries: rows of unreadable files show; the detail reads t
     const broken = model.getState().rows.find((r) => r.stem === stems[3])!;
     expect(broken.handle).toBeUndefined();
     expect(broken.unreadable).toMatch(/JSON/);
-    expect(unreadableLines(broken.summary, broken.unreadable!, Date.now()).map((l) => l.text)).toContain(`cannot read its saved handle: ${broken.unreadable}`);
+    expect(unreadableLines(broken.summary, broken.unreadable!, Date.now()).map((l) => l.text)).toContain(
+      `cannot read its saved handle: ${broken.unreadable}`,
+    );
 
     model.open(stems[0]);
     const intact = model.getState().rows.find((r) => r.stem === stems[0])!;
-    expect(detailLines(intact.handle!, Date.now()).map((l) => l.text).join("\n")).toMatch(/"n": 0[\s\S]*result 0/);
+    expect(
+      detailLines(intact.handle!, Date.now())
+        .map((l) => l.text)
+        .join("\n"),
+    ).toMatch(/"n": 0[\s\S]*result 0/);
     // The task opened before lets go of what was read for it.
-    expect(model.getState().rows.filter((r) => r.handle || r.unreadable).map((r) => r.stem)).toEqual([stems[0]]);
+    expect(
+      model
+        .getState()
+        .rows.filter((r) => r.handle || r.unreadable)
+        .map((r) => r.stem),
+    ).toEqual([stems[0]]);
     model.open(undefined);
     expect(model.getState().rows.filter((r) => r.handle || r.unreadable)).toEqual([]);
     expect(model.handleOf(stems[2])).toBeUndefined();
@@ -87,7 +112,18 @@ it("in the dashboard, the list shows every row and the detail of an unreadable t
   const { ctx } = await storeWithBrokenFiles();
   const model = new DashboardModel(ctx);
   await model.start();
-  const app = render(<Dashboard model={model} clock={ctx.clock} servers={[]} width={110} height={20} onExit={() => {}} onPager={() => {}} onCopy={() => {}} />);
+  const app = render(
+    <Dashboard
+      model={model}
+      clock={ctx.clock}
+      servers={[]}
+      width={110}
+      height={20}
+      onExit={() => {}}
+      onPager={() => {}}
+      onCopy={() => {}}
+    />,
+  );
   const eventually = async (pattern: RegExp) => {
     const until = Date.now() + 10_000;
     while (!pattern.test(app.lastFrame() ?? "")) {

@@ -30,12 +30,31 @@ function handle(i: number, over: Partial<Handle> = {}): Handle {
 }
 
 const rowOf = (h: Handle): TaskRow => ({ stem: h.taskId, summary: summarize(h.taskId, h, 0), connection: "following" });
-const listRow = (h: Handle, asking = false): ListRow => ({ stem: h.taskId, summary: summarize(h.taskId, h, 0), connection: "following", asking });
+const listRow = (h: Handle, asking = false): ListRow => ({
+  stem: h.taskId,
+  summary: summarize(h.taskId, h, 0),
+  connection: "following",
+  asking,
+});
 
 it("shows each task's status with a symbol that reads without colour, tool, server, ages and message", () => {
-  const done = handle(1, { outcome: { taskId: "x", status: "completed" }, last: { taskId: "x", status: "completed", inputRequests: [] } });
-  const failed = handle(2, { outcome: { taskId: "y", status: "failed" }, last: { taskId: "y", status: "failed", inputRequests: [] } });
-  const { lastFrame } = render(<TaskList rows={[listRow(handle(0), true), listRow(done), listRow(failed)]} selected={0} width={100} height={10} now={NOW} />);
+  const done = handle(1, {
+    outcome: { taskId: "x", status: "completed" },
+    last: { taskId: "x", status: "completed", inputRequests: [] },
+  });
+  const failed = handle(2, {
+    outcome: { taskId: "y", status: "failed" },
+    last: { taskId: "y", status: "failed", inputRequests: [] },
+  });
+  const { lastFrame } = render(
+    <TaskList
+      rows={[listRow(handle(0), true), listRow(done), listRow(failed)]}
+      selected={0}
+      width={100}
+      height={10}
+      now={NOW}
+    />,
+  );
   const frame = lastFrame()!;
   // A task waiting for the user's answer is marked "!".
   expect(frame).toMatch(/! working\s+approve_invoice\s+v2\s+1m\s+1m\s+59m\s+step 0/);
@@ -54,16 +73,28 @@ it("renders only the rows that fit, keeping the selection in view (1,000 handles
 });
 
 it("filters by text and status and sorts, as a pure function", () => {
-  const rows = [handle(0), handle(1, { gone: { at: "", reason: "lost" } }), handle(2, { outcome: { taskId: "z", status: "completed" } })].map(rowOf);
-  const ids = (opts: Parameters<typeof visibleRows>[2]) => visibleRows(rows, [], opts).map((r) => r.summary.taskId.slice(0, 9));
+  const rows = [
+    handle(0),
+    handle(1, { gone: { at: "", reason: "lost" } }),
+    handle(2, { outcome: { taskId: "z", status: "completed" } }),
+  ].map(rowOf);
+  const ids = (opts: Parameters<typeof visibleRows>[2]) =>
+    visibleRows(rows, [], opts).map((r) => r.summary.taskId.slice(0, 9));
   expect(ids({ text: "", status: "all", sort: "newest", now: NOW })).toEqual(["task-0000", "task-0001", "task-0002"]);
   expect(ids({ text: "", status: "all", sort: "oldest", now: NOW })).toEqual(["task-0002", "task-0001", "task-0000"]);
   expect(ids({ text: "everything", status: "all", sort: "newest", now: NOW })).toEqual(["task-0001"]);
   expect(ids({ text: "", status: "finished", sort: "newest", now: NOW })).toEqual(["task-0002"]);
   expect(ids({ text: "", status: "expired", sort: "newest", now: NOW })).toEqual(["task-0001"]);
   expect(ids({ text: "", status: "live", sort: "newest", now: NOW })).toEqual(["task-0000"]);
-  const question = { id: 1, taskId: rows[2].summary.taskId, request: { key: "k", method: "elicitation/create", params: {} }, sending: false };
-  expect(visibleRows(rows, [question], { text: "", status: "all", sort: "status", now: NOW })[0].summary.taskId).toBe(rows[2].summary.taskId);
+  const question = {
+    id: 1,
+    taskId: rows[2].summary.taskId,
+    request: { key: "k", method: "elicitation/create", params: {} },
+    sending: false,
+  };
+  expect(visibleRows(rows, [question], { text: "", status: "all", sort: "status", now: NOW })[0].summary.taskId).toBe(
+    rows[2].summary.taskId,
+  );
 });
 
 it("details a task: timeline, arguments, the result and an outputSchema breach, scrollable", () => {
@@ -74,7 +105,12 @@ it("details a task: timeline, arguments, the result and an outputSchema breach, 
       { status: "completed", at: "2026-11-29T11:58:00.000Z" },
     ],
     last: { taskId: "t", status: "completed", inputRequests: [] },
-    outcome: { taskId: "t", status: "completed", result: { content: [{ type: "text", text: "line 1\nline 2\u001b[31m" }], structuredContent: { total: 5 } }, outputProblem: "data/total must be string" },
+    outcome: {
+      taskId: "t",
+      status: "completed",
+      result: { content: [{ type: "text", text: "line 1\nline 2\u001b[31m" }], structuredContent: { total: 5 } },
+      outputProblem: "data/total must be string",
+    },
   });
   const lines = detailLines(h, NOW).map((l) => l.text);
   expect(lines).toContain("  2026-11-29 11:57:00.000  ? input_required  approve?");

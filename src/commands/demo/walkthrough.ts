@@ -15,8 +15,16 @@ import { demoPort } from "./port.js";
 import { startDemoServer, type DemoServer } from "../../../demo-server/index.js";
 
 const STARTERS: Array<{ tool: string; args: Record<string, unknown>; what: string }> = [
-  { tool: "process_invoice", args: { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 }, what: "an invoice that matches its PO: one approval" },
-  { tool: "process_invoice", args: { invoice_id: "INV-2042", po_number: "PO-1001", amount: 1287.4 }, what: "an invoice 37.40 over its PO: approval, then a second question" },
+  {
+    tool: "process_invoice",
+    args: { invoice_id: "INV-2041", po_number: "PO-1001", amount: 1250 },
+    what: "an invoice that matches its PO: one approval",
+  },
+  {
+    tool: "process_invoice",
+    args: { invoice_id: "INV-2042", po_number: "PO-1001", amount: 1287.4 },
+    what: "an invoice 37.40 over its PO: approval, then a second question",
+  },
   { tool: "sync_ledger", args: {}, what: "a ledger sync that fails" },
   { tool: "export_ledger", args: { rows: 50000 }, what: "a long export, cancelled on the way" },
 ];
@@ -34,7 +42,10 @@ async function startServer(ctx: Context, generation: "v1" | "v2", speed: number)
   return startDemoServer({ transport: "http", port: 0 }, { generation, storeDir, speed });
 }
 
-export async function runDemo(ctx: Context, options: { generation: "v1" | "v2"; speed: number; answers: Record<string, unknown> }): Promise<number> {
+export async function runDemo(
+  ctx: Context,
+  options: { generation: "v1" | "v2"; speed: number; answers: Record<string, unknown> },
+): Promise<number> {
   const server = await startServer(ctx, options.generation, options.speed);
   const name = options.generation === "v2" ? "demo" : "demo-v1";
   const descriptor = httpDescriptor(server.url!);
@@ -43,21 +54,29 @@ export async function runDemo(ctx: Context, options: { generation: "v1" | "v2"; 
   let wire: Wire | undefined;
   try {
     // Tasks of an earlier demo still running are picked up again rather than started anew.
-    const running = (await ctx.tracker.store.list()).filter(({ handle }) => handle.server.name === name && !handle.outcome && !handle.gone && !isTerminal(handle.last.status));
+    const running = (await ctx.tracker.store.list()).filter(
+      ({ handle }) => handle.server.name === name && !handle.outcome && !handle.gone && !isTerminal(handle.last.status),
+    );
     wire = await ctx.connect(descriptor, name);
     const interactive = Boolean(ctx.io.terminal);
     const engine = new TaskEngine(wire, ctx.clock, preparedAnswers({ input: options.answers }));
     const started: Array<{ tracked: TrackedTask; what: string }> = [];
     if (running.length === 0) {
-      printer.note(`demo server (${options.generation.toUpperCase()}) at ${server.url}, saved as "${name}"; starting ${STARTERS.length} tasks`);
+      printer.note(
+        `demo server (${options.generation.toUpperCase()}) at ${server.url}, saved as "${name}"; starting ${STARTERS.length} tasks`,
+      );
       for (const starter of STARTERS) {
         const call = await engine.call(starter.tool, starter.args, { task: "auto" });
         if (call.kind !== "task") continue;
-        started.push({ tracked: await ctx.tracker.start({ name, descriptor }, wire, starter.tool, starter.args, call.snapshot), what: starter.what });
+        started.push({
+          tracked: await ctx.tracker.start({ name, descriptor }, wire, starter.tool, starter.args, call.snapshot),
+          what: starter.what,
+        });
       }
     } else {
       printer.note(`demo server at ${server.url}: picking up ${running.length} task(s) of the last demo`);
-      for (const { handle } of running) started.push({ tracked: await ctx.tracker.open(handle.taskId), what: "picked up from the last demo" });
+      for (const { handle } of running)
+        started.push({ tracked: await ctx.tracker.open(handle.taskId), what: "picked up from the last demo" });
     }
     if (interactive) {
       await wire.close();
@@ -73,7 +92,11 @@ export async function runDemo(ctx: Context, options: { generation: "v1" | "v2"; 
 }
 
 /** Without a terminal: follow every task with status lines, answer with the defaults, cancel the export. */
-async function walkThrough(ctx: Context, engine: TaskEngine, tasks: Array<{ tracked: TrackedTask; what: string }>): Promise<number> {
+async function walkThrough(
+  ctx: Context,
+  engine: TaskEngine,
+  tasks: Array<{ tracked: TrackedTask; what: string }>,
+): Promise<number> {
   const printer = createPrinter(ctx.io, false);
   const outcomes = await Promise.all(
     tasks.map(async ({ tracked, what }) => {
@@ -84,11 +107,19 @@ async function walkThrough(ctx: Context, engine: TaskEngine, tasks: Array<{ trac
           await engine.cancel(tracked.taskId).catch(() => {});
         });
       }
-      const { outcome } = await followTask(engine, tracked, undefined, { clock: ctx.clock, settings: followSettings(ctx), hooks: printerHooks(printer, ctx.clock) });
+      const { outcome } = await followTask(engine, tracked, undefined, {
+        clock: ctx.clock,
+        settings: followSettings(ctx),
+        hooks: printerHooks(printer, ctx.clock),
+      });
       return outcome;
     }),
   );
-  printer.note(`demo done: ${outcomes.map((o, i) => `${tasks[i].tracked.handle.tool} ${o!.status} (a command would exit ${exitCodeOf(o!)})`).join("; ")}`);
-  printer.note("see them again with: mcp-task list; mcp-task result <id>; on a terminal, mcp-task demo opens the dashboard");
+  printer.note(
+    `demo done: ${outcomes.map((o, i) => `${tasks[i].tracked.handle.tool} ${o!.status} (a command would exit ${exitCodeOf(o!)})`).join("; ")}`,
+  );
+  printer.note(
+    "see them again with: mcp-task list; mcp-task result <id>; on a terminal, mcp-task demo opens the dashboard",
+  );
   return 0;
 }

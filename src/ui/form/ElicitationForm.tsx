@@ -35,7 +35,9 @@ export function ElicitationForm(props: ElicitationFormProps) {
   const form = request.method === "elicitation/create" && request.params.mode !== "url";
   const schema = useMemo(() => {
     const requested = request.params.requestedSchema;
-    return requested && typeof requested === "object" && !Array.isArray(requested) ? (requested as Record<string, unknown>) : EMPTY_FORM;
+    return requested && typeof requested === "object" && !Array.isArray(requested)
+      ? (requested as Record<string, unknown>)
+      : EMPTY_FORM;
   }, [request]);
   const actions = useMemo<FormAction[]>(
     () => [
@@ -67,7 +69,14 @@ export function ElicitationForm(props: ElicitationFormProps) {
           isActive={!busy}
         />
       ) : (
-        <UnsupportedRequest key={request.key} request={request} width={width} busy={busy} onDecline={() => onRespond({ action: "decline" })} onClose={onClose} />
+        <UnsupportedRequest
+          key={request.key}
+          request={request}
+          width={width}
+          busy={busy}
+          onDecline={() => onRespond({ action: "decline" })}
+          onClose={onClose}
+        />
       )}
       {busy ? <Spinner label="sending the answer…" /> : null}
       {serverAnswer ? <Text>{sanitize(serverAnswer)}</Text> : null}

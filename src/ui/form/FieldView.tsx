@@ -43,7 +43,11 @@ function ValueView({ field, draft, focused }: Pick<FieldViewProps, "field" | "dr
 export function FieldView({ field, draft, focused, error, open }: FieldViewProps) {
   const hint = hintOf(field);
   const choices = field.kind === "enum" || field.kind === "oneOf" || field.kind === "multi" ? field.choices : undefined;
-  const selected = choices?.map((c) => (Array.isArray(draft) && field.kind === "multi" ? draft.some((v) => sameValue(v, c.value)) : sameValue(draft, c.value)));
+  const selected = choices?.map((c) =>
+    Array.isArray(draft) && field.kind === "multi"
+      ? draft.some((v) => sameValue(v, c.value))
+      : sameValue(draft, c.value),
+  );
   return (
     <Box flexDirection="column">
       <Text>

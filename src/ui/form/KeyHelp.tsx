@@ -14,7 +14,9 @@ export interface KeyHelpProps {
 
 export function keyHelp({ field, last, listOpen, shortcuts }: KeyHelpProps): string {
   if (field && listOpen) {
-    return field.kind === "multi" ? "↑/↓ move · Space pick · Enter done · Esc close list" : "↑/↓ move · Enter pick · Esc close list";
+    return field.kind === "multi"
+      ? "↑/↓ move · Space pick · Enter done · Esc close list"
+      : "↑/↓ move · Enter pick · Esc close list";
   }
   const keys: string[] = [];
   const enter = last ? "Enter submit" : "Enter next";

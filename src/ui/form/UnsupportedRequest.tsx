@@ -21,7 +21,13 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
 
 function textOf(content: unknown): string {
   const blocks = Array.isArray(content) ? content : [content];
-  return blocks.map((b) => (b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : "")).join(" ");
+  return blocks
+    .map((b) =>
+      b && typeof b === "object" && typeof (b as { text?: unknown }).text === "string"
+        ? (b as { text: string }).text
+        : "",
+    )
+    .join(" ");
 }
 
 /** What the server asks for, in a few display-safe lines. */
@@ -30,15 +36,22 @@ export function summarize(request: InputRequest): string[] {
   const lines: string[] = [];
   if (request.method === "sampling/createMessage") {
     const messages = Array.isArray(p.messages) ? (p.messages as Array<{ role?: unknown; content?: unknown }>) : [];
-    lines.push(`The server asks for a model's reply (sampling/createMessage) to ${messages.length} message${messages.length === 1 ? "" : "s"}.`);
+    lines.push(
+      `The server asks for a model's reply (sampling/createMessage) to ${messages.length} message${messages.length === 1 ? "" : "s"}.`,
+    );
     const last = messages.at(-1);
     const text = last ? sanitizeLine(textOf(last.content)) : "";
-    if (text) lines.push(`last message${typeof last?.role === "string" ? ` (${sanitizeLine(last.role)})` : ""}: "${clip(text, 300)}"`);
-    if (typeof p.systemPrompt === "string" && p.systemPrompt) lines.push(`system prompt: "${clip(sanitizeLine(p.systemPrompt), 150)}"`);
+    if (text)
+      lines.push(
+        `last message${typeof last?.role === "string" ? ` (${sanitizeLine(last.role)})` : ""}: "${clip(text, 300)}"`,
+      );
+    if (typeof p.systemPrompt === "string" && p.systemPrompt)
+      lines.push(`system prompt: "${clip(sanitizeLine(p.systemPrompt), 150)}"`);
     if (typeof p.maxTokens === "number") lines.push(`at most ${p.maxTokens} tokens`);
     return lines;
   }
-  if (request.method === "elicitation/create" && p.mode === "url") lines.push("The server asks you to open a web page (URL-mode elicitation).");
+  if (request.method === "elicitation/create" && p.mode === "url")
+    lines.push("The server asks you to open a web page (URL-mode elicitation).");
   else lines.push(`The server asks for ${sanitizeLine(request.method)}, which mcp-task does not support.`);
   if (typeof p.message === "string" && p.message) lines.push(sanitize(p.message));
   if (typeof p.url === "string") lines.push(`url: ${sanitizeLine(p.url)}`);

@@ -97,20 +97,33 @@ function fieldOf(name: string, prop: Schema, required: boolean): Field {
   switch (prop.type) {
     case "string": {
       const format = FORMATS.includes(str(prop.format) ?? "") ? (prop.format as StringFormat) : undefined;
-      return { ...base, kind: "string", format, minLength: num(prop.minLength), maxLength: num(prop.maxLength), pattern: str(prop.pattern) };
+      return {
+        ...base,
+        kind: "string",
+        format,
+        minLength: num(prop.minLength),
+        maxLength: num(prop.maxLength),
+        pattern: str(prop.pattern),
+      };
     }
     case "number":
     case "integer":
       return {
-        ...base, kind: prop.type, minimum: num(prop.minimum), maximum: num(prop.maximum),
-        exclusiveMinimum: num(prop.exclusiveMinimum), exclusiveMaximum: num(prop.exclusiveMaximum),
+        ...base,
+        kind: prop.type,
+        minimum: num(prop.minimum),
+        maximum: num(prop.maximum),
+        exclusiveMinimum: num(prop.exclusiveMinimum),
+        exclusiveMaximum: num(prop.exclusiveMaximum),
       };
     case "boolean":
       return { ...base, kind: "boolean" };
     case "array": {
       const items = isObject(prop.items) ? prop.items : {};
-      const choices = constChoices(items.anyOf) ?? constChoices(items.oneOf) ?? enumChoices(items.enum, items.enumNames);
-      if (choices) return { ...base, kind: "multi", choices, minItems: num(prop.minItems), maxItems: num(prop.maxItems) };
+      const choices =
+        constChoices(items.anyOf) ?? constChoices(items.oneOf) ?? enumChoices(items.enum, items.enumNames);
+      if (choices)
+        return { ...base, kind: "multi", choices, minItems: num(prop.minItems), maxItems: num(prop.maxItems) };
     }
   }
   return { ...base, kind: "json" };
@@ -120,13 +133,19 @@ function fieldOf(name: string, prop: Schema, required: boolean): Field {
 export function fieldsOf(schema: Schema): Field[] {
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required : [];
-  return Object.entries(properties).map(([name, prop]) => fieldOf(name, isObject(prop) ? prop : {}, required.includes(name)));
+  return Object.entries(properties).map(([name, prop]) =>
+    fieldOf(name, isObject(prop) ? prop : {}, required.includes(name)),
+  );
 }
 
 /** The `default` of each property that has one. */
 export function defaultsOf(schema: Schema): Record<string, unknown> {
   const properties = isObject(schema.properties) ? schema.properties : {};
-  return Object.fromEntries(Object.entries(properties).flatMap(([name, prop]) => (isObject(prop) && prop.default !== undefined ? [[name, prop.default]] : [])));
+  return Object.fromEntries(
+    Object.entries(properties).flatMap(([name, prop]) =>
+      isObject(prop) && prop.default !== undefined ? [[name, prop.default]] : [],
+    ),
+  );
 }
 
 /** How a value is shown in a text field ("" for none). */
@@ -139,10 +158,13 @@ export function textOf(field: Field, value: unknown): string {
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 export const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
-export const choiceIndex = (choices: readonly Choice[], value: unknown) => choices.findIndex((c) => sameValue(c.value, value));
+export const choiceIndex = (choices: readonly Choice[], value: unknown) =>
+  choices.findIndex((c) => sameValue(c.value, value));
 
 function parseChoice(choices: readonly Choice[], text: string): Choice | undefined {
-  return choices.find((c) => String(c.value) === text) ?? choices.find((c) => c.title.toLowerCase() === text.toLowerCase());
+  return (
+    choices.find((c) => String(c.value) === text) ?? choices.find((c) => c.title.toLowerCase() === text.toLowerCase())
+  );
 }
 
 /** Text typed by a person → the value to send, or why it cannot be one. Empty text: no value (undefined). */
@@ -193,19 +215,24 @@ function formatProblem(format: StringFormat, text: string): string | undefined {
     case "email":
       return EMAIL.test(text) ? undefined : "not an email address";
     case "uri":
-      return /^[a-z][a-z0-9+.-]*:\S+$/i.test(text) && URL.canParse(text) ? undefined : "not a URI (like https://example.com)";
+      return /^[a-z][a-z0-9+.-]*:\S+$/i.test(text) && URL.canParse(text)
+        ? undefined
+        : "not a URI (like https://example.com)";
     case "date":
       return validDate(text) ? undefined : "not a date (YYYY-MM-DD)";
     case "date-time":
       return DATE_TIME.test(text) && validDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text))
-        ? undefined : "not a date-time (like 2026-01-31T09:30:00Z)";
+        ? undefined
+        : "not a date-time (like 2026-01-31T09:30:00Z)";
   }
 }
 
 function stringProblem(field: StringField, value: string): string | undefined {
   const length = [...value].length; // JSON Schema counts code points
-  if (field.minLength !== undefined && length < field.minLength) return `at least ${field.minLength} characters (now ${length})`;
-  if (field.maxLength !== undefined && length > field.maxLength) return `at most ${field.maxLength} characters (now ${length})`;
+  if (field.minLength !== undefined && length < field.minLength)
+    return `at least ${field.minLength} characters (now ${length})`;
+  if (field.maxLength !== undefined && length > field.maxLength)
+    return `at most ${field.maxLength} characters (now ${length})`;
   if (field.format) {
     const problem = formatProblem(field.format, value);
     if (problem) return problem;
@@ -227,8 +254,10 @@ function numberProblem(field: NumberField, value: number): string | undefined {
   if (field.kind === "integer" && !Number.isInteger(value)) return "must be a whole number";
   if (field.minimum !== undefined && value < field.minimum) return `must be at least ${field.minimum}`;
   if (field.maximum !== undefined && value > field.maximum) return `must be at most ${field.maximum}`;
-  if (field.exclusiveMinimum !== undefined && value <= field.exclusiveMinimum) return `must be more than ${field.exclusiveMinimum}`;
-  if (field.exclusiveMaximum !== undefined && value >= field.exclusiveMaximum) return `must be less than ${field.exclusiveMaximum}`;
+  if (field.exclusiveMinimum !== undefined && value <= field.exclusiveMinimum)
+    return `must be more than ${field.exclusiveMinimum}`;
+  if (field.exclusiveMaximum !== undefined && value >= field.exclusiveMaximum)
+    return `must be less than ${field.exclusiveMaximum}`;
   return undefined;
 }
 

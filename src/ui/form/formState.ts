@@ -2,7 +2,16 @@
 // useInput and the behaviour of every key is plain data in, data out.
 import { getOwn, setOwn, withOwn, withoutOwn } from "../../data.js";
 import { sanitizeLine } from "../../output/sanitize.js";
-import { checkField, choiceIndex, isChoiceField, isTextField, parseField, sameValue, textOf, type Field } from "./fields.js";
+import {
+  checkField,
+  choiceIndex,
+  isChoiceField,
+  isTextField,
+  parseField,
+  sameValue,
+  textOf,
+  type Field,
+} from "./fields.js";
 
 export interface FormState {
   /** 0..fields-1: a field; fields + i: button i (0 is submit, then the extra actions). */
@@ -32,7 +41,8 @@ export interface KeyPress {
   readonly delete?: boolean;
 }
 
-export type Effect = { readonly type: "submit" } | { readonly type: "cancel" } | { readonly type: "action"; readonly index: number };
+export type Effect =
+  { readonly type: "submit" } | { readonly type: "cancel" } | { readonly type: "action"; readonly index: number };
 export interface Step {
   readonly state: FormState;
   readonly effect?: Effect;
@@ -45,7 +55,9 @@ export interface FormContext {
 
 export function initialState(fields: readonly Field[], values: Readonly<Record<string, unknown>>): FormState {
   // Field names are the server's (`__proto__`, `constructor`...): read and written as own properties only (../../data.ts).
-  const drafts = Object.fromEntries(fields.map((f) => [f.name, isTextField(f) ? textOf(f, getOwn(values, f.name)) : getOwn(values, f.name)]));
+  const drafts = Object.fromEntries(
+    fields.map((f) => [f.name, isTextField(f) ? textOf(f, getOwn(values, f.name)) : getOwn(values, f.name)]),
+  );
   return { focus: 0, drafts, errors: {} };
 }
 
@@ -64,7 +76,12 @@ export function collect(fields: readonly Field[], drafts: Readonly<Record<string
 }
 
 /** Shows field errors and focuses the first bad field. */
-export function withErrors(state: FormState, fields: readonly Field[], errors: Record<string, string>, formError?: string): FormState {
+export function withErrors(
+  state: FormState,
+  fields: readonly Field[],
+  errors: Record<string, string>,
+  formError?: string,
+): FormState {
   const first = fields.findIndex((f) => getOwn(errors, f.name));
   return { ...state, errors, formError, open: undefined, focus: first >= 0 ? first : state.focus };
 }
@@ -75,19 +92,36 @@ export function withProblem(state: FormState, fields: readonly Field[], problem:
   const name = named?.replace(/~1/g, "/").replace(/~0/g, "~");
   const field = fields.find((f) => f.name === name);
   const text = sanitizeLine(problem);
-  return field ? withErrors(state, fields, { [field.name]: text }) : { ...state, formError: `the answer does not fit the form: ${text}` };
+  return field
+    ? withErrors(state, fields, { [field.name]: text })
+    : { ...state, formError: `the answer does not fit the form: ${text}` };
 }
 
 const count = (ctx: FormContext) => ctx.fields.length + 1 + ctx.actionKeys.length;
-const move = (state: FormState, ctx: FormContext, by: number): FormState =>
-  ({ ...state, open: undefined, focus: (state.focus + by + count(ctx)) % count(ctx) });
+const move = (state: FormState, ctx: FormContext, by: number): FormState => ({
+  ...state,
+  open: undefined,
+  focus: (state.focus + by + count(ctx)) % count(ctx),
+});
 
 function setDraft(state: FormState, field: Field, draft: unknown, extra: Partial<FormState> = {}): FormState {
-  return { ...state, drafts: withOwn(state.drafts, field.name, draft), errors: withoutOwn(state.errors, field.name), formError: undefined, ...extra };
+  return {
+    ...state,
+    drafts: withOwn(state.drafts, field.name, draft),
+    errors: withoutOwn(state.errors, field.name),
+    formError: undefined,
+    ...extra,
+  };
 }
 
 /** Keys while a field's choice list is open. */
-function listKey(state: FormState, ctx: FormContext, field: Field & { choices: readonly { value: unknown }[] }, input: string, key: KeyPress): Step {
+function listKey(
+  state: FormState,
+  ctx: FormContext,
+  field: Field & { choices: readonly { value: unknown }[] },
+  input: string,
+  key: KeyPress,
+): Step {
   const rows = field.choices.length;
   const at = state.open ?? 0;
   if (key.escape) return { state: { ...state, open: undefined } };
@@ -99,7 +133,9 @@ function listKey(state: FormState, ctx: FormContext, field: Field & { choices: r
     const now = Array.isArray(draft) ? (draft as unknown[]) : [];
     const on = now.some((v) => sameValue(v, value));
     // Kept in the schema's order whatever the order of picking.
-    const next = field.choices.map((c) => c.value).filter((v) => (sameValue(v, value) ? !on : now.some((n) => sameValue(n, v))));
+    const next = field.choices
+      .map((c) => c.value)
+      .filter((v) => (sameValue(v, value) ? !on : now.some((n) => sameValue(n, v))));
     return { state: setDraft(state, field, next) };
   }
   if (key.return) {
@@ -109,7 +145,8 @@ function listKey(state: FormState, ctx: FormContext, field: Field & { choices: r
   return { state };
 }
 
-const printable = (input: string, key: KeyPress) => input !== "" && !key.ctrl && !key.meta && !key.return && !key.tab && !key.escape;
+const printable = (input: string, key: KeyPress) =>
+  input !== "" && !key.ctrl && !key.meta && !key.return && !key.tab && !key.escape;
 
 /** Keys on a field. */
 function fieldKey(state: FormState, ctx: FormContext, field: Field, input: string, key: KeyPress): Step {
@@ -124,7 +161,8 @@ function fieldKey(state: FormState, ctx: FormContext, field: Field, input: strin
     return { state };
   }
   if (field.kind === "boolean") {
-    if (input === " " || key.leftArrow || key.rightArrow) return { state: setDraft(state, field, getOwn(state.drafts, field.name) !== true) };
+    if (input === " " || key.leftArrow || key.rightArrow)
+      return { state: setDraft(state, field, getOwn(state.drafts, field.name) !== true) };
     if (key.return) return last ? { state, effect: { type: "submit" } } : { state: move(state, ctx, 1) };
   }
   if (isChoiceField(field) || field.kind === "multi") {
@@ -147,7 +185,8 @@ function shortcut(state: FormState, ctx: FormContext, input: string, key: KeyPre
 /** What one key press does. */
 export function step(state: FormState, ctx: FormContext, input: string, key: KeyPress): Step {
   const field = ctx.fields[state.focus] as Field | undefined;
-  if (field && state.open !== undefined && (isChoiceField(field) || field.kind === "multi")) return listKey(state, ctx, field, input, key);
+  if (field && state.open !== undefined && (isChoiceField(field) || field.kind === "multi"))
+    return listKey(state, ctx, field, input, key);
   if (key.escape) return { state, effect: { type: "cancel" } };
   if (key.tab) return { state: move(state, ctx, key.shift ? -1 : 1) };
   if (key.downArrow) return { state: move(state, ctx, 1) };
@@ -156,6 +195,7 @@ export function step(state: FormState, ctx: FormContext, input: string, key: Key
   const button = state.focus - ctx.fields.length;
   if (key.leftArrow && button > 0) return { state: move(state, ctx, -1) };
   if (key.rightArrow && button < ctx.actionKeys.length) return { state: move(state, ctx, 1) };
-  if (key.return || input === " ") return { state, effect: button === 0 ? { type: "submit" } : { type: "action", index: button - 1 } };
+  if (key.return || input === " ")
+    return { state, effect: button === 0 ? { type: "submit" } : { type: "action", index: button - 1 } };
   return shortcut(state, ctx, input, key);
 }

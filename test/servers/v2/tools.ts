@@ -4,7 +4,13 @@
 // own test tools.
 
 import { declaresTasks } from "../../../demo-server/envelope.js";
-import { CONFIRM_FIELD, NAME_FIELD, afterDelay, conformanceFixtures, requestLevelInput } from "../fixtures/conformance.js";
+import {
+  CONFIRM_FIELD,
+  NAME_FIELD,
+  afterDelay,
+  conformanceFixtures,
+  requestLevelInput,
+} from "../fixtures/conformance.js";
 import type { JsonObject, TaskProgram } from "../../../demo-server/task.js";
 import { answerOf, elicitForm, numArg, strArg, textResult as text } from "../../../demo-server/tools/args.js";
 import type { TaskOverrides, ToolDef } from "../../../demo-server/tools/tool.js";
@@ -26,7 +32,8 @@ const STRUCTURED_OUTPUT_SCHEMA = {
   additionalProperties: false,
 };
 
-const intArg = (args: JsonObject, key: string, fallback: number, min: number, max: number): number => Math.round(numArg(args, key, fallback, min, max));
+const intArg = (args: JsonObject, key: string, fallback: number, min: number, max: number): number =>
+  Math.round(numArg(args, key, fallback, min, max));
 
 // ---- task programs -----------------------------------------------------------------------------
 
@@ -36,12 +43,22 @@ const taskInputOnce: TaskProgram = (task, event, ops) => {
   else if (event.kind === "wake" && task.phase === "ask")
     ops.ask({ name: elicitForm("What is your name?", NAME_FIELD, ["name"]) }, "answered", "waiting for your name");
   else if (event.kind === "wake" && task.phase === "finish") {
-    ops.complete(text(typeof task.data.name === "string" ? `Hello, ${task.data.name}` : `No name given (${String(task.data.outcome)})`));
+    ops.complete(
+      text(
+        typeof task.data.name === "string"
+          ? `Hello, ${task.data.name}`
+          : `No name given (${String(task.data.outcome)})`,
+      ),
+    );
   } else if (event.kind === "input") {
     const { action, content } = answerOf(event.responses.name);
     if (action === "accept" && (typeof content.name !== "string" || content.name.trim() === "")) {
       // Accepted without a usable name: ask again, under a new key.
-      ops.ask({ name: elicitForm("A name is required. What is your name?", NAME_FIELD, ["name"]) }, "answered", "waiting for your name");
+      ops.ask(
+        { name: elicitForm("A name is required. What is your name?", NAME_FIELD, ["name"]) },
+        "answered",
+        "waiting for your name",
+      );
       return;
     }
     if (action === "accept") task.data.name = String(content.name);
@@ -60,7 +77,11 @@ const taskInputTwice: TaskProgram = (task, event, ops) => {
     task.data.color = action === "accept" && typeof content.color === "string" ? content.color : `(${action})`;
     ops.sleep(ms, "ask-confirm", `colour is ${String(task.data.color)}`);
   } else if (event.kind === "wake" && task.phase === "ask-confirm")
-    ops.ask({ confirm: elicitForm(`Use ${String(task.data.color)}?`, CONFIRM_FIELD, ["confirm"]) }, "got-confirm", "waiting for confirmation");
+    ops.ask(
+      { confirm: elicitForm(`Use ${String(task.data.color)}?`, CONFIRM_FIELD, ["confirm"]) },
+      "got-confirm",
+      "waiting for confirmation",
+    );
   else if (event.kind === "input" && task.phase === "got-confirm") {
     const { action, content } = answerOf(event.responses.confirm);
     task.data.confirm = action === "accept" && typeof content.confirm === "boolean" ? content.confirm : `(${action})`;
@@ -82,11 +103,21 @@ const taskSlow: TaskProgram = (task, event, ops) => {
 // ---- tool definitions ----------------------------------------------------------------------------
 
 const TASK_OVERRIDES = {
-  pollIntervalMs: { type: "integer", minimum: 1, description: "pollIntervalMs for this task (default: the server's --poll-interval)" },
+  pollIntervalMs: {
+    type: "integer",
+    minimum: 1,
+    description: "pollIntervalMs for this task (default: the server's --poll-interval)",
+  },
   ttlMs: { type: "integer", minimum: 1, description: "ttlMs for this task (default: the server's --ttl)" },
 };
 
-const msProp = (def: number) => ({ type: "integer", minimum: 0, maximum: 3_600_000, default: def, description: `working time in ms (default ${def})` });
+const msProp = (def: number) => ({
+  type: "integer",
+  minimum: 0,
+  maximum: 3_600_000,
+  default: def,
+  description: `working time in ms (default ${def})`,
+});
 
 function objectSchema(properties: JsonObject, required: string[] = []): JsonObject {
   return { type: "object", properties, ...(required.length > 0 && { required }) };
@@ -102,7 +133,14 @@ function taskOverrides(args: JsonObject): TaskOverrides {
 }
 
 /** A tool with `ms` (working time) and the per-task ttl / poll interval overrides. */
-function msTool(name: string, description: string, def: number, support: "required" | "optional", program: TaskProgram, extra: Partial<ToolDef> = {}): ToolDef {
+function msTool(
+  name: string,
+  description: string,
+  def: number,
+  support: "required" | "optional",
+  program: TaskProgram,
+  extra: Partial<ToolDef> = {},
+): ToolDef {
   return {
     name,
     description,
@@ -121,10 +159,20 @@ const OWN_TOOLS: ToolDef[] = [
     `${OPTIONAL}: working for \`ms\` (default 600), then completes with \`text\`.`,
     600,
     "optional",
-    afterDelay("working", (task, ops) => ops.complete(text(typeof task.data.text === "string" ? task.data.text : `task_complete: done after ${Number(task.data.ms)} ms`))),
+    afterDelay("working", (task, ops) =>
+      ops.complete(
+        text(
+          typeof task.data.text === "string" ? task.data.text : `task_complete: done after ${Number(task.data.ms)} ms`,
+        ),
+      ),
+    ),
     {
       inputSchema: objectSchema({ ms: msProp(600), text: { type: "string" }, ...TASK_OVERRIDES }),
-      task: { support: "optional", data: (args) => ({ ...msData(600)(args), ...(args.text !== undefined && { text: strArg(args, "text") }) }), overrides: taskOverrides },
+      task: {
+        support: "optional",
+        data: (args) => ({ ...msData(600)(args), ...(args.text !== undefined && { text: strArg(args, "text") }) }),
+        overrides: taskOverrides,
+      },
     },
   ),
   msTool(
@@ -132,14 +180,18 @@ const OWN_TOOLS: ToolDef[] = [
     `${OPTIONAL}: after \`ms\` (default 600) ends \`failed\` with a JSON-RPC error {code: -32603, message}.`,
     600,
     "optional",
-    afterDelay("working (will fail)", (_task, ops) => ops.fail({ code: INTERNAL_ERROR, message: "task_fail: simulated failure", data: { tool: "task_fail" } })),
+    afterDelay("working (will fail)", (_task, ops) =>
+      ops.fail({ code: INTERNAL_ERROR, message: "task_fail: simulated failure", data: { tool: "task_fail" } }),
+    ),
   ),
   msTool(
     "task_tool_error",
     `${OPTIONAL}: after \`ms\` (default 600) completes with result.isError: true.`,
     600,
     "optional",
-    afterDelay("working (will report a tool error)", (_task, ops) => ops.complete({ ...text("task_tool_error: the tool reported an error"), isError: true })),
+    afterDelay("working (will report a tool error)", (_task, ops) =>
+      ops.complete({ ...text("task_tool_error: the tool reported an error"), isError: true }),
+    ),
   ),
   msTool(
     "task_structured",
@@ -183,7 +235,9 @@ const OWN_TOOLS: ToolDef[] = [
     description:
       "Request-level input: the first call answers resultType input_required (elicitation `city`) with a requestState; the retry with inputResponses + requestState creates a task (or, without the tasks extension, answers at once) naming the city.",
     inputSchema: objectSchema({ ms: msProp(600), ...TASK_OVERRIDES }),
-    program: afterDelay("looking up the weather", (task, ops) => ops.complete(text(`Weather in ${String(task.data.city)}: sunny, 21 °C`))),
+    program: afterDelay("looking up the weather", (task, ops) =>
+      ops.complete(text(`Weather in ${String(task.data.city)}: sunny, 21 °C`)),
+    ),
     v2Call: async (args, ctx, env) => {
       const ms = intArg(args, "ms", 600, 0, 3_600_000);
       const overrides = taskOverrides(args);
@@ -192,7 +246,10 @@ const OWN_TOOLS: ToolDef[] = [
         key: "city",
         request: elicitForm("Which city?", CITY_FIELD, ["city"]),
         field: "city",
-        onAnswer: (city) => (declaresTasks(ctx) ? env.taskResult(env.runtime.create("request_input", { ms, city }, overrides)) : text(`Weather in ${city}: sunny, 21 °C`)),
+        onAnswer: (city) =>
+          declaresTasks(ctx)
+            ? env.taskResult(env.runtime.create("request_input", { ms, city }, overrides))
+            : text(`Weather in ${city}: sunny, 21 °C`),
         onRefusal: (action) => text(`No city given (${action})`),
       });
     },
