@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { everythingStdio, ROOT, v2Stdio } from "./helpers/servers.js";
+import { everythingStdio, hostileStdio, ROOT, v2Stdio } from "./helpers/servers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const demoStdio = () =>
@@ -93,3 +93,14 @@ for (const c of cases) {
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "cancelled", alreadyEnded: true });
   }, 120_000);
 }
+
+it("a broker does not outlive a task past its ttl that its server calls working for ever (and the handle says expired)", async () => {
+  const home = tempHome();
+  const id = await detach(home, ["past_ttl", "--stdio", hostileStdio("bad-timing", "v2")]);
+  // ttl 1 s; the broker's own reading comes every 5 s at most, then its grace (1 s here): gone well within 20 s.
+  await brokersGone(home, 20_000);
+  const listed = (
+    JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
+  ).find((row) => row.taskId === id);
+  expect(listed).toMatchObject({ taskId: id, expired: true });
+}, 60_000);

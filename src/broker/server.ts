@@ -19,7 +19,7 @@ import {
   type Wire,
 } from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
-import { TrackedTask } from "../tasks/tracker.js";
+import { TrackedTask, expiryBase } from "../tasks/tracker.js";
 import { Recorder } from "../tasks/recorder.js";
 import { HELD_CALL_QUESTION_MS, MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
@@ -114,9 +114,13 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     const now = ctx.clock.now();
     const since = firstSeen.get(taskId) ?? now;
     if (now - since > MAX_BROKER_FOLLOW_MS) return false;
-    const created = Date.parse(snapshot?.createdAt ?? "");
+    // The ttl counts as on the handle (tracker.ts expiryBase): from the server's createdAt where it is believable.
+    const created = expiryBase({
+      createdAt: new Date(since).toISOString(),
+      taskCreatedAt: snapshot?.createdAt ?? null,
+    });
     const ttl = snapshot?.ttlMs;
-    return !(typeof ttl === "number" && Number.isFinite(created) && now > created + ttl);
+    return !(typeof ttl === "number" && created !== undefined && now > created + ttl);
   };
   const live = () => [...known].filter(([taskId, s]) => running(s, taskId)).length + recorder.pending;
 

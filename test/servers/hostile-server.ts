@@ -37,7 +37,8 @@
 //   reused-id                 slow {n}: every task gets the id "reused-task-id" (a new call replaces the old task); 2 s
 //   huge-id                   huge_id {kb}: a task whose id is `kb` KiB (default 200); completes after 1 s
 //   bad-timing                negative_ttl, absurd_ttl (2^53-1), future (createdAt in year 9999, ttl 1 s), garbage_time
-//                             (createdAt/lastUpdatedAt 10 KB of text); each completes after `seconds` (default 0.5)
+//                             (createdAt/lastUpdatedAt 10 KB of text); each completes after `seconds` (default 0.5);
+//                             past_ttl: ttl 1 s, and it keeps working for an hour
 // Process and stream cases (test/hostile-process.test.ts; tools `plain`, answered at once, and `hang`, never; with
 // --pid-dir DIR each process of the server writes DIR/<role>-<pid>):
 //   stdout-closed             stdio: closes its stdout on tools/call and keeps running (ignores the end of its input)
@@ -388,6 +389,7 @@ function timedTask(tool: string, argsIn: Msg): Task {
     other: 3600,
     bad_done: 0.3,
     no_result: 0.3,
+    past_ttl: 3600,
   };
   task.endsAfterMs = (seconds ?? defaults[tool] ?? 0.5) * 1000;
   if (tool === "zero") task.poll = 0;
@@ -399,6 +401,7 @@ function timedTask(tool: string, argsIn: Msg): Task {
     task.createdAt = "9999-12-31T23:59:59.000Z";
     task.ttl = 1000;
   }
+  if (tool === "past_ttl") task.ttl = 1000; // and it works on, for an hour, past its ttl
   if (tool === "garbage_time") task.createdAt = task.lastUpdatedAt = `yesterday ${"z".repeat(10_000)}`;
   return task;
 }
@@ -503,7 +506,7 @@ function toolList(): Msg[] {
         "completed-no-result": ["no_result"],
         "reused-id": ["slow"],
         "huge-id": ["huge_id"],
-        "bad-timing": ["negative_ttl", "absurd_ttl", "future", "garbage_time"],
+        "bad-timing": ["negative_ttl", "absurd_ttl", "future", "garbage_time", "past_ttl"],
       };
       const inputSchema = {
         type: "object",
