@@ -20,7 +20,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { events, homes, runCli, tempHome, type CliResult, exitedAndRead } from "./helpers/cli.js";
+import { cliEnv, events, homes, runCli, tempHome, type CliResult, exitedAndRead } from "./helpers/cli.js";
 import { ROOT, v2Stdio } from "./helpers/servers.js";
 
 const BIN = join(ROOT, "bin/mcp-task.js");
@@ -59,7 +59,7 @@ function timedCli(args: string[], home: string, timeoutMs = 20_000): Promise<Tim
   const report = join(home, "..", `time-${process.pid}-${Math.random().toString(36).slice(2)}`);
   return new Promise((resolve, reject) => {
     const child = spawn("/usr/bin/time", ["-f", "%e %M", "-o", report, process.execPath, BIN, ...args], {
-      env: { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: home },
+      env: cliEnv(home),
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });

@@ -1,48 +1,17 @@
 // Hostile forms in a real terminal (tmux): the live view of `call` and the dashboard with a question whose fields
 // are named __proto__, constructor and prototype (it crashed both with a React error), Ctrl-C while such a form is
 // open, and a question of 10,000 fields (it froze the live view, keys and Ctrl-C included).
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { ROOT, startHostileHttp, type RunningServer } from "./helpers/servers.js";
+import { startHostileHttp, type RunningServer } from "./helpers/servers.js";
+import { bin, sleep, tmuxTerminal } from "./helpers/tmux.js";
+
+const { screen, keys, waitFor, terminal, close, resize } = tmuxTerminal("mcp-task-tty-hostile");
 
 let proto: RunningServer;
 let wide: RunningServer;
-let session = "";
-let counter = 0;
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
-const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
-const keys = (...k: string[]) => tmux("send-keys", "-t", session, ...k);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const bin = `${process.execPath} ${join(ROOT, "bin/mcp-task.js")}`;
-
-async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen();
-    if (pattern.test(text)) return text;
-    if (Date.now() > until) throw new Error(`screen never showed ${pattern}:\n${text}`);
-    await sleep(100);
-  }
-}
-
-/** Runs `command` in a fresh tmux session (a real terminal), without CI in its environment. */
-function terminal(home: string, command: string) {
-  session = `mcp-task-tty-hostile-${process.pid}-${++counter}`;
-  tmux(
-    "new-session",
-    "-d",
-    "-s",
-    session,
-    "-x",
-    "130",
-    "-y",
-    "40",
-    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`,
-  );
-}
 
 /** Fills the prototype-named form: __proto__ "p", constructor yes, prototype "q", then submits from the last field. */
 async function fillProtoForm() {
@@ -61,13 +30,7 @@ async function fillProtoForm() {
 beforeAll(async () => {
   [proto, wide] = await Promise.all([startHostileHttp("proto-field", "v2"), startHostileHttp("wide-form", "v2")]);
 });
-afterEach(() => {
-  try {
-    tmux("kill-session", "-t", session);
-  } catch {
-    /* already gone */
-  }
-});
+afterEach(() => close());
 afterAll(async () => {
   await Promise.all([proto?.stop(), wide?.stop()]);
 });

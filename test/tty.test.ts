@@ -1,55 +1,21 @@
 // Real terminals under tmux: the live view and input form of `call`, the dashboard answering questions of tasks on
 // a V1 and a V2 server, and the line prompt when stdout is not a terminal.
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { everythingStdio, ROOT, startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
+import { everythingStdio, startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
+import { bin, sleep, tmuxTerminal } from "./helpers/tmux.js";
+
+const { screen, keys, waitFor, terminal, close, resize } = tmuxTerminal("mcp-task-tty");
 
 let v2: RunningServer;
 let v1: RunningServer;
-let session = "";
-let counter = 0;
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
-const screen = () => tmux("capture-pane", "-p", "-t", session);
-const keys = (...k: string[]) => tmux("send-keys", "-t", session, ...k);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const bin = `${process.execPath} ${join(ROOT, "bin/mcp-task.js")}`;
-
-async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen();
-    if (pattern.test(text)) return text;
-    if (Date.now() > until) throw new Error(`screen never showed ${pattern}:\n${text}`);
-    await sleep(100);
-  }
-}
-
-/** Runs `command` in a fresh tmux session (a real terminal), without CI in its environment. */
-function terminal(home: string, command: string, size = ["-x", "130", "-y", "40"]) {
-  session = `mcp-task-tty-${process.pid}-${++counter}`;
-  tmux(
-    "new-session",
-    "-d",
-    "-s",
-    session,
-    ...size,
-    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`,
-  );
-}
 
 beforeAll(async () => {
   [v1, v2] = await Promise.all([startEverythingHttp(), startV2Http()]);
 });
-afterEach(() => {
-  try {
-    tmux("kill-session", "-t", session);
-  } catch {
-    /* already gone */
-  }
-});
+afterEach(() => close());
 afterAll(async () => {
   await Promise.all([v1?.stop(), v2?.stop()]);
 });
@@ -106,7 +72,7 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
   expect(list).toMatch(/0 waiting for you/);
   expect(list).toMatch(/STATUS\s+TOOL\s+SERVER/);
   // A narrower terminal: the view follows, dropping the server column.
-  tmux("resize-window", "-t", session, "-x", "90", "-y", "30");
+  resize("-x", "90", "-y", "30");
   await waitFor(/STATUS\s+TOOL\s+AGE/);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);

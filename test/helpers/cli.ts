@@ -37,21 +37,18 @@ export function exitedAndRead(child: ChildProcess): Promise<number | null> {
   });
 }
 
+/** The environment of a CLI run in a test: CI, no colour, the home, and brokers that leave 1 s after their last task. */
+export function cliEnv(home: string, env?: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: home, ...env };
+}
+
 export function runCli(
   args: string[],
   options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
-      // Brokers (stdio servers kept alive between commands) leave one second after their last task.
-      env: {
-        ...process.env,
-        CI: "true",
-        NO_COLOR: "1",
-        MCP_TASK_BROKER_GRACE: "1s",
-        MCP_TASK_HOME: options.home,
-        ...options.env,
-      },
+      env: cliEnv(options.home, options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -81,14 +78,7 @@ export function events(stdout: string): Array<Record<string, unknown>> {
 /** Starts the binary (of `root`, default this checkout) and returns the child, for tests that signal it. */
 export function startCli(args: string[], options: { home: string; env?: Record<string, string>; root?: string }) {
   const child = spawn(process.execPath, [join(options.root ?? ROOT, "bin/mcp-task.js"), ...args], {
-    env: {
-      ...process.env,
-      CI: "true",
-      NO_COLOR: "1",
-      MCP_TASK_BROKER_GRACE: "1s",
-      MCP_TASK_HOME: options.home,
-      ...options.env,
-    },
+    env: cliEnv(options.home, options.env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = { stdout: "", stderr: "" };

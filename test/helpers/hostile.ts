@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { events, exitedAndRead, type CliResult } from "./cli.js";
+import { cliEnv, events, exitedAndRead, type CliResult } from "./cli.js";
 import { ROOT, startHostileHttp, type RunningServer } from "./servers.js";
 
 export type Generation = "v1" | "v2";
@@ -90,14 +90,7 @@ export function runMeasured(
       "/usr/bin/time",
       ["-o", report, "-f", "%U %S %M", process.execPath, join(ROOT, "bin/mcp-task.js"), ...args],
       {
-        env: {
-          ...process.env,
-          CI: "true",
-          NO_COLOR: "1",
-          MCP_TASK_BROKER_GRACE: "1s",
-          MCP_TASK_HOME: options.home,
-          ...options.env,
-        },
+        env: cliEnv(options.home, options.env),
         stdio: ["pipe", "pipe", "pipe"],
       },
     );
