@@ -66,6 +66,14 @@ const cases = [
     cancels: ["task_slow", "ms=60000"],
   },
   {
+    name: "a server on the official SDK's v1 line (V1)",
+    stdio: () => `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`,
+    completes: ["work", "ms=500"],
+    report: /work done after 500 ms/,
+    fails: ["work", "ms=300", "fail=true"],
+    cancels: ["work", "ms=600000"],
+  },
+  {
     name: "the demo server (V1)",
     stdio: demoStdio,
     fails: ["sync_ledger"],

@@ -5,7 +5,8 @@
 //   node sdk-v1-server.js --stdio            over stdio
 //   node sdk-v1-server.js --port 0           over Streamable HTTP (stateful sessions); prints `listening <url>`
 //
-// Tools (all task-required), each asking one question, a form of {name: string, count: integer >= 1}:
+// Tools (all task-required); `work {ms, fail}` asks nothing and completes (or fails) after ms; the others each ask
+// one question, a form of {name: string, count: integer >= 1}:
 //   - confirm {item}: asks with the related-task metadata (the SDK queues it for tasks/result, status input_required)
 //   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
 //     do): over HTTP on the session's standalone GET stream; the task stays `working` while it waits.
@@ -66,6 +67,30 @@ function makeServer(): McpServer {
         .catch(() => {});
     }
   };
+  server.experimental.tasks.registerToolTask(
+    "work",
+    {
+      description: "asks nothing: completes after ms with its text, or fails (an isError result) when fail is true",
+      inputSchema: { ms: z.number().int().min(0).default(500), fail: z.boolean().default(false) },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ ms, fail }, extra) {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        setTimeout(() => {
+          const result = {
+            content: [{ type: "text" as const, text: fail ? "work failed" : `work done after ${ms} ms` }],
+            isError: fail,
+          };
+          // A task cancelled meanwhile keeps its status: the store refuses a result for a terminal task.
+          void taskStore.storeTaskResult(task.taskId, fail ? "failed" : "completed", result).catch(() => {});
+        }, ms);
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
   server.experimental.tasks.registerToolTask(
     "confirm",
     {
