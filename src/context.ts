@@ -1,6 +1,8 @@
 // The one injected context: IO streams with their TTY facts, a clock, the environment, settings and a way to
 // connect to servers. Nothing below bin/ reaches for process.*, Date.now or setTimeout directly.
+import type { Clock } from "./model.js";
 import type { Settings } from "./store/settings.js";
+export type { Clock };
 import type { ServerDescriptor } from "./protocol/server.js";
 import type { ResumeToken, Wire } from "./protocol/wire.js";
 import type { Tracker } from "./tasks/tracker.js";
@@ -29,12 +31,6 @@ export interface IO {
   interactive: boolean;
   /** The terminal itself, when stdin and stdout are TTYs and not CI: what Ink draws on. */
   terminal?: Terminal;
-}
-
-export interface Clock {
-  now(): number;
-  /** Resolves after `ms`, or early when `signal` aborts; never rejects. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export interface Context {

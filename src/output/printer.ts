@@ -3,7 +3,7 @@
 import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
-import type { FinalOutcome } from "../tasks/engine.js";
+import type { FinalOutcome } from "../model.js";
 import { renderResult } from "./render.js";
 import { safeJson, sanitizeLine } from "./sanitize.js";
 import { paint } from "./style.js";

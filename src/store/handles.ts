@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, TASK_STATUSES, type ResumeToken, type Snapshot, type TaskStatus } from "../protocol/wire.js";
-import type { FinalOutcome } from "../tasks/engine.js";
+import type { FinalOutcome } from "../model.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type HandleSummary } from "./summary-index.js";
 import { sanitizeLine, shellValue } from "../output/sanitize.js";

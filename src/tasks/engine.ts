@@ -1,6 +1,7 @@
 // The generation-neutral task engine: start a call, watch a task as an async iterator of snapshots, answer its
 // input, cancel it. It sees only the Wire interface; it never knows which generation the server speaks.
-import type { Clock } from "../context.js";
+import type { Clock, DeliveryEvent, FinalOutcome } from "../model.js";
+export type { DeliveryEvent, FinalOutcome };
 import { InputRequiredError, McpTaskError, ProtocolViolation, ServerError } from "../errors.js";
 import {
   isTerminal,
@@ -31,25 +32,6 @@ const PUSH_GRACE = 3;
 /** An answered key the server still lists after this many reads and this long was ignored (exit 4). */
 const IGNORED_POLLS = 10;
 const IGNORED_MS = 5_000;
-
-export interface FinalOutcome {
-  taskId: string | null;
-  status: "completed" | "failed" | "cancelled";
-  result?: CallToolResult;
-  error?: TaskError;
-  /** Set when structuredContent breaks the tool's outputSchema. */
-  outputProblem?: string;
-}
-
-/**
- * What became of answers whose delivery was in doubt (the connection failed while they were on their way):
- * `uncertain` when it happens, then, with the next read of the task, `taken` (the server has them), `resending`
- * (it did not take them: sent again under the same keys) or `askAgain` (the task still waits: the answer is given
- * again when the server asks again).
- */
-export type DeliveryEvent =
-  | { kind: "uncertain"; taskId: string; requests: InputRequest[]; error: Error }
-  | { kind: "taken" | "resending" | "askAgain"; taskId: string; requests: InputRequest[] };
 
 export interface WatchOptions {
   signal?: AbortSignal;

@@ -3,7 +3,7 @@
 import { AnswerNotDeliveredError, cutText, InputRequiredError } from "../errors.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
-import type { DeliveryEvent } from "./engine.js";
+import type { DeliveryEvent } from "../model.js";
 import { schemaProblem } from "./schema.js";
 
 export interface InputProvider {

@@ -1,7 +1,7 @@
 // Writing what an owner of tasks sees onto their handles, whether or not a command follows them: status changes
 // and, once a task ends, its final outcome (read once when the terminal state came without it). The broker uses it
 // so that a task's outcome outlives the broker: a later `result`, `watch` or `get` reads it from the handle.
-import type { Clock } from "../context.js";
+import type { Clock } from "../model.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type Snapshot, type ToolInfo, type Wire } from "../protocol/wire.js";
 import { fileStem, type HandleStore } from "../store/handles.js";

@@ -1,12 +1,12 @@
 // Following one saved task to its end: the one follow loop of every follower (the commands, the live view, the
 // dashboard, the demo walk-through). It answers input through the engine, keeps the handle in step, reads the
 // outcome once when the task ended without it, and tells its owner what happens through hooks.
-import type { Clock } from "../context.js";
+import type { Clock, DeliveryEvent, FinalOutcome } from "../model.js";
 import { parseDuration } from "../duration.js";
 import { ExitCode } from "../errors.js";
 import type { Printer } from "../output/printer.js";
 import { isTerminal, type InputRequest, type Snapshot } from "../protocol/wire.js";
-import type { DeliveryEvent, FinalOutcome, TaskEngine } from "./engine.js";
+import type { TaskEngine } from "./engine.js";
 import { deliveryNote } from "./input.js";
 import { markingGone, type TrackedTask } from "./tracker.js";
 

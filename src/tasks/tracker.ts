@@ -1,11 +1,10 @@
 // Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
 // exists, then each status change, each delivered answer and the final outcome are recorded.
-import type { Clock } from "../context.js";
+import type { Clock, FinalOutcome } from "../model.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { fileStem, summarize, type Handle, type HandleStore, type HandleSummary } from "../store/handles.js";
-import type { FinalOutcome } from "./engine.js";
 
 import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES } from "../limits.js";
 import { sanitizeLine } from "../output/sanitize.js";
