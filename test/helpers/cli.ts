@@ -42,12 +42,23 @@ export function cliEnv(home: string, env?: Record<string, string>): NodeJS.Proce
   return { ...process.env, CI: "true", NO_COLOR: "1", MCP_TASK_BROKER_GRACE: "1s", MCP_TASK_HOME: home, ...env };
 }
 
+/**
+ * Runs the built CLI in a fresh process (after `wrapper`, a command line that runs it, such as /usr/bin/time) and
+ * resolves once it has exited and its output is read.
+ */
 export function runCli(
   args: string[],
-  options: { home: string; env?: Record<string, string>; input?: string; timeoutMs?: number },
+  options: {
+    home: string;
+    env?: Record<string, string>;
+    input?: Buffer | string;
+    timeoutMs?: number;
+    wrapper?: string[];
+  },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/mcp-task.js"), ...args], {
+    const [command, ...prefix] = [...(options.wrapper ?? []), process.execPath];
+    const child = spawn(command!, [...prefix, join(ROOT, "bin/mcp-task.js"), ...args], {
       env: cliEnv(options.home, options.env),
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -57,12 +68,13 @@ export function runCli(
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${stderr}`));
+      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${stderr.slice(0, 2000)}`));
     }, options.timeoutMs ?? 45_000);
     void exitedAndRead(child).then((code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    child.stdin.on("error", () => {}); // a command that does not read its input may end before it is written
     child.stdin.end(options.input ?? "");
   });
 }

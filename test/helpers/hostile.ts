@@ -1,13 +1,12 @@
 // What every hostile test checks of a run of the CLI (test/hostile*.test.ts), and the measured run they use where a
 // bound is the point: no control character reaches stdout or stderr, no stack trace, one error line with the
 // documented exit code; CPU time and peak memory as the kernel counts them.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { cliEnv, events, exitedAndRead, type CliResult } from "./cli.js";
-import { ROOT, startHostileHttp, type RunningServer } from "./servers.js";
+import { events, runCli, type CliResult } from "./cli.js";
+import { startHostileHttp, type RunningServer } from "./servers.js";
 
 export type Generation = "v1" | "v2";
 export const BOTH: Generation[] = ["v1", "v2"];
@@ -78,38 +77,19 @@ export interface MeasuredRun extends CliResult {
 }
 
 /** Runs the built CLI under /usr/bin/time, so that its CPU time and peak memory are the kernel's own figures. */
-export function runMeasured(
+export async function runMeasured(
   args: string[],
   options: { home: string; env?: Record<string, string>; input?: Buffer | string; timeoutMs?: number },
 ): Promise<MeasuredRun> {
   const dir = mkdtempSync(join(tmpdir(), "mcp-task-time-"));
   const report = join(dir, "time");
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "/usr/bin/time",
-      ["-o", report, "-f", "%U %S %M", process.execPath, join(ROOT, "bin/mcp-task.js"), ...args],
-      {
-        env: cliEnv(options.home, options.env),
-        stdio: ["pipe", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${stderr.slice(0, 2000)}`));
-    }, options.timeoutMs ?? 45_000);
-    void exitedAndRead(child).then((code) => {
-      clearTimeout(timer);
-      // GNU time exits with the command's code (and says "Command exited with non-zero status" in its report only).
-      const [user, system, rss] = readFileSync(report, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
-      rmSync(dir, { recursive: true, force: true });
-      resolve({ code, stdout, stderr, ms: Date.now() - started, cpu: user! + system!, rssKb: rss! });
-    });
-    child.stdin.on("error", () => {});
-    child.stdin.end(options.input ?? "");
-  });
+  try {
+    const run = await runCli(args, { ...options, wrapper: ["/usr/bin/time", "-o", report, "-f", "%U %S %M"] });
+    // GNU time exits with the command's code (and says "Command exited with non-zero status" in its report only).
+    const [user, system, rss] = readFileSync(report, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
+    return { ...run, ms: Date.now() - started, cpu: user! + system!, rssKb: rss! };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
