@@ -1,4 +1,5 @@
 // The command surface, declared in one place, and the entry point bin/mcp-task.js calls.
+import { exitHoldsSettled } from "./protocol/exit-holds.js";
 import { Command, CommanderError } from "commander";
 import { isatty } from "node:tty";
 import { registerCall } from "./commands/call.js";
@@ -66,8 +67,17 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
   return program;
 }
 
-/** Runs the CLI with the real process as context; resolves to the exit code. */
+/**
+ * Runs the CLI with the real process as context; resolves to the exit code once the servers it started are stopped
+ * (bin/mcp-task.js exits soon after, whatever is left running).
+ */
 export async function main(argv: string[] = process.argv): Promise<number> {
+  const code = await runProcess(argv);
+  await exitHoldsSettled();
+  return code;
+}
+
+async function runProcess(argv: string[]): Promise<number> {
   const env = process.env;
   const noColor = argv.includes("--no-color") || (env.NO_COLOR !== undefined && env.NO_COLOR !== "");
   const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";

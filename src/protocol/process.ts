@@ -14,6 +14,7 @@
 // gets a terminal's signals, not the pipes).
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { STDIO_EXIT_GRACE_MS, STDIO_KILL_GRACE_MS } from "../limits.js";
+import { holdExit } from "./exit-holds.js";
 
 interface ServerState {
   /** Resolves once the process has exited and its stdout has reached its end (nothing of the group holds it). */
@@ -54,7 +55,7 @@ export function spawnServer(command: string, args: readonly string[] = [], optio
   child.kill = (signal?: NodeJS.Signals | number) => {
     const sent = signalGroup(child, signal ?? "SIGTERM") || kill(signal);
     if (sent && (signal ?? "SIGTERM") === "SIGTERM") {
-      void within(state.closed, STDIO_KILL_GRACE_MS).then((gone) => gone || signalGroup(child, "SIGKILL"));
+      holdExit(within(state.closed, STDIO_KILL_GRACE_MS).then((gone) => gone || signalGroup(child, "SIGKILL")));
     }
     return sent;
   };
@@ -103,6 +104,7 @@ export function stopServer(child: ChildProcess, exitGraceMs = STDIO_EXIT_GRACE_M
     for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
     await within(state.exited, 500);
   })();
+  holdExit(state.stopping);
   return state.stopping;
 }
 
