@@ -11,6 +11,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { DemoStore } from "./store.js";
+import { taskOps } from "./task-ops.js";
 import {
   isTerminal,
   iso,
@@ -158,63 +159,11 @@ export class TaskRuntime {
   // ---- internals -------------------------------------------------------------------------------------
 
   private ops(task: TaskRecord): TaskOps {
-    const live = (): boolean => !isTerminal(task.status);
-    return {
-      sleep: (ms, phase, statusMessage) => {
-        if (!live()) return;
-        task.status = "working";
-        task.phase = phase;
-        if (statusMessage !== undefined) task.statusMessage = statusMessage;
-        task.wakeAt = Date.now() + Math.max(0, Math.round(ms));
-        task.lastUpdatedAt = iso();
-        this.arm(task);
-      },
-      ask: (requests, phase, statusMessage) => {
-        if (!live()) return;
-        this.clearTimer(task.taskId);
-        task.wakeAt = undefined;
-        task.phase = phase;
-        task.pending = {};
-        task.collected = {};
-        for (const [purpose, request] of Object.entries(requests)) {
-          const key = `${purpose}-${++task.keySeq}`;
-          task.keyPurpose[key] = purpose;
-          task.pending[key] = request;
-        }
-        task.status = "input_required";
-        task.statusMessage = statusMessage ?? "waiting for input";
-        task.lastUpdatedAt = iso();
-      },
-      note: (statusMessage) => {
-        if (!live()) return;
-        task.statusMessage = statusMessage;
-        task.lastUpdatedAt = iso();
-      },
-      complete: (result) => {
-        if (!live()) return;
-        this.finish(task);
-        const toolError = result.isError === true;
-        task.status = toolError ? this.opts.toolErrorStatus : "completed";
-        task.statusMessage = toolError ? "the tool reported an error" : "completed";
-        task.result = result;
-      },
-      fail: (error) => {
-        if (!live()) return;
-        this.finish(task);
-        task.status = "failed";
-        task.statusMessage = error.message;
-        task.error = error;
-      },
-    };
-  }
-
-  private finish(task: TaskRecord): void {
-    this.clearTimer(task.taskId);
-    task.wakeAt = undefined;
-    task.pending = {};
-    task.collected = {};
-    task.phase = "done";
-    task.lastUpdatedAt = iso();
+    return taskOps(task, {
+      arm: (t) => this.arm(t),
+      clearTimer: (taskId) => this.clearTimer(taskId),
+      toolErrorStatus: this.opts.toolErrorStatus,
+    });
   }
 
   private run(task: TaskRecord, event: TaskEvent): void {

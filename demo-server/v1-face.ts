@@ -23,11 +23,12 @@
 // (v1-sessions.ts); the front, stdio or HTTP: v1.ts.
 
 import { ProtocolError, RELATED_TASK_META_KEY, Server } from "@modelcontextprotocol/server";
-import type { JSONRPCRequest, Result, ServerContext, StandardSchemaV1 } from "@modelcontextprotocol/server";
+import type { JSONRPCRequest, Result, ServerContext } from "@modelcontextprotocol/server";
 import type { TaskRuntime } from "./runtime.js";
 import { isTerminal, shortId, type JsonObject, type TaskRecord } from "./task.js";
 import type { DemoStore } from "./store.js";
 import type { ToolDef } from "./tools/tool.js";
+import { ListParams, TaskIdParams, isObject, v1Task } from "./v1-shapes.js";
 
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
@@ -51,44 +52,6 @@ export interface V1Setup {
   log: (line: string) => void;
   /** Sees every inbound JSON-RPC message of an HTTP POST body before it is served (tests: counting, faults). */
   onInbound?: (message: unknown) => void;
-}
-
-export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
-
-function paramsSchema<T extends JsonObject>(
-  check: (value: JsonObject) => string | undefined,
-): StandardSchemaV1<unknown, T> {
-  return {
-    "~standard": {
-      version: 1,
-      vendor: "mcp-task-demo",
-      validate(value: unknown) {
-        const params = isObject(value) ? value : {};
-        const problem = check(params);
-        return problem ? { issues: [{ message: problem }] } : { value: params as T };
-      },
-    },
-  };
-}
-
-const TaskIdParams = paramsSchema<{ taskId: string } & JsonObject>((p) =>
-  typeof p.taskId === "string" ? undefined : "params.taskId must be a string",
-);
-const ListParams = paramsSchema<{ cursor?: string } & JsonObject>((p) =>
-  p.cursor === undefined || typeof p.cursor === "string" ? undefined : "params.cursor must be a string",
-);
-
-/** The 2025-11-25 Task. */
-export function v1Task(task: TaskRecord): JsonObject {
-  return {
-    taskId: task.taskId,
-    status: task.status,
-    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    ttl: task.ttlMs,
-    pollInterval: task.pollIntervalMs,
-  };
 }
 
 /** tools/call goes unwrapped: the SDK would validate a CreateTaskResult as a CallToolResult (and add `content: []`). */

@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport, type Server } from "@modelcontextprotocol/server";
 import type { JsonObject } from "./task.js";
 import { shortId } from "./task.js";
-import { LEGACY_VERSIONS, MAX_TTL_MS, isObject, type V1Face, type V1Setup } from "./v1-face.js";
+import { LEGACY_VERSIONS, MAX_TTL_MS, type V1Face, type V1Setup } from "./v1-face.js";
+import { isObject } from "./v1-shapes.js";
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
