@@ -1,0 +1,126 @@
+// Other clients' MCP files (src/store/client-config.ts): each format as its client writes it, variables turned into
+// ${env:} references, literal secrets never kept. The `server import` command over these is in cli.test.ts.
+import { homedir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { readClientConfig } from "../src/store/client-config.js";
+
+const ENV = { API_BASE_URL: "https://api.example.com", HOME: "/home/ann" };
+const read = (value: unknown, file = "/home/ann/project/.mcp.json") =>
+  readClientConfig(typeof value === "string" ? value : JSON.stringify(value), file, ENV);
+
+describe("client configuration files", () => {
+  it("Claude Desktop: stdio and url servers, env kept, a literal token in env becomes a reference", async () => {
+    const config = await read({
+      mcpServers: {
+        files: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], env: { DEBUG: "1" } },
+        github: {
+          command: "docker",
+          args: ["run", "ghcr.io/github/github-mcp-server"],
+          env: { GITHUB_TOKEN: "ghp_abc123" },
+        },
+        remote: { url: "https://mcp.example.com/mcp" },
+      },
+    });
+    expect(config.refused).toEqual([]);
+    const [files, github, remote] = config.servers;
+    expect(files!.descriptor).toEqual({
+      transport: "stdio",
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+      env: { DEBUG: "1" },
+    });
+    expect(github!.descriptor).toMatchObject({ env: { GITHUB_TOKEN: "${env:GITHUB_TOKEN}" } });
+    expect(github!.notes.join(" ")).toMatch(/set GITHUB_TOKEN/);
+    expect(JSON.stringify(config)).not.toContain("ghp_abc123");
+    expect(remote!.descriptor).toEqual({ transport: "http", url: "https://mcp.example.com/mcp" });
+  });
+
+  it("Claude Code (.mcp.json): ${VAR} in headers and env become references, in the address are read now", async () => {
+    const config = await read({
+      mcpServers: {
+        api: {
+          type: "http",
+          url: "${API_BASE_URL:-https://fallback.example.com}/mcp",
+          headers: { Authorization: "Bearer ${API_KEY}", "X-Region": "${REGION:-eu}" },
+        },
+        fallback: { type: "http", url: "${UNSET_BASE:-https://fallback.example.com}/mcp" },
+        old: { type: "sse", url: "https://old.example.com/sse" },
+        local: { type: "stdio", command: "${HOME}/bin/server", env: { TOKEN: "${TOKEN}" } },
+        secretArg: { command: "server", args: ["--token", "${API_TOKEN}"] },
+        unsetArg: { command: "server", args: ["--dir", "${NOT_SET}"] },
+      },
+    });
+    const byName = Object.fromEntries(config.servers.map((s) => [s.name, s]));
+    expect(byName.api!.descriptor).toEqual({
+      transport: "http",
+      url: "https://api.example.com/mcp",
+      headers: { Authorization: "Bearer ${env:API_KEY}", "X-Region": "${env:REGION}" },
+    });
+    expect(byName.api!.notes.join(" ")).toMatch(/default of \$\{REGION:-...\} is not kept: set REGION/);
+    expect(byName.fallback!.descriptor).toMatchObject({ url: "https://fallback.example.com/mcp" });
+    expect(byName.old!.notes.join(" ")).toMatch(/legacy HTTP\+SSE/);
+    expect(byName.local!.descriptor).toMatchObject({ command: "/home/ann/bin/server", env: { TOKEN: "${env:TOKEN}" } });
+    expect(Object.fromEntries(config.refused.map((r) => [r.name, r.reason]))).toEqual({
+      secretArg: expect.stringMatching(/\$\{API_TOKEN\}, a secret: pass it in "env" or "headers"/),
+      unsetArg: expect.stringMatching(/\$\{NOT_SET\}, which is not set/),
+    });
+  });
+
+  it("VS Code (.vscode/mcp.json): JSONC, servers + inputs, ${input:} and ${workspaceFolder}", async () => {
+    const text = `{
+      // VS Code allows comments
+      "inputs": [{ "type": "promptString", "id": "perplexity-key", "description": "Perplexity API Key", "password": true }],
+      "servers": {
+        "Perplexity": { "type": "stdio", "command": "npx", "args": ["-y", "server-perplexity-ask"],
+                        "env": { "PERPLEXITY_API_KEY": "\${input:perplexity-key}" } },
+        "fetch": { "type": "http", "url": "http://localhost:3000/mcp", "headers": { "X-Trace": "\${env:TRACE_ID}" } },
+        "repo": { "command": "node", "args": ["\${workspaceFolder}/server.js"], }, /* trailing comma */
+      },
+    }`;
+    const config = await read(text, "/home/ann/project/.vscode/mcp.json");
+    expect(config.refused).toEqual([]);
+    const [perplexity, fetch, repo] = config.servers;
+    expect(perplexity!.descriptor).toMatchObject({ env: { PERPLEXITY_API_KEY: "${env:PERPLEXITY_KEY}" } });
+    expect(perplexity!.notes.join(" ")).toMatch(
+      /"Perplexity API Key" is read from the environment: set PERPLEXITY_KEY/,
+    );
+    expect(fetch!.descriptor).toMatchObject({ headers: { "X-Trace": "${env:TRACE_ID}" } });
+    expect(repo!.descriptor).toMatchObject({ args: ["/home/ann/project/server.js"] });
+  });
+
+  it("VS Code settings.json (mcp.servers), Cursor (${userHome}) and Windsurf (serverUrl)", async () => {
+    const vscode = await read({ mcp: { servers: { a: { command: "a" } } } }, "/x/settings.json");
+    expect(vscode.servers.map((s) => s.name)).toEqual(["a"]);
+    const cursor = await read({ mcpServers: { c: { command: "${userHome}/c", env: { KEY: "${env:KEY}" } } } });
+    expect(cursor.servers[0]!.descriptor).toMatchObject({ command: `${homedir()}/c`, env: { KEY: "${env:KEY}" } });
+    const windsurf = await read({ mcpServers: { w: { serverUrl: "https://w.example.com/mcp" } } });
+    expect(windsurf.servers[0]!.descriptor).toEqual({ transport: "http", url: "https://w.example.com/mcp" });
+  });
+
+  it("refuses a literal secret in a header, an undeclared input and an unknown variable, and imports the rest", async () => {
+    const config = await read({
+      mcpServers: {
+        leaky: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer sk-live-123" } },
+        leaky2: { url: "https://mcp.example.com/mcp", headers: { "X-Custom": "ghp_secretvalue" } },
+        input: { command: "x", env: { A: "${input:nope}" } },
+        odd: { command: "${command:pickFile}" },
+        neither: { args: [] },
+        fine: { url: "https://mcp.example.com/mcp", headers: { "X-Client": "mcp-task" } },
+      },
+    });
+    expect(config.servers.map((s) => s.name)).toEqual(["fine"]);
+    expect(Object.fromEntries(config.refused.map((r) => [r.name, r.reason]))).toEqual({
+      leaky: expect.stringMatching(/header Authorization holds a literal secret/),
+      leaky2: expect.stringMatching(/header X-Custom holds a literal secret/),
+      input: expect.stringMatching(/\$\{input:nope\}/),
+      odd: expect.stringMatching(/\$\{command:pickFile\}, which mcp-task cannot resolve/),
+      neither: expect.stringMatching(/neither "command" nor "url"/),
+    });
+    expect(JSON.stringify(config)).not.toMatch(/sk-live-123|ghp_secretvalue/);
+  });
+
+  it("a file that is not JSON or has no servers is a usage error naming the file", async () => {
+    await expect(read("{ not json", "/x/a.json")).rejects.toThrow(/\/x\/a.json is not JSON/);
+    await expect(read({ other: {} }, "/x/b.json")).rejects.toThrow(/no "mcpServers" or "servers"/);
+  });
+});
