@@ -8,6 +8,7 @@ import { sanitizeLine } from "../output/sanitize.js";
 import type { ChildProcess } from "node:child_process";
 import { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
+import { proxiedFetch } from "./proxy.js";
 import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
@@ -116,7 +117,7 @@ async function open(
   const transport =
     prior && early
       ? adopt(early, stderrTail, guard)
-      : makeTransport(descriptor, options.env, stderrTail, guard, session);
+      : makeTransport(descriptor, options.env, stderrTail, guard, session, await proxiedFetch(options.env));
   const client = new Client(CLIENT_INFO, {
     capabilities: CLIENT_CAPABILITIES,
     versionNegotiation: {
@@ -198,13 +199,14 @@ function makeTransport(
   stderrTail: { text: string },
   guard: SizeGuard,
   session?: ResumeToken,
+  proxied?: typeof fetch,
 ): Transport {
   if (descriptor.transport === "http") {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
     return new StreamableHTTPClientTransport(new URL(descriptor.url), {
       requestInit: { headers },
-      fetch: guard.fetch(),
+      fetch: guard.fetch(proxied),
       // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
       redirectPolicy: "follow",
       reconnectionScheduler: guard.reconnectionScheduler(),

@@ -1,0 +1,63 @@
+// Real networks: a forward proxy named by HTTP_PROXY / HTTPS_PROXY carries mcp-task's traffic, NO_PROXY bypasses it,
+// and a proxy that cannot be reached is named as such. The proxy is a real one (the `proxy` package: absolute-form
+// requests and CONNECT), in front of our V2 test server over HTTP. (TLS failures: hostile-process.test.ts.)
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createProxy } from "proxy";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, tempHome } from "./helpers/cli.js";
+import { freePort, startV2Http, type RunningServer } from "./helpers/servers.js";
+
+let server: RunningServer;
+let proxyUrl: string;
+const seen: string[] = [];
+let closeProxy: () => void;
+
+beforeAll(async () => {
+  server = await startV2Http();
+  const proxy = createProxy(createServer());
+  proxy.on("request", (request: IncomingMessage) => seen.push(`${request.method} ${request.url}`));
+  proxy.on("connect", (request: IncomingMessage) => seen.push(`CONNECT ${request.url}`));
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  closeProxy = () => proxy.close();
+});
+afterAll(async () => {
+  closeProxy?.();
+  await server?.stop();
+});
+
+describe("forward proxies", { timeout: 60_000 }, () => {
+  it("HTTP_PROXY carries a task call from start to result; NO_PROXY bypasses it", async () => {
+    seen.length = 0;
+    const run = await runCli(["call", "task_complete", "ms=1500", "-s", server.url, "--json"], {
+      home: tempHome(),
+      env: { HTTP_PROXY: proxyUrl },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/"type":"result"/);
+    // The exchanges went through the proxy (undici tunnels plain http too: CONNECT, one per connection it opens).
+    const { host } = new URL(server.url);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((line) => line === `CONNECT ${host}` || line.startsWith(`POST ${server.url}`))).toBe(true);
+
+    seen.length = 0;
+    const bypass = await runCli(["tools", "-s", server.url], {
+      home: tempHome(),
+      env: { http_proxy: proxyUrl, NO_PROXY: new URL(server.url).hostname },
+    });
+    expect(bypass.code, bypass.stderr).toBe(0);
+    expect(seen).toEqual([]);
+  });
+
+  it("a proxy that cannot be reached is exit 4, naming the connection failure", async () => {
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const run = await runCli(["tools", "-s", server.url], {
+      home: tempHome(),
+      env: { HTTPS_PROXY: dead, HTTP_PROXY: dead, MCP_TASK_REQUEST_TIMEOUT: "5s" },
+    });
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/cannot reach .*connection refused/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
