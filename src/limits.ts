@@ -126,6 +126,9 @@ export const MAX_IMPORT_STDIN_BYTES = 256 * 1024 * 1024;
 /** Server text quoted in an error line or a question line (an HTTP error body, a JSON-RPC error message, a stderr
  *  tail) is cut here: one line must stay one line on a terminal (a 500 page of 7 MB was printed whole). */
 export const MAX_ERROR_TEXT = 1000;
+/** Characters of one message in the readable trace on stderr (`--trace` without a file): a person reads the start of
+ *  a message; the NDJSON trace file keeps it whole (each message is bounded by MAX_MESSAGE_BYTES). */
+export const MAX_TRACE_LINE = 2000;
 /** The shortest wait before reconnecting an SSE stream, whatever `retry:` the server sends (`retry: 0` was a
  *  reconnect storm). */
 export const SSE_MIN_RETRY_MS = 1000;

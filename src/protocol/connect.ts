@@ -9,6 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
 import { proxiedFetch } from "./proxy.js";
+import { traceFetch, traceTransport, type Trace } from "./trace.js";
 import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
@@ -40,6 +41,8 @@ export interface ConnectOptions {
   resume?: ResumeToken;
   /** A stdio server already starting (see stdio.ts): used when the generation is known, else discarded. */
   prestarted?: EarlyStdioTransport;
+  /** Where the wire trace goes (`--trace`), if anywhere. */
+  trace?: Trace;
 }
 
 const STDERR_TAIL_BYTES = 2000;
@@ -117,7 +120,15 @@ async function open(
   const transport =
     prior && early
       ? adopt(early, stderrTail, guard)
-      : makeTransport(descriptor, options.env, stderrTail, guard, session, await proxiedFetch(options.env));
+      : makeTransport(
+          descriptor,
+          options.env,
+          stderrTail,
+          guard,
+          session,
+          descriptor.transport === "http" ? await serverFetch(options, label) : undefined,
+        );
+  if (options.trace) traceTransport(transport, options.trace, label);
   const client = new Client(CLIENT_INFO, {
     capabilities: CLIENT_CAPABILITIES,
     versionNegotiation: {
@@ -193,20 +204,26 @@ async function openStandaloneStream(transport: StreamableHTTPClientTransport): P
   }
 }
 
+/** The fetch under an HTTP transport: through the environment's proxy, traced when a trace is on (else the default). */
+async function serverFetch(options: ConnectOptions, label: string): Promise<typeof fetch | undefined> {
+  const proxied = await proxiedFetch(options.env);
+  return options.trace ? traceFetch(proxied ?? fetch, options.trace, label) : proxied;
+}
+
 function makeTransport(
   descriptor: ServerDescriptor,
   env: Record<string, string | undefined>,
   stderrTail: { text: string },
   guard: SizeGuard,
   session?: ResumeToken,
-  proxied?: typeof fetch,
+  inner?: typeof fetch,
 ): Transport {
   if (descriptor.transport === "http") {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
     return new StreamableHTTPClientTransport(new URL(descriptor.url), {
       requestInit: { headers },
-      fetch: guard.fetch(proxied),
+      fetch: guard.fetch(inner),
       // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
       redirectPolicy: "follow",
       reconnectionScheduler: guard.reconnectionScheduler(),

@@ -1,0 +1,133 @@
+// The wire trace (`--trace[=FILE]`, MCP_TASK_TRACE): every JSON-RPC message in and out of a connection, with its time
+// and direction, and for HTTP each exchange's method, status and the headers that matter. To a file it is NDJSON,
+// one event a line; on stderr it is readable lines. Secrets never reach it: credential headers are written as
+// "[redacted]" (the values of ${env:} references are redacted again where stderr is written), and what a server
+// sent is escaped (safeJson) before any terminal can see it.
+//
+// The transport is traced in place (its send and onmessage wrapped), not wrapped in another object: the code that
+// holds it asks `instanceof StreamableHTTPClientTransport` for the session.
+import { appendFileSync } from "node:fs";
+import type { Transport } from "@modelcontextprotocol/client";
+import { MAX_TRACE_LINE } from "../limits.js";
+import { safeJson, sanitizeLine } from "../output/sanitize.js";
+
+export type TraceEvent =
+  | { t: string; server: string; dir: "out" | "in"; message: unknown }
+  | {
+      t: string;
+      server: string;
+      dir: "http";
+      method: string;
+      url: string;
+      status: number | null;
+      headers: Record<string, string>;
+      error?: string;
+    }
+  | { t: string; server: string; dir: "note"; text: string };
+
+/** Where trace events go. */
+export interface Trace {
+  write(event: TraceEvent): void;
+}
+
+/** Request and response headers a trace shows (others are noise); credential ones only as "[redacted]". */
+const SHOWN = [
+  "content-type",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+  "www-authenticate",
+  "location",
+  "retry-after",
+];
+const CREDENTIALS = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
+
+/** A trace to `file` (NDJSON, appended), or to `stderr` as readable lines when no file is given. */
+export function openTrace(target: { file?: string; stderr: { write(text: string): unknown } }): Trace {
+  if (target.file) {
+    const file = target.file;
+    return { write: (event) => appendFileSync(file, `${safeJson(event)}\n`, { mode: 0o600 }) };
+  }
+  return { write: (event) => target.stderr.write(`${readable(event)}\n`) };
+}
+
+/** One event as a line for a person: time, direction, server, then the message (cut at MAX_TRACE_LINE). */
+export function readable(event: TraceEvent): string {
+  const time = event.t.slice(11, 23);
+  const cut = (text: string) => (text.length > MAX_TRACE_LINE ? `${text.slice(0, MAX_TRACE_LINE)}…` : text);
+  switch (event.dir) {
+    case "out":
+    case "in": {
+      const arrow = event.dir === "out" ? "→" : "←";
+      return `${time} ${arrow} ${sanitizeLine(event.server)} ${cut(safeJson(event.message))}`;
+    }
+    case "http": {
+      const status = event.status === null ? `failed (${event.error ?? "no response"})` : String(event.status);
+      const headers = Object.entries(event.headers).map(([name, value]) => ` ${name}: ${value}`);
+      return cut(sanitizeLine(`${time} ⇄ ${event.server} ${event.method} ${event.url} ${status}${headers.join(";")}`));
+    }
+    case "note":
+      return cut(sanitizeLine(`${time} · ${event.server} ${event.text}`));
+  }
+}
+
+const stamp = () => new Date().toISOString();
+
+/** Traces a transport's messages in place: what it sends and what it hands on. */
+export function traceTransport<T extends Transport>(transport: T, trace: Trace, server: string): T {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    trace.write({ t: stamp(), server, dir: "out", message });
+    return send(message, options);
+  };
+  let handler = transport.onmessage;
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    enumerable: true,
+    get: () => handler,
+    set: (next: Transport["onmessage"]) => {
+      handler =
+        next &&
+        ((message, extra) => {
+          trace.write({ t: stamp(), server, dir: "in", message });
+          next(message, extra as never);
+        });
+    },
+  });
+  return transport;
+}
+
+/** A fetch that traces each exchange's method, URL, status and the headers that matter (request and response). */
+export function traceFetch(inner: typeof fetch, trace: Trace, server: string): typeof fetch {
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => {
+      if (CREDENTIALS.includes(name)) headers[`> ${name}`] = "[redacted]";
+      else if (SHOWN.includes(name)) headers[`> ${name}`] = value;
+    });
+    try {
+      const response = await inner(input, init);
+      response.headers.forEach((value, name) => {
+        if (CREDENTIALS.includes(name)) headers[`< ${name}`] = "[redacted]";
+        else if (SHOWN.includes(name)) headers[`< ${name}`] = value;
+      });
+      trace.write({ t: stamp(), server, dir: "http", method, url, status: response.status, headers });
+      return response;
+    } catch (error) {
+      const code = (error as { cause?: { code?: unknown } }).cause?.code;
+      trace.write({
+        t: stamp(),
+        server,
+        dir: "http",
+        method,
+        url,
+        status: null,
+        headers,
+        error: typeof code === "string" ? code : (error as Error).name,
+      });
+      throw error;
+    }
+  };
+}
