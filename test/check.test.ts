@@ -1,0 +1,87 @@
+// `check` (src/tasks/check.ts) against real servers, in-process: our V2 server and server-everything (V1) pass; a
+// hostile server that breaks a rule fails the check that meets it, with mcp-task's own error, and the report is
+// valid JUnit with server text escaped.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../src/context.js";
+import { junitReport } from "../src/output/junit.js";
+import { connect } from "../src/protocol/connect.js";
+import { checkServer, type CheckResult } from "../src/tasks/check.js";
+import { TaskEngine } from "../src/tasks/engine.js";
+import { startEverythingHttp, startHostileHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
+
+const servers: RunningServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+});
+
+async function check(url: string, tool?: string, args?: Record<string, unknown>): Promise<CheckResult[]> {
+  const wire = await connect({ transport: "http", url }, { env: {} });
+  try {
+    return await checkServer(new TaskEngine(wire, systemClock), { tool, args, timeoutMs: 20_000, clock: systemClock });
+  } finally {
+    await wire.close();
+  }
+}
+const byName = (results: CheckResult[]) => Object.fromEntries(results.map((r) => [r.name, r]));
+
+describe("check", { timeout: 60_000 }, () => {
+  let v2: RunningServer;
+  beforeAll(async () => {
+    v2 = await startV2Http();
+    servers.push(v2);
+  });
+
+  it("a V2 server that is right passes every check it can meet", async () => {
+    const results = byName(await check(v2.url, "task_complete", { ms: 1500 }));
+    for (const name of ["tools-list", "task-support", "task-created", "task-get", "poll-interval", "ttl"])
+      expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+    for (const name of ["task-ends", "task-result", "task-final", "cancel", "unknown-task"])
+      expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+    expect(results["task-created"]!.detail).toMatch(/^task \S+, working/);
+  });
+
+  it("server-everything (V1) passes too, checked with its research task", async () => {
+    const everything = await startEverythingHttp();
+    servers.push(everything);
+    const results = byName(await check(everything.url, "simulate-research-query", { topic: "python" }));
+    for (const name of ["tools-list", "task-support", "task-created", "task-get", "task-ends", "task-result"])
+      expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+    for (const name of ["task-final", "cancel", "unknown-task"])
+      expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+  });
+
+  it("a tool that does not exist fails task-support and the task checks are skipped, not failed", async () => {
+    const results = byName(await check(v2.url, "no_such_tool"));
+    expect(results["task-support"]!.status).toBe("fail");
+    expect(results["task-support"]!.detail).toMatch(/no tool named no_such_tool/);
+    expect(results["task-created"]!.status).toBe("skip");
+    expect(results["tools-list"]!.status).toBe("pass");
+  });
+
+  it("a result that breaks its outputSchema fails task-result; a tasks/get for another task fails task-get", async () => {
+    const breach = await startHostileHttp("output-schema-breach", "v2");
+    servers.push(breach);
+    const report = byName(await check(breach.url, "report"));
+    expect(report["task-result"]!.status).toBe("fail");
+    expect(report["task-result"]!.detail).toMatch(/outputSchema/);
+
+    const other = await startHostileHttp("get-other-id", "v1");
+    servers.push(other);
+    const mixed = byName(await check(other.url, "other"));
+    expect(mixed["task-created"]!.status).toBe("pass");
+    expect(mixed["task-get"]!.status).toBe("fail");
+    expect(mixed["task-get"]!.detail).toMatch(/another task|other task|asked for/);
+  });
+
+  it("the JUnit report has a case per check, a failure for each failed one, and escapes server text", () => {
+    const xml = junitReport("http://x/<mcp>", [
+      { name: "a", title: "ok", status: "pass", detail: "fine", ms: 5 },
+      { name: "b", title: "bad", status: "fail", detail: 'said "<done>" & \u001b[31mred\u0007', ms: 10 },
+      { name: "c", title: "later", status: "skip", detail: "no task", ms: 0 },
+    ]);
+    expect(xml).toContain('<testsuite name="mcp-task check http://x/&lt;mcp&gt;" tests="3" failures="1" skipped="1"');
+    expect(xml).toContain('<failure message="said &quot;&lt;done&gt;&quot; &amp; [31mred"/>');
+    expect(xml).toContain('<skipped message="no task"/>');
+    expect(xml).not.toMatch(/[\u0000-\u0008\u001b]/);
+  });
+});
