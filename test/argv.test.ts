@@ -47,16 +47,12 @@ async function commanderError(argv: string[], code: string): Promise<void> {
   expect((error as CommanderError).code).toBe(code);
 }
 
-function leafNames(entries: ReadonlyArray<AnyLeaf | Noun>, parent = ""): string[] {
-  const root = new Command("mcp-task");
-  const names: string[] = [];
-  for (const entry of entries) {
-    const command = entry.declare(root);
-    if ("verbs" in entry)
-      names.push(...entry.verbs.map((verb) => `${command.name()} ${verb.declare(new Command()).name()}`));
-    else names.push(`${parent}${command.name()}`);
-  }
-  return names;
+/** "call", "server add"...: every leaf of `entries`, as `parse` names them. */
+function leafNames(entries: ReadonlyArray<AnyLeaf | Noun>): string[] {
+  return entries.flatMap((entry) => {
+    const name = entry.declare(new Command()).name();
+    return "verbs" in entry ? entry.verbs.map((verb) => `${name} ${verb.declare(new Command()).name()}`) : [name];
+  });
 }
 
 describe("call", () => {
