@@ -1,7 +1,7 @@
 // The option sets several commands share, declared once: which server, which saved task's server, the answers to a
 // task's questions, how long to wait, JSON output. Each set comes with the function that reads it from commander's
 // parsed values (pure; a bad value is a UsageError). A command applies a set with `withOptions`.
-import { Option, type Command } from "commander";
+import { Argument, Option, type Command } from "commander";
 import { UsageError } from "../errors.js";
 import { parseDuration } from "../duration.js";
 import { jsonObjectArg, type JsonObjectArg } from "./args.js";
@@ -45,6 +45,17 @@ const PICK_SERVER = [
 ] as const;
 
 export const pickServer = (): Option => new Option(...PICK_SERVER);
+
+/** The `<id>` argument of every command that takes one saved task. */
+export const taskIdArgument = (): Argument => new Argument("<id>", "task id or unique prefix (at least 4 characters)");
+
+/** A saved task as named on the command line: an id or prefix, and the server when one id is saved for several. */
+export interface TaskRef {
+  id: string;
+  server?: string;
+}
+
+export const taskRef = (id: string, flags: Flags): TaskRef => ({ id, server: flags.server as string | undefined });
 
 // --- the answers to a task's questions ---
 

@@ -4,12 +4,6 @@ import { UsageError } from "../errors.js";
 import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../protocol/server.js";
 import type { ServerFlags } from "./options.js";
 
-/** A saved task as named on the command line: an id or prefix, and the server when one id is saved for several. */
-export interface TaskRef {
-  id: string;
-  server?: string;
-}
-
 export interface ResolvedServer {
   name: string;
   descriptor: ServerDescriptor;

@@ -5,8 +5,7 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
 import { withoutCredentials } from "../../protocol/server.js";
-import type { TaskRef } from "../resolve-server.js";
-import { jsonOption, pickServer, withOptions } from "../options.js";
+import { jsonOption, pickServer, withOptions, taskIdArgument, taskRef, type TaskRef } from "../options.js";
 
 export const exportTask: Leaf<TaskRef, [string]> = {
   declare: (parent: Command) =>
@@ -14,11 +13,11 @@ export const exportTask: Leaf<TaskRef, [string]> = {
       parent
         .command("export")
         .summary("print a saved task's handle as JSON, to import elsewhere")
-        .argument("<id>", "task id or unique prefix (at least 4 characters)"),
+        .addArgument(taskIdArgument()),
       pickServer(),
       jsonOption("(the output is always JSON)"),
     ),
-  parse: ([id], flags) => ({ id, server: flags.server as string | undefined }),
+  parse: ([id], flags) => taskRef(id, flags),
   run: (options, ctx) => runExport(options, ctx),
   settings: false,
 };

@@ -9,8 +9,17 @@ import { markingGone, type TrackedTask } from "../../tasks/tracker.js";
 import { viewOf } from "../../tasks/views.js";
 import { preparedAnswers } from "../../tasks/input.js";
 import { reconnect } from "../../tasks/reconnect.js";
-import type { TaskRef } from "../resolve-server.js";
-import { JSON_DOCUMENT, jsonFlag, jsonOption, pickServer, withOptions, type Flags } from "../options.js";
+import {
+  JSON_DOCUMENT,
+  jsonFlag,
+  jsonOption,
+  pickServer,
+  taskIdArgument,
+  taskRef,
+  withOptions,
+  type Flags,
+  type TaskRef,
+} from "../options.js";
 import { cutText } from "../../errors.js";
 
 export interface GetOptions extends TaskRef {
@@ -20,14 +29,13 @@ export interface GetOptions extends TaskRef {
 /** `get` and `cancel`: a task id, its server where one id is saved for several, --json. */
 export const declareTaskRead = (parent: Command, name: string, summary: string): Command =>
   withOptions(
-    parent.command(name).summary(summary).argument("<id>", "task id or unique prefix (at least 4 characters)"),
+    parent.command(name).summary(summary).addArgument(taskIdArgument()),
     pickServer(),
     jsonOption(JSON_DOCUMENT),
   );
 
 export const parseTaskRead = ([id]: [string], flags: Flags): GetOptions => ({
-  id,
-  server: flags.server as string | undefined,
+  ...taskRef(id, flags),
   json: jsonFlag(flags),
 });
 

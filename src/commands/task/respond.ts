@@ -9,7 +9,6 @@ import { sanitizeLine, shellWord } from "../../output/sanitize.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
-import type { TaskRef } from "../resolve-server.js";
 import { inputProvider, readAnswers } from "../presentation.js";
 import {
   answerFlags,
@@ -21,6 +20,9 @@ import {
   timeoutOption,
   withOptions,
   type AnswerFlags,
+  taskIdArgument,
+  taskRef,
+  type TaskRef,
 } from "../options.js";
 import type { Snapshot } from "../../protocol/wire.js";
 import type { FinalOutcome } from "../../model.js";
@@ -36,15 +38,14 @@ export const respond: Leaf<RespondOptions, [string]> = {
       parent
         .command("respond")
         .summary("answer a saved task's outstanding input request")
-        .argument("<id>", "task id or unique prefix (at least 4 characters)"),
+        .addArgument(taskIdArgument()),
       pickServer(),
       ...answerOptions("the answer: an object of form fields", "decline the request"),
       timeoutOption("stop waiting for the question after this long; exit 7"),
       jsonOption("one JSON document on stdout"),
     ),
   parse: ([id], flags) => ({
-    id,
-    server: flags.server as string | undefined,
+    ...taskRef(id, flags),
     ...answerFlags(flags),
     timeoutMs: timeoutFlag(flags),
     json: jsonFlag(flags),

@@ -1,7 +1,17 @@
 // `mcp-task result <id>`: print a saved task's result, waiting for it (see ./watch.ts's runFollow) unless --no-wait.
 import { Option, type Command } from "commander";
 import type { Leaf } from "../command.js";
-import { JSON_EVENTS, jsonFlag, jsonOption, pickServer, timeoutFlag, timeoutOption, withOptions } from "../options.js";
+import {
+  JSON_EVENTS,
+  jsonFlag,
+  jsonOption,
+  pickServer,
+  timeoutFlag,
+  timeoutOption,
+  withOptions,
+  taskIdArgument,
+  taskRef,
+} from "../options.js";
 import { runFollow, type FollowCommandOptions } from "./watch.js";
 
 export const result: Leaf<FollowCommandOptions, [string]> = {
@@ -10,15 +20,14 @@ export const result: Leaf<FollowCommandOptions, [string]> = {
       parent
         .command("result")
         .summary("print a saved task's result, waiting for it unless --no-wait")
-        .argument("<id>", "task id or unique prefix (at least 4 characters)"),
+        .addArgument(taskIdArgument()),
       pickServer(),
       new Option("--no-wait", "exit 7 at once if the task is still running"),
       timeoutOption(),
       jsonOption(JSON_EVENTS),
     ),
   parse: ([id], flags) => ({
-    id,
-    server: flags.server as string | undefined,
+    ...taskRef(id, flags),
     decline: false,
     timeoutMs: timeoutFlag(flags),
     json: jsonFlag(flags),

@@ -10,7 +10,6 @@ import { exitCodeOf, followSettings, followTask, printerHooks } from "../../task
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { shellWord } from "../../output/sanitize.js";
-import type { TaskRef } from "../resolve-server.js";
 import { inputProvider, presentation, readAnswers } from "../presentation.js";
 import {
   answerFlags,
@@ -23,6 +22,9 @@ import {
   timeoutOption,
   withOptions,
   type AnswerFlags,
+  taskIdArgument,
+  taskRef,
+  type TaskRef,
 } from "../options.js";
 
 export interface FollowCommandOptions extends TaskRef, AnswerFlags {
@@ -39,15 +41,14 @@ export const watch: Leaf<FollowCommandOptions, [string]> = {
       parent
         .command("watch")
         .summary("follow a saved task to its end, answering its input, and print its result")
-        .argument("<id>", "task id or unique prefix (at least 4 characters)"),
+        .addArgument(taskIdArgument()),
       pickServer(),
       ...answerOptions(),
       timeoutOption(),
       jsonOption(JSON_EVENTS),
     ),
   parse: ([id], flags) => ({
-    id,
-    server: flags.server as string | undefined,
+    ...taskRef(id, flags),
     ...answerFlags(flags),
     timeoutMs: timeoutFlag(flags),
     json: jsonFlag(flags),
