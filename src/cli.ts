@@ -2,18 +2,24 @@
 import { exitHoldsSettled } from "./protocol/exit-holds.js";
 import { Command, CommanderError } from "commander";
 import { isatty } from "node:tty";
-import { registerCall } from "./commands/call.js";
-import { registerBroker } from "./commands/broker.js";
-import { registerDashboard } from "./commands/dashboard.js";
-import { registerDemo } from "./commands/demo.js";
-import { registerGet } from "./commands/get.js";
-import { registerList } from "./commands/list.js";
-import { registerRespond } from "./commands/respond.js";
-import { registerTransfer } from "./commands/transfer.js";
-import { registerWatch } from "./commands/watch.js";
-import { registerServer } from "./commands/server.js";
-import { registerTools } from "./commands/tools.js";
-import { requestTimeoutMs } from "./commands/common.js";
+import { registerAll, type AnyLeaf, type Noun } from "./commands/command.js";
+import { broker } from "./commands/broker.js";
+import { dashboard } from "./commands/dashboard.js";
+import { demo, demoServer } from "./commands/demo.js";
+import { server } from "./commands/server/index.js";
+import { tools } from "./commands/tools.js";
+import { call } from "./commands/task/call.js";
+import { cancel } from "./commands/task/cancel.js";
+import { exportTask } from "./commands/task/export.js";
+import { forget } from "./commands/task/forget.js";
+import { get } from "./commands/task/get.js";
+import { importTasks } from "./commands/task/import.js";
+import { list } from "./commands/task/list.js";
+import { prune } from "./commands/task/prune.js";
+import { respond } from "./commands/task/respond.js";
+import { result } from "./commands/task/result.js";
+import { watch } from "./commands/task/watch.js";
+import { requestTimeoutMs } from "./protocol/request-timeout.js";
 import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
@@ -24,6 +30,14 @@ import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
 
 export const VERSION = "0.1.0";
+
+/** Every command, in the order `--help` lists them: the `server` noun (its verbs), tools, the task verbs, the rest. */
+// prettier-ignore
+export const COMMANDS: ReadonlyArray<AnyLeaf | Noun> = [
+  server, tools,
+  call, watch, result, respond, get, cancel, list, forget, prune, exportTask, importTasks,
+  dashboard, demoServer, demo, broker,
+];
 
 export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   const wantsJson = (argv: string[]) => argv.includes("--json");
@@ -53,17 +67,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .hook("preAction", (_this, action) => {
       json = wantsJson(action.args) || Boolean(action.opts().json);
     });
-  registerServer(program, ctx, run);
-  registerTools(program, ctx, run);
-  registerCall(program, ctx, run);
-  registerWatch(program, ctx, run);
-  registerRespond(program, ctx, run);
-  registerGet(program, ctx, run);
-  registerList(program, ctx, run);
-  registerTransfer(program, ctx, run);
-  registerDashboard(program, ctx, run);
-  registerDemo(program, ctx, run);
-  registerBroker(program, ctx, run);
+  registerAll(program, COMMANDS, ctx, run);
   return program;
 }
 

@@ -1,36 +1,50 @@
-// `mcp-task get <id>` (one fresh status from the server) and `mcp-task cancel <id>`.
+// `mcp-task get <id>`: one fresh status from the server. `runGet` also serves `cancel` (./cancel.ts).
 import type { Command } from "commander";
-import type { Context } from "../context.js";
-import type { Run } from "./run.js";
-import { createPrinter } from "../output/printer.js";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
-import { isTerminal, type Snapshot } from "../protocol/wire.js";
-import { markingGone, type TrackedTask } from "../tasks/tracker.js";
-import { viewOf } from "../tasks/views.js";
-import { preparedAnswers } from "../tasks/input.js";
-import { PICK_SERVER, reconnect, type TaskRef } from "./common.js";
-import { cutText } from "../errors.js";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { createPrinter } from "../../output/printer.js";
+import { sanitizeLine, shellWord } from "../../output/sanitize.js";
+import { isTerminal, type Snapshot } from "../../protocol/wire.js";
+import { markingGone, type TrackedTask } from "../../tasks/tracker.js";
+import { viewOf } from "../../tasks/views.js";
+import { preparedAnswers } from "../../tasks/input.js";
+import { reconnect } from "../../tasks/reconnect.js";
+import {
+  JSON_DOCUMENT,
+  jsonFlag,
+  jsonOption,
+  pickServer,
+  taskIdArgument,
+  taskRef,
+  withOptions,
+  type Flags,
+  type TaskRef,
+} from "../options.js";
+import { cutText } from "../../errors.js";
 
-export function registerGet(program: Command, ctx: Context, run: Run): void {
-  program
-    .command("get")
-    .summary("read a saved task's status from the server (and update the saved handle)")
-    .argument("<id>", "task id or unique prefix (at least 4 characters)")
-    .option(...PICK_SERVER)
-    .option("--json", "one JSON document")
-    .action((id: string, flags: { json?: boolean; server?: string }) =>
-      run(() => runGet({ id, server: flags.server }, "get", Boolean(flags.json), ctx)),
-    );
-  program
-    .command("cancel")
-    .summary("ask the server to cancel a saved task, and show what it reports")
-    .argument("<id>", "task id or unique prefix (at least 4 characters)")
-    .option(...PICK_SERVER)
-    .option("--json", "one JSON document")
-    .action((id: string, flags: { json?: boolean; server?: string }) =>
-      run(() => runGet({ id, server: flags.server }, "cancel", Boolean(flags.json), ctx)),
-    );
+export interface GetOptions extends TaskRef {
+  json: boolean;
 }
+
+/** `get` and `cancel`: a task id, its server where one id is saved for several, --json. */
+export const declareTaskRead = (parent: Command, name: string, summary: string): Command =>
+  withOptions(
+    parent.command(name).summary(summary).addArgument(taskIdArgument()),
+    pickServer(),
+    jsonOption(JSON_DOCUMENT),
+  );
+
+export const parseTaskRead = ([id]: [string], flags: Flags): GetOptions => ({
+  ...taskRef(id, flags),
+  json: jsonFlag(flags),
+});
+
+export const get: Leaf<GetOptions, [string]> = {
+  declare: (parent) =>
+    declareTaskRead(parent, "get", "read a saved task's status from the server (and update the saved handle)"),
+  parse: parseTaskRead,
+  run: (options, ctx) => runGet(options, "get", options.json, ctx),
+};
 
 export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean, ctx: Context): Promise<number> {
   const printer = createPrinter(ctx.io, json);

@@ -2,55 +2,61 @@
 // question if it has not come yet, and returns once the server has taken the answer (the task leaves
 // input_required) or the task ends. With --json it prints one JSON document, like `get`.
 import type { Command } from "commander";
-import type { Context } from "../context.js";
-import type { Run } from "./run.js";
-import { createPrinter } from "../output/printer.js";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
-import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { createPrinter } from "../../output/printer.js";
+import { sanitizeLine, shellWord } from "../../output/sanitize.js";
+import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
+import { reconnect } from "../../tasks/reconnect.js";
+import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
+import { inputProvider, readAnswers } from "../presentation.js";
 import {
   answerFlags,
-  inputProvider,
-  parseDuration,
-  PICK_SERVER,
-  reconnect,
-  waitSignal,
-  withResumeHint,
-  followSettings,
+  answerOptions,
+  jsonFlag,
+  jsonOption,
+  pickServer,
+  timeoutFlag,
+  timeoutOption,
+  withOptions,
+  type AnswerFlags,
+  taskIdArgument,
+  taskRef,
   type TaskRef,
-} from "./common.js";
-import type { Snapshot } from "../protocol/wire.js";
-import type { FinalOutcome } from "../tasks/engine.js";
+} from "../options.js";
+import type { Snapshot } from "../../protocol/wire.js";
+import type { FinalOutcome } from "../../model.js";
 
-export function registerRespond(program: Command, ctx: Context, run: Run): void {
-  program
-    .command("respond")
-    .summary("answer a saved task's outstanding input request")
-    .argument("<id>", "task id or unique prefix (at least 4 characters)")
-    .option(...PICK_SERVER)
-    .option("--input <json|@file|->", "the answer: an object of form fields")
-    .option("--decline", "decline the request")
-    .option("--timeout <duration>", "stop waiting for the question after this long; exit 7")
-    .option("--json", "one JSON document on stdout")
-    .action((id: string, flags: Record<string, unknown>) =>
-      run(async () => {
-        const answers = await answerFlags(flags, ctx);
-        const timeoutMs = flags.timeout !== undefined ? parseDuration(flags.timeout as string, "--timeout") : undefined;
-        return runRespond(
-          { id, server: flags.server as string | undefined },
-          { ...answers, timeoutMs, json: Boolean(flags.json) },
-          ctx,
-        );
-      }),
-    );
+export interface RespondOptions extends TaskRef, AnswerFlags {
+  timeoutMs?: number;
+  json: boolean;
 }
 
-export async function runRespond(
-  ref: TaskRef,
-  options: { input?: Record<string, unknown>; decline: boolean; timeoutMs?: number; json: boolean },
-  ctx: Context,
-): Promise<number> {
+export const respond: Leaf<RespondOptions, [string]> = {
+  declare: (parent: Command) =>
+    withOptions(
+      parent
+        .command("respond")
+        .summary("answer a saved task's outstanding input request")
+        .addArgument(taskIdArgument()),
+      pickServer(),
+      ...answerOptions("the answer: an object of form fields", "decline the request"),
+      timeoutOption("stop waiting for the question after this long; exit 7"),
+      jsonOption("one JSON document on stdout"),
+    ),
+  parse: ([id], flags) => ({
+    ...taskRef(id, flags),
+    ...answerFlags(flags),
+    timeoutMs: timeoutFlag(flags),
+    json: jsonFlag(flags),
+  }),
+  run: (options, ctx) => runRespond(options, ctx),
+};
+
+export async function runRespond(options: RespondOptions, ctx: Context): Promise<number> {
+  const answers = await readAnswers(options, ctx);
   const printer = createPrinter(ctx.io, options.json);
-  const tracked = await ctx.tracker.open(ref.id, ref.server);
+  const tracked = await ctx.tracker.open(options.id, options.server);
   const report = (outcome: FinalOutcome | undefined, last: Omit<Snapshot, "result">, answered: string[]) => {
     const doc = {
       taskId: tracked.taskId,
@@ -68,7 +74,7 @@ export async function runRespond(
   };
   // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
-  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, options.input, options.decline), (text) =>
+  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, answers.input, answers.decline), (text) =>
     printer.note(text),
   );
   const answeredBefore = new Set(tracked.handle.answered);

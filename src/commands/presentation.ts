@@ -1,0 +1,48 @@
+// How a waiting command shows progress and where its answers come from: the live Ink view on a terminal, status
+// lines with answers from the flags elsewhere, a line prompt when a person is there but stdout is not a terminal.
+import type { Context } from "../context.js";
+import { createPrinter, type Printer } from "../output/printer.js";
+import { preparedAnswers, type InputProvider } from "../tasks/input.js";
+import { linePrompt } from "../ui/prompt.js";
+import { readJsonArg } from "./args.js";
+import type { AnswerFlags } from "./options.js";
+
+/**
+ * How a waiting command shows progress and gets answers: on a terminal (and not --json, no answers given) the
+ * live Ink view with its input form; else status lines with answers from the flags, or a line prompt when a
+ * person is there but stdout is not a terminal.
+ */
+export async function presentation(
+  ctx: Context,
+  options: { json: boolean; input?: Record<string, unknown>; decline: boolean },
+): Promise<{ printer: Printer; provider: InputProvider; close(): void }> {
+  if (ctx.io.terminal && !options.json && options.input === undefined && !options.decline) {
+    return (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
+  }
+  return {
+    printer: createPrinter(ctx.io, options.json),
+    provider: inputProvider(ctx, options.input, options.decline),
+    close: () => {},
+  };
+}
+
+/** Where answers come from: --input / --decline, else a person at a terminal, else nowhere (exit 6). */
+export function inputProvider(
+  ctx: Context,
+  input: Record<string, unknown> | undefined,
+  decline: boolean,
+): InputProvider {
+  if (input === undefined && !decline && ctx.io.interactive) return linePrompt(ctx.io);
+  return preparedAnswers({ input, decline });
+}
+
+/** The answers the flags give, `--input`'s object read (from its file or stdin, where it names one). */
+export async function readAnswers(
+  flags: AnswerFlags,
+  ctx: Context,
+): Promise<{ input?: Record<string, unknown>; decline: boolean }> {
+  return {
+    input: flags.input !== undefined ? await readJsonArg(flags.input, "--input", ctx) : undefined,
+    decline: flags.decline,
+  };
+}

@@ -1,0 +1,26 @@
+// `mcp-task server list`: the saved servers, the default one starred.
+import type { Command } from "commander";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { createPrinter } from "../../output/printer.js";
+import { sanitizeLine } from "../../output/sanitize.js";
+import { describeServer } from "../../protocol/server.js";
+import { JSON_DOCUMENT, jsonFlag, jsonOption, withOptions } from "../options.js";
+
+export const serverList: Leaf<{ json: boolean }, []> = {
+  declare: (parent: Command) =>
+    withOptions(parent.command("list").summary("list saved servers"), jsonOption(JSON_DOCUMENT)),
+  parse: (_args, flags) => ({ json: jsonFlag(flags) }),
+  run: (options, ctx) => runListServers(options, ctx),
+};
+
+export async function runListServers(options: { json: boolean }, ctx: Context): Promise<number> {
+  const servers = ctx.settings.servers();
+  const current = ctx.settings.defaultServer();
+  createPrinter(ctx.io, options.json).document({ defaultServer: current ?? null, servers }, () =>
+    Object.entries(servers)
+      .map(([name, d]) => `${name === current ? "*" : " "} ${name}  ${d.transport}  ${sanitizeLine(describeServer(d))}`)
+      .join("\n"),
+  );
+  return 0;
+}

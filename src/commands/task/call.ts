@@ -1,0 +1,160 @@
+// `mcp-task call <tool> [key=value]...`: start a tool call (as a task where the server allows), save its handle
+// at once, and follow it to its end (or hand back the id with --detach).
+import { Option, type Command } from "commander";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { createPrinter } from "../../output/printer.js";
+import { sanitizeLine } from "../../output/sanitize.js";
+import { descriptorKey } from "../../protocol/server.js";
+import { TaskEngine } from "../../tasks/engine.js";
+import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
+import { saveMoves } from "../../tasks/tracker.js";
+import { checkedTool } from "../../tasks/tool-check.js";
+import { noAnswers, withdrawnNote } from "../../tasks/input.js";
+import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
+import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
+import { resolveServer } from "../resolve-server.js";
+import { inputProvider, presentation, readAnswers } from "../presentation.js";
+import {
+  answerFlags,
+  answerOptions,
+  JSON_EVENTS,
+  jsonFlag,
+  jsonOption,
+  serverFlags,
+  serverOptions,
+  timeoutFlag,
+  timeoutOption,
+  withOptions,
+  type AnswerFlags,
+  type Flags,
+  type ServerFlags,
+} from "../options.js";
+
+export interface CallOptions extends ServerFlags, AnswerFlags {
+  tool: string;
+  /** `--args`'s object (read when the call runs, where it names a file or stdin); key=value pairs override it. */
+  argsObject?: JsonObjectArg;
+  pairs: Record<string, unknown>;
+  ttlMs?: number;
+  task: "auto" | "never";
+  detach: boolean;
+  timeoutMs?: number;
+  json: boolean;
+}
+
+export const call: Leaf<CallOptions, [string, string[]]> = {
+  declare: (parent: Command) =>
+    withOptions(
+      parent
+        .command("call")
+        .summary("call a tool, as a task where the server allows, and wait for its result")
+        .description("Call a tool, as a task where the server allows, and wait for its result.")
+        .addHelpText(
+          "after",
+          '\nExample:\n  mcp-task call simulate-research-query topic=python ambiguous=true --input \'{"interpretation":"snake"}\'',
+        )
+        .argument("<tool>", "tool name")
+        .argument("[args...]", "arguments as key=value (values parsed as JSON when they parse)"),
+      ...serverOptions("run a stdio server for this call"),
+      new Option("--args <json|@file|->", "arguments as a JSON object (key=value pairs override)"),
+      new Option("--detach", "print the task id and return at once; follow it later with watch"),
+      new Option("--ttl <ms>", "ask the server to keep the task this long"),
+      new Option("--no-task", "make a plain call, never a task"),
+      ...answerOptions(),
+      timeoutOption(),
+      jsonOption(JSON_EVENTS),
+    ),
+  parse: ([tool, pairs], flags: Flags): CallOptions => {
+    const answers = answerFlags(flags);
+    return {
+      tool,
+      ...serverFlags(flags),
+      argsObject: flags.args !== undefined ? jsonObjectArg(flags.args as string, "--args") : undefined,
+      pairs: parsePairs(pairs),
+      ttlMs: flags.ttl !== undefined ? parseMilliseconds(flags.ttl as string, "--ttl") : undefined,
+      task: flags.task === false ? "never" : "auto",
+      detach: Boolean(flags.detach),
+      ...answers,
+      timeoutMs: timeoutFlag(flags),
+      json: jsonFlag(flags),
+    };
+  },
+  run: (options, ctx) => runCall(options, ctx),
+};
+
+export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
+  const answers = await readAnswers(options, ctx);
+  const args = {
+    ...(options.argsObject ? await readJsonArg(options.argsObject, "--args", ctx) : {}),
+    ...options.pairs,
+  };
+  const server = resolveServer(options, ctx);
+  // A call that may become a task runs, on stdio, through the server's broker: the task outlives this command
+  // (--detach, Ctrl-C, --timeout). A call that cannot (--no-task, or a tool the server listed as never running
+  // as a task) talks to the server directly, which is much cheaper.
+  const key = descriptorKey(server.descriptor);
+  const known = ctx.settings.taskSupport(key)?.[options.tool];
+  const wire = await ctx.connect(server.descriptor, server.name, {
+    outlive: options.task !== "never" && known !== "forbidden",
+  });
+  const wait = waitSignal(ctx, options.timeoutMs);
+  let taskId: string | null = null;
+  // --detach never answers a task's question: it stays for a later respond, watch or the dashboard.
+  const { printer, provider, close } = options.detach
+    ? {
+        printer: createPrinter(ctx.io, options.json),
+        provider: noAnswers(inputProvider(ctx, answers.input, answers.decline)),
+        close: () => {},
+      }
+    : await presentation(ctx, { ...answers, json: options.json });
+  wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
+  try {
+    const engine = new TaskEngine(wire, ctx.clock, provider);
+    await checkedTool(engine, server.name, options.tool, args, (support) => ctx.settings.saveTaskSupport(key, support));
+    const started = await engine.call(options.tool, args, {
+      task: options.task,
+      ttlMs: options.ttlMs,
+      signal: wait.signal,
+    });
+    if (started.kind === "result") {
+      printer.result(started.outcome);
+      return exitCodeOf(started.outcome);
+    }
+    const first = started.snapshot;
+    taskId = first.taskId;
+    // The handle first: whatever fails next, the task can be found again.
+    const tracked = await ctx.tracker.start(server, wire, options.tool, args, first);
+    saveMoves(
+      wire,
+      (id) => (id === tracked.taskId ? tracked : undefined),
+      (text) => printer.note(text),
+    );
+    printer.task({
+      taskId,
+      server: server.name,
+      tool: options.tool,
+      generation: wire.generation,
+      status: first.status,
+      ttlMs: first.ttlMs,
+      pollIntervalMs: first.pollIntervalMs,
+    });
+    if (options.detach) {
+      if (!options.json) ctx.io.stdout.write(`${sanitizeLine(taskId)}\n`); // as shown everywhere; `watch` finds it by this too
+      return 0;
+    }
+    const { outcome } = await followTask(engine, tracked, first, {
+      clock: ctx.clock,
+      signal: wait.signal,
+      settings: followSettings(ctx),
+      hooks: printerHooks(printer, ctx.clock),
+    });
+    return exitCodeOf(outcome!);
+  } catch (error) {
+    throw withResumeHint(error, taskId);
+  } finally {
+    close();
+    wait.dispose();
+    await wire.close();
+  }
+}

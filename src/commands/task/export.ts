@@ -1,0 +1,34 @@
+// `mcp-task export <id>`: print a saved task's handle as JSON, to import elsewhere (./import.ts). An exported
+// handle carries no credentials (SECURITY.md: "Handles from elsewhere").
+import type { Command } from "commander";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { createPrinter } from "../../output/printer.js";
+import { withoutCredentials } from "../../protocol/server.js";
+import { jsonOption, pickServer, withOptions, taskIdArgument, taskRef, type TaskRef } from "../options.js";
+
+export const exportTask: Leaf<TaskRef, [string]> = {
+  declare: (parent: Command) =>
+    withOptions(
+      parent
+        .command("export")
+        .summary("print a saved task's handle as JSON, to import elsewhere")
+        .addArgument(taskIdArgument()),
+      pickServer(),
+      jsonOption("(the output is always JSON)"),
+    ),
+  parse: ([id], flags) => taskRef(id, flags),
+  run: (options, ctx) => runExport(options, ctx),
+  settings: false,
+};
+
+export async function runExport(ref: TaskRef, ctx: Context): Promise<number> {
+  const tracked = await ctx.tracker.open(ref.id, ref.server);
+  // An exported handle carries the server's address, never its credentials (headers, environment).
+  const { server } = tracked.handle;
+  createPrinter(ctx.io, true).document(
+    { ...tracked.handle, server: { name: server.name, descriptor: withoutCredentials(server.descriptor) } },
+    () => "",
+  );
+  return 0;
+}

@@ -1,0 +1,119 @@
+// `mcp-task import [<file>|-]`: save task handles exported elsewhere (`mcp-task export`, ./export.ts). An imported
+// handle reaches only servers saved here, or ones the person confirms (SECURITY.md: "Handles from elsewhere").
+import { readFile } from "node:fs/promises";
+import { Option, type Command } from "commander";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { UsageError } from "../../errors.js";
+import { MAX_IMPORT_STDIN_BYTES } from "../../limits.js";
+import { createPrinter } from "../../output/printer.js";
+import { parseHandle, type Handle } from "../../store/handles.js";
+import { readAll } from "../args.js";
+import { withOptions } from "../options.js";
+import {
+  descriptorKey,
+  describeServer,
+  savedServer,
+  withoutCredentials,
+  type ServerDescriptor,
+} from "../../protocol/server.js";
+import { sanitizeLine, shellWord } from "../../output/sanitize.js";
+import { confirm } from "../../ui/prompt.js";
+
+export interface ImportOptions {
+  /** The exported handle(s); `-`: stdin. */
+  file: string;
+  /** Reach the servers of imported tasks that are not saved here, without asking. */
+  yes: boolean;
+}
+
+export const importTasks: Leaf<ImportOptions, [string]> = {
+  declare: (parent: Command) =>
+    withOptions(
+      parent
+        .command("import")
+        .summary("save task handles exported elsewhere (a file, or - for stdin)")
+        .argument("[file]", "exported handle(s); default: stdin", "-"),
+      new Option("-y, --yes", "reach the servers of imported tasks that are not saved here (without credentials)"),
+    ),
+  parse: ([file], flags) => ({ file, yes: Boolean(flags.yes) }),
+  run: (options, ctx) => runImport(options, ctx),
+};
+
+export async function runImport(options: ImportOptions, ctx: Context): Promise<number> {
+  let text: string;
+  try {
+    text =
+      options.file === "-"
+        ? await readAll(ctx.io.stdin, "import -", MAX_IMPORT_STDIN_BYTES)
+        : await readFile(options.file, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${options.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  let values: unknown[];
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    values = Array.isArray(parsed) ? parsed : [parsed];
+  } catch (error) {
+    throw new UsageError(
+      `${options.file === "-" ? "stdin" : options.file} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  const handles: Handle[] = values.map((value, i) => {
+    try {
+      return parseHandle(JSON.stringify(value));
+    } catch {
+      throw new UsageError(`entry ${i + 1} is not an exported task handle`, "produce one with: mcp-task export <id>");
+    }
+  });
+  const { handles: adopted, unsaved } = bindImported(handles, ctx.settings.servers());
+  if (unsaved.length && !options.yes) {
+    const list = unsaved.map((server) => sanitizeLine(describeServer(server))).join(", ");
+    const question = `the imported task(s) name ${unsaved.length === 1 ? "a server" : "servers"} not saved here: ${list}`;
+    if (
+      !ctx.io.interactive ||
+      !(await confirm(
+        ctx.io,
+        `mcp-task: ${question}. Reach ${unsaved.length === 1 ? "it" : "them"} (without credentials)?`,
+      ))
+    ) {
+      throw new UsageError(
+        `not imported: ${question}`,
+        unsaved.length === 1 && unsaved[0].transport === "http"
+          ? `check it, then import again with --yes, or save it first with: mcp-task server add <name> --url ${shellWord(unsaved[0].url)}`
+          : "check them, then import again with --yes, or save them first with: mcp-task server add",
+      );
+    }
+  }
+  const imported: string[] = [];
+  const kept: string[] = [];
+  for (const handle of adopted)
+    ((await ctx.tracker.adopt(handle)).kept ? kept : imported).push(`${handle.taskId} (server ${handle.server.name})`);
+  const printer = createPrinter(ctx.io, false);
+  if (imported.length) printer.note(`imported ${imported.join(", ")}`);
+  if (kept.length)
+    printer.note(`kept the handle saved here, which is as recent or knows the outcome: ${kept.join(", ")}`);
+  return 0;
+}
+
+/**
+ * A handle from elsewhere carries no credentials and names no server by a name of its own: one at the address of a
+ * server saved here takes that server (its name, and its credentials when reached); any other keeps its address
+ * only, stripped of headers and environment, and is listed in `unsaved` for the person to confirm.
+ */
+export function bindImported(
+  handles: Handle[],
+  saved: Record<string, ServerDescriptor>,
+): { handles: Handle[]; unsaved: ServerDescriptor[] } {
+  const unsaved = new Map<string, ServerDescriptor>();
+  const bound = handles.map((handle) => {
+    const match = savedServer(handle.server.descriptor, saved);
+    if (match) return { ...handle, server: match };
+    const descriptor = withoutCredentials(handle.server.descriptor);
+    unsaved.set(descriptorKey(descriptor), descriptor);
+    return { ...handle, server: { name: describeServer(descriptor), descriptor } };
+  });
+  return { handles: bound, unsaved: [...unsaved.values()] };
+}

@@ -1,0 +1,42 @@
+// `mcp-task prune`: drop the handles of finished, expired or lost tasks (and temp files left over).
+import { Option, type Command } from "commander";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { parseDuration } from "../../duration.js";
+import { createPrinter } from "../../output/printer.js";
+import { summaryExpired } from "../../tasks/tracker.js";
+import { withOptions } from "../options.js";
+import { Skipped } from "./skipped.js";
+
+export interface PruneOptions {
+  /** Only handles last updated longer ago than this. */
+  olderThanMs?: number;
+}
+
+export const prune: Leaf<PruneOptions, []> = {
+  declare: (parent: Command) =>
+    withOptions(
+      parent.command("prune").summary("drop the handles of finished, expired or lost tasks"),
+      new Option("--older-than <duration>", "only those last updated longer ago than this"),
+    ),
+  parse: (_args, flags) => ({
+    olderThanMs: flags.olderThan !== undefined ? parseDuration(flags.olderThan as string, "--older-than") : undefined,
+  }),
+  run: (options, ctx) => runPrune(options, ctx),
+  settings: false,
+};
+
+export async function runPrune(options: PruneOptions, ctx: Context): Promise<number> {
+  const cutoff = options.olderThanMs !== undefined ? ctx.clock.now() - options.olderThanMs : Infinity;
+  const skipped = new Skipped();
+  // Decided on each handle's file, not on the index alone (see HandleStore.removeWhere).
+  const dropped = await ctx.tracker.store.removeWhere(
+    (summary) => (summary.final || summaryExpired(summary, ctx.clock.now())) && Date.parse(summary.updatedAt) < cutoff,
+    skipped.add,
+  );
+  const temps = await ctx.tracker.store.sweepTemps(ctx.clock.now());
+  const printer = createPrinter(ctx.io, false);
+  printer.note(`dropped ${dropped} handle(s)${temps ? ` and ${temps} left-over temp file(s)` : ""}`);
+  skipped.report(printer, ctx.tracker.store.dir);
+  return 0;
+}

@@ -1,0 +1,130 @@
+// `mcp-task watch <id>`: reattach to a saved task from any later process and follow it to its end, answering its
+// input. `runFollow` also serves `result` (./result.ts), which prints only the result.
+import type { Command } from "commander";
+import type { Context } from "../../context.js";
+import type { Leaf } from "../command.js";
+import { StillRunningError } from "../../errors.js";
+import { createPrinter, type Printer } from "../../output/printer.js";
+import { isTerminal } from "../../protocol/wire.js";
+import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
+import { reconnect } from "../../tasks/reconnect.js";
+import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
+import { shellWord } from "../../output/sanitize.js";
+import { inputProvider, presentation, readAnswers } from "../presentation.js";
+import {
+  answerFlags,
+  answerOptions,
+  JSON_EVENTS,
+  jsonFlag,
+  jsonOption,
+  pickServer,
+  timeoutFlag,
+  timeoutOption,
+  withOptions,
+  type AnswerFlags,
+  taskIdArgument,
+  taskRef,
+  type TaskRef,
+} from "../options.js";
+
+export interface FollowCommandOptions extends TaskRef, AnswerFlags {
+  timeoutMs?: number;
+  json: boolean;
+  /** `result`: no status lines; with noWait, do not wait for a running task. */
+  resultOnly: boolean;
+  noWait: boolean;
+}
+
+export const watch: Leaf<FollowCommandOptions, [string]> = {
+  declare: (parent: Command) =>
+    withOptions(
+      parent
+        .command("watch")
+        .summary("follow a saved task to its end, answering its input, and print its result")
+        .addArgument(taskIdArgument()),
+      pickServer(),
+      ...answerOptions(),
+      timeoutOption(),
+      jsonOption(JSON_EVENTS),
+    ),
+  parse: ([id], flags) => ({
+    ...taskRef(id, flags),
+    ...answerFlags(flags),
+    timeoutMs: timeoutFlag(flags),
+    json: jsonFlag(flags),
+    resultOnly: false,
+    noWait: false,
+  }),
+  run: (options, ctx) => runFollow(options, ctx),
+};
+
+export async function runFollow(options: FollowCommandOptions, ctx: Context): Promise<number> {
+  const answers = await readAnswers(options, ctx);
+  const tracked = await ctx.tracker.open(options.id, options.server);
+  const handle = tracked.handle;
+  const info = (printer: Printer) =>
+    printer.task(
+      {
+        taskId: handle.taskId,
+        server: handle.server.name,
+        tool: handle.tool,
+        generation: handle.resume.generation,
+        status: handle.last.status,
+        ttlMs: handle.ttlMs,
+        pollIntervalMs: handle.pollIntervalMs,
+      },
+      true,
+    );
+  if (handle.outcome) {
+    // Known already: no need to reach the server.
+    const printer = createPrinter(ctx.io, options.json);
+    if (!options.resultOnly) info(printer);
+    printer.result(handle.outcome);
+    return exitCodeOf(handle.outcome);
+  }
+  // `result` shows no live view: it prints the result only.
+  const shown = options.resultOnly
+    ? {
+        printer: createPrinter(ctx.io, options.json),
+        provider: inputProvider(ctx, answers.input, answers.decline),
+        close: () => {},
+      }
+    : await presentation(ctx, { ...answers, json: options.json });
+  const { printer } = shown;
+  // The task opened above is the one followed: opening it again by its prefix would search the store twice.
+  const { wire, engine } = await reconnect(tracked, ctx, shown.provider, (text) => printer.note(text)).catch(
+    (error: unknown) => {
+      shown.close();
+      throw error;
+    },
+  );
+  const wait = waitSignal(ctx, options.timeoutMs);
+  try {
+    if (!options.resultOnly) info(printer);
+    let first;
+    if (options.noWait) {
+      first = await wire.getTask(handle.taskId, wait.signal);
+      await tracked.observe(first);
+      await tracked.flush(); // written now: this command may end here
+      if (!isTerminal(first.status))
+        throw new StillRunningError(
+          `task ${handle.taskId} is still ${first.status}`,
+          `wait for it with: mcp-task result ${shellWord(handle.taskId)}`,
+          handle.taskId,
+        );
+    }
+    const { outcome } = await followTask(engine, tracked, first, {
+      clock: ctx.clock,
+      signal: wait.signal,
+      settings: followSettings(ctx),
+      hooks: printerHooks(printer, ctx.clock, { statusLines: !options.resultOnly }),
+    });
+    return exitCodeOf(outcome!);
+  } catch (error) {
+    throw withResumeHint(error, handle.taskId);
+  } finally {
+    shown.close();
+    wait.dispose();
+    await wire.close();
+  }
+}

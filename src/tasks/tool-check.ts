@@ -1,0 +1,29 @@
+// Before a call: the server's tool by name, and the arguments checked against its inputSchema.
+import { UsageError } from "../errors.js";
+import type { ToolInfo } from "../protocol/wire.js";
+import type { TaskEngine } from "./engine.js";
+import { schemaProblem } from "./schema.js";
+
+/**
+ * The tool `name` of the server behind `engine`, with `args` checked against its inputSchema (a UsageError when it
+ * is missing or they do not fit). `seen` hears every tool's task support (cached, so that the next call knows).
+ */
+export async function checkedTool(
+  engine: TaskEngine,
+  serverName: string,
+  name: string,
+  args: Record<string, unknown>,
+  seen: (taskSupport: Record<string, ToolInfo["taskSupport"]>) => void,
+): Promise<ToolInfo> {
+  const tools = await engine.listTools();
+  seen(Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new UsageError(`${serverName} has no tool named ${name}`, "list the tools with: mcp-task tools");
+  const problem = await schemaProblem(tool.inputSchema, args, `tool ${name}'s inputSchema`);
+  if (problem)
+    throw new UsageError(
+      `the arguments do not fit ${name}'s inputSchema: ${problem}`,
+      "see the schema with: mcp-task tools",
+    );
+  return tool;
+}

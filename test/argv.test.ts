@@ -1,0 +1,328 @@
+// argv -> options for every leaf command, in-process: the real declarations (src/cli.ts's COMMANDS) parsed by
+// commander, then each command's parse function, with its runner replaced by a capture. No server, no process.
+import { Command, CommanderError } from "commander";
+import { describe, expect, it } from "vitest";
+import { buildProgram, COMMANDS } from "../src/cli.js";
+import { declareAll, optionsOf, type AnyLeaf, type Noun } from "../src/commands/command.js";
+import type { Context } from "../src/context.js";
+import { UsageError } from "../src/errors.js";
+
+const parsed = new Set<string>();
+
+/** The options `argv` gives its command (which is named as `server add`), or what it throws. */
+async function parse(...argv: string[]): Promise<{ command: string; options: unknown }> {
+  let got: { command: string; options: unknown } | undefined;
+  const program = new Command("mcp-task")
+    .option("--no-color", "no colour")
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  declareAll(program, COMMANDS, async (leaf, values) => {
+    const command = values.at(-1) as Command;
+    const name = [command.parent?.parent ? command.parent.name() : "", command.name()].filter(Boolean).join(" ");
+    parsed.add(name);
+    got = { command: name, options: optionsOf(leaf, values) };
+  });
+  await program.parseAsync(argv, { from: "user" });
+  if (!got) throw new Error(`no command ran for: ${argv.join(" ")}`);
+  return got;
+}
+
+const options = async (...argv: string[]) => (await parse(...argv)).options;
+
+async function usageError(argv: string[], message: RegExp): Promise<void> {
+  const error = await parse(...argv).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, argv.join(" ")).toBeInstanceOf(UsageError);
+  expect((error as Error).message).toMatch(message);
+}
+
+async function commanderError(argv: string[], code: string): Promise<void> {
+  const error = await parse(...argv).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, argv.join(" ")).toBeInstanceOf(CommanderError);
+  expect((error as CommanderError).code).toBe(code);
+}
+
+/** "call", "server add"...: every leaf of `entries`, as `parse` names them. */
+function leafNames(entries: ReadonlyArray<AnyLeaf | Noun>): string[] {
+  return entries.flatMap((entry) => {
+    const name = entry.declare(new Command()).name();
+    return "verbs" in entry ? entry.verbs.map((verb) => `${name} ${verb.declare(new Command()).name()}`) : [name];
+  });
+}
+
+describe("call", () => {
+  it("a tool, key=value pairs, --input inline, --detach; defaults for the rest", async () => {
+    expect(await parse("call", "t", "a=1", "b=x", "--input", '{"name":"Ada"}', "--detach")).toEqual({
+      command: "call",
+      options: {
+        tool: "t",
+        server: undefined,
+        stdio: undefined,
+        argsObject: undefined,
+        pairs: { a: 1, b: "x" },
+        ttlMs: undefined,
+        task: "auto",
+        detach: true,
+        input: { value: { name: "Ada" } },
+        decline: false,
+        timeoutMs: undefined,
+        json: false,
+      },
+    });
+  });
+
+  it("--no-task, --ttl, --timeout, --json, -s, --args @file, --input - (read when the call runs)", async () => {
+    expect(
+      await options(
+        "call",
+        "t",
+        "--no-task",
+        "--ttl",
+        "5000",
+        "--timeout",
+        "2m",
+        "--json",
+        "-s",
+        "srv",
+        "--args",
+        "@args.json",
+        "--input",
+        "-",
+      ),
+    ).toMatchObject({
+      task: "never",
+      ttlMs: 5000,
+      timeoutMs: 120_000,
+      json: true,
+      server: "srv",
+      argsObject: { file: "args.json" },
+      input: { stdin: true },
+      pairs: {},
+    });
+    expect(await options("call", "t", "--stdio", "node server.js", "--decline")).toMatchObject({
+      stdio: "node server.js",
+      decline: true,
+      input: undefined,
+    });
+  });
+
+  it("usage errors: JSON that is no object, both answers, a bare word, a bad ttl or duration", async () => {
+    await usageError(["call", "t", "--input", "[1]"], /--input must be a JSON object/);
+    await usageError(["call", "t", "--args", "{nope"], /--args is not valid JSON/);
+    await usageError(["call", "t", "--input", "{}", "--decline"], /either --input or --decline/);
+    await usageError(["call", "t", "x"], /not a key=value argument: x/);
+    await usageError(["call", "t", "--ttl", "1.5"], /--ttl: not a whole number of milliseconds/);
+    await usageError(["call", "t", "--timeout", "soon"], /--timeout: not a duration: soon/);
+  });
+
+  it("commander's own: no tool, an unknown option", async () => {
+    await commanderError(["call"], "commander.missingArgument");
+    await commanderError(["call", "t", "--frobnicate"], "commander.unknownOption");
+  });
+});
+
+describe("watch, result, respond", () => {
+  it("watch: defaults, and every option", async () => {
+    expect(await options("watch", "abcd")).toEqual({
+      id: "abcd",
+      server: undefined,
+      input: undefined,
+      decline: false,
+      timeoutMs: undefined,
+      json: false,
+      resultOnly: false,
+      noWait: false,
+    });
+    expect(await options("watch", "abcd", "--decline", "--timeout", "30s", "-s", "srv", "--json")).toMatchObject({
+      decline: true,
+      timeoutMs: 30_000,
+      server: "srv",
+      json: true,
+    });
+    await commanderError(["watch"], "commander.missingArgument");
+    await usageError(["watch", "abcd", "--timeout", "1y"], /not a duration: 1y/);
+  });
+
+  it("result: prints the result only; --no-wait; it takes no answers", async () => {
+    expect(await options("result", "abcd")).toMatchObject({ id: "abcd", resultOnly: true, noWait: false });
+    expect(await options("result", "abcd", "--no-wait", "--json")).toMatchObject({ noWait: true, json: true });
+    await commanderError(["result", "abcd", "--input", "{}"], "commander.unknownOption");
+  });
+
+  it("respond: the answer inline; bad JSON is a usage error", async () => {
+    expect(await options("respond", "abcd", "--input", '{"approve":true}', "--timeout", "1m")).toEqual({
+      id: "abcd",
+      server: undefined,
+      input: { value: { approve: true } },
+      decline: false,
+      timeoutMs: 60_000,
+      json: false,
+    });
+    await usageError(["respond", "abcd", "--input", "nope"], /--input is not valid JSON/);
+  });
+});
+
+describe("get, cancel, list, forget, prune, export, import", () => {
+  it("get and cancel: an id, its server, --json", async () => {
+    expect(await parse("get", "abcd", "--json")).toEqual({
+      command: "get",
+      options: { id: "abcd", server: undefined, json: true },
+    });
+    expect(await parse("cancel", "abcd", "-s", "srv")).toEqual({
+      command: "cancel",
+      options: { id: "abcd", server: "srv", json: false },
+    });
+  });
+
+  it("list: defaults; statuses split and checked", async () => {
+    expect(await options("list")).toEqual({ server: undefined, status: undefined, remote: false, json: false });
+    expect(await options("list", "--status", "working, expired", "--remote", "-s", "srv", "--json")).toEqual({
+      server: "srv",
+      status: ["working", "expired"],
+      remote: true,
+      json: true,
+    });
+    await usageError(["list", "--status", "working,bogus"], /unknown status: bogus/);
+  });
+
+  it("forget: one id or several; prune: --older-than as a duration", async () => {
+    expect(await options("forget", "a1b2", "c3d4", "-s", "srv")).toEqual({ ids: ["a1b2", "c3d4"], server: "srv" });
+    await commanderError(["forget"], "commander.missingArgument");
+    expect(await options("prune")).toEqual({ olderThanMs: undefined });
+    expect(await options("prune", "--older-than", "7d")).toEqual({ olderThanMs: 7 * 86_400_000 });
+    await usageError(["prune", "--older-than", "xx"], /--older-than: not a duration: xx/);
+  });
+
+  it("export: an id; import: stdin by default, --yes", async () => {
+    expect(await options("export", "abcd", "--json")).toEqual({ id: "abcd", server: undefined });
+    expect(await parse("import")).toEqual({ command: "import", options: { file: "-", yes: false } });
+    expect(await options("import", "handles.json", "-y")).toEqual({ file: "handles.json", yes: true });
+  });
+});
+
+describe("tools, dashboard, demo, demo-server, broker", () => {
+  it("tools: the server as given (resolved when it runs)", async () => {
+    expect(await options("tools", "-s", "a", "--stdio", "b", "--json")).toEqual({
+      server: "a",
+      stdio: "b",
+      json: true,
+    });
+  });
+
+  it("dashboard, also as ui", async () => {
+    expect(await parse("dashboard")).toEqual({ command: "dashboard", options: {} });
+    expect(await parse("ui")).toEqual({ command: "dashboard", options: {} });
+  });
+
+  it("demo and demo-server: defaults, every option, a bad generation or port", async () => {
+    expect(await options("demo")).toEqual({ generation: "v2", speed: 1 });
+    expect(await options("demo", "--generation", "v1", "--speed", "4")).toEqual({ generation: "v1", speed: 4 });
+    expect(await options("demo", "--speed", "-2")).toEqual({ generation: "v2", speed: 1 });
+    await usageError(["demo", "--generation", "v3"], /unknown generation: v3/);
+    expect(await options("demo-server")).toEqual({
+      generation: "v2",
+      speed: 1,
+      stdio: false,
+      port: 0,
+      store: undefined,
+    });
+    expect(
+      await options("demo-server", "--port", "8080", "--generation", "v1", "--speed", "2", "--store", "/s"),
+    ).toEqual({ generation: "v1", speed: 2, stdio: false, port: 8080, store: "/s" });
+    expect(await options("demo-server", "--stdio", "--port", "x")).toMatchObject({ stdio: true, port: 0 });
+    await usageError(["demo-server", "--port", "x"], /--port: not a whole number/);
+  });
+
+  it("broker (hidden): its key", async () => {
+    expect(await options("broker", "k123")).toEqual({ key: "k123" });
+  });
+});
+
+describe("server", () => {
+  it("add: an http server with headers, a stdio one with env and cwd", async () => {
+    expect(
+      await parse("server", "add", "web", "--url", "http://x.test/mcp", "--header", "A: b", "--header", "C:d"),
+    ).toEqual({
+      command: "server add",
+      options: {
+        name: "web",
+        descriptor: { transport: "http", url: "http://x.test/mcp", headers: { A: "b", C: "d" } },
+      },
+    });
+    expect(await options("server", "add", "local", "--stdio", "node s.js --x", "--env", "K=V", "--cwd", "/w")).toEqual({
+      name: "local",
+      descriptor: { transport: "stdio", command: "node", args: ["s.js", "--x"], env: { K: "V" }, cwd: "/w" },
+    });
+  });
+
+  it("add: usage errors", async () => {
+    await usageError(["server", "add", "bad name", "--url", "http://x.test"], /not a valid server name/);
+    await usageError(["server", "add", "n"], /exactly one of --url or --stdio/);
+    await usageError(["server", "add", "n", "--url", "http://x", "--stdio", "y"], /exactly one of --url or --stdio/);
+    await usageError(["server", "add", "n", "--url", "http://x", "--env", "K=V"], /--env and --cwd go with --stdio/);
+    await usageError(["server", "add", "n", "--stdio", "y", "--header", "A: b"], /--header goes with --url/);
+    await usageError(["server", "add", "n", "--url", "ftp://x"], /not an http\(s\) URL/);
+    await usageError(["server", "add", "n", "--stdio", "a | b"], /shell operators/);
+  });
+
+  it("list, remove, use, ps, stop, import", async () => {
+    expect(await parse("server", "list", "--json")).toEqual({ command: "server list", options: { json: true } });
+    expect(await parse("server", "remove", "n")).toEqual({ command: "server remove", options: { name: "n" } });
+    expect(await parse("server", "use", "n")).toEqual({ command: "server use", options: { name: "n" } });
+    expect(await parse("server", "ps")).toEqual({ command: "server ps", options: { json: false } });
+    expect(await parse("server", "stop", "node s.js")).toEqual({
+      command: "server stop",
+      options: { name: "node s.js" },
+    });
+    expect(await parse("server", "import", "claude.json")).toEqual({
+      command: "server import",
+      options: { file: "claude.json" },
+    });
+    await commanderError(["server", "use"], "commander.missingArgument");
+  });
+});
+
+describe("the command surface", () => {
+  it("buildProgram registers every command of COMMANDS, in order", () => {
+    const silent = { write: () => true };
+    const program = buildProgram({ io: { stdout: silent, stderr: silent } } as unknown as Context, () => {});
+    expect(program.commands.map((command) => command.name())).toEqual([
+      "server",
+      "tools",
+      "call",
+      "watch",
+      "result",
+      "respond",
+      "get",
+      "cancel",
+      "list",
+      "forget",
+      "prune",
+      "export",
+      "import",
+      "dashboard",
+      "demo-server",
+      "demo",
+      "broker",
+    ]);
+    const server = program.commands.find((command) => command.name() === "server")!;
+    expect(server.commands.map((command) => command.name())).toEqual([
+      "add",
+      "list",
+      "remove",
+      "use",
+      "ps",
+      "stop",
+      "import",
+    ]);
+  });
+
+  it("every leaf command was parsed above", () => {
+    expect([...parsed].sort()).toEqual(leafNames(COMMANDS).sort());
+  });
+});
