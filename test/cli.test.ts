@@ -1,12 +1,18 @@
 // The command line as users and scripts meet it: usage errors, saved servers, help. The built binary runs in a
 // fresh process each time.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
 import { ROOT, everythingStdio, v2Stdio } from "./helpers/servers.js";
+
+/** Every file under `dir`. */
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -132,6 +138,38 @@ describe("saved servers", () => {
       env: { K: "v" },
     });
     expect(doc.servers.web).toEqual({ transport: "http", url: "http://127.0.0.1:1/mcp" });
+  });
+
+  it("imports no literal secret: an env secret becomes a reference, a header secret is refused (exit 2)", async () => {
+    const home = tempHome();
+    const file = join(mkdtempSync(join(tmpdir(), "cfg-")), ".mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          "GitHub Server": { command: "gh-mcp", env: { GITHUB_TOKEN: "ghp_literalsecret123" } },
+          leaky: { type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer sk-literal-456" } },
+          api: { type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${API_KEY}" } },
+        },
+      }),
+    );
+    const run = await runCli(["server", "import", file], { home });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/GitHub-Server: .*set GITHUB_TOKEN/);
+    expect(run.stderr).toMatch(/not imported: leaky: its header Authorization holds a literal secret/);
+    expect(run.stderr).toMatch(/imported 2 server\(s\): GitHub-Server, api/);
+    const list = await runCli(["server", "list", "--json"], { home });
+    expect(JSON.parse(list.stdout).servers).toEqual({
+      "GitHub-Server": {
+        transport: "stdio",
+        command: "gh-mcp",
+        args: [],
+        env: { GITHUB_TOKEN: "${env:GITHUB_TOKEN}" },
+      },
+      api: { transport: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${env:API_KEY}" } },
+    });
+    const everything = [run.stdout, run.stderr, list.stdout, ...filesUnder(home).map((f) => readFileSync(f, "utf8"))];
+    for (const text of everything) expect(text).not.toMatch(/ghp_literalsecret123|sk-literal-456/);
   });
 
   it("refuses a server name that could escape into paths", async () => {

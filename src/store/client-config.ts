@@ -49,9 +49,10 @@ export async function readClientConfig(
   file: string,
   env: Record<string, string | undefined>,
 ): Promise<ClientConfig> {
-  // VS Code's files are JSON with comments and trailing commas (JSONC): its own parser reads them.
-  const { parse, printParseErrorCode } = await import("jsonc-parser");
-  const errors: import("jsonc-parser").ParseError[] = [];
+  // VS Code's files are JSON with comments and trailing commas (JSONC): its own parser reads them. Its ES module
+  // build, by path: the package's main is a UMD build whose inner require() calls a bundler cannot follow.
+  const { parse, printParseErrorCode } = await import("jsonc-parser/lib/esm/main.js");
+  const errors: import("jsonc-parser/lib/esm/main.js").ParseError[] = [];
   const data: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0)
     throw new UsageError(

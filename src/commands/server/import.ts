@@ -1,64 +1,65 @@
-// `mcp-task server import <file>`: save the servers of a Claude Desktop / Cursor / VS Code config file.
+// `mcp-task server import <file>`: save the servers of another MCP client's file (Claude Desktop, Claude Code, VS Code,
+// Cursor, Windsurf: store/client-config.ts reads them). A server that cannot be saved safely is named, and the
+// command exits 2 once the others are saved.
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
-import { UsageError } from "../../errors.js";
+import { ExitCode, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
-import { httpDescriptor, type ServerDescriptor } from "../../protocol/server.js";
+import { sanitizeLine } from "../../output/sanitize.js";
+import { readClientConfig } from "../../store/client-config.js";
 import { checkName } from "./names.js";
 
 export const serverImport: Leaf<{ file: string }, [string]> = {
   declare: (parent: Command) =>
     parent
       .command("import")
-      .summary("import servers from a Claude Desktop / Cursor / VS Code config file")
+      .summary("import servers from a Claude Desktop / Claude Code / VS Code / Cursor / Windsurf MCP file")
       .argument("<file>"),
   parse: ([file]) => ({ file }),
   run: (options, ctx) => runImportServers(options, ctx),
 };
 
 export async function runImportServers(options: { file: string }, ctx: Context): Promise<number> {
-  const imported = await importServers(options.file);
-  for (const [name, descriptor] of imported) ctx.settings.saveServer(name, descriptor);
-  if (!ctx.settings.defaultServer() && imported.length) ctx.settings.setDefaultServer(imported[0][0]);
-  createPrinter(ctx.io, false).note(
-    `imported ${imported.length} server(s): ${imported.map(([name]) => name).join(", ")}`,
+  let text: string;
+  try {
+    text = await readFile(options.file, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${sanitizeLine(options.file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  const config = await readClientConfig(text, options.file, ctx.env);
+  const printer = createPrinter(ctx.io, false);
+  const saved: string[] = [];
+  for (const server of config.servers) {
+    const name = savedName(server.name);
+    if (name === undefined) {
+      config.refused.push({ name: server.name, reason: "not a valid server name (letters, digits, '.', '_' and '-')" });
+      continue;
+    }
+    ctx.settings.saveServer(name, server.descriptor);
+    saved.push(name);
+    if (name !== server.name) printer.note(`${sanitizeLine(server.name)} is saved as ${name}`);
+    for (const note of server.notes) printer.note(`${name}: ${sanitizeLine(note)}`);
+  }
+  if (!ctx.settings.defaultServer() && saved.length) ctx.settings.setDefaultServer(saved[0]!);
+  printer.note(`imported ${saved.length} server(s)${saved.length ? `: ${saved.join(", ")}` : ""}`);
+  for (const { name, reason } of config.refused)
+    printer.note(`not imported: ${sanitizeLine(name)}: ${sanitizeLine(reason)}`);
+  if (config.refused.length === 0) return ExitCode.ok;
+  throw new UsageError(
+    `${config.refused.length} server(s) of ${sanitizeLine(options.file)} not imported (see above)`,
+    "fix them in the file and import it again, or add them with: mcp-task server add",
   );
-  return 0;
 }
 
-/** Reads `{"mcpServers": {...}}` (Claude Desktop, Cursor) or `{"servers": {...}}` (VS Code). */
-export async function importServers(file: string): Promise<Array<[string, ServerDescriptor]>> {
-  let data: { mcpServers?: unknown; servers?: unknown };
+/** The name a server is saved under: its own, with spaces as '-' ("GitHub Copilot": GitHub-Copilot); else none. */
+function savedName(name: string): string | undefined {
   try {
-    data = JSON.parse(await readFile(file, "utf8"));
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return checkName(name.trim().replace(/\s+/g, "-"));
+  } catch {
+    return undefined;
   }
-  const entries = (data?.mcpServers ?? data?.servers) as Record<string, Record<string, unknown>> | undefined;
-  if (!entries || typeof entries !== "object") throw new UsageError(`${file} has no "mcpServers" or "servers" object`);
-  const out: Array<[string, ServerDescriptor]> = [];
-  for (const [name, entry] of Object.entries(entries)) {
-    checkName(name);
-    if (typeof entry?.url === "string") {
-      out.push([name, httpDescriptor(entry.url, (entry.headers as Record<string, string>) ?? undefined)]);
-    } else if (typeof entry?.command === "string") {
-      const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
-      const env = entry.env && typeof entry.env === "object" ? (entry.env as Record<string, string>) : undefined;
-      out.push([
-        name,
-        {
-          transport: "stdio",
-          command: entry.command,
-          args,
-          ...(env ? { env } : {}),
-          ...(typeof entry.cwd === "string" ? { cwd: entry.cwd } : {}),
-        },
-      ]);
-    } else {
-      throw new UsageError(`server ${name} in ${file} has neither "command" nor "url"`);
-    }
-  }
-  return out;
 }
