@@ -10,6 +10,7 @@ import { server } from "./commands/server/index.js";
 import { tools } from "./commands/tools.js";
 import { call } from "./commands/task/call.js";
 import { cancel } from "./commands/task/cancel.js";
+import { wait } from "./commands/task/wait.js";
 import { exportTask } from "./commands/task/export.js";
 import { forget } from "./commands/task/forget.js";
 import { get } from "./commands/task/get.js";
@@ -35,7 +36,7 @@ export const VERSION = "0.1.0";
 // prettier-ignore
 export const COMMANDS: ReadonlyArray<AnyLeaf | Noun> = [
   server, tools,
-  call, watch, result, respond, get, cancel, list, forget, prune, exportTask, importTasks,
+  call, watch, result, wait, respond, get, cancel, list, forget, prune, exportTask, importTasks,
   dashboard, demoServer, demo, broker,
 ];
 

@@ -148,6 +148,25 @@ describe("watch, result, respond", () => {
     await usageError(["watch", "abcd", "--timeout", "1y"], /not a duration: 1y/);
   });
 
+  it("wait: one or more ids, --any, --timeout, --json; none is a usage error", async () => {
+    expect(await options("wait", "abcd", "efgh")).toEqual({
+      ids: ["abcd", "efgh"],
+      server: undefined,
+      any: false,
+      timeoutMs: undefined,
+      json: false,
+    });
+    expect(await options("wait", "abcd", "--any", "--timeout", "2m", "--json", "-s", "prod")).toEqual({
+      ids: ["abcd"],
+      server: "prod",
+      any: true,
+      timeoutMs: 120_000,
+      json: true,
+    });
+    await commanderError(["wait"], "commander.missingArgument");
+    await usageError(["wait", "abcd", "--timeout", "soon"], /--timeout/);
+  });
+
   it("result: prints the result only; --no-wait; it takes no answers", async () => {
     expect(await options("result", "abcd")).toMatchObject({ id: "abcd", resultOnly: true, noWait: false });
     expect(await options("result", "abcd", "--no-wait", "--json")).toMatchObject({ noWait: true, json: true });
@@ -297,6 +316,7 @@ describe("the command surface", () => {
       "call",
       "watch",
       "result",
+      "wait",
       "respond",
       "get",
       "cancel",

@@ -1,37 +1,84 @@
-// Reaching a saved task's server again from a later process (its V1 session where it has one; on stdio, its broker).
+// Reaching saved tasks' servers again from a later process (their V1 session where they have one; on stdio, the
+// server's broker): one connection per server and session, shared by every task followed through it.
 import type { Clock } from "../model.js";
 import { ServerError } from "../errors.js";
-import type { ServerDescriptor } from "../protocol/server.js";
-import type { ResumeToken, Wire } from "../protocol/wire.js";
+import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
+import { connectionScope, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "./engine.js";
 import { withdrawnNote, type InputProvider } from "./input.js";
 import { saveMoves, type TrackedTask } from "./tracker.js";
 
+/** What reaching a server needs of the context. */
+export interface ReconnectContext {
+  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken }): Promise<Wire>;
+  clock: Clock;
+}
+
+interface Link {
+  readonly wire: Wire;
+  readonly engine: TaskEngine;
+}
+
 /**
- * Reconnects to an opened task's server (its V1 session, where it has one). `note` hears, in a line for the user,
- * when the task is found in a new session (the server forgot the old one) and the handle moves to it.
+ * The connections of the saved tasks a command follows: one per server (per V1 session: its tasks are bound to it),
+ * opened on first use. `note` hears, in a line for the user, when a task is found in a new session (the server forgot
+ * the old one) and its handle moves to it, and when the server withdraws a question.
  */
+export class ServerLinks {
+  private readonly links = new Map<string, Promise<Link>>();
+  private readonly tracked = new Map<string, TrackedTask>();
+
+  constructor(
+    private readonly ctx: ReconnectContext,
+    private readonly input: InputProvider,
+    private readonly note?: (text: string) => void,
+  ) {}
+
+  /** The connection and engine that reach `tracked`'s task. */
+  async linkFor(tracked: TrackedTask): Promise<Link> {
+    const { server, resume } = tracked.handle;
+    const serverKey = descriptorKey(server.descriptor);
+    this.tracked.set(`${serverKey}|${tracked.taskId}`, tracked);
+    const key = `${serverKey}|${connectionScope(resume)}`;
+    let link = this.links.get(key);
+    if (!link) {
+      link = this.open(tracked, serverKey);
+      this.links.set(key, link);
+      link.catch(() => this.links.delete(key));
+    }
+    try {
+      return await link;
+    } catch (error) {
+      // A stdio task whose broker (and so its server) is gone, and whose outcome the broker did not write, is lost:
+      // record it on the handle. (A broker writes the outcome of every task it held before it leaves.)
+      if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome)
+        await tracked.markGone(error.message).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Closes every connection opened. */
+  async close(): Promise<void> {
+    const links = [...this.links.values()];
+    this.links.clear();
+    await Promise.all(links.map((link) => link.then((l) => l.wire.close()).catch(() => {})));
+  }
+
+  private async open(first: TrackedTask, serverKey: string): Promise<Link> {
+    const { server, resume } = first.handle;
+    const wire = await this.ctx.connect(server.descriptor, server.name, { resume });
+    saveMoves(wire, (taskId) => this.tracked.get(`${serverKey}|${taskId}`), this.note);
+    wire.onQuestionWithdrawn = (_taskId, request) => this.note?.(withdrawnNote(request));
+    return { wire, engine: new TaskEngine(wire, this.ctx.clock, this.input) };
+  }
+}
+
+/** Reconnects to one opened task's server (see ServerLinks); closing the wire closes the connection. */
 export async function reconnect(
   tracked: TrackedTask,
-  ctx: {
-    connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken }): Promise<Wire>;
-    clock: Clock;
-  },
+  ctx: ReconnectContext,
   input: InputProvider,
   note?: (text: string) => void,
-): Promise<{ wire: Wire; engine: TaskEngine }> {
-  const { server, resume } = tracked.handle;
-  let wire: Wire;
-  try {
-    wire = await ctx.connect(server.descriptor, server.name, { resume });
-  } catch (error) {
-    // A stdio task whose broker (and so its server) is gone, and whose outcome the broker did not write, is lost:
-    // record it on the handle. (A broker writes the outcome of every task it held before it leaves.)
-    if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome)
-      await tracked.markGone(error.message).catch(() => {});
-    throw error;
-  }
-  saveMoves(wire, (taskId) => (taskId === tracked.taskId ? tracked : undefined), note);
-  wire.onQuestionWithdrawn = (_taskId, request) => note?.(withdrawnNote(request));
-  return { wire, engine: new TaskEngine(wire, ctx.clock, input) };
+): Promise<Link> {
+  return new ServerLinks(ctx, input, note).linkFor(tracked);
 }
