@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
 import { everythingStdio, v2Stdio } from "./helpers/servers.js";
+import * as errors from "../src/errors.js";
+import { decodeError, encodeError } from "../src/broker/protocol.js";
+import { UnsafeFileError } from "../src/store/safe-fs.js";
 
 interface Meta {
   pid: number;
@@ -44,6 +47,37 @@ async function detach(home: string, ...args: string[]): Promise<string> {
   expect(run.code, run.stderr).toBe(0);
   return events(run.stdout)[0].taskId as string;
 }
+
+it("every error class of src/errors.ts crosses the broker's socket as itself (class, exit code, hint, task)", () => {
+  const classes = Object.values(errors).filter(
+    (value): value is typeof errors.McpTaskError =>
+      typeof value === "function" && (value === errors.McpTaskError || value.prototype instanceof errors.McpTaskError),
+  );
+  expect(classes.length).toBeGreaterThanOrEqual(12);
+  const across = (error: unknown) => decodeError(JSON.parse(JSON.stringify(encodeError(error))));
+  for (const Class of classes) {
+    const sent =
+      (Class as unknown) === errors.RpcError
+        ? new errors.RpcError("refused", -32602)
+        : new Class(`a ${Class.name}`, `hint of ${Class.name}`, "task-1");
+    const got = across(sent) as errors.McpTaskError;
+    expect(got.constructor, Class.name).toBe(Class);
+    expect([got.exitCode, got.code, got.message, got.hint, got.taskId]).toEqual([
+      sent.exitCode,
+      sent.code,
+      sent.message,
+      sent.hint,
+      sent.taskId,
+    ]);
+  }
+  expect((across(new errors.RpcError("refused", -32602)) as errors.RpcError).rpcCode).toBe(-32602);
+  const transient = new errors.SessionLostError("gone");
+  transient.transient = true;
+  expect((across(transient) as errors.ServerError).transient).toBe(true);
+  // A subclass defined elsewhere travels as its nearest class of src/errors.ts; anything else as the broker's failure.
+  expect(across(new UnsafeFileError("/x", "a symbolic link")).constructor).toBe(errors.UsageError);
+  expect(across(new Error("boom"))).toEqual(new errors.ServerError("the broker failed: boom"));
+});
 
 it("a stdio task started with --detach is watched to its end from a new process, then the broker leaves", async () => {
   const home = tempHome();
