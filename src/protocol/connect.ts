@@ -17,8 +17,8 @@ import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
 
-export const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
-export const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
+const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
+const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
 
 /** Where generation verdicts are remembered between processes. */
 export interface VerdictCache {
