@@ -79,6 +79,24 @@ it("every error class of src/errors.ts crosses the broker's socket as itself (cl
   expect(across(new Error("boom"))).toEqual(new errors.ServerError("the broker failed: boom"));
 });
 
+it("a broker that cannot start reports why as data; its log keeps the same for people", async () => {
+  const home = tempHome();
+  const run = await runCli(["call", "echo", "--stdio", "definitely-not-a-command-xyz", "--json"], { home });
+  expect(run.code, run.stderr).toBe(4);
+  expect(events(run.stdout)).toEqual([
+    expect.objectContaining({
+      type: "error",
+      code: "server",
+      message: "cannot start the server definitely-not-a-command-xyz: command not found: definitely-not-a-command-xyz",
+    }),
+  ]);
+  const dir = join(home, "brokers");
+  // The report is read once and removed; the log says it in words.
+  expect(readdirSync(dir).filter((name) => name.endsWith(".failed"))).toEqual([]);
+  const log = readdirSync(dir).find((name) => name.endsWith(".log"))!;
+  expect(readFileSync(join(dir, log), "utf8")).toMatch(/command not found: definitely-not-a-command-xyz/);
+});
+
 it("a stdio task started with --detach is watched to its end from a new process, then the broker leaves", async () => {
   const home = tempHome();
   const id = await detach(home, "simulate-research-query", "topic=x", "--stdio", everythingStdio);
