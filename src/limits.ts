@@ -95,10 +95,9 @@ export const MAX_HANDLE_BYTES = 32 * 1024 * 1024;
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 /** settings.json (saved servers, verdicts, tools' task support): kilobytes in use; past 16 MiB it is refused. */
 export const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
-/** A broker's records (brokers/<key>.json and .json.spec: a server descriptor, a pid, a time): a few KB in use. */
+/** A broker's records (brokers/<key>.json, .json.spec and .failed: a server descriptor, a pid, a time, an error): a
+ * few KB in use. */
 export const MAX_BROKER_RECORD_BYTES = 1024 * 1024;
-/** How much of a broker's log is read to say why it did not start (the last lines are what is shown). */
-export const BROKER_LOG_TAIL_BYTES = 64 * 1024;
 /** A broker's log is emptied when a broker starts with it past this size (it is appended to by every start). */
 export const MAX_BROKER_LOG_BYTES = 1024 * 1024;
 /** A Unix socket's path, in bytes: sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs, NUL included.

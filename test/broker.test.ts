@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
 import { everythingStdio, v2Stdio } from "./helpers/servers.js";
+import * as errors from "../src/errors.js";
+import { decodeError, encodeError } from "../src/broker/protocol.js";
+import { UnsafeFileError } from "../src/store/safe-fs.js";
 
 interface Meta {
   pid: number;
@@ -44,6 +47,55 @@ async function detach(home: string, ...args: string[]): Promise<string> {
   expect(run.code, run.stderr).toBe(0);
   return events(run.stdout)[0].taskId as string;
 }
+
+it("every error class of src/errors.ts crosses the broker's socket as itself (class, exit code, hint, task)", () => {
+  const classes = Object.values(errors).filter(
+    (value): value is typeof errors.McpTaskError =>
+      typeof value === "function" && (value === errors.McpTaskError || value.prototype instanceof errors.McpTaskError),
+  );
+  expect(classes.length).toBeGreaterThanOrEqual(12);
+  const across = (error: unknown) => decodeError(JSON.parse(JSON.stringify(encodeError(error))));
+  for (const Class of classes) {
+    const sent =
+      (Class as unknown) === errors.RpcError
+        ? new errors.RpcError("refused", -32602)
+        : new Class(`a ${Class.name}`, `hint of ${Class.name}`, "task-1");
+    const got = across(sent) as errors.McpTaskError;
+    expect(got.constructor, Class.name).toBe(Class);
+    expect([got.exitCode, got.code, got.message, got.hint, got.taskId]).toEqual([
+      sent.exitCode,
+      sent.code,
+      sent.message,
+      sent.hint,
+      sent.taskId,
+    ]);
+  }
+  expect((across(new errors.RpcError("refused", -32602)) as errors.RpcError).rpcCode).toBe(-32602);
+  const transient = new errors.SessionLostError("gone");
+  transient.transient = true;
+  expect((across(transient) as errors.ServerError).transient).toBe(true);
+  // A subclass defined elsewhere travels as its nearest class of src/errors.ts; anything else as the broker's failure.
+  expect(across(new UnsafeFileError("/x", "a symbolic link")).constructor).toBe(errors.UsageError);
+  expect(across(new Error("boom"))).toEqual(new errors.ServerError("the broker failed: boom"));
+});
+
+it("a broker that cannot start reports why as data; its log keeps the same for people", async () => {
+  const home = tempHome();
+  const run = await runCli(["call", "echo", "--stdio", "definitely-not-a-command-xyz", "--json"], { home });
+  expect(run.code, run.stderr).toBe(4);
+  expect(events(run.stdout)).toEqual([
+    expect.objectContaining({
+      type: "error",
+      code: "server",
+      message: "cannot start the server definitely-not-a-command-xyz: command not found: definitely-not-a-command-xyz",
+    }),
+  ]);
+  const dir = join(home, "brokers");
+  // The report is read once and removed; the log says it in words.
+  expect(readdirSync(dir).filter((name) => name.endsWith(".failed"))).toEqual([]);
+  const log = readdirSync(dir).find((name) => name.endsWith(".log"))!;
+  expect(readFileSync(join(dir, log), "utf8")).toMatch(/command not found: definitely-not-a-command-xyz/);
+});
 
 it("a stdio task started with --detach is watched to its end from a new process, then the broker leaves", async () => {
   const home = tempHome();

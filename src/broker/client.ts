@@ -1,33 +1,21 @@
-// Reaching a stdio server through its broker: find (or start) the broker, and speak to it as to a Wire. The
-// engine above cannot tell the difference.
+// Reaching a stdio server (or a kept HTTP session) through its broker: find the broker, or start one and report why
+// it could not start; and `server ps` / `server stop`. What speaks to it as a Wire is wire.ts.
 import { spawn } from "node:child_process";
 import { existsSync, rmSync, closeSync } from "node:fs";
 import { connect as netConnect, type Socket } from "node:net";
 import lockfile from "proper-lockfile";
 import type { Clock } from "../context.js";
-import { ServerError } from "../errors.js";
+import { InterruptedError, McpTaskError, ServerError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import type {
-  CallOptions,
-  CallOutcome,
-  Generation,
-  InputHandler,
-  InputRequest,
-  ResumeToken,
-  ServiceInputOptions,
-  Snapshot,
-  TaskPage,
-  ToolInfo,
-  UncertainDelivery,
-  Wire,
-} from "../protocol/wire.js";
-import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
+import type { ResumeToken, Wire } from "../protocol/wire.js";
+import { decodeError, type WireError } from "./protocol.js";
+import { BrokerWire } from "./wire.js";
 import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
 import { questionKeeperOf } from "../protocol/wire.js";
 import { isRunning, signalIfSame } from "./processes.js";
 import type { BrokerSpec } from "./server.js";
-import { BROKER_LOG_TAIL_BYTES, MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
-import { openOwnAppend, readOwnTail, readOwnText, UnsafeFileError, writeOwnFile } from "../store/safe-fs.js";
+import { MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
+import { openOwnAppend, readOwnText, UnsafeFileError, writeOwnFile } from "../store/safe-fs.js";
 
 export interface BrokerOptions {
   home: string;
@@ -93,25 +81,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
       if (exited !== null) break;
       await options.clock.sleep(50);
     }
-    // The broker's own report, as the reason (its "mcp-task: error:" prefix, its repeat of what failed and its hint
-    // are this error's own).
-    const tail = logTail(paths.log)
-      .trim()
-      .split("\n")
-      .filter((line) => !line.startsWith("hint:"))
-      .slice(-3)
-      .map((line) => line.replace(/^mcp-task: (error: )?/, "").replace(/^cannot start the server: /, ""))
-      .join(" ");
-    if (options.descriptor.transport === "http") {
-      throw new ServerError(
-        `cannot reach the session of ${options.name}${tail ? `: ${tail}` : ""}`,
-        "check that the server is running and the URL is right",
-      );
-    }
-    throw new ServerError(
-      `cannot start the server ${options.name}${tail ? `: ${tail}` : ""}`,
-      'check the command with: mcp-task tools --stdio "..."',
-    );
+    throw startFailure(options, paths, exited);
   } finally {
     await release();
   }
@@ -128,12 +98,44 @@ function openLog(path: string): number {
   }
 }
 
-/** The end of a broker's log ("" when there is none, or it is not a file of ours). */
-function logTail(path: string): string {
+/**
+ * Why a broker did not start, from what it reported (server.ts writes its error, encoded, to `paths.failed`): its
+ * class, unless it is a failure of the server's (then a ServerError saying which server could not be started), or an
+ * interruption of the broker, which is not this command's. Its log holds the same for people.
+ */
+function startFailure(options: BrokerOptions, paths: BrokerPaths, exited: number | null): Error {
+  const report = readReport(paths.failed);
+  const cause = report && decodeError(report);
+  // The reason names no server; the broker's own "cannot start the server: " before it is this error's.
+  const reason = report
+    ? report.message.replace(/^cannot start the server: /, "")
+    : `its broker ${exited === null ? `did not start in ${START_TIMEOUT_MS / 1000} s` : "exited"} without saying why (its log: ${paths.log})`;
+  const http = options.descriptor.transport === "http";
+  const message = http
+    ? `cannot reach the session of ${options.name}: ${reason}`
+    : `cannot start the server ${options.name}: ${reason}`;
+  const hint = http
+    ? "check that the server is running and the URL is right"
+    : 'check the command with: mcp-task tools --stdio "..."';
+  if (
+    report &&
+    cause instanceof McpTaskError &&
+    !(cause instanceof ServerError) &&
+    !(cause instanceof InterruptedError)
+  )
+    return decodeError({ ...report, message, hint: cause.hint ?? hint });
+  return new ServerError(message, hint);
+}
+
+/** A broker's report of why it could not start (undefined when there is none, or it is not a file of ours). */
+function readReport(path: string): WireError | undefined {
   try {
-    return readOwnTail(path, BROKER_LOG_TAIL_BYTES);
+    const report = JSON.parse(readOwnText(path, MAX_BROKER_RECORD_BYTES)) as WireError;
+    return typeof report?.name === "string" && typeof report.message === "string" ? report : undefined;
   } catch {
-    return "";
+    return undefined;
+  } finally {
+    rmSync(path, { force: true });
   }
 }
 
@@ -161,167 +163,7 @@ function cleanUpAfter(paths: BrokerPaths): void {
   }
   rmSync(paths.socket, { force: true });
   rmSync(paths.meta, { force: true });
-}
-
-/** The Wire of a server behind a broker. */
-class BrokerWire implements Wire {
-  inputHandler?: InputHandler;
-  serverPid?: number;
-  generation!: Generation;
-  protocolVersion!: string;
-  serverName!: string;
-  canListTasks!: boolean;
-  handsQuestionsOnce?: boolean;
-  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
-  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
-  /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
-  private readonly asking = new Map<number, AbortController>();
-  onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
-  private resume!: ResumeToken;
-  /** A moved task's token being saved: replies that follow it wait for it (as a direct wire awaits onTaskMoved). */
-  private moving: Promise<void> = Promise.resolve();
-  private next = 1;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  private readonly listeners = new Map<(s: Snapshot) => void, Set<string>>();
-  /** Tasks whose changes the server has confirmed it pushes (told by the broker). */
-  private readonly confirmed = new Set<string>();
-  private resolveClosed!: (error: Error) => void;
-  readonly closed = new Promise<Error>((resolve) => (this.resolveClosed = resolve));
-
-  private constructor(private readonly socket: Socket) {
-    onMessages(socket, (message) => this.receive(message));
-    socket.on("close", () => {
-      const error = new ServerError("the connection to the server's broker closed (the broker or its server stopped)");
-      for (const waiter of this.pending.values()) waiter.reject(error);
-      this.pending.clear();
-      this.resolveClosed(error);
-    });
-    socket.on("error", () => socket.destroy());
-  }
-
-  static async open(socket: Socket): Promise<BrokerWire> {
-    const wire = new BrokerWire(socket);
-    const hello = (await wire.call("hello")) as {
-      generation: Generation;
-      protocolVersion: string;
-      serverName: string;
-      canListTasks: boolean;
-      resume: ResumeToken;
-      serverPid?: number;
-      handsQuestionsOnce?: boolean;
-    };
-    Object.assign(wire, {
-      generation: hello.generation,
-      protocolVersion: hello.protocolVersion,
-      serverName: hello.serverName,
-      canListTasks: hello.canListTasks,
-      resume: hello.resume,
-      serverPid: hello.serverPid,
-      handsQuestionsOnce: hello.handsQuestionsOnce,
-    });
-    return wire;
-  }
-
-  private receive(message: Message): void {
-    if ("method" in message && message.method === "snapshot") {
-      const { snapshot, confirmed } = message.params as { snapshot: Snapshot; confirmed: boolean };
-      if (confirmed) this.confirmed.add(snapshot.taskId);
-      for (const [listener, ids] of this.listeners) if (ids.has(snapshot.taskId)) listener(snapshot);
-    } else if ("method" in message && message.method === "uncertain") {
-      const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
-      this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
-    } else if ("method" in message && message.method === "withdrawn") {
-      // The server stopped waiting for a question this command was given: stop asking, and say so.
-      const { id, taskId, request } = message.params as { id: number; taskId: string | null; request: InputRequest };
-      this.asking.get(id)?.abort();
-      this.onQuestionWithdrawn?.(taskId, request);
-    } else if ("method" in message && message.method === "moved") {
-      // The broker's wire found a task in a new session (the server forgot the old one): its owner saves the token.
-      const { taskId, token } = message.params as { taskId: string; token: ResumeToken };
-      this.moving = Promise.resolve(this.onTaskMoved?.(taskId, token)).catch(() => {});
-    } else if ("method" in message && message.method === "input" && "id" in message) {
-      const { request, taskId } = message.params as { request: never; taskId: string | null };
-      const asking = new AbortController();
-      this.asking.set(message.id, asking);
-      const answer = this.inputHandler
-        ? this.inputHandler(request, taskId, asking.signal)
-        : Promise.reject(new ServerError("no input handler"));
-      void answer.finally(() => this.asking.delete(message.id)).catch(() => {});
-      answer.then(
-        (result) => send(this.socket, { id: message.id, result }),
-        (error: unknown) => send(this.socket, { id: message.id, error: encodeError(error) }),
-      );
-    } else if ("id" in message) {
-      const waiter = this.pending.get(message.id);
-      if (!waiter) return;
-      this.pending.delete(message.id);
-      void this.moving.then(() => {
-        if ("error" in message) waiter.reject(decodeError(message.error));
-        else waiter.resolve((message as { result: unknown }).result);
-      });
-    }
-  }
-
-  /** One request to the broker. */
-  call(method: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
-    if (this.socket.destroyed) return Promise.reject(new ServerError("the server's broker is gone"));
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      // Stop waiting here; the broker finishes the request on its side.
-      const onAbort = () => {
-        if (this.pending.delete(id)) reject(signal!.reason);
-      };
-      // The listener goes with the request: a watch's signal sees thousands of reads.
-      const done = () => signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, {
-        resolve: (value) => (done(), resolve(value)),
-        reject: (error) => (done(), reject(error)),
-      });
-      signal?.addEventListener("abort", onAbort, { once: true });
-      send(this.socket, { id, method, params });
-    });
-  }
-
-  resumeToken(): ResumeToken {
-    return this.resume;
-  }
-  async listTools(): Promise<ToolInfo[]> {
-    return (await this.call("listTools")) as ToolInfo[];
-  }
-  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
-    return (await this.call(
-      "callTool",
-      { name, args, options: { task: options.task, ttlMs: options.ttlMs } },
-      options.signal,
-    )) as CallOutcome;
-  }
-  async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
-    return (await this.call("getTask", { taskId }, signal)) as Snapshot;
-  }
-  async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {
-    return (await this.call("serviceInput", { snapshot, answered: [...options.answered] }, options.signal)) as string[];
-  }
-  async cancelTask(taskId: string): Promise<Snapshot | undefined> {
-    return ((await this.call("cancelTask", { taskId })) as Snapshot | null) ?? undefined;
-  }
-  async listTasks(cursor?: string): Promise<TaskPage> {
-    return (await this.call("listTasks", { cursor })) as TaskPage;
-  }
-  async watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
-    this.listeners.set(listener, new Set(taskIds));
-    const { confirmed } = (await this.call("watch", { taskIds })) as { confirmed: string[] };
-    for (const taskId of confirmed) this.confirmed.add(taskId);
-    return () => {
-      this.listeners.delete(listener);
-      if (!this.socket.destroyed) void this.call("unwatch", { taskIds }).catch(() => {});
-    };
-  }
-  pushConfirmed(taskId: string): boolean {
-    return this.confirmed.has(taskId);
-  }
-  async close(): Promise<void> {
-    this.socket.end();
-  }
+  rmSync(paths.failed, { force: true });
 }
 
 /** What `server ps` shows: the brokers that run, with what they say of themselves. */

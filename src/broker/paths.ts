@@ -32,6 +32,8 @@ export interface BrokerPaths {
   meta: string;
   log: string;
   lock: string;
+  /** Why the broker could not start (an encoded error, protocol.ts), written by the broker for the starting command. */
+  failed: string;
 }
 
 export function brokerPaths(home: string, key: string): BrokerPaths {
@@ -43,6 +45,7 @@ export function brokerPaths(home: string, key: string): BrokerPaths {
     meta: join(dir, `${key}.json`),
     log: join(dir, `${key}.log`),
     lock: join(dir, `${key}.start`),
+    failed: join(dir, `${key}.failed`),
   };
 }
 

@@ -10,22 +10,12 @@ export interface ProcessRef {
   start: string;
 }
 
-/** True while some process has this pid (ours or not). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * When the process with this pid started, or undefined when there is none (or it cannot be told). Linux: field 22
  * of /proc/<pid>/stat (clock ticks since boot; the command name before it is in parentheses and may hold spaces).
  * Elsewhere: `ps -o lstart=` (to the second; with the pid, unique enough).
  */
-export function startOf(pid: number): string | undefined {
+function startOf(pid: number): string | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

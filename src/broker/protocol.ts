@@ -4,17 +4,8 @@
 // same code whether it reached the server directly or through a broker.
 import type { Socket } from "node:net";
 import { createInterface } from "node:readline";
-import {
-  InputRequiredError,
-  InterruptedError,
-  McpTaskError,
-  ProtocolViolation,
-  RpcError,
-  ServerError,
-  StillRunningError,
-  TaskNotFoundError,
-  UsageError,
-} from "../errors.js";
+import * as errors from "../errors.js";
+import { McpTaskError, RpcError, ServerError } from "../errors.js";
 
 export type Message =
   | { id: number; method: string; params?: unknown }
@@ -31,34 +22,45 @@ export interface WireError {
   rpcCode?: number;
 }
 
+type ErrorClass = new (message: string, hint?: string, taskId?: string | null) => McpTaskError;
+
+/**
+ * Every error class of src/errors.ts by its name, read from the module itself: a class added there travels through
+ * a broker with its exit code without being listed here.
+ */
+const CLASSES: ReadonlyMap<string, ErrorClass> = new Map(
+  Object.entries(errors as Record<string, unknown>).filter(
+    (entry): entry is [string, ErrorClass] =>
+      typeof entry[1] === "function" && (entry[1] === McpTaskError || entry[1].prototype instanceof McpTaskError),
+  ),
+);
+
+/** The name of the nearest class of src/errors.ts an error is an instance of (a subclass elsewhere travels as it). */
+function classNameOf(error: McpTaskError): string {
+  for (let proto = Object.getPrototypeOf(error); proto; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto.constructor as { name?: string }).name;
+    if (name && CLASSES.get(name) === proto.constructor) return name;
+  }
+  return "McpTaskError";
+}
+
 export function encodeError(error: unknown): WireError {
   if (error instanceof RpcError) return { name: "RpcError", message: error.message, rpcCode: error.rpcCode };
   if (error instanceof McpTaskError) {
     return {
-      name: error.constructor.name,
+      name: classNameOf(error),
       message: error.message,
       hint: error.hint,
       taskId: error.taskId,
-      transient: (error as ServerError).transient,
+      transient: error instanceof ServerError ? error.transient : undefined,
     };
   }
   return { name: "Error", message: error instanceof Error ? error.message : String(error) };
 }
 
-const CLASSES: Record<string, new (message: string, hint?: string, taskId?: string | null) => McpTaskError> = {
-  UsageError,
-  ServerError,
-  ProtocolViolation,
-  TaskNotFoundError,
-  InputRequiredError,
-  StillRunningError,
-  InterruptedError,
-  McpTaskError,
-};
-
 export function decodeError(wire: WireError): Error {
   if (wire.name === "RpcError") return new RpcError(wire.message, wire.rpcCode ?? -32603);
-  const Class = CLASSES[wire.name];
+  const Class = CLASSES.get(wire.name);
   if (!Class) return new ServerError(`the broker failed: ${wire.message}`);
   const error = new Class(wire.message, wire.hint, wire.taskId ?? null);
   if (error instanceof ServerError && wire.transient) error.transient = true;

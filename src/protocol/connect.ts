@@ -3,9 +3,10 @@ import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { ReadBuffer, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
-import { McpTaskError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
+import { TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { ChildProcess } from "node:child_process";
+import { connectError } from "./failures.js";
 import { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
 import { proxiedFetch } from "./proxy.js";
@@ -18,8 +19,8 @@ import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
 
-export const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
-export const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
+const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
+const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
 
 /** Where generation verdicts are remembered between processes. */
 export interface VerdictCache {
@@ -299,58 +300,4 @@ function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, s
       stderrTail.text = (stderrTail.text + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
     });
   };
-}
-
-/** The first `code` found along an error's cause chain (fetch wraps ECONNREFUSED two levels deep). */
-export function causeCode(error: unknown): string | undefined {
-  for (
-    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 6;
-    e = (e.cause ?? (e as { data?: { cause?: unknown } }).data?.cause) as typeof e, depth++
-  ) {
-    if (typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return e.code;
-  }
-  return undefined;
-}
-
-/** An error of ours along the cause chain (the guard's fetch names a network failure; the SDK wraps it). */
-function ownCause(error: unknown): McpTaskError | undefined {
-  for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
-    if (e instanceof McpTaskError) return e;
-  }
-  return undefined;
-}
-
-function connectError(
-  error: unknown,
-  label: string,
-  descriptor: ServerDescriptor,
-  stderr: string,
-  redact: (s: string) => string,
-): Error {
-  if (error instanceof UsageError) return error;
-  const own = ownCause(error);
-  if (own) return own;
-  const code = causeCode(error);
-  const message = error instanceof Error ? error.message : String(error);
-  const tail = sanitizeLine(stderr.trim()).slice(-400);
-  let text: string;
-  if (descriptor.transport === "stdio" && code === "ENOENT") {
-    text = `cannot start the server: command not found: ${descriptor.command}`;
-  } else if (code === "ECONNREFUSED") {
-    text = `cannot reach ${label}: connection refused`;
-  } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    text = `cannot reach ${label}: host not found`;
-  } else {
-    text = `cannot connect to ${label}: ${sanitizeLine(message)}${tail ? `; the server's stderr ends with: ${tail}` : ""}`;
-  }
-  const out = new ServerError(
-    redact(text),
-    descriptor.transport === "stdio"
-      ? "check the command with --stdio, or run it by hand"
-      : "check that the server is running and the URL is right",
-  );
-  // Over HTTP a refused or dropped connection may heal; a protocol-level refusal will not.
-  out.transient = descriptor.transport === "http" && code !== undefined;
-  return out;
 }

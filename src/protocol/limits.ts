@@ -7,6 +7,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { AuthRequiredError, ProtocolViolation, ServerError, type McpTaskError } from "../errors.js";
 import { MAX_SSE_IDLE_BYTES, SSE_MAX_RECONNECTS, SSE_MIN_RETRY_MS } from "../limits.js";
 import { sanitizeLine } from "../output/sanitize.js";
+import { networkError } from "./failures.js";
 import { MAX_MESSAGE_BYTES, oversizedMessage } from "./rpc.js";
 
 /** Redirects followed for one request (the SDK's own figure). */
@@ -194,59 +195,6 @@ export class SizeGuard {
       },
     });
   }
-}
-
-/** What a failure to reach `origin` was, from its cause's code (never its message): refused, no such host, TLS... */
-const NETWORK_CAUSES: Record<string, { text: string; transient: boolean; hint?: string }> = {
-  ECONNREFUSED: { text: "connection refused", transient: true },
-  ECONNRESET: { text: "the connection was reset", transient: true },
-  EPIPE: { text: "the connection was reset", transient: true },
-  ENOTFOUND: { text: "host not found", transient: true },
-  EAI_AGAIN: { text: "host not found (DNS lookup failed)", transient: true },
-  ETIMEDOUT: { text: "the connection timed out", transient: true },
-  UND_ERR_CONNECT_TIMEOUT: { text: "the connection timed out", transient: true },
-  UND_ERR_SOCKET: { text: "the connection closed", transient: true },
-  EHOSTUNREACH: { text: "host unreachable", transient: true },
-  ENETUNREACH: { text: "network unreachable", transient: true },
-  DEPTH_ZERO_SELF_SIGNED_CERT: { text: "its TLS certificate is self-signed", transient: false },
-  SELF_SIGNED_CERT_IN_CHAIN: { text: "its TLS certificate chain is self-signed", transient: false },
-  CERT_HAS_EXPIRED: { text: "its TLS certificate has expired", transient: false },
-  CERT_NOT_YET_VALID: { text: "its TLS certificate is not valid yet", transient: false },
-  ERR_TLS_CERT_ALTNAME_INVALID: { text: "its TLS certificate is for another host name", transient: false },
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: {
-    text: "its TLS certificate is not signed by a trusted authority",
-    transient: false,
-  },
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: {
-    text: "its TLS certificate is not signed by a trusted authority",
-    transient: false,
-  },
-};
-const TLS_HINT =
-  "if the server's certificate authority is to be trusted, name its certificate in NODE_EXTRA_CA_CERTS=<file.pem>";
-
-/** The first code along an error's cause chain that names a network or TLS failure. */
-export function networkCause(error: unknown): string | undefined {
-  for (
-    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 6;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (typeof e.code === "string" && NETWORK_CAUSES[e.code]) return e.code;
-  }
-  return undefined;
-}
-
-function networkError(error: unknown, origin: string): unknown {
-  const code = networkCause(error);
-  if (!code || (error as { name?: unknown })?.name === "AbortError") return error;
-  const cause = NETWORK_CAUSES[code]!;
-  const out = new ServerError(
-    `cannot reach ${origin}: ${cause.text}`,
-    cause.transient ? "check that the server is running and the URL is right" : TLS_HINT,
-  );
-  out.transient = cause.transient;
-  return out;
 }
 
 /** Newline-delimited JSON-RPC messages from a byte stream, in linear time, with a limit on one line. */

@@ -11,7 +11,7 @@ import type { z } from "zod/v4";
 import { ProtocolViolation } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { checkFormBounds } from "./schema-bounds.js";
-import type { CallToolResult, InputRequest, Snapshot, TaskError } from "./wire.js";
+import type { CallToolResult, InputRequest, Snapshot, TaskError, TaskPage } from "./wire.js";
 
 // A status message is a line for a person: a longer one is cut (src/limits.ts); it is shown, pushed and saved.
 import { MAX_STATUS_MESSAGE, MAX_TASK_ID_LENGTH, MAX_TIMESTAMP_LENGTH, MAX_TTL_MS } from "../limits.js";
@@ -85,6 +85,21 @@ export function snapshotFromV1(value: unknown, what = "task"): Snapshot {
     pollIntervalMs: pollInterval(task.pollInterval),
     inputRequests: [],
   };
+}
+
+/** A V1 tasks/list result: the tasks that parse (one malformed entry must not hide the others), and the cursor. */
+export function taskPageFromV1(reply: Record<string, unknown>): TaskPage {
+  if (!Array.isArray(reply.tasks))
+    throw new ProtocolViolation("the server sent a tasks/list result without a tasks array");
+  const tasks: Snapshot[] = [];
+  for (const entry of reply.tasks) {
+    try {
+      tasks.push(snapshotFromV1(entry, "tasks/list entry"));
+    } catch {
+      /* skipped: reported by the count difference */
+    }
+  }
+  return { tasks, nextCursor: typeof reply.nextCursor === "string" ? reply.nextCursor : undefined };
 }
 
 /** A V2 task (flat create reply, tasks/get result or notification) with its status-dependent fields. */

@@ -247,7 +247,7 @@ export function toServerError(error: unknown, what: string): ServerError {
  * initialized"); its text is the only sign they give, so it is read here, and only for a 400 to a request that
  * carried a session id.
  */
-export function sessionRefused(error: unknown): boolean {
+function sessionRefused(error: unknown): boolean {
   const { status, data } = (error ?? {}) as { status?: unknown; data?: { text?: unknown } };
   if (status === 404) return true;
   if (status !== 400 || typeof data?.text !== "string") return false;

@@ -19,7 +19,7 @@ import { sanitizeLine } from "../output/sanitize.js";
  * levels deep must not overflow the stack here either) and stopped at the first bound passed, so it costs at most
  * MAX_SCHEMA_NODES steps whatever the schema.
  */
-export function schemaOverLimit(schema: unknown): string | undefined {
+function schemaOverLimit(schema: unknown): string | undefined {
   const stack: Array<{ value: unknown; depth: number; pattern: boolean }> = [
     { value: schema, depth: 1, pattern: false },
   ];

@@ -17,7 +17,7 @@ import { resolveEnvRefs, type ServerDescriptor } from "./server.js";
  *  broker's Unix socket is). Values that look like shell functions are left out, as the SDK does. */
 const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
-export function serverEnvironment(
+function serverEnvironment(
   descriptor: Extract<ServerDescriptor, { transport: "stdio" }>,
   env: Record<string, string | undefined>,
 ): Record<string, string> {

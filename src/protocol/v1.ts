@@ -1,44 +1,34 @@
-// The 2025-11-25 core tasks ("V1") wire adapter.
+// The 2025-11-25 core tasks ("V1") wire adapter: calls, task reads, cancel and list, and the HTTP session (renewed
+// when the server forgot it). Its questions are v1-questions.ts, its tasks/result rounds v1-results.ts.
 //
 // Traps handled here (../shared/PROTOCOL.md): a call is task-augmented only when the server has
 // `tasks.requests.tools.call` AND the tool's `taskSupport` allows it; `input_required` is resolved only by opening
 // `tasks/result`, on whose stream the server sends ordinary `elicitation/create` requests; `tasks/result` blocks
 // until the task is terminal and then carries exactly what the call would have returned.
 import type { Client } from "@modelcontextprotocol/client";
-import {
-  ProtocolViolation,
-  RpcError,
-  ServerError,
-  SessionLostError,
-  TaskNotFoundError,
-  UsageError,
-} from "../errors.js";
+import { ProtocolViolation, RpcError, SessionLostError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
-import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
-import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
-import { checkToolSchemas, formOverLimit, overLimitStandIn } from "./schema-bounds.js";
+import { snapshotFromV1, taskPageFromV1, toolResultOrThrow } from "./parse.js";
+import { closeConnection, type RawChannel } from "./rpc.js";
+import { V1Questions } from "./v1-questions.js";
+import { V1Results } from "./v1-results.js";
+import { listToolPages, toolFromV1 } from "./tools.js";
 import type {
   CallOptions,
   CallOutcome,
-  CallToolResult,
   InputHandler,
   InputRequest,
   ResumeToken,
   ServiceInputOptions,
   Snapshot,
-  TaskError,
-  InputResponse,
   TaskPage,
   ToolInfo,
   UncertainDelivery,
   Wire,
 } from "./wire.js";
 
-const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const INVALID_PARAMS = -32602;
-
-type Outcome = { result: CallToolResult } | { error: TaskError };
 
 /** One connection to a V1 server: the SDK client (handshake, the server's requests), our channel, its session. */
 export interface V1Connection {
@@ -56,13 +46,14 @@ export class V1Wire implements Wire {
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   serverPid?: number;
   private tools?: Map<string, ToolInfo>;
-  /** Per task: the open tasks/result round its questions come with; `cut` once it ended without the task's outcome. */
-  private readonly rounds = new Map<string, { cut: boolean }>();
-  /** Answers to a task's questions handed to the SDK and not yet sent, by the server's request id. */
-  private readonly answering = new Map<unknown, { taskId: string; request: InputRequest; response: InputResponse }>();
-  /** Open `tasks/result` requests, one per task. */
-  private readonly resultRequests = new Map<string, Promise<Outcome | undefined>>();
-  private readonly outcomes = new Map<string, Outcome>();
+  /** The server's questions, asked on the tasks/result rounds (v1-questions.ts). */
+  private readonly questions = new V1Questions(this);
+  /** The tasks' outcomes, read with tasks/result (v1-results.ts). */
+  private readonly results = new V1Results(
+    (method, params, options) => this.request(method, params, options),
+    this.questions,
+    () => this.rpc.requestTimeoutMs,
+  );
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
   onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
   /** How many times the session was renewed (the server had forgotten it); 0: still the first one. */
@@ -101,32 +92,7 @@ export class V1Wire implements Wire {
       // A connection replaced by a renewed session is closed on purpose: that is not the wire's end.
       if (this.rpc === rpc) this.resolveClosed(error);
     });
-    // A question whose form is past the bounds never reaches the SDK (its parse of a form of 400,000 fields cost 8
-    // CPU-seconds; one 20,000 levels deep it refused on its own, unseen): it goes to the input handler like any
-    // other question (the engine refuses it: exit 4, naming the bound), and is answered from here when the handler
-    // answers; a question kept unanswered (by a broker, for a later command) stays unanswered.
-    rpc.screenRequest = (method, params, id) => {
-      const over = method === "elicitation/create" ? formOverLimit(params.requestedSchema) : undefined;
-      if (!over) return undefined;
-      // The form itself does not travel further (a broker could not even write it to its socket): a small stand-in
-      // that says why it was refused does, and the engine refuses it with that reason.
-      this.ask(method, { ...params, requestedSchema: overLimitStandIn(over) }, id).then(
-        (result) => rpc.reply(id, { result }),
-        () => rpc.reply(id, { error: { code: -32602, message: `mcp-task will not show or fill this form: ${over}` } }),
-      );
-      return "held";
-    };
-    // The request's signal aborts when the server withdraws its question (notifications/cancelled: it gave up waiting).
-    client.setRequestHandler(
-      "elicitation/create",
-      async (request, ctx) =>
-        this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never,
-    );
-    client.setRequestHandler(
-      "sampling/createMessage",
-      async (request, ctx) =>
-        this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never,
-    );
+    this.questions.attach(client, rpc);
     client.fallbackNotificationHandler = async (notification) => {
       if (notification.method !== "notifications/tasks/status" || this.listeners.size === 0) return;
       let snapshot: Snapshot;
@@ -136,33 +102,6 @@ export class V1Wire implements Wire {
         return; // A malformed notification is ignored: polling remains the source of truth.
       }
       for (const listener of this.listeners) listener(snapshot);
-    };
-    this.watchAnswers();
-  }
-
-  /**
-   * The SDK sends our answer as the response to the server's elicitation request, and only logs a failed send.
-   * Such an answer may not have reached the server: tell `onUncertainDelivery` (a server that did not take it asks
-   * again on its next tasks/result).
-   */
-  private watchAnswers(): void {
-    const transport = this.client.transport;
-    if (!transport) return;
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
-      const id = (message as { id?: unknown }).id;
-      const answer = "method" in message ? undefined : this.answering.get(id);
-      if (!answer) return send(message, options);
-      this.answering.delete(id);
-      return send(message, options).catch((error: unknown) => {
-        this.onUncertainDelivery?.({
-          taskId: answer.taskId,
-          answers: [{ request: answer.request, response: answer.response }],
-          stableKeys: false,
-          error: toServerError(error, "sending the answer"),
-        });
-        throw error;
-      });
     };
   }
 
@@ -227,57 +166,10 @@ export class V1Wire implements Wire {
     return this.taskCaps?.list !== undefined;
   }
 
-  /** Routes a server-to-client request to the input handler, tagged with its task when it has one. */
-  private async ask(
-    method: string,
-    params: Record<string, unknown>,
-    id: unknown,
-    signal?: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    const meta = (params._meta ?? {}) as Record<string, { taskId?: unknown } | undefined>;
-    const taskId = typeof meta[RELATED_TASK]?.taskId === "string" ? (meta[RELATED_TASK]!.taskId as string) : null;
-    const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
-    if (!this.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
-    const round = taskId !== null ? this.rounds.get(taskId) : undefined;
-    signal?.addEventListener("abort", () => this.onQuestionWithdrawn?.(taskId, input), { once: true });
-    const response = await this.inputHandler(input, taskId, signal);
-    if (method === "sampling/createMessage") {
-      // mcp-task has no model; a declined sampling request is reported to the server as an error.
-      throw new RpcError("sampling declined: mcp-task is not connected to a model", -1);
-    }
-    if (taskId !== null && round?.cut) {
-      // The round the question came with ended before the answer was ready: the server that asked may be gone (a
-      // restarted one does not know this request), so the answer is in doubt. It is sent all the same.
-      const error = new ServerError(
-        "the tasks/result stream that brought the question ended before the answer was sent",
-      );
-      this.onUncertainDelivery?.({ taskId, answers: [{ request: input, response }], stableKeys: false, error });
-    } else if (taskId !== null && id !== undefined) this.answering.set(id, { taskId, request: input, response });
-    return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
-  }
-
   async listTools(): Promise<ToolInfo[]> {
-    // Sent raw: on a resumed session the SDK has not seen initialize and would refuse (no tools capability known).
-    const tools: ToolInfo[] = [];
-    for (let cursor: string | undefined, page = 0; page < 100; page++) {
-      const reply = await this.request("tools/list", cursor ? { cursor } : {});
-      if (!Array.isArray(reply.tools))
-        throw new ProtocolViolation("the server sent a tools/list result without a tools array");
-      for (const tool of reply.tools as Array<Record<string, unknown>>) {
-        if (typeof tool?.name !== "string") continue;
-        checkToolSchemas(tool); // before anything walks them (schema-bounds.ts)
-        const support = (tool.execution as { taskSupport?: string } | undefined)?.taskSupport;
-        tools.push({
-          name: tool.name,
-          title: typeof tool.title === "string" ? tool.title : undefined,
-          description: typeof tool.description === "string" ? tool.description : undefined,
-          inputSchema: (tool.inputSchema as Record<string, unknown>) ?? { type: "object" },
-          outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
-          taskSupport: support === "optional" || support === "required" ? support : "forbidden",
-        });
-      }
-      if (typeof reply.nextCursor !== "string" || !(cursor = reply.nextCursor)) break;
-    }
+    // Sent raw (tools.ts): on a resumed session the SDK has not seen initialize and would refuse (no tools capability
+    // known).
+    const tools = await listToolPages((params) => this.request("tools/list", params), toolFromV1);
     this.tools = new Map(tools.map((tool) => [tool.name, tool]));
     return tools;
   }
@@ -309,7 +201,7 @@ export class V1Wire implements Wire {
     // Checked before anything else: a reply about another task would be followed as if it were this one.
     const snapshot = sameTaskOrThrow(snapshotFromV1(reply, "tasks/get result"), taskId, "tasks/get");
     if (snapshot.status === "completed" || snapshot.status === "failed") {
-      const outcome = this.outcomes.get(taskId) ?? (await this.finishedOutcome(taskId, snapshot.status, signal));
+      const outcome = this.results.known(taskId) ?? (await this.results.finished(taskId, snapshot.status, signal));
       if (outcome && "result" in outcome) snapshot.result = outcome.result;
       if (outcome && "error" in outcome) snapshot.error = outcome.error;
     }
@@ -317,69 +209,10 @@ export class V1Wire implements Wire {
     return completedOrThrow(snapshot);
   }
 
-  /**
-   * The outcome of a task tasks/get says has ended: tasks/result should answer at once, so it gets the request
-   * timeout here (while the task runs, tasks/result rightly waits without one).
-   */
-  private async finishedOutcome(taskId: string, status: string, signal?: AbortSignal): Promise<Outcome | undefined> {
-    const limit = this.rpc.requestTimeoutMs;
-    if (!limit) return this.fetchOutcome(taskId, signal);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new ServerError(
-          `the server did not answer tasks/result within ${Math.round(limit / 100) / 10} s although the task is ${status} (MCP_TASK_REQUEST_TIMEOUT)`,
-        );
-        error.transient = true;
-        reject(error);
-      }, limit);
-    });
-    try {
-      return await Promise.race([this.fetchOutcome(taskId, signal), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   async serviceInput(snapshot: Snapshot, _options: ServiceInputOptions): Promise<string[]> {
     // The questions arrive as elicitation requests once tasks/result is open; they reach inputHandler.
-    if (!this.resultRequests.has(snapshot.taskId)) void this.fetchOutcome(snapshot.taskId);
+    this.results.open(snapshot.taskId);
     return [];
-  }
-
-  /** Opens (or joins) the task's `tasks/result` request; resolves once the task is terminal. */
-  private fetchOutcome(taskId: string, signal?: AbortSignal): Promise<Outcome | undefined> {
-    let pending = this.resultRequests.get(taskId);
-    if (!pending) {
-      const round = { cut: false };
-      this.rounds.set(taskId, round);
-      // No timeout: tasks/result rightly blocks until the task ends.
-      pending = this.request("tasks/result", { taskId }, { timeoutMs: 0 }).then(
-        (reply) => {
-          const outcome = { result: toolResultOrThrow(reply, "tasks/result") };
-          this.outcomes.set(taskId, outcome);
-          return outcome;
-        },
-        (error: unknown) => {
-          if (this.resultRequests.get(taskId) === pending) this.resultRequests.delete(taskId);
-          round.cut = true;
-          if (error instanceof RpcError && error.rpcCode !== INVALID_PARAMS) {
-            // A failed task's tasks/result is the JSON-RPC error the call would have returned.
-            const outcome = { error: { code: error.rpcCode, message: error.message, data: error.data } };
-            this.outcomes.set(taskId, outcome);
-            return outcome;
-          }
-          throw error;
-        },
-      );
-      pending.catch(() => {});
-      this.resultRequests.set(taskId, pending);
-    }
-    if (!signal) return pending;
-    return Promise.race([
-      pending,
-      new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
-    ]);
   }
 
   async cancelTask(taskId: string): Promise<Snapshot | undefined> {
@@ -412,18 +245,7 @@ export class V1Wire implements Wire {
         "list saved handles without --remote",
       );
     const reply = await this.request("tasks/list", cursor ? { cursor } : {});
-    if (!Array.isArray(reply.tasks))
-      throw new ProtocolViolation("the server sent a tasks/list result without a tasks array");
-    const tasks: Snapshot[] = [];
-    // One malformed entry must not hide the others.
-    for (const entry of reply.tasks) {
-      try {
-        tasks.push(snapshotFromV1(entry, "tasks/list entry"));
-      } catch {
-        /* skipped: reported by the count difference */
-      }
-    }
-    return { tasks, nextCursor: typeof reply.nextCursor === "string" ? reply.nextCursor : undefined };
+    return taskPageFromV1(reply);
   }
 
   async watchNotifications(_taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {

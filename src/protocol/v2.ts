@@ -1,4 +1,4 @@
-// The 2026-07-28 tasks extension ("V2") wire adapter.
+// The 2026-07-28 tasks extension ("V2") wire adapter (its push updates are v2-push.ts).
 //
 // Traps handled here (../shared/PROTOCOL.md): every request carries the `_meta` envelope, with the tasks extension
 // declared on `tools/call` and `tasks/*`; the server alone decides whether a call becomes a task; request-level
@@ -21,11 +21,11 @@ import {
 } from "../errors.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
-import { ToolV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
-import { inputRequestsFromV2, parseOrThrow, snapshotFromV2, toolResultOrThrow } from "./parse.js";
-import { checkToolSchemas } from "./schema-bounds.js";
+import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
+import { listToolPages, toolFromV2 } from "./tools.js";
+import { V2Push } from "./v2-push.js";
 import { setOwn } from "../data.js";
-import { closeConnection, toServerError, type RawChannel } from "./rpc.js";
+import { closeConnection, type RawChannel } from "./rpc.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -53,16 +53,11 @@ export class V2Wire implements Wire {
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   serverPid?: number;
-  private readonly listeners = new Set<(snapshot: Snapshot) => void>();
-  private subscription?: { taskIds: string[]; abort: AbortController };
-  private readonly wanted = new Set<string>();
-  /** Task ids the server acknowledged in subscriptions/listen. */
-  private readonly confirmed = new Set<string>();
+  private readonly push: V2Push;
 
   pushConfirmed(taskId: string): boolean {
-    return this.confirmed.has(taskId);
+    return this.push.confirmed(taskId);
   }
-  private resubscribing = false;
 
   constructor(
     private readonly client: Client,
@@ -70,23 +65,9 @@ export class V2Wire implements Wire {
     readonly protocolVersion: string,
     readonly serverName: string,
   ) {
-    client.fallbackNotificationHandler = async (notification) => {
-      if (notification.method === "notifications/subscriptions/acknowledged") {
-        const ids = (notification.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications
-          ?.taskIds;
-        if (Array.isArray(ids)) for (const id of ids) if (typeof id === "string") this.confirmed.add(id);
-        return;
-      }
-      // `notifications/tasks/status` is the older name of `notifications/tasks`.
-      if (notification.method !== "notifications/tasks" && notification.method !== "notifications/tasks/status") return;
-      let snapshot: Snapshot;
-      try {
-        snapshot = snapshotFromV2(notification.params, "task notification");
-      } catch {
-        return; // Ignored: polling remains the source of truth.
-      }
-      for (const listener of this.listeners) listener(snapshot);
-    };
+    this.push = new V2Push(client, (taskIds, signal) =>
+      this.request("subscriptions/listen", { notifications: { taskIds } }, { signal, timeoutMs: 0 }),
+    );
   }
 
   get closed(): Promise<Error> {
@@ -126,35 +107,9 @@ export class V2Wire implements Wire {
   }
 
   async listTools(): Promise<ToolInfo[]> {
-    // Raw, as V1 does: the SDK's own parse of tools/list walks every schema recursively (one 20,000 levels deep
-    // overflowed the stack: "tools/list failed: Maximum call stack size exceeded"). Each tool's schemas are measured
-    // first (schema-bounds.ts), then the tool is parsed with the spec's schema.
-    const tools: ToolInfo[] = [];
-    for (let cursor: string | undefined, page = 0; page < 100; page++) {
-      const reply = await this.request("tools/list", cursor ? { cursor } : {}, { tasks: false });
-      if (!Array.isArray(reply.tools))
-        throw new ProtocolViolation("the server sent a tools/list result without a tools array");
-      for (const raw of reply.tools as unknown[]) {
-        checkToolSchemas(raw);
-        const tool = parseOrThrow(ToolV2Schema, raw, "tool in tools/list") as {
-          name: string;
-          title?: string;
-          description?: string;
-          inputSchema: unknown;
-          outputSchema?: unknown;
-        };
-        tools.push({
-          name: tool.name,
-          title: tool.title,
-          description: tool.description,
-          inputSchema: tool.inputSchema as Record<string, unknown>,
-          outputSchema: tool.outputSchema as Record<string, unknown> | undefined,
-          taskSupport: "server",
-        });
-      }
-      if (typeof reply.nextCursor !== "string" || !(cursor = reply.nextCursor)) break;
-    }
-    return tools;
+    // Raw, as V1 does (tools.ts): the SDK's own parse of tools/list walks every schema recursively (one 20,000
+    // levels deep overflowed the stack: "tools/list failed: Maximum call stack size exceeded").
+    return listToolPages((params) => this.request("tools/list", params, { tasks: false }), toolFromV2);
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
@@ -260,35 +215,7 @@ export class V2Wire implements Wire {
   }
 
   async watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void> {
-    this.listeners.add(listener);
-    // Many watches start together (a dashboard): one subscriptions/listen for all of them, not one each.
-    for (const id of taskIds) this.wanted.add(id);
-    if (!this.resubscribing) {
-      this.resubscribing = true;
-      queueMicrotask(() => {
-        this.resubscribing = false;
-        this.resubscribe([...this.wanted]);
-      });
-    }
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.subscription?.abort.abort();
-    };
-  }
-
-  /** Keeps one `subscriptions/listen` stream open for the watched tasks (best effort: polling still runs). */
-  private resubscribe(taskIds: string[]): void {
-    const wanted = [...new Set(taskIds)];
-    if (this.subscription && wanted.every((id) => this.subscription!.taskIds.includes(id))) return;
-    this.subscription?.abort.abort();
-    this.confirmed.clear();
-    const abort = new AbortController();
-    this.subscription = { taskIds: wanted, abort };
-    void this.request(
-      "subscriptions/listen",
-      { notifications: { taskIds: wanted } },
-      { signal: abort.signal, timeoutMs: 0 },
-    ).catch(() => {});
+    return this.push.watch(taskIds, listener);
   }
 
   private async taskRequest(
@@ -312,7 +239,7 @@ export class V2Wire implements Wire {
   }
 
   async close(): Promise<void> {
-    this.subscription?.abort.abort();
+    this.push.close();
     await closeConnection(this.client, this.serverPid);
   }
 }

@@ -1,0 +1,95 @@
+// A broker's life once it listens: it leaves after its grace once no command is attached, no task runs and every
+// outcome is written (or at once when its socket is removed, or on an interrupt), and when its server dies (after
+// saying so on the handles of the tasks that server was running). Leaving removes its socket and records and stops
+// its server for sure.
+import { existsSync, rmSync } from "node:fs";
+import type { Server } from "node:net";
+import type { Context } from "../context.js";
+import type { Wire } from "../protocol/wire.js";
+import type { BrokerMeta, BrokerPaths } from "./paths.js";
+import { isRunning, signalIfSame, type ProcessRef } from "./processes.js";
+import type { Client } from "./questions.js";
+import type { HeldTasks } from "./tasks.js";
+
+export interface Running {
+  server: Server;
+  wire: Wire;
+  meta: BrokerMeta;
+  clients: Set<Client>;
+  tasks: HeldTasks;
+  /** Aborted when the broker starts to leave: its own following of tasks stops. */
+  stop: AbortController;
+}
+
+/** SIGTERM, then SIGKILL after two seconds, until the process is gone (signalled only while it is that process). */
+async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<void> {
+  for (const [signal, waitMs] of [
+    ["SIGTERM", 2000],
+    ["SIGKILL", 1000],
+  ] as const) {
+    if (!signalIfSame(ref, signal)) return;
+    const until = ctx.clock.now() + waitMs;
+    while (isRunning(ref) && ctx.clock.now() < until) await ctx.clock.sleep(50);
+  }
+}
+
+export class Lifecycle {
+  private stopping = false;
+  private finish: (code: number) => void = () => {};
+  /** The broker's exit code, once it has left. */
+  readonly done = new Promise<number>((resolve) => (this.finish = resolve));
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly paths: BrokerPaths,
+    private readonly key: string,
+    private readonly running: Running,
+  ) {}
+
+  async shutdown(code: number): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    const { server, clients, tasks, wire, meta, stop } = this.running;
+    stop.abort();
+    server.close();
+    for (const client of clients) client.socket.destroy();
+    rmSync(this.paths.socket, { force: true });
+    rmSync(this.paths.meta, { force: true });
+    rmSync(`${this.paths.meta}.spec`, { force: true });
+    // The SDK's close waits on timers that do not keep a process alive, so this process could end mid-close and a
+    // server that ignores the end of its input (server-everything does, with a question pending) would outlive
+    // its broker. A pending sleep keeps the process alive until the server is surely gone.
+    const hold = new AbortController();
+    void this.ctx.clock.sleep(15_000, hold.signal);
+    await tasks.flush().catch(() => {});
+    await wire.close();
+    await ensureExited(meta.server, this.ctx);
+    hold.abort();
+    this.finish(code);
+  }
+
+  /** The server died: the tasks it was running are lost; say so on their handles, then leave. */
+  leaveWithServer(): void {
+    void this.running.wire.closed.then(async (reason) => {
+      if (this.stopping) return;
+      await this.running.tasks.markLost(reason, this.key);
+      await this.shutdown(1);
+    });
+  }
+
+  /** Leaves once idle for `graceMs`, when its socket is removed, or on an interrupt. */
+  leaveWhenIdle(graceMs: number): void {
+    const { clients, tasks, stop } = this.running;
+    void (async () => {
+      while (!stop.signal.aborted) {
+        await this.ctx.clock.sleep(Math.min(1000, graceMs), stop.signal);
+        // Its socket or its home removed (the store deleted, a test's home cleaned up): nobody can reach it any more.
+        if (!existsSync(this.paths.socket)) await this.shutdown(0);
+        if (clients.size === 0 && tasks.live() === 0 && this.ctx.clock.now() - tasks.idleSince >= graceMs)
+          await this.shutdown(0);
+      }
+    })();
+    this.ctx.interrupt.addEventListener("abort", () => void this.shutdown(0), { once: true });
+    if (this.ctx.interrupt.aborted) void this.shutdown(0);
+  }
+}

@@ -1,0 +1,116 @@
+// The broker's side of its socket: what each request of a command does with the wire, the tasks and the questions
+// the broker holds, and the connection of each command (its requests, its answers to questions, its leaving).
+import { createServer, type Server } from "node:net";
+import type { Clock } from "../context.js";
+import type { Snapshot, Wire } from "../protocol/wire.js";
+import type { BrokerMeta } from "./paths.js";
+import { encodeError, onMessages, send, type Message } from "./protocol.js";
+import type { Answer, Client, Questions } from "./questions.js";
+import type { HeldTasks } from "./tasks.js";
+
+export interface BrokerParts {
+  wire: Wire;
+  clock: Clock;
+  meta: BrokerMeta;
+  clients: Set<Client>;
+  tasks: HeldTasks;
+  questions: Questions;
+  /** Stops the broker (its server with it). */
+  shutdown(): void;
+}
+
+type Handler = (client: Client, params: Record<string, unknown>) => Promise<unknown>;
+
+function requestHandlers(parts: BrokerParts): Record<string, Handler> {
+  const { wire, tasks, questions, clients, meta, clock } = parts;
+  return {
+    hello: async () => ({
+      generation: wire.generation,
+      protocolVersion: wire.protocolVersion,
+      serverName: wire.serverName,
+      canListTasks: wire.canListTasks,
+      resume: wire.resumeToken(),
+      serverPid: wire.serverPid,
+      handsQuestionsOnce: wire.handsQuestionsOnce,
+    }),
+    listTools: async () => wire.listTools(),
+    callTool: async (client, p) => {
+      questions.caller = client;
+      const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, p.options as never);
+      questions.calls.add(call);
+      try {
+        const outcome = await call;
+        if (outcome.kind === "task") {
+          questions.madeTask(call, outcome.snapshot.taskId, client);
+          tasks.remember(outcome.snapshot);
+        }
+        return outcome;
+      } finally {
+        questions.callEnded(call);
+      }
+    },
+    getTask: async (_client, p) => {
+      const snapshot = questions.heldFor(await wire.getTask(String(p.taskId)));
+      tasks.remember(snapshot);
+      return snapshot;
+    },
+    serviceInput: async (client, p) => {
+      const snapshot = p.snapshot as Snapshot;
+      questions.askedBy(client, snapshot.taskId);
+      return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
+    },
+    cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
+    listTasks: async (_client, p) => wire.listTasks(p.cursor as string | undefined),
+    watch: async (client, p) => {
+      tasks.watch(client, p.taskIds as string[]);
+      return { confirmed: (p.taskIds as string[]).filter((taskId) => wire.pushConfirmed?.(taskId)) };
+    },
+    unwatch: async (client, p) => {
+      for (const taskId of p.taskIds as string[]) client.watching.delete(taskId);
+      return null;
+    },
+    status: async () => ({
+      ...meta,
+      clients: clients.size,
+      tasks: tasks.known.size,
+      live: tasks.live(),
+      uptimeMs: clock.now() - Date.parse(meta.startedAt),
+    }),
+    shutdown: async () => {
+      setImmediate(() => parts.shutdown());
+      return null;
+    },
+  };
+}
+
+/** The broker's socket server: each connection is a command, speaking the protocol of protocol.ts. */
+export function brokerServer(parts: BrokerParts): Server {
+  const handlers = requestHandlers(parts);
+  return createServer((socket) => {
+    const client: Client = { socket, watching: new Set() };
+    parts.clients.add(client);
+    onMessages(socket, (message: Message) => {
+      if ("method" in message && "id" in message) {
+        const handler = handlers[message.method];
+        if (!handler)
+          return send(socket, {
+            id: message.id,
+            error: { name: "ProtocolViolation", message: `unknown broker method ${message.method}` },
+          });
+        handler(client, (message.params ?? {}) as Record<string, unknown>).then(
+          (result) => send(socket, { id: message.id, result: result ?? null }),
+          (error: unknown) => send(socket, { id: message.id, error: encodeError(error) }),
+        );
+      } else if ("id" in message && message.id < 0) {
+        // The client's answer to an input request.
+        parts.questions.answer(client, message as Answer);
+      }
+    });
+    socket.on("close", () => {
+      parts.clients.delete(client);
+      parts.questions.left(client);
+      parts.tasks.idleSince = parts.clock.now();
+    });
+    socket.on("error", () => socket.destroy());
+  });
+}

@@ -1,0 +1,143 @@
+// The tasks a broker holds: what it has seen of each (written onto their handles by tasks/recorder.ts, so that
+// their outcomes outlive it), its own unhurried following of each to its end, the push updates it passes on to the
+// commands watching, and what it writes on the handles when its server dies. It stays while a task runs (within the
+// task's ttl and MAX_BROKER_FOLLOW_MS) or an outcome is still to be written.
+import type { Context } from "../context.js";
+import type { ServerDescriptor } from "../protocol/server.js";
+import { isTerminal, type Snapshot, type Wire } from "../protocol/wire.js";
+import { pollInterval } from "../protocol/checks.js";
+import { TrackedTask, expiryBase } from "../tasks/tracker.js";
+import { Recorder } from "../tasks/recorder.js";
+import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
+import { brokerKey } from "./paths.js";
+import { send } from "./protocol.js";
+import type { Client } from "./questions.js";
+
+export class HeldTasks {
+  /** Every task the broker has heard of, with its latest snapshot (undefined until one is read). */
+  readonly known = new Map<string, Snapshot | undefined>();
+  private readonly firstSeen = new Map<string, number>();
+  private readonly followed = new Set<string>();
+  private readonly recorder: Recorder;
+  /** Since when nothing happened that keeps the broker up (a task ended, a command left). */
+  idleSince: number;
+
+  constructor(
+    private readonly wire: Wire,
+    private readonly ctx: Context,
+    descriptor: ServerDescriptor,
+    private readonly clients: ReadonlySet<Client>,
+    /** What the broker's questions make of a snapshot (input_required while one is held). */
+    private readonly heldFor: (snapshot: Snapshot) => Snapshot,
+    private readonly stop: AbortSignal,
+  ) {
+    this.recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, descriptor);
+    this.idleSince = ctx.clock.now();
+  }
+
+  running(snapshot: Snapshot | undefined, taskId: string): boolean {
+    if (snapshot && isTerminal(snapshot.status)) return false;
+    const now = this.ctx.clock.now();
+    const since = this.firstSeen.get(taskId) ?? now;
+    if (now - since > MAX_BROKER_FOLLOW_MS) return false;
+    // The ttl counts as on the handle (tracker.ts expiryBase): from the server's createdAt where it is believable.
+    const created = expiryBase({
+      createdAt: new Date(since).toISOString(),
+      taskCreatedAt: snapshot?.createdAt ?? null,
+    });
+    const ttl = snapshot?.ttlMs;
+    return !(typeof ttl === "number" && created !== undefined && now > created + ttl);
+  }
+
+  /** What keeps the broker up: tasks running, and outcomes still to be written. */
+  live(): number {
+    return [...this.known].filter(([taskId, s]) => this.running(s, taskId)).length + this.recorder.pending;
+  }
+
+  newestRunning(): string | null {
+    let best: { taskId: string; at: number } | undefined;
+    for (const [taskId, snapshot] of this.known) {
+      const at = this.firstSeen.get(taskId) ?? 0;
+      if (this.running(snapshot, taskId) && (!best || at >= best.at)) best = { taskId, at };
+    }
+    return best?.taskId ?? null;
+  }
+
+  /** A snapshot seen (from a command's request, the broker's own reading or a push): kept, and written down. */
+  seen(snapshot: Snapshot): void {
+    if (!this.firstSeen.has(snapshot.taskId)) this.firstSeen.set(snapshot.taskId, this.ctx.clock.now());
+    this.known.set(snapshot.taskId, snapshot);
+    void this.recorder.record(snapshot);
+    if (isTerminal(snapshot.status)) this.idleSince = this.ctx.clock.now();
+  }
+
+  /** A snapshot a command's request brought: seen, and the task followed while it runs. */
+  remember(snapshot: Snapshot): void {
+    this.seen(snapshot);
+    if (!isTerminal(snapshot.status)) void this.follow(snapshot.taskId);
+  }
+
+  /** A change of a task: seen, and sent to the commands watching it. */
+  readonly broadcast = (given: Snapshot): void => {
+    const snapshot = this.heldFor(given);
+    this.seen(snapshot);
+    // Whether the server has confirmed it pushes this task's changes travels with each update, so that a command
+    // behind the broker relaxes its polling as it would on a direct connection.
+    const confirmed = this.wire.pushConfirmed?.(snapshot.taskId) ?? false;
+    for (const client of this.clients)
+      if (client.watching.has(snapshot.taskId))
+        send(client.socket, { method: "snapshot", params: { snapshot, confirmed } });
+  };
+
+  /** A command watches these tasks: they are followed, and their changes sent to it. */
+  watch(client: Client, taskIds: string[]): void {
+    for (const taskId of taskIds) {
+      client.watching.add(taskId);
+      if (!this.known.has(taskId)) this.known.set(taskId, undefined);
+      void this.follow(taskId);
+    }
+  }
+
+  /** The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave). */
+  async follow(taskId: string): Promise<void> {
+    if (this.followed.has(taskId)) return;
+    this.followed.add(taskId);
+    void this.wire.watchNotifications([taskId], this.broadcast).catch(() => {});
+    while (!this.stop.aborted) {
+      const last = this.known.get(taskId);
+      if ((last && isTerminal(last.status)) || !this.running(last, taskId)) return;
+      // At least 5 s apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already).
+      await this.ctx.clock.sleep(Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000), this.stop);
+      if (this.stop.aborted) return;
+      try {
+        const snapshot = this.heldFor(await this.wire.getTask(taskId));
+        if (snapshot.status !== this.known.get(taskId)?.status) this.broadcast(snapshot);
+        else this.seen(snapshot);
+      } catch {
+        // Unknown to the server (or it fails to answer): no longer followed, and no longer keeping the broker up.
+        this.firstSeen.set(taskId, -MAX_BROKER_FOLLOW_MS);
+        return;
+      }
+    }
+  }
+
+  /** The outcomes seen, written. */
+  flush(): Promise<void> {
+    return this.recorder.flush();
+  }
+
+  /** The server died: the tasks it was running are lost; said so on their handles (those of this broker's server). */
+  async markLost(reason: Error, key: string): Promise<void> {
+    const message = `the server exited while the task was running: ${reason.message}`;
+    for (const [taskId, snapshot] of this.known) {
+      if (snapshot && isTerminal(snapshot.status)) continue;
+      try {
+        const { stem, handle } = await this.ctx.tracker.store.find(taskId);
+        if (handle.taskId === taskId && brokerKey(handle.server.descriptor) === key)
+          await new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle).markGone(message);
+      } catch {
+        /* no saved handle for it */
+      }
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// What a failure to reach a server was, named from its cause's code (never its message): refused, no such host, a
+// TLS certificate refused, a stdio command not found; an error of our own along the cause chain is kept as it is.
+// Used by the HTTP guard (limits.ts) for each request and by connect.ts for the connection as a whole.
+import { McpTaskError, ServerError, UsageError } from "../errors.js";
+import { sanitizeLine } from "../output/sanitize.js";
+import type { ServerDescriptor } from "./server.js";
+
+/** What a failure to reach `origin` was, from its cause's code (never its message): refused, no such host, TLS... */
+const NETWORK_CAUSES: Record<string, { text: string; transient: boolean; hint?: string }> = {
+  ECONNREFUSED: { text: "connection refused", transient: true },
+  ECONNRESET: { text: "the connection was reset", transient: true },
+  EPIPE: { text: "the connection was reset", transient: true },
+  ENOTFOUND: { text: "host not found", transient: true },
+  EAI_AGAIN: { text: "host not found (DNS lookup failed)", transient: true },
+  ETIMEDOUT: { text: "the connection timed out", transient: true },
+  UND_ERR_CONNECT_TIMEOUT: { text: "the connection timed out", transient: true },
+  UND_ERR_SOCKET: { text: "the connection closed", transient: true },
+  EHOSTUNREACH: { text: "host unreachable", transient: true },
+  ENETUNREACH: { text: "network unreachable", transient: true },
+  DEPTH_ZERO_SELF_SIGNED_CERT: { text: "its TLS certificate is self-signed", transient: false },
+  SELF_SIGNED_CERT_IN_CHAIN: { text: "its TLS certificate chain is self-signed", transient: false },
+  CERT_HAS_EXPIRED: { text: "its TLS certificate has expired", transient: false },
+  CERT_NOT_YET_VALID: { text: "its TLS certificate is not valid yet", transient: false },
+  ERR_TLS_CERT_ALTNAME_INVALID: { text: "its TLS certificate is for another host name", transient: false },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: {
+    text: "its TLS certificate is not signed by a trusted authority",
+    transient: false,
+  },
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: {
+    text: "its TLS certificate is not signed by a trusted authority",
+    transient: false,
+  },
+};
+const TLS_HINT =
+  "if the server's certificate authority is to be trusted, name its certificate in NODE_EXTRA_CA_CERTS=<file.pem>";
+
+/** The first code along an error's cause chain that names a network or TLS failure. */
+function networkCause(error: unknown): string | undefined {
+  for (
+    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 6;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (typeof e.code === "string" && NETWORK_CAUSES[e.code]) return e.code;
+  }
+  return undefined;
+}
+
+/** A failure to reach `origin` named by its cause (a ServerError); any other error as it is. */
+export function networkError(error: unknown, origin: string): unknown {
+  const code = networkCause(error);
+  if (!code || (error as { name?: unknown })?.name === "AbortError") return error;
+  const cause = NETWORK_CAUSES[code]!;
+  const out = new ServerError(
+    `cannot reach ${origin}: ${cause.text}`,
+    cause.transient ? "check that the server is running and the URL is right" : TLS_HINT,
+  );
+  out.transient = cause.transient;
+  return out;
+}
+
+/** The first `code` found along an error's cause chain (fetch wraps ECONNREFUSED two levels deep). */
+function causeCode(error: unknown): string | undefined {
+  for (
+    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 6;
+    e = (e.cause ?? (e as { data?: { cause?: unknown } }).data?.cause) as typeof e, depth++
+  ) {
+    if (typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/** An error of ours along the cause chain (the guard's fetch names a network failure; the SDK wraps it). */
+function ownCause(error: unknown): McpTaskError | undefined {
+  for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+    if (e instanceof McpTaskError) return e;
+  }
+  return undefined;
+}
+
+/** What a failure to open a connection was, as the user sees it: our own error along the cause chain, else named by its code. */
+export function connectError(
+  error: unknown,
+  label: string,
+  descriptor: ServerDescriptor,
+  stderr: string,
+  redact: (s: string) => string,
+): Error {
+  if (error instanceof UsageError) return error;
+  const own = ownCause(error);
+  if (own) return own;
+  const code = causeCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const tail = sanitizeLine(stderr.trim()).slice(-400);
+  let text: string;
+  if (descriptor.transport === "stdio" && code === "ENOENT") {
+    text = `cannot start the server: command not found: ${descriptor.command}`;
+  } else if (code === "ECONNREFUSED") {
+    text = `cannot reach ${label}: connection refused`;
+  } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    text = `cannot reach ${label}: host not found`;
+  } else {
+    text = `cannot connect to ${label}: ${sanitizeLine(message)}${tail ? `; the server's stderr ends with: ${tail}` : ""}`;
+  }
+  const out = new ServerError(
+    redact(text),
+    descriptor.transport === "stdio"
+      ? "check the command with --stdio, or run it by hand"
+      : "check that the server is running and the URL is right",
+  );
+  // Over HTTP a refused or dropped connection may heal; a protocol-level refusal will not.
+  out.transient = descriptor.transport === "http" && code !== undefined;
+  return out;
+}

@@ -1,0 +1,75 @@
+// V2's push updates: one `subscriptions/listen` stream for every watched task, the task notifications that come on
+// it, and which tasks the server acknowledged (so that a watcher relaxes its polling). Best effort: polling remains
+// the source of truth.
+import type { Client } from "@modelcontextprotocol/client";
+import { snapshotFromV2 } from "./parse.js";
+import type { Snapshot } from "./wire.js";
+
+export class V2Push {
+  private readonly listeners = new Set<(snapshot: Snapshot) => void>();
+  private subscription?: { taskIds: string[]; abort: AbortController };
+  private readonly wanted = new Set<string>();
+  /** Task ids the server acknowledged in subscriptions/listen. */
+  private readonly acknowledged = new Set<string>();
+  private resubscribing = false;
+
+  constructor(
+    client: Client,
+    /** Opens a subscriptions/listen stream for these tasks (no timeout: it stays open until aborted). */
+    private readonly listen: (taskIds: string[], signal: AbortSignal) => Promise<unknown>,
+  ) {
+    client.fallbackNotificationHandler = async (notification) => {
+      if (notification.method === "notifications/subscriptions/acknowledged") {
+        const ids = (notification.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications
+          ?.taskIds;
+        if (Array.isArray(ids)) for (const id of ids) if (typeof id === "string") this.acknowledged.add(id);
+        return;
+      }
+      // `notifications/tasks/status` is the older name of `notifications/tasks`.
+      if (notification.method !== "notifications/tasks" && notification.method !== "notifications/tasks/status") return;
+      let snapshot: Snapshot;
+      try {
+        snapshot = snapshotFromV2(notification.params, "task notification");
+      } catch {
+        return; // Ignored: polling remains the source of truth.
+      }
+      for (const listener of this.listeners) listener(snapshot);
+    };
+  }
+
+  confirmed(taskId: string): boolean {
+    return this.acknowledged.has(taskId);
+  }
+
+  watch(taskIds: string[], listener: (snapshot: Snapshot) => void): () => void {
+    this.listeners.add(listener);
+    // Many watches start together (a dashboard): one subscriptions/listen for all of them, not one each.
+    for (const id of taskIds) this.wanted.add(id);
+    if (!this.resubscribing) {
+      this.resubscribing = true;
+      queueMicrotask(() => {
+        this.resubscribing = false;
+        this.resubscribe([...this.wanted]);
+      });
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.subscription?.abort.abort();
+    };
+  }
+
+  /** Keeps one `subscriptions/listen` stream open for the watched tasks (best effort: polling still runs). */
+  private resubscribe(taskIds: string[]): void {
+    const wanted = [...new Set(taskIds)];
+    if (this.subscription && wanted.every((id) => this.subscription!.taskIds.includes(id))) return;
+    this.subscription?.abort.abort();
+    this.acknowledged.clear();
+    const abort = new AbortController();
+    this.subscription = { taskIds: wanted, abort };
+    void this.listen(wanted, abort.signal).catch(() => {});
+  }
+
+  close(): void {
+    this.subscription?.abort.abort();
+  }
+}
