@@ -5,7 +5,7 @@ import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { descriptorKey } from "../protocol/server.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";

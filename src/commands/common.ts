@@ -10,7 +10,7 @@ import { TaskEngine } from "../tasks/engine.js";
 import { preparedAnswers, withdrawnNote, type InputProvider } from "../tasks/input.js";
 import { saveMoves, type TrackedTask } from "../tasks/tracker.js";
 import { linePrompt } from "../ui/prompt.js";
-import { shellWord } from "../output/sanitize.js";
+import { shellWord } from "../sanitize.js";
 import { formatDuration, parseDuration } from "../duration.js";
 export { formatDuration, parseDuration };
 export { followSettings } from "../tasks/run.js";

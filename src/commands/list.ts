@@ -4,7 +4,7 @@ import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { TASK_STATUSES, type TaskStatus } from "../protocol/wire.js";
 import { summaryExpired } from "../tasks/tracker.js";
 import { age, viewOfSummary, type HandleView } from "../tasks/views.js";

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
 import { exitCodeOf, followTask, printerHooks } from "../tasks/run.js";
 import {
   answerFlags,

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { resolveServer } from "./common.js";
 
 export function registerTools(program: Command, ctx: Context, run: Run): void {

@@ -17,7 +17,7 @@ import {
   withoutCredentials,
   type ServerDescriptor,
 } from "../protocol/server.js";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
 import { confirm } from "../ui/prompt.js";
 
 export function registerTransfer(program: Command, ctx: Context, run: Run): void {

@@ -19,7 +19,7 @@ import {
   followSettings,
   type TaskRef,
 } from "./common.js";
-import { shellWord } from "../output/sanitize.js";
+import { shellWord } from "../sanitize.js";
 
 interface FollowCommandOptions extends TaskRef {
   input?: Record<string, unknown>;

@@ -13,7 +13,7 @@ import {
   TaskNotFoundError,
   UsageError,
 } from "../errors.js";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, toServerError, type RawChannel } from "./rpc.js";

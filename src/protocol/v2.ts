@@ -19,7 +19,7 @@ import {
   TaskNotFoundError,
   UsageError,
 } from "../errors.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { ToolV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { inputRequestsFromV2, parseOrThrow, snapshotFromV2, toolResultOrThrow } from "./parse.js";

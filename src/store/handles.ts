@@ -11,7 +11,7 @@ import { isTerminal, TASK_STATUSES, type ResumeToken, type Snapshot, type TaskSt
 import type { FinalOutcome } from "../model.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type HandleSummary } from "./summary-index.js";
-import { sanitizeLine, shellValue } from "../output/sanitize.js";
+import { sanitizeLine, shellValue } from "../sanitize.js";
 import { sha256Hex, tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
 import { formatBytes, readOwnFile, readOwnText, UnsafeFileError } from "./safe-fs.js";

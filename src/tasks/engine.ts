@@ -19,7 +19,7 @@ import { answerNotDelivered, forTask, inputUnavailable, type InputProvider } fro
 import { checkQuestion, outputProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK } from "../limits.js";
 export { MAX_ANSWERS_PER_TASK };
-import { shellWord } from "../output/sanitize.js";
+import { shellWord } from "../sanitize.js";
 import { completedOrThrow, pollInterval } from "../protocol/checks.js";
 
 /** Used when the server gives no poll interval. */

@@ -7,7 +7,7 @@ import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../proto
 import { fileStem, summarize, type Handle, type HandleStore, type HandleSummary } from "../store/handles.js";
 
 import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES } from "../limits.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 /**
  * A final outcome whose result is larger than this (as JSON) is not saved with the handle: the handle records the
  * final status only, and `result` / `watch` read the result from the server again (while its ttl lasts). Handles
