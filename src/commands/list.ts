@@ -7,7 +7,8 @@ import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../sanitize.js";
 import { TASK_STATUSES, type TaskStatus } from "../protocol/wire.js";
 import { summaryExpired } from "../tasks/tracker.js";
-import { age, viewOfSummary, type HandleView } from "../tasks/views.js";
+import { age, viewOfSummary } from "../tasks/views.js";
+import type { HandleView } from "../model.js";
 import { parseDuration, PICK_SERVER, resolveServer } from "./common.js";
 
 export function registerList(program: Command, ctx: Context, run: Run): void {

@@ -6,46 +6,14 @@ import { constants, lstatSync, statSync, type Stats } from "node:fs";
 import { link, lstat, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
-import type { ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, TASK_STATUSES, type ResumeToken, type Snapshot, type TaskStatus } from "../protocol/wire.js";
-import type { FinalOutcome } from "../model.js";
+import { isTerminal, TASK_STATUSES } from "../protocol/wire.js";
+import type { Handle, HandleSummary } from "../model.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
-import { SummaryIndex, type HandleSummary } from "./summary-index.js";
+import { SummaryIndex } from "./summary-index.js";
 import { sanitizeLine, shellValue } from "../sanitize.js";
 import { sha256Hex, tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
 import { formatBytes, readOwnFile, readOwnText, UnsafeFileError } from "./safe-fs.js";
-
-export type { HandleSummary };
-
-export interface HistoryEntry {
-  status: TaskStatus;
-  statusMessage?: string;
-  at: string;
-}
-
-export interface Handle {
-  version: 1;
-  taskId: string;
-  /** The server as given: a saved name (or the URL / command line) and its descriptor, secrets as ${env:} refs. */
-  server: { name: string; descriptor: ServerDescriptor };
-  resume: ResumeToken;
-  tool: string;
-  arguments: Record<string, unknown>;
-  /** When mcp-task saw the task created (ISO). */
-  createdAt: string;
-  updatedAt: string;
-  ttlMs?: number | null;
-  pollIntervalMs?: number;
-  /** The last snapshot seen (without the result, which is in `outcome`). */
-  last: Omit<Snapshot, "result">;
-  history: HistoryEntry[];
-  /** Input keys already answered: never answered twice, from any process. */
-  answered: string[];
-  outcome?: FinalOutcome;
-  /** Set when the server no longer knows the task (expired, or lost). */
-  gone?: { at: string; reason: string };
-}
 
 const MIN_PREFIX = 4;
 

@@ -2,7 +2,8 @@
 import { Box, Text } from "ink";
 import { renderResult } from "../output/render.js";
 import { sanitize, sanitizeLine } from "../sanitize.js";
-import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
+import { summarize } from "../store/handles.js";
+import type { Handle, HandleSummary } from "../model.js";
 import { COLOR, SYMBOL, rowStatus, short, ttlLeft, type RowStatus } from "./format.js";
 
 export interface Line {

@@ -2,7 +2,7 @@
 // come from a handle's summary (what the dashboard keeps of every task); the detail view summarizes its handle.
 import type { TaskStatus } from "../protocol/wire.js";
 import { expiryBase, summaryExpired } from "../tasks/tracker.js";
-import type { HandleSummary } from "../store/handles.js";
+import type { HandleSummary } from "../model.js";
 
 export type RowStatus = TaskStatus | "expired" | "gone";
 
