@@ -8,7 +8,7 @@ import type { Run } from "./run.js";
 import { UsageError } from "../errors.js";
 import { MAX_IMPORT_STDIN_BYTES } from "../limits.js";
 import { createPrinter } from "../output/printer.js";
-import { parseHandle } from "../store/handles.js";
+import { parseHandle } from "../store/handle-file.js";
 import type { Handle } from "../model.js";
 import { PICK_SERVER, readAll } from "./common.js";
 import {

@@ -4,7 +4,8 @@ import type { Clock, FinalOutcome } from "../model.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
-import { fileStem, summarize, type HandleStore } from "../store/handles.js";
+import { type HandleStore } from "../store/handles.js";
+import { fileStem, summarize } from "../store/handle-file.js";
 import type { Handle, HandleSummary } from "../model.js";
 
 import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES } from "../limits.js";

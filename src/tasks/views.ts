@@ -1,6 +1,6 @@
 // What `get`, `list` and `export` show of a handle: one plain object for JSON, and a line or block of text.
 import type { Handle, HandleSummary, HandleView } from "../model.js";
-import { summarize } from "../store/handles.js";
+import { summarize } from "../store/handle-file.js";
 import { summaryExpired } from "./tracker.js";
 import { compactDuration } from "../duration.js";
 

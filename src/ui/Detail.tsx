@@ -2,7 +2,7 @@
 import { Box, Text } from "ink";
 import { renderResult } from "../output/render.js";
 import { sanitize, sanitizeLine } from "../sanitize.js";
-import { summarize } from "../store/handles.js";
+import { summarize } from "../store/handle-file.js";
 import type { Handle, HandleSummary } from "../model.js";
 import { COLOR, SYMBOL, rowStatus, short, ttlLeft, type RowStatus } from "./format.js";
 

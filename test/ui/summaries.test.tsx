@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { render } from "ink-testing-library";
 import { act } from "react";
 import { expect, it } from "vitest";
-import { fileStem } from "../../src/store/handles.js";
+import { fileStem } from "../../src/store/handle-file.js";
 import type { Handle } from "../../src/model.js";
 import { Dashboard } from "../../src/ui/Dashboard.js";
 import { detailLines, unreadableLines } from "../../src/ui/Detail.js";
