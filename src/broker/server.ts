@@ -19,7 +19,8 @@ import {
   type Wire,
 } from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
-import { TrackedTask, expiryBase } from "../tasks/tracker.js";
+import { TrackedTask } from "../tasks/tracker.js";
+import { ttlEnd } from "../tasks/expiry.js";
 import { Recorder } from "../tasks/recorder.js";
 import { HELD_CALL_QUESTION_MS, MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
@@ -114,13 +115,13 @@ export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRA
     const now = ctx.clock.now();
     const since = firstSeen.get(taskId) ?? now;
     if (now - since > MAX_BROKER_FOLLOW_MS) return false;
-    // The ttl counts as on the handle (tracker.ts expiryBase): from the server's createdAt where it is believable.
-    const created = expiryBase({
+    // The ttl counts as on the handle (tasks/expiry.ts): from the server's createdAt where it is believable.
+    const end = ttlEnd({
       createdAt: new Date(since).toISOString(),
       taskCreatedAt: snapshot?.createdAt ?? null,
+      ttlMs: snapshot?.ttlMs ?? null,
     });
-    const ttl = snapshot?.ttlMs;
-    return !(typeof ttl === "number" && created !== undefined && now > created + ttl);
+    return !(end !== undefined && now > end);
   };
   const live = () => [...known].filter(([taskId, s]) => running(s, taskId)).length + recorder.pending;
 

@@ -6,7 +6,7 @@ import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../sanitize.js";
 import { TASK_STATUSES, type TaskStatus } from "../protocol/wire.js";
-import { summaryExpired } from "../tasks/tracker.js";
+import { summaryExpired } from "../tasks/expiry.js";
 import { age, viewOfSummary } from "../tasks/views.js";
 import type { HandleView } from "../model.js";
 import { parseDuration, PICK_SERVER, resolveServer } from "./common.js";

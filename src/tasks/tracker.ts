@@ -5,8 +5,8 @@ import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { type HandleStore } from "../store/handles.js";
-import { fileStem, summarize } from "../store/handle-file.js";
-import type { Handle, HandleSummary } from "../model.js";
+import { fileStem } from "../store/handle-file.js";
+import type { Handle } from "../model.js";
 
 import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
@@ -143,11 +143,6 @@ export class TrackedTask {
       handle.resume = resume;
     });
   }
-
-  /** The task is past its ttl and not known to be finished. */
-  expired(now: number): boolean {
-    return handleExpired(this.handle, now);
-  }
 }
 
 /**
@@ -159,32 +154,6 @@ function trimHistory(history: Handle["history"]): void {
     const messageOnly = history.findIndex((entry, at) => at > 0 && history[at - 1].status === entry.status);
     history.splice(messageOnly > 0 ? messageOnly : 1, 1);
   }
-}
-
-export function handleExpired(handle: Handle, now: number): boolean {
-  return summaryExpired(summarize("", handle, 0), now);
-}
-
-/** The same, on a handle's summary (what `list` reads from the index). */
-export function summaryExpired(summary: HandleSummary, now: number): boolean {
-  if (summary.final) return false;
-  if (summary.gone) return true;
-  if (summary.ttlMs === null) return false;
-  const created = expiryBase(summary);
-  return created !== undefined && now > created + summary.ttlMs;
-}
-
-/**
- * When a task's ttl starts counting (ms): the server's createdAt where it is within MAX_CLOCK_SKEW_MS of when
- * mcp-task first saw the task (the handle's createdAt), else that first sight. A createdAt in year 9999 (a task that
- * would never expire) or in 1970 (one expired before it began) is not believed.
- */
-export function expiryBase(summary: Pick<HandleSummary, "createdAt" | "taskCreatedAt">): number | undefined {
-  const seen = Date.parse(summary.createdAt);
-  const server = summary.taskCreatedAt === null ? NaN : Date.parse(summary.taskCreatedAt);
-  if (Number.isFinite(server) && (!Number.isFinite(seen) || Math.abs(server - seen) <= MAX_CLOCK_SKEW_MS))
-    return server;
-  return Number.isFinite(seen) ? seen : undefined;
 }
 
 export class Tracker {
@@ -202,7 +171,7 @@ export class Tracker {
     snapshot: Snapshot,
   ): Promise<TrackedTask> {
     const now = new Date(this.clock.now()).toISOString();
-    // The server's creation time where it is believable (see expiryBase), else when mcp-task saw the task.
+    // The server's creation time where it is believable (see expiryBase, tasks/expiry.ts), else when mcp-task saw the task.
     const serverCreated = snapshot.createdAt === undefined ? NaN : Date.parse(snapshot.createdAt);
     const createdAt =
       Math.abs(serverCreated - this.clock.now()) <= MAX_CLOCK_SKEW_MS ? new Date(serverCreated).toISOString() : now;

@@ -1,7 +1,7 @@
 // What `get`, `list` and `export` show of a handle: one plain object for JSON, and a line or block of text.
 import type { Handle, HandleSummary, HandleView } from "../model.js";
 import { summarize } from "../store/handle-file.js";
-import { summaryExpired } from "./tracker.js";
+import { summaryExpired } from "./expiry.js";
 import { compactDuration } from "../duration.js";
 
 export function viewOf(handle: Handle, now: number): HandleView {
