@@ -19,7 +19,7 @@ import {
   type TaskRef,
 } from "./common.js";
 import type { Snapshot } from "../protocol/wire.js";
-import type { FinalOutcome } from "../tasks/engine.js";
+import type { FinalOutcome } from "../model.js";
 
 export function registerRespond(program: Command, ctx: Context, run: Run): void {
   program
