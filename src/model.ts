@@ -4,8 +4,6 @@
 import type { ServerDescriptor } from "./protocol/server.js";
 import type { CallToolResult, InputRequest, ResumeToken, Snapshot, TaskError, TaskStatus } from "./protocol/wire.js";
 
-export type { TaskStatus };
-
 export interface Clock {
   now(): number;
   /** Resolves after `ms`, or early when `signal` aborts; never rejects. */

@@ -10,16 +10,6 @@ export interface ProcessRef {
   start: string;
 }
 
-/** True while some process has this pid (ours or not). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * When the process with this pid started, or undefined when there is none (or it cannot be told). Linux: field 22
  * of /proc/<pid>/stat (clock ticks since boot; the command name before it is in parentheses and may hold spaces).

@@ -217,7 +217,7 @@ export class HandleStore {
   }
 
   /** Rewrites the index from the handle files alone (what it held is not used). */
-  async rebuildIndex(): Promise<void> {
+  private async rebuildIndex(): Promise<void> {
     const out: HandleSummary[] = [];
     for (const name of await readdir(this.dir)) {
       if (!name.endsWith(".json") || name.startsWith(".")) continue;

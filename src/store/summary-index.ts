@@ -107,7 +107,7 @@ function decode(v: unknown): Line | undefined {
 export class SummaryIndex {
   readonly path: string;
 
-  constructor(private readonly dir: string) {
+  constructor(dir: string) {
     this.path = join(dir, ".index.ndjson");
   }
 

@@ -1,27 +1,13 @@
 // Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
 // exists, then each status change, each delivered answer and the final outcome are recorded.
-import type { Clock, FinalOutcome } from "../model.js";
+import type { Clock, FinalOutcome, Handle } from "../model.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
-import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
+import { descriptorKey } from "../protocol/server.js";
 import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
-import { type HandleStore } from "../store/handles.js";
+import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
-import type { Handle } from "../model.js";
-
-import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES } from "../limits.js";
+import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES, MAX_SAVED_RESULT_CHARS } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
-/**
- * A final outcome whose result is larger than this (as JSON) is not saved with the handle: the handle records the
- * final status only, and `result` / `watch` read the result from the server again (while its ttl lasts). Handles
- * stay small, so that listing and finding them stays fast.
- */
-import { MAX_SAVED_RESULT_CHARS } from "../limits.js";
-export { MAX_SAVED_RESULT_CHARS };
-
-export interface ServerRef {
-  name: string;
-  descriptor: ServerDescriptor;
-}
 
 /** The part of a snapshot kept as `last` (the result lives in `outcome`). */
 function withoutResult(snapshot: Snapshot): Omit<Snapshot, "result"> {
@@ -120,6 +106,11 @@ export class TrackedTask {
     });
   }
 
+  /**
+   * Records the final outcome. One whose result is larger than MAX_SAVED_RESULT_CHARS (as JSON) is not saved with
+   * the handle: the handle records the final status only, and `result` / `watch` read the result from the server
+   * again (while its ttl lasts). Handles stay small, so that listing and finding them stays fast.
+   */
   async finish(outcome: FinalOutcome): Promise<void> {
     const tooBig = outcome.result !== undefined && JSON.stringify(outcome.result).length > MAX_SAVED_RESULT_CHARS;
     await this.change((handle) => {
@@ -164,7 +155,7 @@ export class Tracker {
 
   /** Saves the handle of a task that has just been created, before anything else can fail. */
   async start(
-    server: ServerRef,
+    server: Handle["server"],
     wire: Wire,
     tool: string,
     args: Record<string, unknown>,
