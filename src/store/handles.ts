@@ -19,7 +19,10 @@ export class HandleStore {
   readonly dir: string;
   private readonly index: SummaryIndex;
 
-  /** Opens the store; its directories are checked at once (see ensurePrivateDir): refused if not ours, else made private. */
+  /**
+   * Opens the store; its directories are checked at once (see ensurePrivateDir): refused if not ours, else made
+   * private.
+   */
   constructor(home: string, check: PrivacyCheck = {}) {
     ensurePrivateDir(home, check);
     this.dir = join(home, "tasks");

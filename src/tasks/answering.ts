@@ -66,7 +66,10 @@ export class TaskAnswers {
   private readonly clock: Clock;
   private inputJob?: Promise<void>;
   private inputAbort?: AbortController;
-  /** Answers whose delivery is in doubt: the task is read at once (retrying while the server is away) to settle them. */
+  /**
+   * Answers whose delivery is in doubt: the task is read at once (retrying while the server is away) to settle
+   * them.
+   */
   private doubt?: UncertainDelivery;
   /** Answers the server acknowledged and did not take: an answered key it still lists, read after read. */
   private readonly ignored = new Map<string, Lasting>();

@@ -128,7 +128,10 @@ export class TrackedTask {
     });
   }
 
-  /** The task is reached another way from now on (its server forgot the old session and knows the task in a new one). */
+  /**
+   * The task is reached another way from now on (its server forgot the old session and knows the task in a new
+   * one).
+   */
   async moved(resume: ResumeToken): Promise<void> {
     await this.change((handle) => {
       handle.resume = resume;
@@ -162,7 +165,8 @@ export class Tracker {
     snapshot: Snapshot,
   ): Promise<TrackedTask> {
     const now = new Date(this.clock.now()).toISOString();
-    // The server's creation time where it is believable (see expiryBase, tasks/expiry.ts), else when mcp-task saw the task.
+    // The server's creation time where it is believable (see expiryBase, tasks/expiry.ts), else when mcp-task saw
+    // the task.
     const serverCreated = snapshot.createdAt === undefined ? NaN : Date.parse(snapshot.createdAt);
     const createdAt =
       Math.abs(serverCreated - this.clock.now()) <= MAX_CLOCK_SKEW_MS ? new Date(serverCreated).toISOString() : now;
