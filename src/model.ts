@@ -1,6 +1,8 @@
-// The model types every layer shares, below all of them: a clock, and what a task ended with. (Snapshots, statuses
-// and requests are in protocol/wire.ts, the one place that defines what a server sends.)
-import type { CallToolResult, InputRequest, TaskError } from "./protocol/wire.js";
+// The model types every layer shares, below the engine: a clock, a task as data (its saved handle, the handle's
+// summary, the view `get`/`list` print) and what a task ended with. Snapshots, statuses and requests are in
+// protocol/wire.ts, the one place that defines what a server sends; the types here build on them.
+import type { ServerDescriptor } from "./protocol/server.js";
+import type { CallToolResult, InputRequest, ResumeToken, Snapshot, TaskError, TaskStatus } from "./protocol/wire.js";
 
 export interface Clock {
   now(): number;
@@ -27,3 +29,79 @@ export interface FinalOutcome {
 export type DeliveryEvent =
   | { kind: "uncertain"; taskId: string; requests: InputRequest[]; error: Error }
   | { kind: "taken" | "resending" | "askAgain"; taskId: string; requests: InputRequest[] };
+
+export interface HistoryEntry {
+  status: TaskStatus;
+  statusMessage?: string;
+  at: string;
+}
+
+/** The saved record of a task (src/store/handles.ts keeps one JSON file per task). */
+export interface Handle {
+  version: 1;
+  taskId: string;
+  /** The server as given: a saved name (or the URL / command line) and its descriptor, secrets as ${env:} refs. */
+  server: { name: string; descriptor: ServerDescriptor };
+  resume: ResumeToken;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** When mcp-task saw the task created (ISO). */
+  createdAt: string;
+  updatedAt: string;
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+  /** The last snapshot seen (without the result, which is in `outcome`). */
+  last: Omit<Snapshot, "result">;
+  history: HistoryEntry[];
+  /** Input keys already answered: never answered twice, from any process. */
+  answered: string[];
+  outcome?: FinalOutcome;
+  /** Set when the server no longer knows the task (expired, or lost). */
+  gone?: { at: string; reason: string };
+}
+
+/**
+ * What `list`, `prune` and the dashboard's rows (list, filters, sorting, ages, ttl left) need of a handle: the
+ * handle index keeps one per handle (src/store/summary-index.ts).
+ */
+export interface HandleSummary {
+  stem: string;
+  /** The handle file's modification time when this summary was written (ms, as `fs.Stats.mtimeMs`). */
+  mtime: number;
+  taskId: string;
+  server: string;
+  tool: string;
+  generation: string;
+  /** The outcome's status once there is one, else the last status seen. */
+  status: TaskStatus;
+  statusMessage: string | null;
+  createdAt: string;
+  /** The server's createdAt, when it gave one (the task's ttl counts from it). */
+  taskCreatedAt: string | null;
+  updatedAt: string;
+  ttlMs: number | null;
+  pollIntervalMs: number | null;
+  gone: string | null;
+  /** The task has an outcome or a terminal status: its file no longer changes. */
+  final: boolean;
+  /** When the task entered its current status (the last history entry's time), if known. */
+  statusAt: string | null;
+  /** The handle holds the final outcome (a task whose result was too large to keep is final without one). */
+  outcome: boolean;
+}
+
+/** What `get`, `list` and `export` show of a handle (as JSON): part of its summary, and whether it is past its ttl. */
+export type HandleView = Pick<
+  HandleSummary,
+  | "taskId"
+  | "server"
+  | "tool"
+  | "generation"
+  | "status"
+  | "statusMessage"
+  | "createdAt"
+  | "updatedAt"
+  | "ttlMs"
+  | "pollIntervalMs"
+  | "gone"
+> & { expired: boolean };

@@ -12,7 +12,8 @@ import { UsageError } from "../src/errors.js";
 import { connect } from "../src/protocol/connect.js";
 import type { ServerDescriptor } from "../src/protocol/server.js";
 import type { InputRequest, InputResponse, Snapshot, Wire } from "../src/protocol/wire.js";
-import { TaskEngine, type FinalOutcome } from "../src/tasks/engine.js";
+import { TaskEngine } from "../src/tasks/engine.js";
+import type { FinalOutcome } from "../src/model.js";
 import { preparedAnswers, type InputProvider } from "../src/tasks/input.js";
 import { ROOT, freePort } from "./helpers/servers.js";
 

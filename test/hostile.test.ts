@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sanitize, sanitizeLine } from "../src/output/sanitize.js";
-import { fileStem } from "../src/store/handles.js";
+import { sanitize, sanitizeLine } from "../src/sanitize.js";
+import { fileStem } from "../src/store/handle-file.js";
 import { events, homes, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { BOTH, expectClean, expectError, expectJsonError, withHttp } from "./helpers/hostile.js";
 import { hostileStdio, startHostileHttp } from "./helpers/servers.js";

@@ -1,7 +1,7 @@
 // What a result looks like on the terminal: pure rendering, checked on the shapes real servers send.
 import { expect, it } from "vitest";
 import { renderResult } from "../src/output/render.js";
-import { sanitize } from "../src/output/sanitize.js";
+import { sanitize } from "../src/sanitize.js";
 
 it("prints text as text, and structured content once, pretty", () => {
   const structured = { temperature: 33, conditions: "Cloudy" };

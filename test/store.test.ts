@@ -4,7 +4,8 @@ import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { HandleStore, parseHandle } from "../src/store/handles.js";
+import { HandleStore } from "../src/store/handles.js";
+import { parseHandle } from "../src/store/handle-file.js";
 import { events, runCli, tempHome } from "./helpers/cli.js";
 import { ROOT, startV2Http, type RunningServer } from "./helpers/servers.js";
 

@@ -6,7 +6,8 @@ import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type Snapshot, type Wire } from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
-import { TrackedTask, expiryBase } from "../tasks/tracker.js";
+import { TrackedTask } from "../tasks/tracker.js";
+import { ttlEnd } from "../tasks/expiry.js";
 import { Recorder } from "../tasks/recorder.js";
 import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { brokerKey } from "./paths.js";
@@ -40,13 +41,13 @@ export class HeldTasks {
     const now = this.ctx.clock.now();
     const since = this.firstSeen.get(taskId) ?? now;
     if (now - since > MAX_BROKER_FOLLOW_MS) return false;
-    // The ttl counts as on the handle (tracker.ts expiryBase): from the server's createdAt where it is believable.
-    const created = expiryBase({
+    // The ttl counts as on the handle (tasks/expiry.ts): from the server's createdAt where it is believable.
+    const end = ttlEnd({
       createdAt: new Date(since).toISOString(),
       taskCreatedAt: snapshot?.createdAt ?? null,
+      ttlMs: snapshot?.ttlMs ?? null,
     });
-    const ttl = snapshot?.ttlMs;
-    return !(typeof ttl === "number" && created !== undefined && now > created + ttl);
+    return !(end !== undefined && now > end);
   }
 
   /** What keeps the broker up: tasks running, and outcomes still to be written. */

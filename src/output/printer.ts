@@ -5,7 +5,7 @@ import { cutText, type ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
 import type { FinalOutcome } from "../model.js";
 import { renderResult } from "./render.js";
-import { safeJson, sanitizeLine } from "./sanitize.js";
+import { safeJson, sanitizeLine } from "../sanitize.js";
 import { paint } from "./style.js";
 
 export interface TaskInfo {

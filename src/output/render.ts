@@ -3,7 +3,7 @@
 // carries the result untouched.
 import { isDeepStrictEqual } from "node:util";
 import type { CallToolResult, ContentBlock } from "../protocol/wire.js";
-import { sanitize, sanitizeLine } from "./sanitize.js";
+import { sanitize, sanitizeLine } from "../sanitize.js";
 
 function bytesOfBase64(data: unknown): number {
   if (typeof data !== "string") return 0;

@@ -3,7 +3,7 @@
 // so that the engine can use them without loading those.
 import { ProtocolViolation } from "../errors.js";
 import { MAX_POLL_INTERVAL_MS, MAX_STATUS_MESSAGE, MIN_POLL_INTERVAL_MS } from "../limits.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import type { Snapshot } from "./wire.js";
 
 /** A task id as named in a message: cut at 40 characters, without control characters. */

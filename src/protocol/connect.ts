@@ -4,7 +4,7 @@ import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotoc
 import { ReadBuffer, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
 import { TaskNotFoundError, UsageError } from "../errors.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import type { ChildProcess } from "node:child_process";
 import { connectError } from "./failures.js";
 import { SizeGuard } from "./limits.js";

@@ -2,7 +2,7 @@
 // TLS certificate refused, a stdio command not found; an error of our own along the cause chain is kept as it is.
 // Used by the HTTP guard (limits.ts) for each request and by connect.ts for the connection as a whole.
 import { McpTaskError, ServerError, UsageError } from "../errors.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import type { ServerDescriptor } from "./server.js";
 
 /** What a failure to reach `origin` was, from its cause's code (never its message): refused, no such host, TLS... */

@@ -6,7 +6,7 @@ import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { AuthRequiredError, ProtocolViolation, ServerError, type McpTaskError } from "../errors.js";
 import { MAX_SSE_IDLE_BYTES, SSE_MAX_RECONNECTS, SSE_MIN_RETRY_MS } from "../limits.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { networkError } from "./failures.js";
 import { MAX_MESSAGE_BYTES, oversizedMessage } from "./rpc.js";
 

@@ -9,7 +9,7 @@ import {
 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import type { z } from "zod/v4";
 import { ProtocolViolation } from "../errors.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { checkFormBounds } from "./schema-bounds.js";
 import type { CallToolResult, InputRequest, Snapshot, TaskError, TaskPage } from "./wire.js";
 

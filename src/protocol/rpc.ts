@@ -25,7 +25,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 // The largest single message accepted from a server: see src/limits.ts.
 import { MAX_ERROR_TEXT, MAX_MESSAGE_BYTES } from "../limits.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { liveServer, stopServer } from "./process.js";
 export { MAX_MESSAGE_BYTES };
 

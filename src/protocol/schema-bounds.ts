@@ -12,7 +12,7 @@ import {
   MAX_SCHEMA_PATTERN,
   MAX_SCHEMA_STRING,
 } from "../limits.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 
 /**
  * Why a schema is past one of the bounds, or undefined when it is within all of them. Iterative (a schema 20,000

@@ -9,7 +9,7 @@
 import { appendFileSync } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/client";
 import { MAX_TRACE_LINE } from "../limits.js";
-import { safeJson, sanitizeLine } from "../output/sanitize.js";
+import { safeJson, sanitizeLine } from "../sanitize.js";
 
 export type TraceEvent =
   | { t: string; server: string; dir: "out" | "in"; message: unknown }

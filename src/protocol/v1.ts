@@ -7,7 +7,7 @@
 // until the task is terminal and then carries exactly what the call would have returned.
 import type { Client } from "@modelcontextprotocol/client";
 import { ProtocolViolation, RpcError, SessionLostError, TaskNotFoundError, UsageError } from "../errors.js";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, taskPageFromV1, toolResultOrThrow } from "./parse.js";
 import { closeConnection, type RawChannel } from "./rpc.js";

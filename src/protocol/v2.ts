@@ -19,7 +19,7 @@ import {
   TaskNotFoundError,
   UsageError,
 } from "../errors.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
 import { listToolPages, toolFromV2 } from "./tools.js";

@@ -6,94 +6,23 @@ import { constants, lstatSync, statSync, type Stats } from "node:fs";
 import { link, lstat, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
-import type { ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, TASK_STATUSES, type ResumeToken, type Snapshot, type TaskStatus } from "../protocol/wire.js";
-import type { FinalOutcome } from "../model.js";
+import type { Handle, HandleSummary } from "../model.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
-import { SummaryIndex, type HandleSummary } from "./summary-index.js";
-import { sanitizeLine, shellValue } from "../output/sanitize.js";
-import { sha256Hex, tempSuffix } from "../hash.js";
+import { SummaryIndex } from "./summary-index.js";
+import { tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
-import { formatBytes, readOwnFile, readOwnText, UnsafeFileError } from "./safe-fs.js";
-
-export type { HandleSummary };
-
-export interface HistoryEntry {
-  status: TaskStatus;
-  statusMessage?: string;
-  at: string;
-}
-
-export interface Handle {
-  version: 1;
-  taskId: string;
-  /** The server as given: a saved name (or the URL / command line) and its descriptor, secrets as ${env:} refs. */
-  server: { name: string; descriptor: ServerDescriptor };
-  resume: ResumeToken;
-  tool: string;
-  arguments: Record<string, unknown>;
-  /** When mcp-task saw the task created (ISO). */
-  createdAt: string;
-  updatedAt: string;
-  ttlMs?: number | null;
-  pollIntervalMs?: number;
-  /** The last snapshot seen (without the result, which is in `outcome`). */
-  last: Omit<Snapshot, "result">;
-  history: HistoryEntry[];
-  /** Input keys already answered: never answered twice, from any process. */
-  answered: string[];
-  outcome?: FinalOutcome;
-  /** Set when the server no longer knows the task (expired, or lost). */
-  gone?: { at: string; reason: string };
-}
-
-const MIN_PREFIX = 4;
-
-/**
- * A file name for a task id: safe characters kept (so prefixes stay prefixes), others %-encoded, long ids cut and
- * hashed. An id with a lone surrogate (which UTF-8 writes as U+FFFD) is hashed too, so that no two ids share a name.
- */
-export function fileStem(taskId: string, serverKey: string): string {
-  let safe = "";
-  for (const byte of Buffer.from(taskId, "utf8")) {
-    const ch = String.fromCharCode(byte);
-    safe += /[A-Za-z0-9_-]/.test(ch) ? ch : `%${byte.toString(16).padStart(2, "0")}`;
-  }
-  if (safe.length > 120 || /\p{Cs}/u.test(taskId)) safe = `${safe.slice(0, 100)}~${sha256Hex(taskId).slice(0, 16)}`;
-  // An empty id would make a hidden file (".<key>.json") that no listing shows. A lone "%" is no other id's name
-  // (every other "%" starts an escape of two hex digits), so "" gets a visible name of its own.
-  if (safe === "") safe = "%";
-  return `${safe}.${serverKey.slice(0, 8)}`;
-}
-
-/** The summary of a handle kept in the index (see summary-index.ts). */
-export function summarize(stem: string, handle: Handle, mtime: number): HandleSummary {
-  return {
-    stem,
-    mtime,
-    taskId: handle.taskId,
-    server: handle.server.name,
-    tool: handle.tool,
-    generation: handle.resume.generation,
-    status: handle.outcome?.status ?? handle.last.status,
-    statusMessage: handle.last.statusMessage ?? null,
-    createdAt: handle.createdAt,
-    taskCreatedAt: handle.last.createdAt ?? null,
-    updatedAt: handle.updatedAt,
-    ttlMs: handle.ttlMs ?? null,
-    pollIntervalMs: handle.pollIntervalMs ?? null,
-    gone: handle.gone?.reason ?? null,
-    final: Boolean(handle.outcome) || isTerminal(handle.last.status),
-    statusAt: handle.history.at(-1)?.at ?? null,
-    outcome: Boolean(handle.outcome),
-  };
-}
+import { formatBytes, readOwnText } from "./safe-fs.js";
+import { badReason, parseHandle, readHandle, summarize, type OnBad } from "./handle-file.js";
+import { findHandle } from "./find.js";
 
 export class HandleStore {
   readonly dir: string;
   private readonly index: SummaryIndex;
 
-  /** Opens the store; its directories are checked at once (see ensurePrivateDir): refused if not ours, else made private. */
+  /**
+   * Opens the store; its directories are checked at once (see ensurePrivateDir): refused if not ours, else made
+   * private.
+   */
   constructor(home: string, check: PrivacyCheck = {}) {
     ensurePrivateDir(home, check);
     this.dir = join(home, "tasks");
@@ -291,7 +220,7 @@ export class HandleStore {
   }
 
   /** Rewrites the index from the handle files alone (what it held is not used). */
-  async rebuildIndex(): Promise<void> {
+  private async rebuildIndex(): Promise<void> {
     const out: HandleSummary[] = [];
     for (const name of await readdir(this.dir)) {
       if (!name.endsWith(".json") || name.startsWith(".")) continue;
@@ -316,65 +245,9 @@ export class HandleStore {
     }
   }
 
-  /**
-   * Finds one handle by task id or unique prefix (at least 4 characters; a shorter word only as a whole id). When no
-   * id starts with the word, ids are matched as they are shown (list, hints, `call --detach`: sanitizeLine), since
-   * one with control characters cannot be typed or pasted. `server` (a server's name as `list` shows it) keeps
-   * only that server's handles: the same id can be saved for two servers.
-   */
+  /** One handle by task id or unique prefix (see findHandle). */
   async find(idOrPrefix: string, server?: string): Promise<{ stem: string; handle: Handle }> {
-    // Only the files whose names can hold such an id: its encoded form, up to where a long id's name is cut.
-    const encoded = fileStem(idOrPrefix, "").slice(0, -1).replace(/~.*$/, "").slice(0, 100);
-    const names = (await readdir(this.dir)).filter(
-      (name) => name.endsWith(".json") && !name.startsWith(".") && name.startsWith(encoded),
-    );
-    const ofServer = (handle: Handle) => server === undefined || handle.server.name === server;
-    let matches = await this.readMatching(names, (handle) => handle.taskId.startsWith(idOrPrefix) && ofServer(handle));
-    if (matches.length === 0) {
-      const shown = (await this.summaries()).filter((s) => sanitizeLine(s.taskId).startsWith(idOrPrefix));
-      matches = await this.readMatching(
-        shown.map((s) => `${s.stem}.json`),
-        (handle) => sanitizeLine(handle.taskId).startsWith(idOrPrefix) && ofServer(handle),
-      );
-    }
-    const exact = matches.filter((m) => m.handle.taskId === idOrPrefix || sanitizeLine(m.handle.taskId) === idOrPrefix);
-    if (exact.length === 1) return exact[0];
-    if (idOrPrefix.length < MIN_PREFIX)
-      throw new UsageError(`a task id prefix needs at least ${MIN_PREFIX} characters: ${idOrPrefix}`);
-    if (matches.length === 1) return matches[0];
-    if (matches.length === 0) {
-      const of = server === undefined ? "" : ` of server ${server}`;
-      throw new TaskNotFoundError(
-        `no saved task${of} matches ${idOrPrefix}`,
-        "see the saved tasks with: mcp-task list",
-      );
-    }
-    const shown = matches
-      .slice(0, 5)
-      .map((m) => `${m.handle.taskId} (${m.handle.server.name})`)
-      .join(", ");
-    // The same id saved for two servers: more characters cannot tell them apart, the server can.
-    const sameId = new Set(matches.map((m) => m.handle.taskId)).size === 1;
-    const fix = sameId
-      ? `pick one by its server, as in: -s ${shellValue(matches[0].handle.server.name)}`
-      : "give more characters of the id, or its server with -s <name>";
-    throw new UsageError(`${idOrPrefix} matches ${matches.length} saved tasks: ${shown}`, fix);
-  }
-
-  private async readMatching(
-    names: string[],
-    wanted: (handle: Handle) => boolean,
-  ): Promise<Array<{ stem: string; handle: Handle }>> {
-    const out: Array<{ stem: string; handle: Handle }> = [];
-    for (const name of names) {
-      try {
-        const handle = readHandle(join(this.dir, name));
-        if (wanted(handle)) out.push({ stem: name.slice(0, -5), handle });
-      } catch {
-        /* unreadable or just removed: not a match */
-      }
-    }
-    return out;
+    return findHandle(this, idOrPrefix, server);
   }
 
   /** Removes temp files left by processes killed mid-write (older than `olderThanMs`). Returns how many. */
@@ -404,68 +277,4 @@ export class HandleStore {
       throw error;
     }
   }
-}
-
-/** Told of each file a listing skipped: its name and, in a few words, why. */
-export type OnBad = (file: string, reason: string) => void;
-
-/** Why a handle file was skipped, in a few words ("a symbolic link", "not a task handle", "not JSON"...). */
-export function badReason(error: unknown): string {
-  if (error instanceof UnsafeFileError) return error.reason;
-  if (error instanceof SyntaxError) return "not JSON";
-  if (error instanceof NotAHandleError) return error.message;
-  return (error as NodeJS.ErrnoException).code ?? "unreadable";
-}
-
-class NotAHandleError extends Error {}
-
-/** Reads a handle file under the store's checks (a regular file of ours, at most MAX_HANDLE_BYTES). */
-function readHandle(path: string): Handle {
-  return parseHandle(readOwnText(path, MAX_HANDLE_BYTES));
-}
-
-const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const optString = (v: unknown) => v === undefined || v === null || typeof v === "string";
-const optNumber = (v: unknown) => v === undefined || v === null || typeof v === "number";
-
-/**
- * Parses a handle file, refusing anything that is not one: every field that a listing, the dashboard or a command
- * reads is checked for its type here, so that one malformed file (imported, planted, edited) is skipped as "not a
- * task handle" instead of failing later, for the whole store, in whatever code touched it first.
- */
-export function parseHandle(text: string): Handle {
-  const value = JSON.parse(text) as unknown;
-  const fail = (what: string): never => {
-    throw new NotAHandleError(`not a task handle (bad ${what})`);
-  };
-  if (!isObject(value) || value.version !== 1) return fail("version");
-  if (typeof value.taskId !== "string") fail("taskId");
-  if (typeof value.tool !== "string") fail("tool");
-  const server = value.server;
-  if (
-    !isObject(server) ||
-    typeof server.name !== "string" ||
-    !isObject(server.descriptor) ||
-    typeof server.descriptor.transport !== "string"
-  )
-    fail("server");
-  if (!isObject(value.resume) || typeof value.resume.generation !== "string") fail("resume");
-  if (!isObject(value.arguments)) fail("arguments");
-  if (typeof value.createdAt !== "string" || typeof value.updatedAt !== "string") fail("times");
-  if (!optNumber(value.ttlMs) || !optNumber(value.pollIntervalMs)) fail("ttl or poll interval");
-  const last = value.last;
-  if (!isObject(last) || !STATUSES.has(last.status) || !optString(last.statusMessage) || !optString(last.createdAt))
-    fail("last status");
-  if (
-    !Array.isArray(value.history) ||
-    !value.history.every(
-      (h) => isObject(h) && STATUSES.has(h.status) && typeof h.at === "string" && optString(h.statusMessage),
-    )
-  )
-    fail("history");
-  if (!Array.isArray(value.answered) || !value.answered.every((key) => typeof key === "string")) fail("answered");
-  if (value.outcome !== undefined && !(isObject(value.outcome) && STATUSES.has(value.outcome.status))) fail("outcome");
-  if (value.gone !== undefined && !(isObject(value.gone) && typeof value.gone.reason === "string")) fail("gone");
-  return value as unknown as Handle;
 }

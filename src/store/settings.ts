@@ -26,7 +26,7 @@ interface SettingsData {
 }
 
 /** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. */
-export const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 export function homeDir(env: Record<string, string | undefined>): string {
   return env.MCP_TASK_HOME || envPaths("mcp-task", { suffix: "" }).config;

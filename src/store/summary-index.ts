@@ -12,34 +12,8 @@ import { isAscii } from "node:buffer";
 import { join } from "node:path";
 import { MAX_INDEX_BYTES } from "../limits.js";
 import { TASK_STATUSES } from "../protocol/wire.js";
+import type { HandleSummary } from "../model.js";
 import { appendOwnFile, readOwnFile, writeOwnFile } from "./safe-fs.js";
-
-/** What `list`, `prune` and the dashboard's rows (list, filters, sorting, ages, ttl left) need of a handle. */
-export interface HandleSummary {
-  stem: string;
-  /** The handle file's modification time when this summary was written (ms, as `fs.Stats.mtimeMs`). */
-  mtime: number;
-  taskId: string;
-  server: string;
-  tool: string;
-  generation: string;
-  /** The outcome's status once there is one, else the last status seen. */
-  status: string;
-  statusMessage: string | null;
-  createdAt: string;
-  /** The server's createdAt, when it gave one (the task's ttl counts from it). */
-  taskCreatedAt: string | null;
-  updatedAt: string;
-  ttlMs: number | null;
-  pollIntervalMs: number | null;
-  gone: string | null;
-  /** The task has an outcome or a terminal status: its file no longer changes. */
-  final: boolean;
-  /** When the task entered its current status (the last history entry's time), if known. */
-  statusAt: string | null;
-  /** The handle holds the final outcome (a task whose result was too large to keep is final without one). */
-  outcome: boolean;
-}
 
 type Line = HandleSummary | { stem: string; removed: true };
 
@@ -133,7 +107,7 @@ function decode(v: unknown): Line | undefined {
 export class SummaryIndex {
   readonly path: string;
 
-  constructor(private readonly dir: string) {
+  constructor(dir: string) {
     this.path = join(dir, ".index.ndjson");
   }
 

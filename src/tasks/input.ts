@@ -1,7 +1,7 @@
 // Where answers to a server's questions come from: given ahead of time (--input / --decline), or nowhere (a
 // pipeline never waits for a person: exit 6). The interactive prompt is another InputProvider.
 import { AnswerNotDeliveredError, cutText, InputRequiredError } from "../errors.js";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { DeliveryEvent } from "../model.js";
 import { schemaProblem } from "./schema.js";

@@ -4,7 +4,8 @@
 import type { Clock } from "../model.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type Snapshot, type ToolInfo, type Wire } from "../protocol/wire.js";
-import { fileStem, type HandleStore } from "../store/handles.js";
+import type { HandleStore } from "../store/handles.js";
+import { fileStem } from "../store/handle-file.js";
 import { finalOutcome } from "./engine.js";
 import { TrackedTask } from "./tracker.js";
 

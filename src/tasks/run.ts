@@ -4,7 +4,6 @@
 import type { Clock, DeliveryEvent, FinalOutcome } from "../model.js";
 import { parseDuration } from "../duration.js";
 import { ExitCode } from "../errors.js";
-import type { Printer } from "../output/printer.js";
 import { isTerminal, type InputRequest, type Snapshot } from "../protocol/wire.js";
 import type { TaskEngine } from "./engine.js";
 import { deliveryNote } from "./input.js";
@@ -116,9 +115,20 @@ function follow(
   });
 }
 
+/**
+ * What printerHooks writes to: the part of a command's printer (src/output/printer.ts) a follow uses, declared here
+ * so that the engine's layer does not import the printers above it.
+ */
+export interface FollowPrinter {
+  status(snapshot: Snapshot, at: Date): void;
+  input(taskId: string, request: InputRequest): void;
+  result(outcome: FinalOutcome): void;
+  note(text: string): void;
+}
+
 /** The hooks of a command that prints: status lines (unless `statusLines` is false), notes, questions, the result. */
 export function printerHooks(
-  printer: Printer,
+  printer: FollowPrinter,
   clock: Clock,
   options: { statusLines?: boolean; printResult?: boolean } = {},
 ): FollowHooks {

@@ -1,25 +1,13 @@
 // Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
 // exists, then each status change, each delivered answer and the final outcome are recorded.
-import type { Clock, FinalOutcome } from "../model.js";
+import type { Clock, FinalOutcome, Handle } from "../model.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
-import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
+import { descriptorKey } from "../protocol/server.js";
 import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
-import { fileStem, summarize, type Handle, type HandleStore, type HandleSummary } from "../store/handles.js";
-
-import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES } from "../limits.js";
-import { sanitizeLine } from "../output/sanitize.js";
-/**
- * A final outcome whose result is larger than this (as JSON) is not saved with the handle: the handle records the
- * final status only, and `result` / `watch` read the result from the server again (while its ttl lasts). Handles
- * stay small, so that listing and finding them stays fast.
- */
-import { MAX_SAVED_RESULT_CHARS } from "../limits.js";
-export { MAX_SAVED_RESULT_CHARS };
-
-export interface ServerRef {
-  name: string;
-  descriptor: ServerDescriptor;
-}
+import type { HandleStore } from "../store/handles.js";
+import { fileStem } from "../store/handle-file.js";
+import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES, MAX_SAVED_RESULT_CHARS } from "../limits.js";
+import { sanitizeLine } from "../sanitize.js";
 
 /** The part of a snapshot kept as `last` (the result lives in `outcome`). */
 function withoutResult(snapshot: Snapshot): Omit<Snapshot, "result"> {
@@ -118,6 +106,11 @@ export class TrackedTask {
     });
   }
 
+  /**
+   * Records the final outcome. One whose result is larger than MAX_SAVED_RESULT_CHARS (as JSON) is not saved with
+   * the handle: the handle records the final status only, and `result` / `watch` read the result from the server
+   * again (while its ttl lasts). Handles stay small, so that listing and finding them stays fast.
+   */
   async finish(outcome: FinalOutcome): Promise<void> {
     const tooBig = outcome.result !== undefined && JSON.stringify(outcome.result).length > MAX_SAVED_RESULT_CHARS;
     await this.change((handle) => {
@@ -135,16 +128,14 @@ export class TrackedTask {
     });
   }
 
-  /** The task is reached another way from now on (its server forgot the old session and knows the task in a new one). */
+  /**
+   * The task is reached another way from now on (its server forgot the old session and knows the task in a new
+   * one).
+   */
   async moved(resume: ResumeToken): Promise<void> {
     await this.change((handle) => {
       handle.resume = resume;
     });
-  }
-
-  /** The task is past its ttl and not known to be finished. */
-  expired(now: number): boolean {
-    return handleExpired(this.handle, now);
   }
 }
 
@@ -159,32 +150,6 @@ function trimHistory(history: Handle["history"]): void {
   }
 }
 
-export function handleExpired(handle: Handle, now: number): boolean {
-  return summaryExpired(summarize("", handle, 0), now);
-}
-
-/** The same, on a handle's summary (what `list` reads from the index). */
-export function summaryExpired(summary: HandleSummary, now: number): boolean {
-  if (summary.final) return false;
-  if (summary.gone) return true;
-  if (summary.ttlMs === null) return false;
-  const created = expiryBase(summary);
-  return created !== undefined && now > created + summary.ttlMs;
-}
-
-/**
- * When a task's ttl starts counting (ms): the server's createdAt where it is within MAX_CLOCK_SKEW_MS of when
- * mcp-task first saw the task (the handle's createdAt), else that first sight. A createdAt in year 9999 (a task that
- * would never expire) or in 1970 (one expired before it began) is not believed.
- */
-export function expiryBase(summary: Pick<HandleSummary, "createdAt" | "taskCreatedAt">): number | undefined {
-  const seen = Date.parse(summary.createdAt);
-  const server = summary.taskCreatedAt === null ? NaN : Date.parse(summary.taskCreatedAt);
-  if (Number.isFinite(server) && (!Number.isFinite(seen) || Math.abs(server - seen) <= MAX_CLOCK_SKEW_MS))
-    return server;
-  return Number.isFinite(seen) ? seen : undefined;
-}
-
 export class Tracker {
   constructor(
     readonly store: HandleStore,
@@ -193,14 +158,15 @@ export class Tracker {
 
   /** Saves the handle of a task that has just been created, before anything else can fail. */
   async start(
-    server: ServerRef,
+    server: Handle["server"],
     wire: Wire,
     tool: string,
     args: Record<string, unknown>,
     snapshot: Snapshot,
   ): Promise<TrackedTask> {
     const now = new Date(this.clock.now()).toISOString();
-    // The server's creation time where it is believable (see expiryBase), else when mcp-task saw the task.
+    // The server's creation time where it is believable (see expiryBase, tasks/expiry.ts), else when mcp-task saw
+    // the task.
     const serverCreated = snapshot.createdAt === undefined ? NaN : Date.parse(snapshot.createdAt);
     const createdAt =
       Math.abs(serverCreated - this.clock.now()) <= MAX_CLOCK_SKEW_MS ? new Date(serverCreated).toISOString() : now;

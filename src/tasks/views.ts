@@ -1,27 +1,14 @@
 // What `get`, `list` and `export` show of a handle: one plain object for JSON, and a line or block of text.
-import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
-import { summaryExpired } from "./tracker.js";
+import type { Handle, HandleSummary, HandleView } from "../model.js";
+import { summarize } from "../store/handle-file.js";
+import { summaryExpired } from "./expiry.js";
 import { compactDuration } from "../duration.js";
-
-export interface HandleView {
-  taskId: string;
-  server: string;
-  tool: string;
-  generation: string;
-  status: string;
-  statusMessage: string | null;
-  createdAt: string;
-  updatedAt: string;
-  ttlMs: number | null;
-  pollIntervalMs: number | null;
-  expired: boolean;
-  gone: string | null;
-}
 
 export function viewOf(handle: Handle, now: number): HandleView {
   return viewOfSummary(summarize("", handle, 0), now);
 }
 
+/** The view of a summary; its fields in this order (the JSON objects' order). */
 export function viewOfSummary(s: HandleSummary, now: number): HandleView {
   return {
     taskId: s.taskId,

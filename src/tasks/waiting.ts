@@ -3,7 +3,7 @@
 import type { Clock } from "../model.js";
 import { InterruptedError, ServerError, StillRunningError } from "../errors.js";
 import { formatDuration } from "../duration.js";
-import { shellWord } from "../output/sanitize.js";
+import { shellWord } from "../sanitize.js";
 
 /** Stop signals for a waiting command: Ctrl-C (exit 130) and --timeout (exit 7), both leaving the task running. */
 export function waitSignal(

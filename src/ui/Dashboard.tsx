@@ -2,7 +2,7 @@
 // shows comes from the model through useDashboard, and every view below it is a pure function of its props.
 import { Box, Text, useInput } from "ink";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { sanitizeLine, shellWord } from "../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
 import { Detail, detailLines, unreadableLines, type Line } from "./Detail.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";

@@ -1,8 +1,9 @@
 // The detail of one task: facts, the status timeline, the arguments and the result, scrollable.
 import { Box, Text } from "ink";
 import { renderResult } from "../output/render.js";
-import { sanitize, sanitizeLine } from "../output/sanitize.js";
-import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
+import { sanitize, sanitizeLine } from "../sanitize.js";
+import { summarize } from "../store/handle-file.js";
+import type { Handle, HandleSummary } from "../model.js";
 import { COLOR, SYMBOL, rowStatus, short, ttlLeft, type RowStatus } from "./format.js";
 
 export interface Line {

@@ -1,6 +1,6 @@
 // The always-visible keyboard help and the status line.
 import { Box, Text } from "ink";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 
 export interface HelpBarProps {
   keys: ReadonlyArray<readonly [string, string]>;

@@ -2,7 +2,7 @@
 // tool's inputSchema), start.
 import { Box, Text } from "ink";
 import { useEffect, useState } from "react";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import type { ToolInfo } from "../protocol/wire.js";
 import { SchemaForm } from "./form/SchemaForm.js";

@@ -1,7 +1,7 @@
 // The list of tasks: one row per handle, only the rows that fit on screen rendered (virtualised).
 import { Box, Text } from "ink";
-import { sanitizeLine } from "../output/sanitize.js";
-import type { HandleSummary } from "../store/handles.js";
+import { sanitizeLine } from "../sanitize.js";
+import type { HandleSummary } from "../model.js";
 import { COLOR, SYMBOL, ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
 import type { Connection } from "./model.js";
 

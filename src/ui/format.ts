@@ -1,8 +1,8 @@
 // Small pure helpers the views share: status symbols (readable without colour), durations, row facts. Row facts
 // come from a handle's summary (what the dashboard keeps of every task); the detail view summarizes its handle.
 import type { TaskStatus } from "../protocol/wire.js";
-import { expiryBase, summaryExpired } from "../tasks/tracker.js";
-import type { HandleSummary } from "../store/handles.js";
+import { summaryExpired, ttlEnd } from "../tasks/expiry.js";
+import type { HandleSummary } from "../model.js";
 
 export type RowStatus = TaskStatus | "expired" | "gone";
 
@@ -46,9 +46,8 @@ export function inStatus(summary: HandleSummary, now: number): number {
 
 /** Time left before the ttl runs out; undefined when unlimited or finished (with its outcome saved). */
 export function ttlLeft(summary: HandleSummary, now: number): number | undefined {
-  if (summary.outcome || summary.ttlMs === null) return undefined;
-  const created = expiryBase(summary);
-  return created === undefined ? undefined : created + summary.ttlMs - now;
+  const end = summary.outcome ? undefined : ttlEnd(summary);
+  return end === undefined ? undefined : end - now;
 }
 
 /** Whether a duration shown for this task (its age, time in status, ttl left) still changes by the second. */

@@ -9,7 +9,7 @@ import type { Context, Terminal } from "../context.js";
 import { applyColour } from "./colour.js";
 import { McpTaskError } from "../errors.js";
 import { createPrinter, type Printer, type TaskInfo } from "../output/printer.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { isTerminal, type InputRequest, type InputResponse, type Snapshot } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";

@@ -18,7 +18,8 @@ import { TaskEngine } from "../tasks/engine.js";
 import { deliveryNote, type InputProvider } from "../tasks/input.js";
 import { TrackedTask, saveMoves } from "../tasks/tracker.js";
 import { followSettings, followTask } from "../tasks/run.js";
-import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
+import { summarize } from "../store/handle-file.js";
+import type { Handle, HandleSummary } from "../model.js";
 
 export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
 

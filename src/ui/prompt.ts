@@ -5,7 +5,7 @@ import type { Field } from "./form/fields.js";
 import type { IO } from "../context.js";
 import { cutText } from "../errors.js";
 import { setOwn } from "../data.js";
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
 import { schemaProblem } from "../tasks/schema.js";

@@ -1,5 +1,5 @@
 // Which rows the list shows, in which order: pure, so that filtering and sorting are tested without a terminal.
-import { sanitizeLine } from "../output/sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { rowStatus } from "./format.js";
 import type { Question, TaskRow } from "./model.js";
 import type { ListRow } from "./TaskList.js";

@@ -3,7 +3,9 @@
 //   store-writer <home> update <idOrPrefix> <count> <tag>        adds <count> answered keys to one handle
 //   store-writer <home> timed <prefix> <count> <payloadBytes>    saves <count> handles, prints ms per save
 //   store-writer <home> churn <prefix> <payloadBytes>            rewrites handles forever (to be killed)
-import { HandleStore, fileStem, type Handle } from "../../src/store/handles.js";
+import { HandleStore } from "../../src/store/handles.js";
+import { fileStem } from "../../src/store/handle-file.js";
+import type { Handle } from "../../src/model.js";
 
 const [home, mode, target, countArg, extra, finished] = process.argv.slice(2);
 const store = new HandleStore(home);

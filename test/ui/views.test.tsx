@@ -1,7 +1,8 @@
 // The list and detail views as pure functions of their props, rendered with ink-testing-library.
 import { render } from "ink-testing-library";
 import { expect, it } from "vitest";
-import { summarize, type Handle } from "../../src/store/handles.js";
+import { summarize } from "../../src/store/handle-file.js";
+import type { Handle } from "../../src/model.js";
 import { Detail, detailLines } from "../../src/ui/Detail.js";
 import type { TaskRow } from "../../src/ui/model.js";
 import { visibleRows } from "../../src/ui/rows.js";

@@ -7,7 +7,7 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 import { readClientConfig } from "../../store/client-config.js";
 import { checkName } from "./names.js";
 

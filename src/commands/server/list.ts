@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 import { describeServer } from "../../protocol/server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, withOptions } from "../options.js";
 

@@ -1,6 +1,6 @@
 // The names servers are saved under (`server add`, `server import`).
 import { UsageError } from "../../errors.js";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

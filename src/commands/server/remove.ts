@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { UsageError } from "../../errors.js";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 
 export const serverRemove: Leaf<{ name: string }, [string]> = {
   declare: (parent: Command) => parent.command("remove").summary("forget a saved server").argument("<name>"),

@@ -4,7 +4,7 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 
 export const serverStop: Leaf<{ name: string }, [string]> = {
   declare: (parent: Command) =>

@@ -4,7 +4,7 @@ import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 import { descriptorKey } from "../../protocol/server.js";
 import { TaskEngine } from "../../tasks/engine.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine, shellWord } from "../../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { isTerminal, type Snapshot } from "../../protocol/wire.js";
 import { markingGone, type TrackedTask } from "../../tasks/tracker.js";
 import { viewOf } from "../../tasks/views.js";

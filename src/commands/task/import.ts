@@ -7,7 +7,8 @@ import type { Leaf } from "../command.js";
 import { UsageError } from "../../errors.js";
 import { MAX_IMPORT_STDIN_BYTES } from "../../limits.js";
 import { createPrinter } from "../../output/printer.js";
-import { parseHandle, type Handle } from "../../store/handles.js";
+import { parseHandle } from "../../store/handle-file.js";
+import type { Handle } from "../../model.js";
 import { readAll } from "../args.js";
 import { withOptions } from "../options.js";
 import {
@@ -17,7 +18,7 @@ import {
   withoutCredentials,
   type ServerDescriptor,
 } from "../../protocol/server.js";
-import { sanitizeLine, shellWord } from "../../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { confirm } from "../../ui/prompt.js";
 
 export interface ImportOptions {

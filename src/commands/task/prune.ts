@@ -4,7 +4,7 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { parseDuration } from "../../duration.js";
 import { createPrinter } from "../../output/printer.js";
-import { summaryExpired } from "../../tasks/tracker.js";
+import { summaryExpired } from "../../tasks/expiry.js";
 import { withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
 

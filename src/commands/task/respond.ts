@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine, shellWord } from "../../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";

@@ -1,5 +1,5 @@
 // The handle files that `list` and `prune` skipped (unreadable, or not ours), said in one line.
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 
 /** The handle files a listing skipped, reported in one line that names them (the first few) and says why. */
 export class Skipped {

@@ -7,7 +7,7 @@ import type { Context } from "../../context.js";
 import { describeError, ExitCode, StillRunningError } from "../../errors.js";
 import type { FinalOutcome } from "../../model.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
-import { sanitizeLine, shellWord } from "../../output/sanitize.js";
+import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { preparedAnswers } from "../../tasks/input.js";
 import { ServerLinks } from "../../tasks/reconnect.js";
 import { exitCodeOf, followSettings, followTask } from "../../tasks/run.js";

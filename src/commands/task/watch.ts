@@ -9,7 +9,7 @@ import { isTerminal } from "../../protocol/wire.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
-import { shellWord } from "../../output/sanitize.js";
+import { shellWord } from "../../sanitize.js";
 import { inputProvider, presentation, readAnswers } from "../presentation.js";
 import {
   answerFlags,

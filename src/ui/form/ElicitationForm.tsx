@@ -5,7 +5,7 @@
 import { Spinner } from "@inkjs/ui";
 import { Box, Text } from "ink";
 import { useMemo } from "react";
-import { sanitize, sanitizeLine } from "../../output/sanitize.js";
+import { sanitize, sanitizeLine } from "../../sanitize.js";
 import type { InputRequest, InputResponse } from "../../protocol/wire.js";
 import { SchemaForm, type FormAction } from "./SchemaForm.js";
 import { UnsupportedRequest } from "./UnsupportedRequest.js";

@@ -1,7 +1,7 @@
 // One field of a form: title (with `*` when required), what it takes, its description, its value, and the
 // choice list when open, then its error. A pure function of its props.
 import { Box, Text } from "ink";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 import { ChoiceList } from "./ChoiceList.js";
 import { choiceIndex, hintOf, isTextField, sameValue, type Field } from "./fields.js";
 

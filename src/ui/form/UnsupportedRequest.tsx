@@ -1,7 +1,7 @@
 // A request mcp-task cannot serve (sampling/createMessage: there is no model here; a URL-mode elicitation; any
 // other method): what the server asked, why it can only be declined, and a single decline action.
 import { Box, Text, useInput } from "ink";
-import { sanitize, sanitizeLine } from "../../output/sanitize.js";
+import { sanitize, sanitizeLine } from "../../sanitize.js";
 import type { InputRequest } from "../../protocol/wire.js";
 import { ActionBar } from "./ActionBar.js";
 

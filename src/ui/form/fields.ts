@@ -2,7 +2,7 @@
 // the per-field parsing and checks the form runs. Pure functions, no React. Titles, descriptions and choice titles
 // are sanitised here, so a descriptor is safe to display; the AJV check of the whole object stays in
 // ../../tasks/schema.ts (the form runs it after these checks).
-import { sanitize, sanitizeLine } from "../../output/sanitize.js";
+import { sanitize, sanitizeLine } from "../../sanitize.js";
 import { linearRegExp, type LinearRegExp } from "../../tasks/regex.js";
 
 export type StringFormat = "email" | "uri" | "date" | "date-time";

@@ -1,7 +1,7 @@
 // The form's state and what each key does to it: a pure reducer, so that SchemaForm stays a thin shell around
 // useInput and the behaviour of every key is plain data in, data out.
 import { getOwn, setOwn, withOwn, withoutOwn } from "../../data.js";
-import { sanitizeLine } from "../../output/sanitize.js";
+import { sanitizeLine } from "../../sanitize.js";
 import {
   checkField,
   choiceIndex,

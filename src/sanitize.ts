@@ -1,4 +1,6 @@
-// Server text is untrusted: it must never reach a terminal with control sequences intact.
+// Untrusted text (what a server sends) made safe for a terminal and a shell: a ground module, below every layer
+// that shows server text (src/protocol, src/store, src/output, src/ui). Server text is untrusted: it must never
+// reach a terminal with control sequences intact.
 import stripAnsi from "strip-ansi";
 
 // strip-ansi removes escape sequences (CSI, OSC, ...) but leaves lone control characters such as BEL, BS, CR,

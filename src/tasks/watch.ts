@@ -1,0 +1,224 @@
+// Following one task until it is terminal (TaskEngine.watch): the poll loop, pushes that wake it early, backoff on
+// errors. The task's questions (answering them, settling answers in doubt) are TaskAnswers' (answering.ts).
+import type { Clock } from "../model.js";
+import { ServerError } from "../errors.js";
+import { isTerminal, type Snapshot } from "../protocol/wire.js";
+import { answerNotDelivered } from "./input.js";
+import { pollInterval } from "../protocol/checks.js";
+import { resendKey, TaskAnswers, type AnswerOptions, type EngineShared } from "./answering.js";
+
+/** Used when the server gives no poll interval. */
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+const MAX_BACKOFF_MS = 30_000;
+/** While pushes flow, the longest time without a poll of our own (pushes are never the only source of truth). */
+const PUSH_TRUST_MS = 30_000;
+/** After a push, the next poll waits this many poll intervals. */
+const PUSH_GRACE = 3;
+
+export interface WatchOptions extends AnswerOptions {
+  /** The user's floor on the poll interval. */
+  floorMs?: number;
+  /** How long transient failures (server unreachable) may last before giving up. */
+  giveUpMs?: number;
+  /** Use push notifications where the server sends them (default true). */
+  push?: boolean;
+  /** The state already known (the create reply): the first read waits an interval instead of coming at once. */
+  initial?: Snapshot;
+  /** Told of each transient failure and when the next try comes (to show "reconnecting"). */
+  onRetry?: (error: Error, retryInMs: number) => void;
+}
+
+/**
+ * One watch of one task (see TaskEngine.watch). Polls at the server's pace (never faster than its interval or the
+ * user's floor); a pushed update is shown at once, postpones the next poll by three intervals (so no poll is spent
+ * while pushes flow, yet one comes at least every 30 s), and a terminal push triggers an immediate read (for the
+ * result). Transient failures back off exponentially with jitter. Abort with `signal`; the abort reason is thrown.
+ */
+export class TaskWatch {
+  private readonly answered: Set<string>;
+  private readonly clock: Clock;
+  private wake = new AbortController();
+  private woken = false;
+  private pushed?: Snapshot;
+  private last?: Snapshot;
+  private readonly answers: TaskAnswers;
+  private failingSince?: number;
+  private lastPoll?: number;
+  private failures = 0;
+  private due = 0;
+
+  constructor(
+    private readonly shared: EngineShared,
+    private readonly taskId: string,
+    private readonly options: WatchOptions,
+  ) {
+    this.answered = options.answered ?? new Set<string>();
+    this.clock = shared.clock;
+    this.answers = new TaskAnswers(shared, taskId, options, this.answered, {
+      wake: this.wakeUp,
+      readNow: () => {
+        this.due = this.clock.now();
+        this.wakeUp();
+      },
+    });
+  }
+
+  private readonly wakeUp = () => {
+    this.woken = true;
+    this.wake.abort();
+  };
+
+  /** Yields each changed snapshot until the task is terminal. */
+  async *run(): AsyncGenerator<Snapshot> {
+    const { shared, taskId, options } = this;
+    shared.wakers.set(taskId, this.wakeUp);
+    if (options.onDelivered) shared.deliveries.set(taskId, options.onDelivered);
+    const unsubscribe =
+      options.push === false
+        ? () => {}
+        : await shared.wire
+            .watchNotifications([taskId], (snapshot) => {
+              if (snapshot.taskId !== taskId) return;
+              this.pushed = snapshot;
+              this.wakeUp();
+            })
+            .catch(() => () => {});
+    if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) this.last = options.initial;
+    this.due = this.last ? this.clock.now() + this.intervalOf(this.last) : this.clock.now();
+    shared.doubts.set(taskId, (delivery) => this.answers.doubted(delivery));
+    try {
+      for (;;) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        // A refusal waits for the answers delivered beside it to be recorded (their job is still running).
+        const refused = this.answers.busy ? undefined : shared.inputErrors.get(taskId);
+        if (refused) {
+          shared.inputErrors.delete(taskId);
+          throw refused;
+        }
+        if (this.pushed && (yield* this.takePush())) return;
+        if (this.clock.now() >= this.due) {
+          const step = yield* this.poll();
+          if (step === "end") return;
+          if (step === "retry") continue;
+        }
+        if (!this.woken) {
+          const signals = options.signal ? [options.signal, this.wake.signal] : [this.wake.signal];
+          await this.clock.sleep(this.due - this.clock.now(), AbortSignal.any(signals));
+        }
+        this.woken = false;
+        if (this.wake.signal.aborted) this.wake = new AbortController();
+      }
+    } finally {
+      this.answers.close();
+      shared.wakers.delete(taskId);
+      shared.deliveries.delete(taskId);
+      shared.doubts.delete(taskId);
+      shared.reasked.delete(taskId);
+      for (const key of [...shared.resend.keys()]) if (key.startsWith(resendKey(taskId, ""))) shared.resend.delete(key);
+      unsubscribe();
+    }
+  }
+
+  // The server's interval as parsed is within the floor and ceiling (src/limits.ts); kept there here too, for
+  // snapshots that come from elsewhere (a handle saved by an older version).
+  private intervalOf(snapshot?: Snapshot): number {
+    return Math.max(pollInterval(snapshot?.pollIntervalMs) ?? DEFAULT_POLL_INTERVAL_MS, this.options.floorMs ?? 0);
+  }
+
+  // With a confirmed subscription the server has promised to push every change: polls are only a safety net.
+  private pace(snapshot?: Snapshot): number {
+    return this.intervalOf(snapshot) * (this.shared.wire.pushConfirmed?.(this.taskId) ? PUSH_GRACE : 1);
+  }
+
+  private changed(next: Snapshot): boolean {
+    return !this.last || fingerprint(this.last, this.answered) !== fingerprint(next, this.answered);
+  }
+
+  /** Handles the latest push; true when it ended the watch. */
+  private async *takePush(): AsyncGenerator<Snapshot, boolean> {
+    const snapshot = this.pushed!;
+    this.pushed = undefined;
+    await this.answers.settle(snapshot);
+    if (isTerminal(snapshot.status)) {
+      // A final push that carries its outcome ends the watch without a read; one without, reads it now.
+      if (snapshot.status === "cancelled" || snapshot.result || snapshot.error) {
+        this.last = snapshot;
+        yield snapshot;
+        return true;
+      }
+      this.due = this.clock.now();
+      return false;
+    }
+    // A push is fresh word from the server: the next poll waits PUSH_GRACE intervals from it (so no poll is spent
+    // while pushes flow, even when they come at the poll's own pace), but never longer than PUSH_TRUST_MS without a
+    // read of our own.
+    const interval = this.intervalOf(snapshot.pollIntervalMs !== undefined ? snapshot : this.last);
+    this.lastPoll ??= this.clock.now();
+    this.due = Math.min(
+      Math.max(this.due, this.clock.now() + PUSH_GRACE * interval),
+      this.lastPoll + Math.max(PUSH_TRUST_MS, interval),
+    );
+    if (this.changed(snapshot)) {
+      this.last = snapshot;
+      yield snapshot;
+      this.answers.serviceInput(snapshot);
+    }
+    return false;
+  }
+
+  /** One poll: "end" once the task is terminal, "retry" after a transient failure (the next try is scheduled). */
+  private async *poll(): AsyncGenerator<Snapshot, "end" | "retry" | "next"> {
+    const snapshot = await this.read();
+    if (!snapshot) return "retry";
+    await this.answers.settle(snapshot);
+    this.answers.checkIgnored(snapshot);
+    this.answers.checkUnasked(snapshot);
+    if (this.changed(snapshot) || isTerminal(snapshot.status)) {
+      this.last = snapshot;
+      yield snapshot;
+    }
+    if (isTerminal(snapshot.status)) return "end";
+    this.answers.serviceInput(snapshot);
+    this.due = this.clock.now() + Math.min(this.pace(snapshot), Math.max(PUSH_TRUST_MS, this.intervalOf(snapshot)));
+    return "next";
+  }
+
+  /** Reads the task; undefined after a transient failure (backing off), thrown once failures outlast giveUpMs. */
+  private async read(): Promise<Snapshot | undefined> {
+    const { options } = this;
+    try {
+      this.lastPoll = this.clock.now();
+      const snapshot = await this.shared.wire.getTask(this.taskId, options.signal);
+      this.failures = 0;
+      this.failingSince = undefined;
+      return snapshot;
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (!(error instanceof ServerError) || !error.transient) throw error;
+      this.failingSince ??= this.clock.now();
+      if (this.clock.now() - this.failingSince > (options.giveUpMs ?? 60_000)) {
+        // An answer still in doubt is reported as not delivered: the handle does not count it as answered.
+        const inDoubt = this.answers.inDoubt;
+        if (inDoubt) throw answerNotDelivered(this.taskId, inDoubt, error);
+        throw error;
+      }
+      this.failures++;
+      const wait = backoff(this.failures, options.floorMs);
+      options.onRetry?.(error, wait);
+      this.due = this.clock.now() + wait;
+      return undefined;
+    }
+  }
+}
+
+/** What counts as a visible change between two snapshots. */
+function fingerprint(snapshot: Snapshot, answered: ReadonlySet<string>): string {
+  const open = snapshot.inputRequests.filter((request) => !answered.has(request.key)).map((request) => request.key);
+  return JSON.stringify([snapshot.status, snapshot.statusMessage ?? "", open, snapshot.pollIntervalMs ?? null]);
+}
+
+/** Exponential backoff with full jitter, from 500 ms up to 30 s. */
+function backoff(failures: number, floorMs = 0): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures, 10));
+  return Math.max(floorMs, Math.round(ceiling / 2 + (Math.random() * ceiling) / 2));
+}
