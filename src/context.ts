@@ -37,9 +37,10 @@ export interface Context {
   io: IO;
   clock: Clock;
   env: Record<string, string | undefined>;
-  /** The settings, once loaded (most commands load them before they run; see `loadSettings`). */
-  readonly settings: Settings;
-  /** Loads the settings (saved servers, verdicts): commands that need none (list, forget...) skip the cost. */
+  /**
+   * The settings (saved servers, verdicts), opened on the first call and the same for every later one: commands
+   * that need none (list, forget...) never pay for their loading.
+   */
   loadSettings(): Promise<Settings>;
   /** The mcp-task directory. */
   home: string;

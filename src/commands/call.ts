@@ -84,12 +84,13 @@ export function registerCall(program: Command, ctx: Context, run: Run): void {
 }
 
 export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
-  const server = resolveServer(options, ctx);
+  const server = await resolveServer(options, ctx);
   // A call that may become a task runs, on stdio, through the server's broker: the task outlives this command
   // (--detach, Ctrl-C, --timeout). A call that cannot (--no-task, or a tool the server listed as never running
   // as a task) talks to the server directly, which is much cheaper.
   const key = descriptorKey(server.descriptor);
-  const known = ctx.settings.taskSupport(key)?.[options.tool];
+  const settings = await ctx.loadSettings();
+  const known = settings.taskSupport(key)?.[options.tool];
   const wire = await ctx.connect(server.descriptor, server.name, {
     outlive: options.task !== "never" && known !== "forbidden",
   });
@@ -107,7 +108,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   try {
     const engine = new TaskEngine(wire, ctx.clock, provider);
     const tools = await engine.listTools();
-    ctx.settings.saveTaskSupport(key, Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
+    settings.saveTaskSupport(key, Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
     const tool = tools.find((t) => t.name === options.tool);
     if (!tool)
       throw new UsageError(`${server.name} has no tool named ${options.tool}`, "list the tools with: mcp-task tools");

@@ -78,8 +78,8 @@ async function runList(
     if (status !== "expired" && status !== "gone" && !TASK_STATUSES.includes(status as TaskStatus))
       throw new UsageError(`unknown status: ${status}`, `use ${TASK_STATUSES.join(", ")}, expired or gone`);
   }
-  if (flags.server !== undefined || flags.remote) await ctx.loadSettings();
-  const server = flags.server !== undefined || flags.remote ? resolveServer({ server: flags.server }, ctx) : undefined;
+  const server =
+    flags.server !== undefined || flags.remote ? await resolveServer({ server: flags.server }, ctx) : undefined;
   const skipped = new Skipped();
   let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(skipped.add)).map(
     (summary) => viewOfSummary(summary, now),

@@ -67,8 +67,9 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
             ...(flags.cwd ? { cwd: flags.cwd } : {}),
           };
         }
-        ctx.settings.saveServer(name, descriptor);
-        if (!ctx.settings.defaultServer()) ctx.settings.setDefaultServer(name);
+        const settings = await ctx.loadSettings();
+        settings.saveServer(name, descriptor);
+        if (!settings.defaultServer()) settings.setDefaultServer(name);
         createPrinter(ctx.io, false).note(`saved server ${name}: ${describeServer(descriptor)}`);
         return 0;
       }),
@@ -79,8 +80,9 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .option("--json", "one JSON document")
     .action((flags: { json?: boolean }) =>
       run(async () => {
-        const servers = ctx.settings.servers();
-        const current = ctx.settings.defaultServer();
+        const settings = await ctx.loadSettings();
+        const servers = settings.servers();
+        const current = settings.defaultServer();
         createPrinter(ctx.io, Boolean(flags.json)).document({ defaultServer: current ?? null, servers }, () =>
           Object.entries(servers)
             .map(
@@ -98,7 +100,7 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .argument("<name>")
     .action((name: string) =>
       run(async () => {
-        if (!ctx.settings.removeServer(name))
+        if (!(await ctx.loadSettings()).removeServer(name))
           throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
         return 0;
       }),
@@ -109,9 +111,10 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .argument("<name>")
     .action((name: string) =>
       run(async () => {
-        if (!ctx.settings.server(name))
+        const settings = await ctx.loadSettings();
+        if (!settings.server(name))
           throw new UsageError(`unknown server: ${sanitizeLine(name)}`, "see them with: mcp-task server list");
-        ctx.settings.setDefaultServer(name);
+        settings.setDefaultServer(name);
         return 0;
       }),
     );
@@ -160,8 +163,9 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .action((file: string) =>
       run(async () => {
         const imported = await importServers(file);
-        for (const [name, descriptor] of imported) ctx.settings.saveServer(name, descriptor);
-        if (!ctx.settings.defaultServer() && imported.length) ctx.settings.setDefaultServer(imported[0][0]);
+        const settings = await ctx.loadSettings();
+        for (const [name, descriptor] of imported) settings.saveServer(name, descriptor);
+        if (!settings.defaultServer() && imported.length) settings.setDefaultServer(imported[0][0]);
         createPrinter(ctx.io, false).note(
           `imported ${imported.length} server(s): ${imported.map(([name]) => name).join(", ")}`,
         );

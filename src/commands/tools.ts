@@ -15,7 +15,7 @@ export function registerTools(program: Command, ctx: Context, run: Run): void {
     .option("--json", "one JSON document")
     .action((flags: { server?: string; stdio?: string; json?: boolean }) =>
       run(async () => {
-        const server = resolveServer(flags, ctx);
+        const server = await resolveServer(flags, ctx);
         const wire = await ctx.connect(server.descriptor, server.name);
         try {
           const tools = await wire.listTools();

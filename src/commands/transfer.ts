@@ -77,7 +77,7 @@ export function registerTransfer(program: Command, ctx: Context, run: Run): void
             );
           }
         });
-        const { handles: adopted, unsaved } = bindImported(handles, ctx.settings.servers());
+        const { handles: adopted, unsaved } = bindImported(handles, (await ctx.loadSettings()).servers());
         if (unsaved.length && !flags.yes) {
           const list = unsaved.map((server) => sanitizeLine(describeServer(server))).join(", ");
           const question = `the imported task(s) name ${unsaved.length === 1 ? "a server" : "servers"} not saved here: ${list}`;
