@@ -96,9 +96,7 @@ async function runGuarded(argv: string[], io: IO, job: () => Promise<number>): P
   try {
     return await job();
   } catch (error) {
-    const report = describeError(error);
-    createPrinter(io, argv.includes("--json")).error(report);
-    return report.exitCode;
+    return printFailure(io, argv, error);
   } finally {
     finished = true;
     process.removeListener("beforeExit", stalled);
@@ -136,9 +134,14 @@ export async function runProgram(ctx: Context, argv: string[], onExitCode?: (cod
         });
       return ExitCode.usage;
     }
-    const report = describeError(error);
-    createPrinter(ctx.io, argv.includes("--json")).error(report);
-    return report.exitCode;
+    return printFailure(ctx.io, argv, error);
   }
   return exitCode;
+}
+
+/** Prints what a command (or the making of its context) threw, the one way errors are printed; returns its code. */
+export function printFailure(io: IO, argv: string[], error: unknown): number {
+  const report = describeError(error);
+  createPrinter(io, argv.includes("--json")).error(report);
+  return report.exitCode;
 }

@@ -51,7 +51,7 @@ export interface Context {
    * V1 session; on stdio, its broker). `outlive` asks for a connection whose tasks outlive this command: on stdio,
    * through a broker started on demand. Tasks whose server hands questions over once (V1) are reached through a
    * broker that holds their questions: on stdio the server's, over HTTP the session's keeper. `direct`: the broker's
-   * own connection (never through a broker).
+   * own connection (never through a broker). The policy: src/connections.ts.
    */
   connect(
     server: ServerDescriptor,

@@ -5,9 +5,9 @@ import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import type { Context } from "../../src/context.js";
 import { InterruptedError } from "../../src/errors.js";
-import { createContext } from "../../src/process-context.js";
+import { createContext, type ContextParts } from "../../src/process-context.js";
 import { redactWith } from "../../src/protocol/server.js";
-import { runProgram } from "../../src/cli.js";
+import { printFailure, runProgram } from "../../src/cli.js";
 import { exitHoldsSettled } from "../../src/protocol/exit-holds.js";
 import { cliEnv, tempHome, type CliResult } from "./cli.js";
 import { ROOT } from "./servers.js";
@@ -22,13 +22,20 @@ export interface TestContextOptions {
 export type TestContext = Context & { out: { stdout: string; stderr: string } };
 
 export async function testContext(home = tempHome(), options: TestContextOptions = {}): Promise<TestContext> {
+  const parts = testParts(home, options);
+  return Object.assign(createContext(parts), { out: parts.out });
+}
+
+/** What a test context is made of: IO captured in `out` (redacted of `secrets`), its own Ctrl-C, the binary as self. */
+function testParts(home: string, options: TestContextOptions): ContextParts & { out: TestContext["out"] } {
   const out = { stdout: "", stderr: "" };
   const secrets = new Map<string, string>();
   const redacted = (text: string) => (secrets.size > 0 ? redactWith(text, secrets) : text);
   const stdin = new PassThrough();
   if (options.input !== undefined) stdin.end(options.input);
   const interrupt = new AbortController();
-  const ctx = createContext({
+  return {
+    out,
     io: {
       stdout: { write: (s: string) => (out.stdout += redacted(s)) },
       stderr: { write: (s: string) => (out.stderr += redacted(s)) },
@@ -46,8 +53,7 @@ export async function testContext(home = tempHome(), options: TestContextOptions
     interruptNow: () => interrupt.abort(new InterruptedError("interrupted")),
     secrets,
     uid: process.getuid?.(),
-  });
-  return Object.assign(ctx, { out });
+  };
 }
 
 /**
@@ -60,18 +66,28 @@ export async function runInProcess(
   args: string[],
   options: { home: string; env?: Record<string, string>; input?: Buffer | string; timeoutMs?: number },
 ): Promise<CliResult> {
-  const ctx = await testContext(options.home, { env: cliEnv(options.home, options.env), input: options.input ?? "" });
+  const argv = [process.execPath, "mcp-task", ...args];
+  const parts = testParts(options.home, { env: cliEnv(options.home, options.env), input: options.input ?? "" });
+  const { out } = parts;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      ctx.interruptNow();
-      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${ctx.out.stderr.slice(0, 2000)}`));
+      parts.interruptNow();
+      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${out.stderr.slice(0, 2000)}`));
     }, options.timeoutMs ?? 45_000);
   });
+  // As main: what making the context throws (a home that cannot be used) is printed, and its code returned.
+  const run = async () => {
+    try {
+      return await runProgram(createContext(parts), argv);
+    } catch (error) {
+      return printFailure(parts.io, argv, error);
+    }
+  };
   try {
-    const code = await Promise.race([runProgram(ctx, [process.execPath, "mcp-task", ...args]), timedOut]);
+    const code = await Promise.race([run(), timedOut]);
     await exitHoldsSettled();
-    return { code, stdout: ctx.out.stdout, stderr: ctx.out.stderr };
+    return { code, stdout: out.stdout, stderr: out.stderr };
   } finally {
     clearTimeout(timer);
   }
