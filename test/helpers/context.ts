@@ -27,8 +27,11 @@ export async function testContext(home = tempHome(), options: TestContextOptions
 }
 
 /** What a test context is made of: IO captured in `out` (redacted of `secrets`), its own Ctrl-C, the binary as self. */
-function testParts(home: string, options: TestContextOptions): ContextParts & { out: TestContext["out"] } {
-  const out = { stdout: "", stderr: "" };
+function testParts(
+  home: string,
+  options: TestContextOptions,
+  out = { stdout: "", stderr: "" },
+): ContextParts & { out: TestContext["out"] } {
   const secrets = new Map<string, string>();
   const redacted = (text: string) => (secrets.size > 0 ? redactWith(text, secrets) : text);
   const stdin = new PassThrough();
@@ -56,6 +59,13 @@ function testParts(home: string, options: TestContextOptions): ContextParts & { 
   };
 }
 
+export interface InProcessOptions {
+  home: string;
+  env?: Record<string, string>;
+  input?: Buffer | string;
+  timeoutMs?: number;
+}
+
 /**
  * Runs mcp-task in this process as `runCli` runs the binary (the same environment: cliEnv; stdin holding `input`):
  * the program over a test context, with main's error printing (src/cli.ts: runProgram), once the stdio servers it
@@ -64,11 +74,12 @@ function testParts(home: string, options: TestContextOptions): ContextParts & { 
  */
 export async function runInProcess(
   args: string[],
-  options: { home: string; env?: Record<string, string>; input?: Buffer | string; timeoutMs?: number },
+  options: InProcessOptions,
+  out = { stdout: "", stderr: "" },
 ): Promise<CliResult> {
   const argv = [process.execPath, "mcp-task", ...args];
-  const parts = testParts(options.home, { env: cliEnv(options.home, options.env), input: options.input ?? "" });
-  const { out } = parts;
+  const env = cliEnv(options.home, options.env);
+  const parts = testParts(options.home, { env, input: options.input ?? "" }, out);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -91,4 +102,13 @@ export async function runInProcess(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Starts `runInProcess` without waiting, as `startCli` starts the binary: its output as it comes, then its code. */
+export function startInProcess(
+  args: string[],
+  options: InProcessOptions,
+): { output: TestContext["out"]; exited: Promise<number | null> } {
+  const output = { stdout: "", stderr: "" };
+  return { output, exited: runInProcess(args, options, output).then((run) => run.code) };
 }
