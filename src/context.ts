@@ -37,9 +37,10 @@ export interface Context {
   io: IO;
   clock: Clock;
   env: Record<string, string | undefined>;
-  /** The settings, once loaded (most commands load them before they run; see `loadSettings`). */
-  readonly settings: Settings;
-  /** Loads the settings (saved servers, verdicts): commands that need none (list, forget...) skip the cost. */
+  /**
+   * The settings (saved servers, verdicts), opened on the first call and the same for every later one: commands
+   * that need none (list, forget...) never pay for their loading.
+   */
   loadSettings(): Promise<Settings>;
   /** The mcp-task directory. */
   home: string;
@@ -50,7 +51,7 @@ export interface Context {
    * V1 session; on stdio, its broker). `outlive` asks for a connection whose tasks outlive this command: on stdio,
    * through a broker started on demand. Tasks whose server hands questions over once (V1) are reached through a
    * broker that holds their questions: on stdio the server's, over HTTP the session's keeper. `direct`: the broker's
-   * own connection (never through a broker).
+   * own connection (never through a broker). The policy: src/connections.ts.
    */
   connect(
     server: ServerDescriptor,

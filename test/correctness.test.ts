@@ -1,8 +1,10 @@
 // Correctness found on the way (issue 13, item 7), each against our V2 test server over HTTP: `list --status` shows
 // what it lists as, `respond` answers every question its --input fits and says which, `import` never replaces a
-// handle that knows more, and `get` saves a changed status message.
+// handle that knows more, and `get` saves a changed status message. The commands run in-process
+// (test/helpers/context.ts).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { startV2Http, type RunningServer } from "./helpers/servers.js";
 
 let v2: RunningServer;
@@ -14,7 +16,7 @@ afterAll(async () => {
 });
 
 async function detach(home: string, ...args: string[]): Promise<string> {
-  const run = await runCli(["call", ...args, "-s", v2.url, "--detach", "--json"], { home });
+  const run = await runInProcess(["call", ...args, "-s", v2.url, "--detach", "--json"], { home });
   expect(run.code, run.stderr).toBe(0);
   return events(run.stdout)[0].taskId as string;
 }
@@ -25,13 +27,13 @@ it("list --status working,input_required leaves out expired and gone tasks; --st
   const expired = await detach(home, "task_slow", "ms=60000");
   const gone = await detach(home, "task_slow", "ms=60000");
   // One whose ttl has passed (as saved), one the server no longer knows (as `get` marks it).
-  const handles = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ taskId: string }>;
+  const handles = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{ taskId: string }>;
   expect(handles).toHaveLength(3);
   const edit = async (id: string, change: (handle: Record<string, unknown>) => void) => {
-    const handle = JSON.parse((await runCli(["export", id], { home })).stdout) as Record<string, unknown>;
+    const handle = JSON.parse((await runInProcess(["export", id], { home })).stdout) as Record<string, unknown>;
     change(handle);
     handle.updatedAt = new Date(Date.now() + 1000).toISOString();
-    expect((await runCli(["import", "--yes", "-"], { home, input: JSON.stringify(handle) })).code).toBe(0);
+    expect((await runInProcess(["import", "--yes", "-"], { home, input: JSON.stringify(handle) })).code).toBe(0);
   };
   await edit(expired, (h) => {
     h.ttlMs = 1;
@@ -39,29 +41,33 @@ it("list --status working,input_required leaves out expired and gone tasks; --st
   });
   await edit(gone, (h) => (h.gone = { at: new Date().toISOString(), reason: "the server does not know this task" }));
   const ids = async (status: string) =>
-    (JSON.parse((await runCli(["list", "--status", status, "--json"], { home })).stdout) as Array<{ taskId: string }>)
+    (
+      JSON.parse((await runInProcess(["list", "--status", status, "--json"], { home })).stdout) as Array<{
+        taskId: string;
+      }>
+    )
       .map((r) => r.taskId)
       .sort();
   expect(await ids("working,input_required")).toEqual([running]);
   expect(await ids("expired")).toEqual([expired, gone].sort());
   expect(await ids("gone")).toEqual([gone]);
-  const text = (await runCli(["list", "--status", "working"], { home })).stdout;
+  const text = (await runInProcess(["list", "--status", "working"], { home })).stdout;
   expect(text).not.toMatch(/expired|gone/);
-  for (const id of [running, expired, gone]) await runCli(["cancel", id], { home });
+  for (const id of [running, expired, gone]) await runInProcess(["cancel", id], { home });
 });
 
 it("respond answers every question --input fits, says which, and leaves the other for a later respond", async () => {
   const home = tempHome();
   // multi_input asks two questions at once: `name` (a string) and `confirm` (a boolean).
   const id = await detach(home, "multi_input");
-  const first = await runCli(["respond", id, "--input", '{"name":"Ada"}'], { home });
+  const first = await runInProcess(["respond", id, "--input", '{"name":"Ada"}'], { home });
   expect(first.code).toBe(6);
   expect(first.stderr).toMatch(/answered name-1 \(the server has it\); not the next question:/);
   expect(first.stderr).toMatch(/does not fit the requested form/);
   expect(first.stderr).toMatch(/^hint: mcp-task respond --input/m);
-  const second = await runCli(["respond", id, "--input", '{"confirm":true}'], { home });
+  const second = await runInProcess(["respond", id, "--input", '{"confirm":true}'], { home });
   expect(second.code, second.stderr).toBe(0);
-  const result = await runCli(["result", id], { home });
+  const result = await runInProcess(["result", id], { home });
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('multi_input: name="Ada", confirm=true');
 });
@@ -69,18 +75,18 @@ it("respond answers every question --input fits, says which, and leaves the othe
 it("import keeps a saved handle that knows the outcome or is newer; get saves a changed status message", async () => {
   const home = tempHome();
   const id = await detach(home, "task_slow", "ms=2500");
-  const stale = (await runCli(["export", id], { home })).stdout;
+  const stale = (await runInProcess(["export", id], { home })).stdout;
   // get while it runs: its status message changes every second while the status stays working.
   await new Promise((r) => setTimeout(r, 1200));
-  const got = JSON.parse((await runCli(["get", id, "--json"], { home })).stdout) as { statusMessage: string };
-  const saved = JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0] as { statusMessage: string };
+  const got = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout) as { statusMessage: string };
+  const saved = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout)[0] as { statusMessage: string };
   expect(saved.statusMessage).toBe(got.statusMessage);
   expect(got.statusMessage).not.toBe(JSON.parse(stale).last.statusMessage);
-  expect((await runCli(["watch", id], { home })).code).toBe(0);
-  const reimported = await runCli(["import", "--yes", "-"], { home, input: stale });
+  expect((await runInProcess(["watch", id], { home })).code).toBe(0);
+  const reimported = await runInProcess(["import", "--yes", "-"], { home, input: stale });
   expect(reimported.code).toBe(0);
   expect(reimported.stderr).toContain(`kept the handle saved here, which is as recent or knows the outcome: ${id}`);
-  const after = await runCli(["result", id], { home });
+  const after = await runInProcess(["result", id], { home });
   expect(after.code).toBe(0);
   expect(after.stdout).toContain("task_slow: done");
 });

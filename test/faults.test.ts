@@ -1,15 +1,19 @@
-// Faults survived: mcp-task killed while watching, the server restarted mid-task, the server gone for good.
+// Faults survived: mcp-task killed while watching, the server restarted mid-task, the server gone for good. The
+// commands run in-process (test/helpers/context.ts), but for the watch that is killed (a process of its own) and
+// the stdio server's crash: its second call, started at once in-process, can reach the first call's broker while
+// that broker is still going down (the binary's start-up gives it the time to leave).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
+import { runInProcess, startInProcess } from "./helpers/context.js";
 import { V2_SERVER, freePort, startV2Http } from "./helpers/servers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function detach(home: string, url: string, ...args: string[]): Promise<string> {
-  const run = await runCli(["call", ...args, "--detach", "--json", "-s", url], { home });
+  const run = await runInProcess(["call", ...args, "--detach", "--json", "-s", url], { home });
   expect(run.code, run.stderr).toBe(0);
   return events(run.stdout)[0].taskId as string;
 }
@@ -23,9 +27,9 @@ it("mcp-task killed (SIGKILL) while watching: the handle is intact and a new wat
     await sleep(1000);
     watching.child.kill("SIGKILL");
     await watching.exited;
-    const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+    const listed = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout);
     expect(listed).toEqual([expect.objectContaining({ taskId: id, status: "working" })]);
-    const again = await runCli(["watch", id], { home });
+    const again = await runInProcess(["watch", id], { home });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/done after 3000 ms/);
   } finally {
@@ -39,7 +43,7 @@ it("the server restarts mid-task (with its store): watch says it is reconnecting
   let server = await startV2Http("--port", String(port), "--store", store);
   const home = tempHome();
   const id = await detach(home, server.url, "task_slow", "ms=4000");
-  const watching = startCli(["watch", id], { home });
+  const watching = startInProcess(["watch", id], { home });
   try {
     await sleep(800);
     await server.stop();
@@ -59,11 +63,11 @@ it("a server that stays away: after the give-up window, exit 4 with the handle i
   const id = await detach(home, server.url, "task_slow", "ms=60000");
   await server.stop();
   const started = Date.now();
-  const run = await runCli(["watch", id, "--json"], { home, env: { MCP_TASK_GIVE_UP: "2s" } });
+  const run = await runInProcess(["watch", id, "--json"], { home, env: { MCP_TASK_GIVE_UP: "2s" } });
   expect(run.code).toBe(4);
   expect(Date.now() - started).toBeLessThan(15_000);
   expect(events(run.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4 });
-  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+  const listed = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout);
   expect(listed).toEqual([expect.objectContaining({ taskId: id, status: "working", gone: null })]);
 });
 
@@ -92,7 +96,9 @@ it("a stdio server that crashes mid-task: exit 4 with the end of its stderr in t
     );
     expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   }
-  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ gone: string | null }>;
+  const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{
+    gone: string | null;
+  }>;
   expect(listed).toHaveLength(2);
   for (const row of listed) expect(row.gone).toMatch(/exited while the task was running/);
 });
@@ -107,10 +113,10 @@ it("a handle lock left by a process killed while holding it is taken over once s
       .find((f) => f.startsWith(id) && f.endsWith(".json"))!
       .slice(0, -5);
     mkdirSync(join(home, "tasks", `.lock-${stem}`));
-    const run = await runCli(["watch", id, "--json"], { home });
+    const run = await runInProcess(["watch", id, "--json"], { home });
     expect(run.code, run.stdout).toBe(0);
     expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
-    const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout);
+    const listed = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout);
     expect(listed).toEqual([expect.objectContaining({ taskId: id, status: "completed" })]);
     expect(existsSync(join(home, "tasks", `.lock-${stem}`))).toBe(false);
   } finally {

@@ -2,7 +2,7 @@
 // answer is either confirmed or reported as not delivered, never silently lost; a key the server took is never
 // asked again, one it did not take is. The servers crash at the exact moment through their fault-injection
 // options (v2-server --crash-on-update, demo-server-main --crash-on) and come back on the same port with their
-// store.
+// store. The commands run in-process (test/helpers/context.ts).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +14,8 @@ import type { Snapshot } from "../src/protocol/wire.js";
 import { TaskEngine } from "../src/tasks/engine.js";
 import type { DeliveryEvent } from "../src/model.js";
 import type { InputProvider } from "../src/tasks/input.js";
-import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
+import { runInProcess, startInProcess } from "./helpers/context.js";
 import { ROOT, freePort, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
@@ -66,14 +67,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The saved handle, as `export` prints it. */
 async function handleOf(home: string, id: string): Promise<{ answered: string[]; outcome?: { status: string } }> {
-  const exported = await runCli(["export", id], { home });
+  const exported = await runInProcess(["export", id], { home });
   expect(exported.code, exported.stderr).toBe(0);
   return JSON.parse(exported.stdout);
 }
 
 /** The requests naming the task that the (restarted) V2 test server received. */
 async function statsOf(home: string, url: string, id: string): Promise<Record<string, number>> {
-  const run = await runCli(["call", "_stats", `taskId=${id}`, "-s", url], { home });
+  const run = await runInProcess(["call", "_stats", `taskId=${id}`, "-s", url], { home });
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout);
 }
@@ -89,7 +90,9 @@ it("V2, the connection drops before tasks/update reaches the server: the answer 
   const port = await freePort();
   const first = await v2(port, store, "--crash-on-update", "before");
   const home = tempHome();
-  const call = startCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "-s", first.url], { home });
+  const call = startInProcess(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "-s", first.url], {
+    home,
+  });
   expect(await exited(first.process)).toBe(70);
   await sleep(500);
   const second = await v2(port, store);
@@ -112,7 +115,9 @@ it("V2, the server applies tasks/update and dies before its reply: the answer is
   const port = await freePort();
   const first = await v2(port, store, "--crash-on-update", "after");
   const home = tempHome();
-  const call = startCli(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "-s", first.url], { home });
+  const call = startInProcess(["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "-s", first.url], {
+    home,
+  });
   expect(await exited(first.process)).toBe(70);
   await sleep(500);
   const second = await v2(port, store);
@@ -136,7 +141,7 @@ it("V2, the server stays away after the answer left: 'answer not delivered' (exi
   const port = await freePort();
   const first = await v2(port, store, "--crash-on-update", "before");
   const home = tempHome();
-  const run = await runCli(
+  const run = await runInProcess(
     ["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "--json", "-s", first.url],
     { home, env: { MCP_TASK_GIVE_UP: "2s" } },
   );
@@ -152,10 +157,10 @@ it("V2, the server stays away after the answer left: 'answer not delivered' (exi
   );
   expect((await handleOf(home, id)).answered).toEqual([]);
   await v2(port, store);
-  const responded = await runCli(["respond", id, "--input", '{"name":"Grace"}', "--json"], { home });
+  const responded = await runInProcess(["respond", id, "--input", '{"name":"Grace"}', "--json"], { home });
   expect(responded.code, responded.stderr).toBe(0);
   expect(JSON.parse(responded.stdout)).toMatchObject({ taskId: id, answered: ["name-1"] });
-  const result = await runCli(["result", id], { home });
+  const result = await runInProcess(["result", id], { home });
   expect(result.stdout.trim()).toBe("Hello, Grace");
   expect((await handleOf(home, id)).answered).toEqual(["name-1"]);
 });
@@ -174,7 +179,7 @@ it("V1, tasks/result is cut with the question still pending on the server: it is
     "--input",
     '{"approve":true,"comment":"goods checked"}',
   ];
-  const call = startCli([...args, "-s", first.url], { home });
+  const call = startInProcess([...args, "-s", first.url], { home });
   expect(await exited(first.process)).toBe(70);
   await sleep(500);
   await demoV1(port, store);
@@ -203,7 +208,7 @@ it("V1, the answer is on its way on the tasks/result round when the server dies:
     "--input",
     '{"approve":true,"comment":"goods checked"}',
   ];
-  const call = startCli([...args, "-s", first.url], { home });
+  const call = startInProcess([...args, "-s", first.url], { home });
   expect(await exited(first.process)).toBe(70);
   await sleep(500);
   await demoV1(port, store);

@@ -1,5 +1,7 @@
 // What mcp-task promises about the user's data: the store is private (and checked at every start), and secrets
-// given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file.
+// given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file. The secrets' test runs
+// the binary (what it proves is the process's own streams); the others run the commands in-process
+// (test/helpers/context.ts: the same store check at start, the same connect policy).
 import {
   chmodSync,
   chownSync,
@@ -15,19 +17,20 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { startV2Http } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
 it("the store is checked at start: opened to others it is made private again, and said so; another user's is refused", async () => {
   const home = tempHome();
-  expect((await runCli(["list"], { home })).code).toBe(0);
+  expect((await runInProcess(["list"], { home })).code).toBe(0);
   chmodSync(home, 0o755);
   chmodSync(join(home, "tasks"), 0o777);
   writeFileSync(join(home, "tasks", "x.00000000.json"), "{}", { mode: 0o644 });
   chmodSync(join(home, "tasks", "x.00000000.json"), 0o644);
 
-  const repaired = await runCli(["list", "--json"], { home });
+  const repaired = await runInProcess(["list", "--json"], { home });
   expect(repaired.code).toBe(0);
   expect(repaired.stdout.trim()).toBe("[]"); // stdout stays the document; the notice goes to stderr
   expect(repaired.stderr).toMatch(/was open to other users \(mode 755\): made it private \(0700\)/);
@@ -37,7 +40,7 @@ it("the store is checked at start: opened to others it is made private again, an
   expect(statSync(home).mode & 0o777).toBe(0o700);
   expect(statSync(join(home, "tasks")).mode & 0o777).toBe(0o700);
   expect(statSync(join(home, "tasks", "x.00000000.json")).mode & 0o777).toBe(0o600);
-  expect((await runCli(["list", "--json"], { home })).stderr).not.toMatch(/private/); // once repaired, silent
+  expect((await runInProcess(["list", "--json"], { home })).stderr).not.toMatch(/private/); // once repaired, silent
 
   // Owned by someone else (root can make that here; elsewhere this half cannot be set up).
   if (process.getuid?.() !== 0) return;
@@ -45,7 +48,7 @@ it("the store is checked at start: opened to others it is made private again, an
   mkdirSync(join(foreign, "tasks"), { mode: 0o700 });
   chownSync(foreign, 4242, 4242);
   for (const json of [false, true]) {
-    const refused = await runCli(["list", ...(json ? ["--json"] : [])], { home: foreign });
+    const refused = await runInProcess(["list", ...(json ? ["--json"] : [])], { home: foreign });
     expect(refused.code).toBe(2);
     noStack(refused.stderr);
     if (json)
@@ -151,10 +154,10 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
   const marker = join(tempHome(), "started");
   try {
     const home = tempHome();
-    const started = await runCli(["call", "task_slow", "ms=200", "-s", server.url, "--detach"], { home });
+    const started = await runInProcess(["call", "task_slow", "ms=200", "-s", server.url, "--detach"], { home });
     expect(started.code).toBe(0);
     const id = started.stdout.trim();
-    const exported = JSON.parse((await runCli(["export", id], { home })).stdout);
+    const exported = JSON.parse((await runInProcess(["export", id], { home })).stdout);
     // Crafted: the importer's saved server's name, another address, credentials of its own and references to the
     // importer's environment; and a stdio twin whose command would leave a mark if it ever ran.
     const crafted = {
@@ -187,7 +190,11 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
     };
     const victim = tempHome();
     const run = (args: string[], input?: string) =>
-      runCli(args, { home: victim, env: { ...env, MCP_TASK_GIVE_UP: "1s", MCP_TASK_REQUEST_TIMEOUT: "2s" }, input });
+      runInProcess(args, {
+        home: victim,
+        env: { ...env, MCP_TASK_GIVE_UP: "1s", MCP_TASK_REQUEST_TIMEOUT: "2s" },
+        input,
+      });
     expect(
       (
         await run([

@@ -3,14 +3,15 @@
 // and asks for the task there: a server that lost the task too ends the command at once with exit 5 and the handle
 // marked gone; one that kept its tasks (the demo server with --forget-sessions: tasks on disk, sessions not) carries
 // on, and the handle is moved to the new session so that later commands come in it. The dashboard follows tasks
-// through the same engine and wire, and does the same.
+// through the same engine and wire, and does the same. Commands run in-process (test/helpers/context.ts), but for
+// the watch that is running while the server restarts (a process of its own).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { DashboardModel, type DashboardState } from "../src/ui/model.js";
-import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
-import { testContext } from "./helpers/context.js";
+import { events, startCli, tempHome } from "./helpers/cli.js";
+import { runInProcess, testContext } from "./helpers/context.js";
 import { ROOT, freePort, startEverythingHttp, startListening, type RunningServer } from "./helpers/servers.js";
 
 const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
@@ -52,20 +53,20 @@ async function demoV1(port: number, store: string, ...flags: string[]): Promise<
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function detach(home: string, url: string, ...args: string[]): Promise<string> {
-  const run = await runCli(["call", ...args, "--detach", "--json", "-s", url], { home });
+  const run = await runInProcess(["call", ...args, "--detach", "--json", "-s", url], { home });
   expect(run.code, run.stderr).toBe(0);
   return events(run.stdout)[0].taskId as string;
 }
 
 async function listed(home: string): Promise<Array<Record<string, unknown>>> {
-  const run = await runCli(["list", "--json"], { home });
+  const run = await runInProcess(["list", "--json"], { home });
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout);
 }
 
 /** The saved handle, as `export` prints it. */
 async function handleOf(home: string, id: string): Promise<{ resume: { sessionId?: string }; gone?: unknown }> {
-  const run = await runCli(["export", id], { home });
+  const run = await runInProcess(["export", id], { home });
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout);
 }
@@ -110,13 +111,13 @@ it("server-everything restarted before `get <id>`: exit 5 at once, the handle ma
   await server.stop();
   server = await everything(port);
   const started = Date.now();
-  const run = await runCli(["get", id], { home, env: GIVE_UP });
+  const run = await runInProcess(["get", id], { home, env: GIVE_UP });
   expect(run.code, run.stderr).toBe(5);
   expect(Date.now() - started).toBeLessThan(15_000);
   expect(run.stderr).toMatch(GONE);
   expect(await listed(home)).toEqual([expect.objectContaining({ taskId: id, gone: expect.stringMatching(GONE) })]);
   // Gone is gone: the next command says so from the handle too.
-  const again = await runCli(["watch", id, "--json"], { home, env: GIVE_UP });
+  const again = await runInProcess(["watch", id, "--json"], { home, env: GIVE_UP });
   expect(again.code).toBe(5);
   expect(events(again.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 5 });
 });
@@ -153,16 +154,16 @@ it("a server that keeps its tasks but not its sessions, restarted before `get <i
   const before = (await handleOf(home, id)).resume.sessionId;
   await server.stop();
   server = await demoV1(port, store, "--forget-sessions");
-  const got = await runCli(["get", id, "--json"], { home, env: GIVE_UP });
+  const got = await runInProcess(["get", id, "--json"], { home, env: GIVE_UP });
   expect(got.code, got.stderr).toBe(0);
   expect(JSON.parse(got.stdout)).toMatchObject({ taskId: id, status: "working", gone: null });
   const moved = (await handleOf(home, id)).resume.sessionId;
   expect(moved).not.toBe(before);
   // The next command comes in the new session, which this server knows: no new session this time.
-  const again = await runCli(["get", id, "--json"], { home, env: GIVE_UP });
+  const again = await runInProcess(["get", id, "--json"], { home, env: GIVE_UP });
   expect(again.code, again.stderr).toBe(0);
   expect((await handleOf(home, id)).resume.sessionId).toBe(moved);
-  const cancelled = await runCli(["cancel", id, "--json"], { home });
+  const cancelled = await runInProcess(["cancel", id, "--json"], { home });
   expect(cancelled.code, cancelled.stderr).toBe(0);
 });
 

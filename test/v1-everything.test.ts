@@ -1,4 +1,5 @@
-// The V1 (2025-11-25) path against a real V1 server: @modelcontextprotocol/server-everything, over stdio and HTTP.
+// The V1 (2025-11-25) path against a real V1 server: @modelcontextprotocol/server-everything, over stdio and HTTP
+// (the commands run in-process: test/helpers/context.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskNotFoundError } from "../src/errors.js";
 import { connect } from "../src/protocol/connect.js";
@@ -6,7 +7,8 @@ import type { ServerDescriptor } from "../src/protocol/server.js";
 import { TaskEngine } from "../src/tasks/engine.js";
 import { preparedAnswers } from "../src/tasks/input.js";
 import { systemClock } from "../src/context.js";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { EVERYTHING, everythingStdio, startEverythingHttp, type RunningServer } from "./helpers/servers.js";
 
 let http: RunningServer;
@@ -24,14 +26,16 @@ const transports = [
 
 describe.each(transports)("server-everything over %s", (_name, server) => {
   it("runs the research task and prints the report", async () => {
-    const run = await runCli(["call", "simulate-research-query", "topic=python", ...server()], { home: tempHome() });
+    const run = await runInProcess(["call", "simulate-research-query", "topic=python", ...server()], {
+      home: tempHome(),
+    });
     expect(run.stderr).toMatch(/started task [0-9a-f]+ .*V1/);
     expect(run.stdout).toContain("# Research Report: python");
     expect(run.code).toBe(0);
   });
 
   it("answers the ambiguous task's elicitation from --input", async () => {
-    const run = await runCli(
+    const run = await runInProcess(
       [
         "call",
         "simulate-research-query",
@@ -49,7 +53,7 @@ describe.each(transports)("server-everything over %s", (_name, server) => {
   });
 
   it("exits 6 at once when input is required and no answer is given (no TTY)", async () => {
-    const run = await runCli(["call", "simulate-research-query", "topic=python", "ambiguous=true", ...server()], {
+    const run = await runInProcess(["call", "simulate-research-query", "topic=python", "ambiguous=true", ...server()], {
       home: tempHome(),
     });
     expect(run.code).toBe(6);
@@ -60,7 +64,7 @@ describe.each(transports)("server-everything over %s", (_name, server) => {
 
 describe("NDJSON and plain calls", () => {
   it("writes the documented events, ending with the result", async () => {
-    const run = await runCli(["call", "simulate-research-query", "topic=rust", "--json", "-s", http.url], {
+    const run = await runInProcess(["call", "simulate-research-query", "topic=rust", "--json", "-s", http.url], {
       home: tempHome(),
     });
     expect(run.code).toBe(0);
@@ -81,7 +85,7 @@ describe("NDJSON and plain calls", () => {
   });
 
   it("makes a plain call for a tool that forbids tasks, with taskId null in JSON", async () => {
-    const run = await runCli(["call", "echo", "message=hello", "--json", "-s", http.url], { home: tempHome() });
+    const run = await runInProcess(["call", "echo", "message=hello", "--json", "-s", http.url], { home: tempHome() });
     expect(run.code).toBe(0);
     const lines = events(run.stdout);
     expect(lines).toHaveLength(1);
@@ -94,7 +98,7 @@ describe("NDJSON and plain calls", () => {
   });
 
   it("reports a task-required tool called with --no-task as the server's refusal", async () => {
-    const run = await runCli(["call", "simulate-research-query", "topic=x", "--no-task", "-s", http.url], {
+    const run = await runInProcess(["call", "simulate-research-query", "topic=x", "--no-task", "-s", http.url], {
       home: tempHome(),
     });
     expect(run.code).not.toBe(0);

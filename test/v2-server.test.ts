@@ -1,6 +1,8 @@
-// The V2 (2026-07-28 tasks extension) path against our own V2 test server, over stdio and HTTP.
+// The V2 (2026-07-28 tasks extension) path against our own V2 test server, over stdio and HTTP (the commands run
+// in-process: test/helpers/context.ts; over stdio their tasks go through a broker process).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { startV2Http, v2Stdio, type RunningServer } from "./helpers/servers.js";
 
 let http: RunningServer;
@@ -17,7 +19,7 @@ const transports = [
 ] as const;
 
 describe.each(transports)("V2 test server over %s", (_name, server) => {
-  const call = (...args: string[]) => runCli(["call", ...args, ...server()], { home: tempHome() });
+  const call = (...args: string[]) => runInProcess(["call", ...args, ...server()], { home: tempHome() });
 
   it("detects V2 and follows a task to completion", async () => {
     const run = await call("task_complete", "text=finished-ok", "--json");
@@ -111,7 +113,7 @@ describe("polling cost", () => {
   });
 
   async function stats(home: string): Promise<Record<string, number>> {
-    const run = await runCli(["call", "_stats", "-s", paced.url], { home });
+    const run = await runInProcess(["call", "_stats", "-s", paced.url], { home });
     return JSON.parse(run.stdout);
   }
 
@@ -119,7 +121,7 @@ describe("polling cost", () => {
     const home = tempHome();
     const before = (await stats(home))["tasks/get"] ?? 0;
     const started = Date.now();
-    const run = await runCli(["call", "task_complete", "ms=3000", "-s", paced.url], {
+    const run = await runInProcess(["call", "task_complete", "ms=3000", "-s", paced.url], {
       home,
       env: { MCP_TASK_PUSH: "off" },
     });
@@ -135,7 +137,7 @@ describe("polling cost", () => {
   it("spends (almost) no polls while the server confirms it pushes", async () => {
     const home = tempHome();
     const before = (await stats(home))["tasks/get"] ?? 0;
-    const run = await runCli(["call", "task_complete", "ms=3000", "-s", paced.url], { home });
+    const run = await runInProcess(["call", "task_complete", "ms=3000", "-s", paced.url], { home });
     expect(run.code).toBe(0);
     // A safety poll every three intervals at most; the final push carries the result.
     expect((await stats(home))["tasks/get"] - before).toBeLessThanOrEqual(2);

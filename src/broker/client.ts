@@ -30,6 +30,8 @@ export interface BrokerOptions {
   session?: ResumeToken;
   /** How to run mcp-task itself: [node, script]. */
   self: readonly string[];
+  /** The broker's environment (the context's: the real process's, or a test's); default this process's. */
+  env?: Record<string, string | undefined>;
   clock: Clock;
 }
 
@@ -69,6 +71,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     const child = spawn(options.self[0], [...options.self.slice(1), "broker", key], {
       detached: true,
       stdio: ["ignore", log, log],
+      env: options.env ?? process.env,
     });
     closeSync(log);
     let exited: number | null = null;

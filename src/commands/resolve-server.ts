@@ -10,13 +10,14 @@ export interface ResolvedServer {
 }
 
 /** `--stdio`, `-s <name|url>`, else the default server, else MCP_TASK_SERVER. */
-export function resolveServer(options: ServerFlags, ctx: Context): ResolvedServer {
+export async function resolveServer(options: ServerFlags, ctx: Context): Promise<ResolvedServer> {
   if (options.stdio !== undefined) {
     if (options.server !== undefined) throw new UsageError("give either --server or --stdio, not both");
     const { command, args } = parseCommandLine(options.stdio);
     return { name: [command, ...args].join(" "), descriptor: { transport: "stdio", command, args } };
   }
-  const wanted = options.server ?? ctx.settings.defaultServer() ?? ctx.env.MCP_TASK_SERVER;
+  const settings = await ctx.loadSettings();
+  const wanted = options.server ?? settings.defaultServer() ?? ctx.env.MCP_TASK_SERVER;
   if (!wanted) {
     throw new UsageError(
       "no server given",
@@ -24,9 +25,9 @@ export function resolveServer(options: ServerFlags, ctx: Context): ResolvedServe
     );
   }
   if (/^https?:\/\//i.test(wanted)) return { name: wanted, descriptor: httpDescriptor(wanted) };
-  const saved = ctx.settings.server(wanted);
+  const saved = settings.server(wanted);
   if (!saved) {
-    const known = Object.keys(ctx.settings.servers());
+    const known = Object.keys(settings.servers());
     throw new UsageError(
       `unknown server: ${wanted}`,
       known.length ? `known servers: ${known.join(", ")}` : "add one with: mcp-task server add <name> --url <url>",

@@ -31,7 +31,7 @@ export const tools: Leaf<ToolsOptions, []> = {
 };
 
 export async function runTools(options: ToolsOptions, ctx: Context): Promise<number> {
-  const server = resolveServer(options, ctx);
+  const server = await resolveServer(options, ctx);
   const wire = await ctx.connect(server.descriptor, server.name);
   try {
     const tools = await wire.listTools();

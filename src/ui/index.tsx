@@ -19,7 +19,7 @@ export async function runDashboard(ctx: Context, terminal: Terminal): Promise<nu
   applyColour(ctx.io);
   const model = new DashboardModel(ctx);
   await model.start();
-  const servers: ServerChoice[] = Object.entries(ctx.settings.servers()).map(([name, descriptor]) => ({
+  const servers: ServerChoice[] = Object.entries((await ctx.loadSettings()).servers()).map(([name, descriptor]) => ({
     name,
     descriptor,
   }));

@@ -1,41 +1,114 @@
-// An in-process Context for tests: a real store in a temporary home, the real clock and real connections, and
-// IO captured in strings.
+// An in-process Context for tests: the real one's assembly (src/process-context.ts: store, settings, the connect
+// policy with its credentials rule and brokers) in a temporary home, the real clock, and IO captured in strings,
+// redacted of the secrets the commands use as the real process's streams are.
 import { PassThrough } from "node:stream";
-import { systemClock, type Context } from "../../src/context.js";
-import { InterruptedError } from "../../src/errors.js";
-import { connect } from "../../src/protocol/connect.js";
-import { HandleStore } from "../../src/store/handles.js";
-import { Settings } from "../../src/store/settings.js";
-import { Tracker } from "../../src/tasks/tracker.js";
 import { join } from "node:path";
-import { tempHome } from "./cli.js";
+import type { Context } from "../../src/context.js";
+import { InterruptedError } from "../../src/errors.js";
+import { createContext, type ContextParts } from "../../src/process-context.js";
+import { redactWith } from "../../src/protocol/server.js";
+import { printFailure, runProgram } from "../../src/cli.js";
+import { exitHoldsSettled } from "../../src/protocol/exit-holds.js";
+import { cliEnv, tempHome, type CliResult } from "./cli.js";
 import { ROOT } from "./servers.js";
 
-export async function testContext(home = tempHome()): Promise<Context & { out: { stdout: string; stderr: string } }> {
-  const out = { stdout: "", stderr: "" };
-  const settings = await Settings.open(home);
+export interface TestContextOptions {
+  /** The context's environment (default: none); the in-process runner gives the binary tests' (cliEnv). */
+  env?: Record<string, string | undefined>;
+  /** What stdin holds, then ends; without it stdin stays open and empty. */
+  input?: Buffer | string;
+}
+
+export type TestContext = Context & { out: { stdout: string; stderr: string } };
+
+export async function testContext(home = tempHome(), options: TestContextOptions = {}): Promise<TestContext> {
+  const parts = testParts(home, options);
+  return Object.assign(createContext(parts), { out: parts.out });
+}
+
+/** What a test context is made of: IO captured in `out` (redacted of `secrets`), its own Ctrl-C, the binary as self. */
+function testParts(
+  home: string,
+  options: TestContextOptions,
+  out = { stdout: "", stderr: "" },
+): ContextParts & { out: TestContext["out"] } {
+  const secrets = new Map<string, string>();
+  const redacted = (text: string) => (secrets.size > 0 ? redactWith(text, secrets) : text);
+  const stdin = new PassThrough();
+  if (options.input !== undefined) stdin.end(options.input);
   const interrupt = new AbortController();
   return {
     out,
     io: {
-      stdout: { write: (s: string) => (out.stdout += s) },
-      stderr: { write: (s: string) => (out.stderr += s) },
-      stdin: new PassThrough(),
+      stdout: { write: (s: string) => (out.stdout += redacted(s)) },
+      stderr: { write: (s: string) => (out.stderr += redacted(s)) },
+      stdin,
       stdinIsTTY: false,
       stdoutIsTTY: false,
       stderrIsTTY: false,
       color: false,
       interactive: false,
     },
-    clock: systemClock,
-    env: {},
-    settings,
-    loadSettings: async () => settings,
+    env: options.env ?? {},
     home,
-    tracker: new Tracker(new HandleStore(home), systemClock),
+    self: [process.execPath, join(ROOT, "bin/mcp-task.js")],
     interrupt: interrupt.signal,
     interruptNow: () => interrupt.abort(new InterruptedError("interrupted")),
-    self: [process.execPath, join(ROOT, "bin/mcp-task.js")],
-    connect: (descriptor, name, how) => connect(descriptor, { env: {}, name, resume: how?.resume }),
+    secrets,
+    uid: process.getuid?.(),
   };
+}
+
+export interface InProcessOptions {
+  home: string;
+  env?: Record<string, string>;
+  input?: Buffer | string;
+  timeoutMs?: number;
+}
+
+/**
+ * Runs mcp-task in this process as `runCli` runs the binary (the same environment: cliEnv; stdin holding `input`):
+ * the program over a test context, with main's error printing (src/cli.ts: runProgram), once the stdio servers it
+ * started are stopped. For the behaviour of commands; what only a process shows (its exit status, --help, a
+ * terminal, signals, a later process coming back) stays with runCli.
+ */
+export async function runInProcess(
+  args: string[],
+  options: InProcessOptions,
+  out = { stdout: "", stderr: "" },
+): Promise<CliResult> {
+  const argv = [process.execPath, "mcp-task", ...args];
+  const env = cliEnv(options.home, options.env);
+  const parts = testParts(options.home, { env, input: options.input ?? "" }, out);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      parts.interruptNow();
+      reject(new Error(`mcp-task ${args.join(" ")} did not finish; stderr: ${out.stderr.slice(0, 2000)}`));
+    }, options.timeoutMs ?? 45_000);
+  });
+  // As main: what making the context throws (a home that cannot be used) is printed, and its code returned.
+  const run = async () => {
+    try {
+      return await runProgram(createContext(parts), argv);
+    } catch (error) {
+      return printFailure(parts.io, argv, error);
+    }
+  };
+  try {
+    const code = await Promise.race([run(), timedOut]);
+    await exitHoldsSettled();
+    return { code, stdout: out.stdout, stderr: out.stderr };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Starts `runInProcess` without waiting, as `startCli` starts the binary: its output as it comes, then its code. */
+export function startInProcess(
+  args: string[],
+  options: InProcessOptions,
+): { output: TestContext["out"]; exited: Promise<number | null> } {
+  const output = { stdout: "", stderr: "" };
+  return { output, exited: runInProcess(args, options, output).then((run) => run.code) };
 }

@@ -32,7 +32,7 @@ async function until(
 
 it("follows saved tasks, asks their questions, and records the outcome", async () => {
   const ctx = await testContext();
-  const home = ctx.settings.home;
+  const home = ctx.home;
   const detach = async (...args: string[]) =>
     events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0]
       .taskId as string;

@@ -49,7 +49,7 @@ export async function runDemo(
   const server = await startServer(ctx, options.generation, options.speed);
   const name = options.generation === "v2" ? "demo" : "demo-v1";
   const descriptor = httpDescriptor(server.url!);
-  ctx.settings.saveServer(name, descriptor);
+  (await ctx.loadSettings()).saveServer(name, descriptor);
   const printer = createPrinter(ctx.io, false);
   let wire: Wire | undefined;
   try {

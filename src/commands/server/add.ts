@@ -63,8 +63,9 @@ function descriptorOf(flags: Flags): ServerDescriptor {
 }
 
 export async function runAddServer(options: AddServerOptions, ctx: Context): Promise<number> {
-  ctx.settings.saveServer(options.name, options.descriptor);
-  if (!ctx.settings.defaultServer()) ctx.settings.setDefaultServer(options.name);
+  const settings = await ctx.loadSettings();
+  settings.saveServer(options.name, options.descriptor);
+  if (!settings.defaultServer()) settings.setDefaultServer(options.name);
   createPrinter(ctx.io, false).note(`saved server ${options.name}: ${describeServer(options.descriptor)}`);
   return 0;
 }

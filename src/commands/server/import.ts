@@ -32,6 +32,7 @@ export async function runImportServers(options: { file: string }, ctx: Context):
   }
   const config = await readClientConfig(text, options.file, ctx.env);
   const printer = createPrinter(ctx.io, false);
+  const settings = await ctx.loadSettings();
   const saved: string[] = [];
   for (const server of config.servers) {
     const name = savedName(server.name);
@@ -39,12 +40,12 @@ export async function runImportServers(options: { file: string }, ctx: Context):
       config.refused.push({ name: server.name, reason: "not a valid server name (letters, digits, '.', '_' and '-')" });
       continue;
     }
-    ctx.settings.saveServer(name, server.descriptor);
+    settings.saveServer(name, server.descriptor);
     saved.push(name);
     if (name !== server.name) printer.note(`${sanitizeLine(server.name)} is saved as ${name}`);
     for (const note of server.notes) printer.note(`${name}: ${sanitizeLine(note)}`);
   }
-  if (!ctx.settings.defaultServer() && saved.length) ctx.settings.setDefaultServer(saved[0]!);
+  if (!settings.defaultServer() && saved.length) settings.setDefaultServer(saved[0]!);
   printer.note(`imported ${saved.length} server(s)${saved.length ? `: ${saved.join(", ")}` : ""}`);
   for (const { name, reason } of config.refused)
     printer.note(`not imported: ${sanitizeLine(name)}: ${sanitizeLine(reason)}`);

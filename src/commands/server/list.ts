@@ -15,8 +15,9 @@ export const serverList: Leaf<{ json: boolean }, []> = {
 };
 
 export async function runListServers(options: { json: boolean }, ctx: Context): Promise<number> {
-  const servers = ctx.settings.servers();
-  const current = ctx.settings.defaultServer();
+  const settings = await ctx.loadSettings();
+  const servers = settings.servers();
+  const current = settings.defaultServer();
   createPrinter(ctx.io, options.json).document({ defaultServer: current ?? null, servers }, () =>
     Object.entries(servers)
       .map(([name, d]) => `${name === current ? "*" : " "} ${name}  ${d.transport}  ${sanitizeLine(describeServer(d))}`)

@@ -12,7 +12,8 @@ export const serverRemove: Leaf<{ name: string }, [string]> = {
 };
 
 export async function runRemoveServer(options: { name: string }, ctx: Context): Promise<number> {
-  if (!ctx.settings.removeServer(options.name))
+  const settings = await ctx.loadSettings();
+  if (!settings.removeServer(options.name))
     throw new UsageError(`unknown server: ${sanitizeLine(options.name)}`, "see them with: mcp-task server list");
   return 0;
 }

@@ -12,8 +12,9 @@ export const serverUse: Leaf<{ name: string }, [string]> = {
 };
 
 export async function runUseServer(options: { name: string }, ctx: Context): Promise<number> {
-  if (!ctx.settings.server(options.name))
+  const settings = await ctx.loadSettings();
+  if (!settings.server(options.name))
     throw new UsageError(`unknown server: ${sanitizeLine(options.name)}`, "see them with: mcp-task server list");
-  ctx.settings.setDefaultServer(options.name);
+  settings.setDefaultServer(options.name);
   return 0;
 }

@@ -89,12 +89,13 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     ...(options.argsObject ? await readJsonArg(options.argsObject, "--args", ctx) : {}),
     ...options.pairs,
   };
-  const server = resolveServer(options, ctx);
+  const server = await resolveServer(options, ctx);
   // A call that may become a task runs, on stdio, through the server's broker: the task outlives this command
   // (--detach, Ctrl-C, --timeout). A call that cannot (--no-task, or a tool the server listed as never running
   // as a task) talks to the server directly, which is much cheaper.
   const key = descriptorKey(server.descriptor);
-  const known = ctx.settings.taskSupport(key)?.[options.tool];
+  const settings = await ctx.loadSettings();
+  const known = settings.taskSupport(key)?.[options.tool];
   const wire = await ctx.connect(server.descriptor, server.name, {
     outlive: options.task !== "never" && known !== "forbidden",
   });
@@ -111,7 +112,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
   try {
     const engine = new TaskEngine(wire, ctx.clock, provider);
-    await checkedTool(engine, server.name, options.tool, args, (support) => ctx.settings.saveTaskSupport(key, support));
+    await checkedTool(engine, server.name, options.tool, args, (support) => settings.saveTaskSupport(key, support));
     const started = await engine.call(options.tool, args, {
       task: options.task,
       ttlMs: options.ttlMs,

@@ -69,7 +69,8 @@ export async function runImport(options: ImportOptions, ctx: Context): Promise<n
       throw new UsageError(`entry ${i + 1} is not an exported task handle`, "produce one with: mcp-task export <id>");
     }
   });
-  const { handles: adopted, unsaved } = bindImported(handles, ctx.settings.servers());
+  const settings = await ctx.loadSettings();
+  const { handles: adopted, unsaved } = bindImported(handles, settings.servers());
   if (unsaved.length && !options.yes) {
     const list = unsaved.map((server) => sanitizeLine(describeServer(server))).join(", ");
     const question = `the imported task(s) name ${unsaved.length === 1 ? "a server" : "servers"} not saved here: ${list}`;

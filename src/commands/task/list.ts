@@ -49,7 +49,7 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   const wanted = options.status;
   if (options.server !== undefined || options.remote) await ctx.loadSettings();
   const server =
-    options.server !== undefined || options.remote ? resolveServer({ server: options.server }, ctx) : undefined;
+    options.server !== undefined || options.remote ? await resolveServer({ server: options.server }, ctx) : undefined;
   const skipped = new Skipped();
   let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(skipped.add)).map(
     (summary) => viewOfSummary(summary, now),

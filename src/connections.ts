@@ -1,0 +1,112 @@
+// The connect policy: how a command reaches a server (directly, or through a broker that outlives the command), and
+// with which credentials. The real process and the tests' in-process context use this one policy.
+import type { Clock, Context } from "./context.js";
+import { parseDuration } from "./duration.js";
+import { credentialed, descriptorKey, secretsOf, type ServerDescriptor } from "./protocol/server.js";
+import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
+import type { Settings } from "./store/settings.js";
+
+export interface ConnectDeps {
+  /** The mcp-task directory (brokers' sockets and records live under it). */
+  home: string;
+  env: Record<string, string | undefined>;
+  /** The settings (saved servers, verdicts), loaded on first use. */
+  settings(): Promise<Settings>;
+  /**
+   * The secrets of the servers reached so far (value -> its ${env:} reference): filled here, read by whatever
+   * redacts what this process writes.
+   */
+  secrets: Map<string, string>;
+  /** How to run mcp-task itself (to start a broker): [node, script]. */
+  self: readonly string[];
+  clock: Clock;
+}
+
+/** MCP_TASK_REQUEST_TIMEOUT: how long one request to a server may go unanswered (default 60 s; 0: no limit). */
+export function requestTimeoutMs(env: Record<string, string | undefined>): number | undefined {
+  const value = env.MCP_TASK_REQUEST_TIMEOUT;
+  return value ? parseDuration(value, "MCP_TASK_REQUEST_TIMEOUT") : undefined;
+}
+
+/**
+ * The context's `connect` (see Context). The MCP SDK and the broker's client are loaded only by commands that talk
+ * to a server (start-up of `list`, `--help`...).
+ */
+export function createConnect(deps: ConnectDeps): Context["connect"] {
+  const { home, env, self, clock } = deps;
+  const reach = { home, env, self, clock };
+  const broker = () => import("./broker/client.js");
+  return async (given, name, how = {}) => {
+    const settings = await deps.settings();
+    // Credentials only for servers the person saved (protocol/server.ts: credentialed).
+    const descriptor = credentialed(given, settings.servers());
+    for (const [secret, ref] of secretsOf(descriptor, env)) deps.secrets.set(secret, ref);
+    if (how.direct) return direct(deps, settings, descriptor, how, name);
+    if (given.transport === "http" && how.resume && questionKeeperOf(how.resume) !== undefined) {
+      // A saved task whose questions are handed over once (V1) is reached through the keeper of its session,
+      // started on demand: it resumes the session (no new initialize), keeps its streams open and holds the
+      // questions no command is there to answer.
+      const session = how.resume;
+      return (await broker()).connectBroker({
+        ...reach,
+        descriptor: given,
+        name: name ?? given.url,
+        start: true,
+        session,
+      });
+    }
+    if (given.transport === "http" && how.outlive) {
+      // A new task: the session is opened here; where its questions are handed over once, the session's keeper
+      // takes it over before the call (this connection closes without ending the session).
+      const wire = await direct(deps, settings, descriptor, how, name);
+      if (!wire.handsQuestionsOnce) return wire;
+      const session = wire.resumeToken();
+      await wire.close();
+      return (await broker()).connectBroker({
+        ...reach,
+        descriptor: given,
+        name: name ?? given.url,
+        start: true,
+        session,
+      });
+    }
+    if (given.transport === "stdio" && how.resume) {
+      // A stdio server dies with the process that started it: a saved task is reached through the broker that
+      // runs it, found by the server's configuration (an address here: nothing is started, nothing resolved).
+      return (await broker()).connectBroker({ ...reach, descriptor: given, name: name ?? given.command, start: false });
+    }
+    if (descriptor.transport === "stdio" && how.outlive) {
+      // Tasks that must outlive the command go through the server's broker, started on demand.
+      return (await broker()).connectBroker({ ...reach, descriptor, name: name ?? descriptor.command, start: true });
+    }
+    return direct(deps, settings, descriptor, how, name);
+  };
+}
+
+/** A connection of this process's own (no broker). */
+async function direct(
+  deps: ConnectDeps,
+  settings: Settings,
+  descriptor: ServerDescriptor,
+  how: { resume?: ResumeToken },
+  name?: string,
+): Promise<Wire> {
+  const { env, clock } = deps;
+  // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
+  const prestarted =
+    descriptor.transport === "stdio" && !how.resume && settings.verdict(descriptorKey(descriptor), clock.now())
+      ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
+      : undefined;
+  return (await import("./protocol/connect.js")).connect(descriptor, {
+    prestarted,
+    env,
+    name,
+    requestTimeoutMs: requestTimeoutMs(env),
+    resume: how.resume,
+    verdicts: {
+      get: (key) => settings.verdict(key, clock.now()),
+      set: (key, verdict) => settings.saveVerdict(key, verdict, clock.now()),
+      delete: (key) => settings.forgetVerdict(key),
+    },
+  });
+}

@@ -1,0 +1,140 @@
+// The real Context: the process's IO, its Ctrl-C, its environment, with what it writes redacted of the secrets it
+// uses; and `createContext`, the assembly of a Context (store, settings, connect policy) that the tests' in-process
+// context shares.
+import { isatty } from "node:tty";
+import { createConnect } from "./connections.js";
+import { systemClock, type Context, type IO } from "./context.js";
+import { ExitCode, InterruptedError } from "./errors.js";
+import { createPrinter } from "./output/printer.js";
+import { redactWith } from "./protocol/server.js";
+import { HandleStore } from "./store/handles.js";
+import { Settings, homeDir } from "./store/settings.js";
+import { Tracker } from "./tasks/tracker.js";
+
+export interface ContextParts {
+  io: IO;
+  env: Record<string, string | undefined>;
+  home: string;
+  /** How to run mcp-task itself (to start a broker): [node, script]. */
+  self: readonly string[];
+  interrupt: AbortSignal;
+  interruptNow(): void;
+  /** The secrets of the servers reached (value -> reference), for whatever redacts the output. */
+  secrets: Map<string, string>;
+  /** The user's id: a home owned by anyone else is refused. */
+  uid?: number;
+  /** Told once the settings are open (the process removes the SIGINT hook conf brings). */
+  onSettingsOpened?: () => void;
+}
+
+/**
+ * A Context over `parts`: the handle store (opened now: a home that cannot be used fails here), the settings
+ * (opened on first `loadSettings`, once, whoever asks first) and the connect policy (src/connections.ts).
+ */
+export function createContext(parts: ContextParts): Context {
+  const { io, env, home, self } = parts;
+  const onRepair = (message: string) => createPrinter(io, false).note(message);
+  const tracker = new Tracker(new HandleStore(home, { uid: parts.uid, onRepair }), systemClock);
+  let opening: Promise<Settings> | undefined;
+  // One opening, whoever asks first; a failed one (an unreadable settings.json) is not kept: the next caller tries.
+  const loadSettings = () =>
+    (opening ??= Settings.open(home).then(
+      (settings) => {
+        parts.onSettingsOpened?.();
+        return settings;
+      },
+      (error: unknown) => {
+        opening = undefined;
+        throw error;
+      },
+    ));
+  return {
+    io,
+    clock: systemClock,
+    env,
+    home,
+    loadSettings,
+    tracker,
+    interrupt: parts.interrupt,
+    interruptNow: parts.interruptNow,
+    self,
+    connect: createConnect({ home, env, settings: loadSettings, secrets: parts.secrets, self, clock: systemClock }),
+  };
+}
+
+/** The process's standard streams with their TTY facts, colour and interactivity (NO_COLOR, FORCE_COLOR, CI). */
+export function processIO(argv: string[], env: Record<string, string | undefined>): IO {
+  const noColor = argv.includes("--no-color") || (env.NO_COLOR !== undefined && env.NO_COLOR !== "");
+  const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
+  const ci = Boolean(env.CI) && env.CI !== "false" && env.CI !== "0";
+  // process.stdin is made on first use (a stream over the file, pipe or terminal: ~1 ms that `list` need not pay);
+  // whether it is a terminal is asked of the descriptor.
+  const stdinIsTTY = isatty(0);
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    get stdin() {
+      return process.stdin;
+    },
+    stdinIsTTY,
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    color: !noColor && (forceColor || Boolean(process.stderr.isTTY)),
+    interactive: stdinIsTTY && Boolean(process.stderr.isTTY) && !ci,
+    terminal:
+      stdinIsTTY && process.stdout.isTTY && !ci
+        ? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }
+        : undefined,
+  };
+}
+
+/**
+ * The real process as a Context: its streams (redacted), Ctrl-C, environment and home. `exitCode()` is the code so
+ * far, with which a reader going away ends the process. Throws what opening the store throws.
+ */
+export function processContext(io: IO, exitCode: () => number): Context {
+  const env = process.env;
+  const interrupt = new AbortController();
+  const interruptNow = () => {
+    if (interrupt.signal.aborted) process.exit(ExitCode.interrupted);
+    interrupt.abort(new InterruptedError("interrupted"));
+  };
+  // mcp-task handles Ctrl-C itself (stop waiting, print how to resume; a second Ctrl-C exits at once). conf's atomic
+  // writer (atomically -> when-exit) hooks SIGINT at load and re-raises it with process.kill after its cleanup,
+  // which would turn every Ctrl-C into a double one: its listener (and signal-exit's, from proper-lockfile) go.
+  process.removeAllListeners("SIGINT");
+  process.on("SIGINT", interruptNow);
+  // A reader that goes away (`mcp-task call ... --json | head -1`) ends the command quietly, not with a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(exitCode());
+    });
+  }
+  // Secrets (the values of ${env:} references in the servers this command reaches) never reach the terminal or a
+  // pipe: every write to stdout and stderr, the printer's and Ink's alike, gives them back as their references,
+  // whatever echoes them (an error, a server's stderr, a status message, a result).
+  const secrets = new Map<string, string>();
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) =>
+      write(
+        secrets.size > 0 && typeof chunk === "string" ? redactWith(chunk, secrets) : chunk,
+        ...rest,
+      )) as typeof stream.write;
+  }
+  return createContext({
+    io,
+    env,
+    home: homeDir(env),
+    self: [process.execPath, process.argv[1]],
+    interrupt: interrupt.signal,
+    interruptNow,
+    secrets,
+    uid: process.getuid?.(),
+    // conf's when-exit has just hooked SIGINT too (see above): only our handler stays.
+    onSettingsOpened: () => {
+      for (const listener of process.listeners("SIGINT"))
+        if (listener !== interruptNow) process.removeListener("SIGINT", listener);
+    },
+  });
+}
