@@ -39,8 +39,6 @@ export interface Question {
   id: number;
   taskId: string | null;
   request: InputRequest;
-  /** True while the answer is being sent. */
-  sending: boolean;
 }
 
 export interface DashboardState {
@@ -322,7 +320,7 @@ export class DashboardModel {
       new Promise<InputResponse>((resolve, reject) => {
         const id = this.nextQuestion++;
         this.pending.set(id, { resolve, reject });
-        this.set({ questions: [...this.state.questions, { id, taskId, request, sending: false }] });
+        this.set({ questions: [...this.state.questions, { id, taskId, request }] });
         // The task moved on without this answer: take the question off the screen.
         signal?.addEventListener(
           "abort",

@@ -90,7 +90,6 @@ it("filters by text and status and sorts, as a pure function", () => {
     id: 1,
     taskId: rows[2].summary.taskId,
     request: { key: "k", method: "elicitation/create", params: {} },
-    sending: false,
   };
   expect(visibleRows(rows, [question], { text: "", status: "all", sort: "status", now: NOW })[0].summary.taskId).toBe(
     rows[2].summary.taskId,

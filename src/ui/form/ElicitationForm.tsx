@@ -2,7 +2,6 @@
 // requestedSchema, and accept / decline / cancel. Esc closes without answering (onClose), which is not the
 // cancel action (that one is an answer: {action: "cancel"}). Requests mcp-task cannot serve (sampling, URL mode,
 // other methods) get UnsupportedRequest: decline only.
-import { Spinner } from "@inkjs/ui";
 import { Box, Text } from "ink";
 import { useMemo } from "react";
 import { sanitize, sanitizeLine } from "../../output/sanitize.js";
@@ -18,10 +17,6 @@ export interface ElicitationFormProps {
   readonly onRespond: (response: InputResponse) => void;
   /** Esc: close the form without answering. */
   readonly onClose: () => void;
-  /** The answer is being sent: a spinner, and keys are ignored. */
-  readonly busy?: boolean;
-  /** What came of sending the answer (the server's result or the error), shown under the form. */
-  readonly serverAnswer?: string;
   /** 0-based position of this question among those the task asks at once (V2); shown when questionCount > 1. */
   readonly questionIndex?: number;
   readonly questionCount?: number;
@@ -30,7 +25,7 @@ export interface ElicitationFormProps {
 const EMPTY_FORM = { type: "object", properties: {} } as const;
 
 export function ElicitationForm(props: ElicitationFormProps) {
-  const { request, taskLabel, width, busy = false, serverAnswer, questionIndex = 0, questionCount = 1 } = props;
+  const { request, taskLabel, width, questionIndex = 0, questionCount = 1 } = props;
   const { onRespond, onClose } = props;
   const form = request.method === "elicitation/create" && request.params.mode !== "url";
   const schema = useMemo(() => {
@@ -66,20 +61,16 @@ export function ElicitationForm(props: ElicitationFormProps) {
           onSubmit={(content) => onRespond({ action: "accept", content })}
           onCancel={onClose}
           extraActions={actions}
-          isActive={!busy}
         />
       ) : (
         <UnsupportedRequest
           key={request.key}
           request={request}
           width={width}
-          busy={busy}
           onDecline={() => onRespond({ action: "decline" })}
           onClose={onClose}
         />
       )}
-      {busy ? <Spinner label="sending the answer…" /> : null}
-      {serverAnswer ? <Text>{sanitize(serverAnswer)}</Text> : null}
     </Box>
   );
 }
