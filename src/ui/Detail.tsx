@@ -3,7 +3,8 @@ import { Box, Text } from "ink";
 import { renderResult } from "../output/render.js";
 import { sanitize, sanitizeLine } from "../output/sanitize.js";
 import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
-import { COLOR, SYMBOL, rowStatus, short, ttlLeft, type RowStatus } from "./format.js";
+import { COLOR, SYMBOL, type RowStatus } from "../output/palette.js";
+import { rowStatus, short, ttlLeft } from "./format.js";
 
 export interface Line {
   text: string;

@@ -2,7 +2,8 @@
 import { Box, Text } from "ink";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { HandleSummary } from "../store/handles.js";
-import { COLOR, SYMBOL, ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
+import { COLOR, SYMBOL } from "../output/palette.js";
+import { ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
 import type { Connection } from "./model.js";
 
 export interface ListRow {

@@ -13,7 +13,8 @@ import { sanitizeLine } from "../output/sanitize.js";
 import { isTerminal, type InputRequest, type InputResponse, type Snapshot } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
-import { COLOR, SYMBOL, short } from "./format.js";
+import { COLOR, SYMBOL } from "../output/palette.js";
+import { short } from "./format.js";
 import { useNow, useTerminalSize } from "./hooks.js";
 
 interface LiveState {
