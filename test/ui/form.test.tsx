@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup } from "ink-testing-library";
 import type { InputRequest } from "../../src/protocol/wire.js";
 import { ElicitationForm } from "../../src/ui/form/ElicitationForm.js";
-import { checkField, defaultsOf, fieldsOf, parseField, type Field } from "../../src/ui/form/fields.js";
+import { defaultsOf, fieldsOf, type Field } from "../../src/tasks/fields.js";
+import { checkField, parseField } from "../../src/ui/form/fields.js";
 import { SchemaForm } from "../../src/ui/form/SchemaForm.js";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;

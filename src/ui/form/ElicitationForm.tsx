@@ -6,6 +6,7 @@ import { Box, Text } from "ink";
 import { useMemo } from "react";
 import { sanitize, sanitizeLine } from "../../output/sanitize.js";
 import type { InputRequest, InputResponse } from "../../protocol/wire.js";
+import { requestedForm } from "../../tasks/fields.js";
 import { SchemaForm, type FormAction } from "./SchemaForm.js";
 import { UnsupportedRequest } from "./UnsupportedRequest.js";
 
@@ -22,18 +23,11 @@ export interface ElicitationFormProps {
   readonly questionCount?: number;
 }
 
-const EMPTY_FORM = { type: "object", properties: {} } as const;
-
 export function ElicitationForm(props: ElicitationFormProps) {
   const { request, taskLabel, width, questionIndex = 0, questionCount = 1 } = props;
   const { onRespond, onClose } = props;
   const form = request.method === "elicitation/create" && request.params.mode !== "url";
-  const schema = useMemo(() => {
-    const requested = request.params.requestedSchema;
-    return requested && typeof requested === "object" && !Array.isArray(requested)
-      ? (requested as Record<string, unknown>)
-      : EMPTY_FORM;
-  }, [request]);
+  const schema = useMemo(() => requestedForm(request), [request]);
   const actions = useMemo<FormAction[]>(
     () => [
       { label: "Decline", key: "d", onSelect: () => onRespond({ action: "decline" }) },

@@ -12,7 +12,7 @@ import { getOwn } from "../../data.js";
 import { sanitizeLine } from "../../output/sanitize.js";
 import { formOverLimit, schemaProblem } from "../../tasks/schema.js";
 import { ActionBar } from "./ActionBar.js";
-import { defaultsOf, fieldsOf } from "./fields.js";
+import { defaultsOf, fieldsOf } from "../../tasks/fields.js";
 import { FieldView } from "./FieldView.js";
 import { collect, initialState, step, withErrors, withProblem, type Effect, type FormState } from "./formState.js";
 import { KeyHelp } from "./KeyHelp.js";
