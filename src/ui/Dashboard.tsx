@@ -3,7 +3,8 @@
 import { Box, Text, useInput } from "ink";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { sanitizeLine, shellWord } from "../output/sanitize.js";
-import { Detail, detailLines, unreadableLines, type Line } from "./Detail.js";
+import type { Line } from "../output/describe.js";
+import { Detail, detailLines, unreadableLines } from "./Detail.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";
 import { HelpBar } from "./HelpBar.js";
