@@ -2,18 +2,19 @@
 // commands never branch on the format. Event shapes are the contract of ../shared/CLI.md.
 import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
-import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
+import type { Generation, InputRequest, Snapshot, TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../model.js";
 import { renderResult } from "./render.js";
 import { safeJson, sanitizeLine } from "./sanitize.js";
 import { paint } from "./style.js";
 
+/** The task a command follows, as its printer announces it (the JSON `task` event). */
 export interface TaskInfo {
   taskId: string;
   server: string;
   tool: string;
   generation: Generation;
-  status: string;
+  status: TaskStatus;
   ttlMs?: number | null;
   pollIntervalMs?: number;
 }
