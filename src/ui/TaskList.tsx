@@ -3,7 +3,7 @@ import { Box, Text } from "ink";
 import { sanitizeLine } from "../output/sanitize.js";
 import { COLOR, SYMBOL } from "../output/palette.js";
 import { ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
-import type { TaskRow } from "./model.js";
+import type { TaskRow } from "./state.js";
 
 /** A row of the list: the model's row (./model.ts) without its full handle, and whether the task asks a question. */
 export type ListRow = Pick<TaskRow, "stem" | "summary" | "connection"> & { asking: boolean };

@@ -3,7 +3,7 @@ import { render } from "ink-testing-library";
 import { expect, it } from "vitest";
 import { summarize, type Handle } from "../../src/store/handles.js";
 import { Detail, detailLines } from "../../src/ui/Detail.js";
-import type { TaskRow } from "../../src/ui/model.js";
+import type { TaskRow } from "../../src/ui/state.js";
 import { visibleRows } from "../../src/ui/rows.js";
 import { TaskList, windowStart, type ListRow } from "../../src/ui/TaskList.js";
 
