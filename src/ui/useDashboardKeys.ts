@@ -1,6 +1,7 @@
 // What each key does on the dashboard, by mode: the root (./Dashboard.tsx) owns the view state and hands its
 // setters here. Ctrl-C leaves from every mode; the other keys are off while a form (answer, new call) has them.
 import { useInput, type Key } from "ink";
+import { linesText } from "../output/describe.js";
 import { shellWord } from "../output/sanitize.js";
 import { detailLines } from "./Detail.js";
 import type { DashboardModel } from "./model.js";
@@ -98,11 +99,6 @@ function actionKey(k: DashboardKeys, input: string): void {
     k.onCopy(shellWord(selected.summary.taskId)); // pasted into a shell, a hostile id stays one word
   else if (input === "p" && selected?.summary.outcome) {
     const full = k.model.handleOf(selected.stem);
-    if (full?.outcome)
-      k.onPager(
-        detailLines(full, k.now)
-          .map((l) => l.text)
-          .join("\n"),
-      );
+    if (full?.outcome) k.onPager(linesText(detailLines(full, k.now)));
   }
 }
