@@ -68,11 +68,11 @@ function textPrinter(io: IO): Printer {
         const why = outcome.error
           ? `${clip(outcome.error.message)} (code ${outcome.error.code})`
           : "the tool reported an error";
-        err(`${p.red("failed:")} ${why}`);
+        err(`${p.inStatus("failed", "failed:")} ${why}`);
       } else if (outcome.result?.isError) {
-        err(`${p.red("failed:")} the tool reported an error`);
+        err(`${p.inStatus("failed", "failed:")} the tool reported an error`);
       } else if (outcome.status === "cancelled") {
-        err(`${p.yellow("cancelled:")} the task was cancelled`);
+        err(`${p.inStatus("cancelled", "cancelled:")} the task was cancelled`);
       }
     },
     error(report) {

@@ -27,5 +27,7 @@ export function paint(color: boolean) {
     yellow,
     bold,
     status: (status: TaskStatus) => byName[COLOR[status]](status),
+    /** Text in the colour of a status (`failed:`, `cancelled:`). */
+    inStatus: (status: TaskStatus, text: string) => byName[COLOR[status]](text),
   };
 }
