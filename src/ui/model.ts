@@ -12,7 +12,7 @@ import { isTerminal, type InputResponse } from "../protocol/wire.js";
 import { deliveryNote } from "../tasks/input.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { followSettings, followTask } from "../tasks/run.js";
-import { summarize, type Handle, type HandleSummary } from "../store/handles.js";
+import { summarize, type Handle } from "../store/handles.js";
 import { ServerLinks } from "./links.js";
 import { StoreScan } from "./scan.js";
 import { QuestionQueue } from "./questions.js";
