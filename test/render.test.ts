@@ -1,5 +1,7 @@
-// What a result looks like on the terminal: pure rendering, checked on the shapes real servers send.
+// What a result looks like on the terminal: pure rendering, checked on the shapes real servers send; and the one
+// describe-a-task layout that `get` prints and the dashboard's detail view draws.
 import { expect, it } from "vitest";
+import { describeTask, describeTaskText } from "../src/output/describe.js";
 import { renderResult } from "../src/output/render.js";
 import { sanitize } from "../src/sanitize.js";
 
@@ -40,4 +42,42 @@ it("strips terminal control sequences from server text", () => {
   expect(renderResult({ content: [{ type: "text", text: hostile }] })).not.toMatch(
     /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/,
   );
+});
+
+it("describes a task in one layout: get's text and the detail view's lines hold the same facts", () => {
+  const task = {
+    taskId: "t-1\u001b[31m",
+    tool: "export",
+    server: "erp",
+    generation: "v2",
+    statusMessage: "3% done",
+    createdAt: "2026-12-01T10:00:00.000Z",
+    updatedAt: "2026-12-01T10:00:05.000Z",
+    ttlMs: 3_600_000,
+    pollIntervalMs: 1000,
+    gone: null,
+  };
+  const shown = { status: "working" as const, protocolVersion: "2026-07-28" };
+  const text = describeTaskText(task, shown);
+  const drawn = describeTask(task, { ...shown, ttlLeftMs: 600_000 });
+  // get: the id first (what a script reads), then the facts; durations through src/duration.ts.
+  expect(text).toEqual([
+    "t-1  working  3% done",
+    "  tool     export on erp (V2, protocol 2026-07-28)",
+    "  created  2026-12-01T10:00:00.000Z   updated 2026-12-01T10:00:05.000Z",
+    "  ttl      60 min, poll interval 1 s",
+  ]);
+  // The detail view: the status with its symbol and colour, the id on its own line, then the same facts.
+  expect(drawn[0]).toMatchObject({ text: "◐ working  3% done", color: "cyan", bold: true });
+  expect(drawn.slice(1).map((l) => l.text)).toEqual([
+    "  task     t-1",
+    text[1],
+    text[2],
+    "  ttl      60 min (10m left), poll interval 1 s",
+  ]);
+  expect(describeTaskText({ ...task, ttlMs: undefined, pollIntervalMs: null, gone: "lost" }, shown).slice(3)).toEqual([
+    "  ttl      not given, poll interval not given",
+    "  gone     lost",
+  ]);
+  expect(describeTaskText({ ...task, ttlMs: null }, shown)[3]).toBe("  ttl      unlimited, poll interval 1 s");
 });

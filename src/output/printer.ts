@@ -2,18 +2,19 @@
 // commands never branch on the format. Event shapes are the contract of ../shared/CLI.md.
 import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
-import type { Generation, InputRequest, Snapshot } from "../protocol/wire.js";
+import type { Generation, InputRequest, Snapshot, TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../model.js";
 import { renderResult } from "./render.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
 import { paint } from "./style.js";
 
+/** The task a command follows, as its printer announces it (the JSON `task` event). */
 export interface TaskInfo {
   taskId: string;
   server: string;
   tool: string;
   generation: Generation;
-  status: string;
+  status: TaskStatus;
   ttlMs?: number | null;
   pollIntervalMs?: number;
 }
@@ -67,11 +68,11 @@ function textPrinter(io: IO): Printer {
         const why = outcome.error
           ? `${clip(outcome.error.message)} (code ${outcome.error.code})`
           : "the tool reported an error";
-        err(`${p.red("failed:")} ${why}`);
+        err(`${p.inStatus("failed", "failed:")} ${why}`);
       } else if (outcome.result?.isError) {
-        err(`${p.red("failed:")} the tool reported an error`);
+        err(`${p.inStatus("failed", "failed:")} the tool reported an error`);
       } else if (outcome.status === "cancelled") {
-        err(`${p.yellow("cancelled:")} the task was cancelled`);
+        err(`${p.inStatus("cancelled", "cancelled:")} the task was cancelled`);
       }
     },
     error(report) {

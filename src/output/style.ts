@@ -4,6 +4,7 @@
 // mcp-task has made that decision already. Each style wraps a single line, so chalk's nesting and line-break care is not needed.
 // (Ink's views still colour through chalk; see src/ui/colour.ts.)
 import type { TaskStatus } from "../protocol/wire.js";
+import { COLOR, type StatusColour } from "./palette.js";
 
 type Style = (text: string) => string;
 
@@ -17,18 +18,16 @@ export function paint(color: boolean) {
   const [dim, bold, red, green, yellow, magenta, cyan] = color
     ? [sgr(2, 22), sgr(1, 22), sgr(31, 39), sgr(32, 39), sgr(33, 39), sgr(35, 39), sgr(36, 39)]
     : [plain, plain, plain, plain, plain, plain, plain];
-  const statusColor: Record<TaskStatus, Style> = {
-    working: cyan,
-    input_required: magenta,
-    completed: green,
-    failed: red,
-    cancelled: yellow,
-  };
+  const gray = color ? sgr(90, 39) : plain;
+  // The palette's colour names (./palette.ts, shared with the Ink views) as SGR styles.
+  const byName: Record<StatusColour, Style> = { cyan, magenta, green, red, yellow, gray };
   return {
     dim,
     red,
     yellow,
     bold,
-    status: (status: TaskStatus) => statusColor[status](status),
+    status: (status: TaskStatus) => byName[COLOR[status]](status),
+    /** Text in the colour of a status (`failed:`, `cancelled:`). */
+    inStatus: (status: TaskStatus, text: string) => byName[COLOR[status]](text),
   };
 }

@@ -4,6 +4,7 @@ import { AnswerNotDeliveredError, cutText, InputRequiredError } from "../errors.
 import { sanitizeLine, shellWord } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { DeliveryEvent } from "../model.js";
+import { fieldsOf, requestedForm, type Schema } from "./fields.js";
 import { schemaProblem } from "./schema.js";
 
 export interface InputProvider {
@@ -21,12 +22,11 @@ function describe(request: InputRequest): string {
 }
 
 /** What a form expects, field by field, in a few words: `interpretation: one of programming, snake, comedy`. */
-export function expected(schema: { properties?: Record<string, unknown>; required?: string[] }): string {
-  const fields = Object.entries(schema.properties ?? {}).map(([name, raw]) => {
-    const field = raw as { type?: string; enum?: unknown[]; oneOf?: Array<{ const?: unknown }> };
-    const choices = field.oneOf?.map((o) => o.const) ?? field.enum;
-    const what = choices ? `one of ${choices.map((c) => JSON.stringify(c)).join(", ")}` : (field.type ?? "any value");
-    return `${name}${schema.required?.includes(name) ? "" : "?"}: ${what}`;
+export function expected(schema: Schema): string {
+  const fields = fieldsOf(schema).map((field) => {
+    const choices = "choices" in field ? field.choices.map((c) => JSON.stringify(c.value)).join(", ") : undefined;
+    const what = choices ? `${field.kind === "multi" ? "any" : "one"} of ${choices}` : (field.type ?? "any value");
+    return `${field.name}${field.required ? "" : "?"}: ${what}`;
   });
   return sanitizeLine(fields.length ? `expected ${fields.join("; ")}` : "expected an empty object");
 }
@@ -114,14 +114,18 @@ export function preparedAnswers(answer: { input?: Record<string, unknown>; decli
         throw needInput(request, taskId, `the server asks for unsupported input (${sanitizeLine(request.method)})`);
       if (answer.decline) return { action: "decline" };
       if (!answer.input) throw needInput(request, taskId, "input required and no answer given");
-      const schema = request.params.requestedSchema as { properties?: Record<string, unknown> } | undefined;
-      if (request.params.mode === "url" || !schema)
+      if (request.params.mode === "url" || !request.params.requestedSchema)
         throw needInput(request, taskId, "the server asks for input mcp-task cannot give from --input");
-      const names = Object.keys(schema.properties ?? {});
+      const names = fieldsOf(requestedForm(request)).map((field) => field.name);
       const content = Object.fromEntries(Object.entries(answer.input).filter(([key]) => names.includes(key)));
-      const problem = await schemaProblem(schema as Record<string, unknown>, content);
+      // Checked against the schema as sent (whatever it is), not the form read from it.
+      const problem = await schemaProblem(request.params.requestedSchema as Record<string, unknown>, content);
       if (problem)
-        throw needInput(request, taskId, `the --input answer does not fit the requested form (${expected(schema)})`);
+        throw needInput(
+          request,
+          taskId,
+          `the --input answer does not fit the requested form (${expected(requestedForm(request))})`,
+        );
       return { action: "accept", content };
     },
   };

@@ -1,16 +1,12 @@
 // The list of tasks: one row per handle, only the rows that fit on screen rendered (virtualised).
 import { Box, Text } from "ink";
 import { sanitizeLine } from "../sanitize.js";
-import type { HandleSummary } from "../model.js";
-import { COLOR, SYMBOL, ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
-import type { Connection } from "./model.js";
+import { COLOR, SYMBOL } from "../output/palette.js";
+import { ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
+import type { TaskRow } from "./state.js";
 
-export interface ListRow {
-  stem: string;
-  summary: HandleSummary;
-  connection: Connection;
-  asking: boolean;
-}
+/** A row of the list: the model's row (./model.ts) without its full handle, and whether the task asks a question. */
+export type ListRow = Pick<TaskRow, "stem" | "summary" | "connection"> & { asking: boolean };
 
 export interface TaskListProps {
   rows: readonly ListRow[];

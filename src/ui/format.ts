@@ -1,30 +1,10 @@
-// Small pure helpers the views share: status symbols (readable without colour), durations, row facts. Row facts
-// come from a handle's summary (what the dashboard keeps of every task); the detail view summarizes its handle.
+// Small pure helpers the views share: a row's status, durations, row facts (the status palette is
+// ../output/palette.ts). Row facts come from a handle's summary (what the dashboard keeps of every task); the detail
+// view summarizes its handle.
+import type { RowStatus } from "../output/palette.js";
 import type { TaskStatus } from "../protocol/wire.js";
 import { summaryExpired, ttlEnd } from "../tasks/expiry.js";
 import type { HandleSummary } from "../model.js";
-
-export type RowStatus = TaskStatus | "expired" | "gone";
-
-export const SYMBOL: Record<RowStatus, string> = {
-  working: "◐",
-  input_required: "?",
-  completed: "✓",
-  failed: "✗",
-  cancelled: "⊘",
-  expired: "⌛",
-  gone: "∅",
-};
-
-export const COLOR: Record<RowStatus, string> = {
-  working: "cyan",
-  input_required: "magenta",
-  completed: "green",
-  failed: "red",
-  cancelled: "yellow",
-  expired: "gray",
-  gone: "gray",
-};
 
 export function rowStatus(summary: HandleSummary, now: number): RowStatus {
   if (summary.gone !== null) return "gone";

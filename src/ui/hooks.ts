@@ -1,7 +1,8 @@
 // The hooks that connect views to the model and the clock.
 import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Clock } from "../context.js";
-import type { DashboardModel, DashboardState } from "./model.js";
+import type { DashboardModel } from "./model.js";
+import type { DashboardState } from "./state.js";
 
 export function useDashboard(model: DashboardModel): DashboardState {
   return useSyncExternalStore(model.subscribe, model.getState);

@@ -2,27 +2,16 @@
 // time, status message, and the input form when the task asks), drawn with Ink on stderr. It plugs in as a
 // Printer and an InputProvider, so the command's logic is the one the plain output uses; when the task ends the
 // view goes away and the result is printed to stdout like anywhere else.
-import { Box, Text, render, useInput } from "ink";
-import { Spinner } from "@inkjs/ui";
+import { render, useInput } from "ink";
 import { useSyncExternalStore } from "react";
 import type { Context, Terminal } from "../context.js";
 import { applyColour } from "./colour.js";
 import { McpTaskError } from "../errors.js";
-import { createPrinter, type Printer, type TaskInfo } from "../output/printer.js";
-import { sanitizeLine } from "../sanitize.js";
-import { isTerminal, type InputRequest, type InputResponse, type Snapshot } from "../protocol/wire.js";
+import { createPrinter, type Printer } from "../output/printer.js";
+import type { InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
-import { ElicitationForm } from "./form/ElicitationForm.js";
-import { COLOR, SYMBOL, short } from "./format.js";
 import { useNow, useTerminalSize } from "./hooks.js";
-
-interface LiveState {
-  info?: TaskInfo;
-  notice?: string;
-  snapshot?: Snapshot;
-  question?: { request: InputRequest; taskId: string | null; resolve(r: InputResponse): void };
-  version: number;
-}
+import { LiveView, type LiveState } from "./LiveView.js";
 
 export interface LiveFollow {
   printer: Printer;
@@ -51,39 +40,18 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     useInput((input, key) => {
       if (key.ctrl && input === "c") ctx.interruptNow();
     });
-    const status = s.snapshot?.status ?? "working";
-    const id = s.info?.taskId ?? s.snapshot?.taskId ?? "";
     return (
-      <Box flexDirection="column" width={width}>
-        <Box>
-          {isTerminal(status) ? <Text color={COLOR[status]}>{SYMBOL[status]}</Text> : <Spinner />}
-          <Text wrap="truncate">
-            <Text color={COLOR[status]} bold>{` ${status}`}</Text>
-            <Text dimColor>{`  ${short(now - started)}  `}</Text>
-            {s.info
-              ? `${sanitizeLine(s.info.tool)} on ${sanitizeLine(s.info.server)} (${s.info.generation.toUpperCase()})`
-              : ""}
-          </Text>
-        </Box>
-        {s.snapshot?.statusMessage ? <Text>{`  ${sanitizeLine(s.snapshot.statusMessage)}`}</Text> : null}
-        {s.notice ? <Text color="yellow">{`  ${sanitizeLine(s.notice)}`}</Text> : null}
-        <Text
-          dimColor
-        >{`  task ${sanitizeLine(id)}${isTerminal(status) ? "" : "  ·  Ctrl-C stops waiting (the task keeps running)"}`}</Text>
-        {s.question ? (
-          <ElicitationForm
-            request={s.question.request}
-            taskLabel={s.info ? sanitizeLine(s.info.tool) : "this call"}
-            width={width}
-            onRespond={(response) => {
-              const q = s.question!;
-              set({ question: undefined });
-              q.resolve(response);
-            }}
-            onClose={() => ctx.interruptNow()}
-          />
-        ) : null}
-      </Box>
+      <LiveView
+        state={s}
+        elapsedMs={now - started}
+        width={width}
+        onRespond={(response) => {
+          const q = s.question!;
+          set({ question: undefined });
+          q.resolve(response);
+        }}
+        onClose={() => ctx.interruptNow()}
+      />
     );
   }
 
@@ -118,7 +86,13 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     note: (text) => set({ notice: text }),
     document: (value, text) => plain.document(value, text),
   };
-  const provider: InputProvider = {
+  const provider = formProvider(() => state, set);
+  return { printer, provider, close };
+}
+
+/** The task's questions go on screen as a form; the answer comes back through it (LiveView onRespond). */
+function formProvider(get: () => LiveState, set: (change: Partial<LiveState>) => void): InputProvider {
+  return {
     available: true,
     answer: (request, taskId, signal) =>
       new Promise<InputResponse>((resolve, reject) => {
@@ -126,7 +100,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
         signal?.addEventListener(
           "abort",
           () => {
-            if (state.question?.request !== request) return;
+            if (get().question?.request !== request) return;
             set({ question: undefined });
             reject(new McpTaskError("question withdrawn"));
           },
@@ -134,5 +108,4 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
         );
       }),
   };
-  return { printer, provider, close };
 }

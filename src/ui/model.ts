@@ -2,60 +2,22 @@
 // live state of the tasks still running, and the questions they ask. A plain class that emits change events,
 // consumed by one React hook (useDashboard) so that the views stay pure functions of props. All async work
 // (connections, watching, answering) lives here, not in components. Full handles are read only where needed: the
-// tasks being followed, the one open in the detail view, and the one a key acts on (cancel, pager).
+// tasks being followed, the one open in the detail view, and the one a key acts on (cancel, pager). Its parts:
+// ./state.ts (the state's shape), ./scan.ts (what changed in the store), ./links.ts (one connection and engine per
+// server), ./questions.ts (the questions waiting for the person).
 import type { Context } from "../context.js";
-import { McpTaskError, TaskNotFoundError, describeError } from "../errors.js";
+import { TaskNotFoundError, describeError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
-import {
-  connectionScope,
-  isTerminal,
-  type InputRequest,
-  type InputResponse,
-  type Snapshot,
-  type Wire,
-} from "../protocol/wire.js";
-import { TaskEngine } from "../tasks/engine.js";
-import { deliveryNote, type InputProvider } from "../tasks/input.js";
-import { TrackedTask, saveMoves } from "../tasks/tracker.js";
+import { isTerminal, type InputResponse } from "../protocol/wire.js";
+import { deliveryNote } from "../tasks/input.js";
+import { TrackedTask } from "../tasks/tracker.js";
 import { followSettings, followTask } from "../tasks/run.js";
 import { summarize } from "../store/handle-file.js";
-import type { Handle, HandleSummary } from "../model.js";
-
-export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
-
-export interface TaskRow {
-  stem: string;
-  /** What the list shows, filters and sorts by. */
-  summary: HandleSummary;
-  /** The full handle: only for a task being followed (kept in step) and the one open in the detail view. */
-  handle?: Handle;
-  /** Why the full handle of the task open in the detail view could not be read. */
-  unreadable?: string;
-  /** Following state of a task that is not finished. */
-  connection: Connection;
-  error?: string;
-}
-
-export interface Question {
-  id: number;
-  taskId: string | null;
-  request: InputRequest;
-  /** True while the answer is being sent. */
-  sending: boolean;
-}
-
-export interface DashboardState {
-  rows: readonly TaskRow[];
-  questions: readonly Question[];
-  /** A one-line notice for the status bar (what just happened). */
-  notice?: string;
-  version: number;
-}
-
-interface ServerLink {
-  wire?: Promise<Wire>;
-  engine?: TaskEngine;
-}
+import type { Handle } from "../model.js";
+import { ServerLinks } from "./links.js";
+import { StoreScan } from "./scan.js";
+import { QuestionQueue } from "./questions.js";
+import type { Connection, DashboardState, TaskRow } from "./state.js";
 
 /** How often the store is re-read for handles created by other processes. */
 const RESCAN_MS = 5000;
@@ -66,17 +28,28 @@ const FRAME_MS = 250;
 export class DashboardModel {
   private state: DashboardState = { rows: [], questions: [], version: 0 };
   private readonly listeners = new Set<() => void>();
-  private readonly links = new Map<string, ServerLink>();
+  private readonly links: ServerLinks;
+  private readonly questions: QuestionQueue;
   private readonly following = new Map<string, AbortController>();
   /** Writes what was seen of each followed task (on close). */
   private readonly flushed = new Map<string, () => Promise<void>>();
   /** The tasks being followed, by stem: one its wire reaches through a new session gets its handle updated. */
   private readonly tracked = new Map<string, TrackedTask>();
-  private readonly pending = new Map<number, { resolve: (r: InputResponse) => void; reject: (e: Error) => void }>();
-  private nextQuestion = 1;
   private readonly stop = new AbortController();
+  /** Made on the first rescan (the store is the context's, read when needed). */
+  private scan?: StoreScan;
 
-  constructor(private readonly ctx: Context) {}
+  constructor(private readonly ctx: Context) {
+    this.questions = new QuestionQueue({
+      questions: () => this.state.questions,
+      change: (change) => this.set(change),
+    });
+    const tracked = (taskId: string, server: string) =>
+      [...this.tracked.values()].find(
+        (t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server,
+      );
+    this.links = new ServerLinks(ctx, this.questions.provider, tracked, (text) => this.notify(text));
+  }
 
   // --- the external-store protocol (useSyncExternalStore) ---
   subscribe = (listener: () => void): (() => void) => {
@@ -117,40 +90,17 @@ export class DashboardModel {
     })();
   }
 
-  /** File times of the summaries seen so far: a rescan changes only the rows whose handle changed. */
-  private readonly seen = new Map<string, number>();
   /** Unfinished tasks found not to be followed (a V1 task of a stdio server, an unreadable file), at that file time. */
   private readonly unfollowable = new Map<string, number>();
   /** The task open in the detail view: its row holds the full handle, read again when its file changes. */
   private opened?: string;
 
-  /** The store's change token at the last rescan, and how many rescans it spared since the last full one. */
-  private mark = "";
-  private spared = 0;
-
   private async rescan(): Promise<void> {
-    // Idle, a rescan is two stats, not one per handle; a full one still runs every minute, for files edited in place.
-    const store = this.ctx.tracker.store;
-    const mark = store.mark();
-    if (mark === this.mark && mark !== "" && ++this.spared < 60_000 / RESCAN_MS) return;
-    this.mark = mark;
-    this.spared = 0;
-    // From the index (one file, checked against the directory), not one read per handle file. A file that cannot be
-    // read is not taken for removed: its row stays as it was.
-    const present = new Set<string>();
-    const summaries = await store.summaries((file) => present.add(file.slice(0, -5)));
-    const changed: HandleSummary[] = [];
-    for (const summary of summaries) {
-      present.add(summary.stem);
-      if (this.seen.get(summary.stem) !== summary.mtime) changed.push(summary);
-    }
-    const removed = [...this.seen.keys()].filter((stem) => !present.has(stem));
-    if (changed.length === 0 && removed.length === 0) return;
-    for (const { stem, mtime } of changed) this.seen.set(stem, mtime);
-    for (const stem of removed) {
-      this.seen.delete(stem);
-      this.unfollowable.delete(stem);
-    }
+    this.scan ??= new StoreScan(this.ctx.tracker.store, RESCAN_MS);
+    const found = await this.scan.changes();
+    if (!found) return;
+    const { changed, removed } = found;
+    for (const stem of removed) this.unfollowable.delete(stem);
     const gone = new Set(removed);
     const byStem = new Map(this.state.rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
     for (const summary of changed) {
@@ -173,7 +123,7 @@ export class DashboardModel {
         continue;
       let handle: Handle | undefined;
       try {
-        handle = row.handle ?? store.load(stem);
+        handle = row.handle ?? this.ctx.tracker.store.load(stem);
       } catch {
         /* unreadable: not followed */
       }
@@ -225,41 +175,6 @@ export class DashboardModel {
     return !handle.outcome && !handle.gone && !isTerminal(handle.last.status);
   }
 
-  /** One connection per server (per V1 session: tasks are bound to it), shared by all its tasks. */
-  private link(descriptor: ServerDescriptor, name: string, handle?: Handle): ServerLink {
-    const key = `${descriptorKey(descriptor)}|${handle ? connectionScope(handle.resume) : ""}`;
-    let link = this.links.get(key);
-    if (!link) {
-      link = {};
-      this.links.set(key, link);
-    }
-    if (!link.wire) {
-      link.wire = this.ctx.connect(descriptor, name, handle ? { resume: handle.resume } : { outlive: true });
-      const server = descriptorKey(descriptor);
-      link.wire.then(
-        (wire) => {
-          saveMoves(
-            wire,
-            (taskId) =>
-              [...this.tracked.values()].find(
-                (t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server,
-              ),
-            (text) => this.notify(text),
-          );
-          link!.engine = new TaskEngine(wire, this.ctx.clock, this.provider);
-        },
-        () => (link!.wire = undefined),
-      );
-    }
-    return link;
-  }
-
-  private async engineFor(handle: Handle): Promise<TaskEngine> {
-    const link = this.link(handle.server.descriptor, handle.server.name, handle);
-    await link.wire;
-    return link.engine!;
-  }
-
   /** Follows one task at its server's pace until it ends; push notifications where the server sends them. */
   private follow(stem: string, handle: Handle): void {
     const abort = new AbortController();
@@ -278,7 +193,7 @@ export class DashboardModel {
     void (async () => {
       setRow("connecting");
       try {
-        const engine = await this.engineFor(handle);
+        const engine = await this.links.engineFor(handle);
         setRow("following");
         // The same follow loop as the commands' (tasks/run.ts), with the same settings.
         await followTask(engine, tracked, undefined, {
@@ -316,40 +231,9 @@ export class DashboardModel {
     this.flushed.set(stem, () => tracked.flush());
   }
 
-  /** Where the engines' questions go: queued for the person, answered through `answer`. */
-  private readonly provider: InputProvider = {
-    available: true,
-    answer: (request, taskId, signal) =>
-      new Promise<InputResponse>((resolve, reject) => {
-        const id = this.nextQuestion++;
-        this.pending.set(id, { resolve, reject });
-        this.set({ questions: [...this.state.questions, { id, taskId, request, sending: false }] });
-        // The task moved on without this answer: take the question off the screen.
-        signal?.addEventListener(
-          "abort",
-          () => {
-            if (!this.pending.delete(id)) return;
-            this.set({
-              questions: this.state.questions.filter((q) => q.id !== id),
-              notice: "a question was withdrawn: the task moved on",
-            });
-            reject(new McpTaskError("question withdrawn"));
-          },
-          { once: true },
-        );
-      }),
-  };
-
   /** Answers a question; it leaves the queue once handed to the engine. */
   answer(questionId: number, response: InputResponse): void {
-    const waiter = this.pending.get(questionId);
-    if (!waiter) return;
-    this.pending.delete(questionId);
-    this.set({
-      questions: this.state.questions.filter((q) => q.id !== questionId),
-      notice: response.action === "accept" ? "answer sent" : `${response.action} sent`,
-    });
-    waiter.resolve(response);
+    this.questions.answer(questionId, response);
   }
 
   async cancel(stem: string): Promise<void> {
@@ -357,7 +241,7 @@ export class DashboardModel {
     try {
       const handle = this.state.rows.find((r) => r.stem === stem)?.handle ?? this.ctx.tracker.store.load(stem);
       if (!handle) throw new TaskNotFoundError("the saved handle disappeared (forgotten by another command?)");
-      const engine = await this.engineFor(handle);
+      const engine = await this.links.engineFor(handle);
       const after = await engine.cancel(handle.taskId);
       this.notify(after.status === "cancelled" ? "cancelled" : `cancel requested; the server reports ${after.status}`);
     } catch (error) {
@@ -378,7 +262,7 @@ export class DashboardModel {
     args: Record<string, unknown>,
   ): Promise<void> {
     try {
-      const link = this.link(server.descriptor, server.name);
+      const link = this.links.link(server.descriptor, server.name);
       const wire = await link.wire!;
       const started = await link.engine!.call(tool, args, { task: "auto" });
       if (started.kind === "result") {
@@ -401,7 +285,7 @@ export class DashboardModel {
 
   /** The tools of a server, for the new-call form. */
   async tools(server: { name: string; descriptor: ServerDescriptor }) {
-    const link = this.link(server.descriptor, server.name);
+    const link = this.links.link(server.descriptor, server.name);
     const wire = await link.wire!;
     return wire.listTools();
   }
@@ -409,8 +293,7 @@ export class DashboardModel {
   async close(): Promise<void> {
     this.stop.abort();
     await Promise.all([...this.flushed.values()].map((flush) => flush().catch(() => {})));
-    for (const waiter of this.pending.values()) waiter.reject(new McpTaskError("dashboard closed"));
-    this.pending.clear();
-    await Promise.all([...this.links.values()].map(async (link) => (await link.wire?.catch(() => undefined))?.close()));
+    this.questions.close();
+    await this.links.close();
   }
 }

@@ -1,12 +1,12 @@
 // A line-by-line prompt for a server's elicitation form, on stderr, for a person at a terminal. (The Ink form of
 // the dashboard replaces it on TTYs later; this one needs nothing but readline.)
 import type { Interface } from "node:readline/promises";
-import type { Field } from "./form/fields.js";
 import type { IO } from "../context.js";
 import { cutText } from "../errors.js";
 import { setOwn } from "../data.js";
 import { sanitizeLine } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
+import { fieldsOf, requestedForm, type Field } from "../tasks/fields.js";
 import type { InputProvider } from "../tasks/input.js";
 import { schemaProblem } from "../tasks/schema.js";
 
@@ -41,18 +41,13 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
     const choice = (await rl.question("  answer, decline or cancel? [A/d/c] ")).trim().toLowerCase();
     if (choice.startsWith("d")) return { action: "decline" };
     if (choice.startsWith("c")) return { action: "cancel" };
-    const requested = request.params.requestedSchema;
-    const schema = (
-      requested && typeof requested === "object" && !Array.isArray(requested)
-        ? requested
-        : { type: "object", properties: {} }
-    ) as Record<string, unknown>;
-    // The form's own reading of the schema and of typed text (./form/fields.ts: one reader of a requestedSchema for
-    // both the Ink form and this prompt), loaded when a question comes.
+    // The one reader of a requestedSchema (../tasks/fields.ts), and the form's own reading of typed text
+    // (./form/fields.ts, loaded when a question comes).
+    const schema = requestedForm(request);
     const fields = await import("./form/fields.js");
     for (;;) {
       const content: Record<string, unknown> = {};
-      for (const field of fields.fieldsOf(schema)) {
+      for (const field of fieldsOf(schema)) {
         const value = await askField(rl, say, field, fields);
         if (value !== undefined) setOwn(content, field.name, value); // a field may be named `__proto__`
       }

@@ -1,7 +1,8 @@
 // Which rows the list shows, in which order: pure, so that filtering and sorting are tested without a terminal.
 import { sanitizeLine } from "../sanitize.js";
 import { rowStatus } from "./format.js";
-import type { Question, TaskRow } from "./model.js";
+import type { TaskRow } from "./state.js";
+import type { Question } from "./questions.js";
 import type { ListRow } from "./TaskList.js";
 
 export const STATUS_FILTERS = ["all", "live", "input", "finished", "expired"] as const;

@@ -1,7 +1,8 @@
 // The dashboard's model against a real V2 server: it follows saved tasks, queues their questions, sends answers,
 // records outcomes, and starts new calls.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DashboardModel, type DashboardState } from "../../src/ui/model.js";
+import { DashboardModel } from "../../src/ui/model.js";
+import type { DashboardState } from "../../src/ui/state.js";
 import { events, runCli } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
 import { startV2Http, type RunningServer } from "../helpers/servers.js";

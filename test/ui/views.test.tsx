@@ -4,7 +4,7 @@ import { expect, it } from "vitest";
 import { summarize } from "../../src/store/handle-file.js";
 import type { Handle } from "../../src/model.js";
 import { Detail, detailLines } from "../../src/ui/Detail.js";
-import type { TaskRow } from "../../src/ui/model.js";
+import type { TaskRow } from "../../src/ui/state.js";
 import { visibleRows } from "../../src/ui/rows.js";
 import { TaskList, windowStart, type ListRow } from "../../src/ui/TaskList.js";
 
@@ -91,7 +91,6 @@ it("filters by text and status and sorts, as a pure function", () => {
     id: 1,
     taskId: rows[2].summary.taskId,
     request: { key: "k", method: "elicitation/create", params: {} },
-    sending: false,
   };
   expect(visibleRows(rows, [question], { text: "", status: "all", sort: "status", now: NOW })[0].summary.taskId).toBe(
     rows[2].summary.taskId,

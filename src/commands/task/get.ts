@@ -7,6 +7,8 @@ import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { isTerminal, type Snapshot } from "../../protocol/wire.js";
 import { markingGone, type TrackedTask } from "../../tasks/tracker.js";
 import { viewOf } from "../../tasks/views.js";
+import type { HandleView } from "../../model.js";
+import { describeTaskText } from "../../output/describe.js";
 import { preparedAnswers } from "../../tasks/input.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import {
@@ -62,7 +64,7 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
       })),
       ...(verb === "cancel" ? { alreadyEnded } : {}),
     };
-    printer.document(view, () => describe(tracked, snapshot, verb));
+    printer.document(view, () => describe(tracked, snapshot, verb, view));
     return 0;
   };
   // A finished task's outcome is final and saved: the handle answers, even once its server (or broker) is gone.
@@ -85,18 +87,12 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
   }
 }
 
-function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cancel"): string {
-  const lines = [
-    `${sanitizeLine(tracked.taskId)}  ${snapshot.status}${snapshot.statusMessage ? `  ${sanitizeLine(snapshot.statusMessage)}` : ""}`,
-  ];
+function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cancel", view: HandleView): string {
   const h = tracked.handle;
-  lines.push(
-    `  tool ${sanitizeLine(h.tool)} on ${sanitizeLine(h.server.name)} (${h.resume.generation.toUpperCase()}), created ${h.createdAt}`,
-  );
-  if (h.ttlMs !== undefined)
-    lines.push(
-      `  ttl ${h.ttlMs === null ? "unlimited" : `${h.ttlMs} ms`}, poll interval ${h.pollIntervalMs ?? "?"} ms`,
-    );
+  // The layout the dashboard's detail view shows (../output/describe.ts), with the status just read.
+  const facts = { ...view, statusMessage: snapshot.statusMessage ?? null, ttlMs: h.ttlMs };
+  const shown = { status: snapshot.status, protocolVersion: h.resume.protocolVersion };
+  const lines = describeTaskText(facts, shown);
   for (const request of snapshot.inputRequests) {
     const message = String(request.params.message ?? request.method);
     lines.push(`  asks (${cutText(sanitizeLine(request.key))}): ${cutText(sanitizeLine(message))}`);

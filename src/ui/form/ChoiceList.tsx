@@ -1,6 +1,6 @@
 // The open list of a choice field: one row per choice, the highlighted row marked and inverse.
 import { Box, Text } from "ink";
-import type { Choice } from "./fields.js";
+import type { Choice } from "../../tasks/fields.js";
 
 export interface ChoiceListProps {
   /** Display-safe titles (from fieldsOf). */

@@ -2,11 +2,11 @@
 // requestedSchema, and accept / decline / cancel. Esc closes without answering (onClose), which is not the
 // cancel action (that one is an answer: {action: "cancel"}). Requests mcp-task cannot serve (sampling, URL mode,
 // other methods) get UnsupportedRequest: decline only.
-import { Spinner } from "@inkjs/ui";
 import { Box, Text } from "ink";
 import { useMemo } from "react";
 import { sanitize, sanitizeLine } from "../../sanitize.js";
 import type { InputRequest, InputResponse } from "../../protocol/wire.js";
+import { requestedForm } from "../../tasks/fields.js";
 import { SchemaForm, type FormAction } from "./SchemaForm.js";
 import { UnsupportedRequest } from "./UnsupportedRequest.js";
 
@@ -18,27 +18,16 @@ export interface ElicitationFormProps {
   readonly onRespond: (response: InputResponse) => void;
   /** Esc: close the form without answering. */
   readonly onClose: () => void;
-  /** The answer is being sent: a spinner, and keys are ignored. */
-  readonly busy?: boolean;
-  /** What came of sending the answer (the server's result or the error), shown under the form. */
-  readonly serverAnswer?: string;
   /** 0-based position of this question among those the task asks at once (V2); shown when questionCount > 1. */
   readonly questionIndex?: number;
   readonly questionCount?: number;
 }
 
-const EMPTY_FORM = { type: "object", properties: {} } as const;
-
 export function ElicitationForm(props: ElicitationFormProps) {
-  const { request, taskLabel, width, busy = false, serverAnswer, questionIndex = 0, questionCount = 1 } = props;
+  const { request, taskLabel, width, questionIndex = 0, questionCount = 1 } = props;
   const { onRespond, onClose } = props;
   const form = request.method === "elicitation/create" && request.params.mode !== "url";
-  const schema = useMemo(() => {
-    const requested = request.params.requestedSchema;
-    return requested && typeof requested === "object" && !Array.isArray(requested)
-      ? (requested as Record<string, unknown>)
-      : EMPTY_FORM;
-  }, [request]);
+  const schema = useMemo(() => requestedForm(request), [request]);
   const actions = useMemo<FormAction[]>(
     () => [
       { label: "Decline", key: "d", onSelect: () => onRespond({ action: "decline" }) },
@@ -66,20 +55,16 @@ export function ElicitationForm(props: ElicitationFormProps) {
           onSubmit={(content) => onRespond({ action: "accept", content })}
           onCancel={onClose}
           extraActions={actions}
-          isActive={!busy}
         />
       ) : (
         <UnsupportedRequest
           key={request.key}
           request={request}
           width={width}
-          busy={busy}
           onDecline={() => onRespond({ action: "decline" })}
           onClose={onClose}
         />
       )}
-      {busy ? <Spinner label="sending the answer…" /> : null}
-      {serverAnswer ? <Text>{sanitize(serverAnswer)}</Text> : null}
     </Box>
   );
 }

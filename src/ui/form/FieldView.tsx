@@ -3,7 +3,8 @@
 import { Box, Text } from "ink";
 import { sanitizeLine } from "../../sanitize.js";
 import { ChoiceList } from "./ChoiceList.js";
-import { choiceIndex, hintOf, isTextField, sameValue, type Field } from "./fields.js";
+import type { Field } from "../../tasks/fields.js";
+import { choiceIndex, hintOf, isTextField, sameValue } from "./fields.js";
 
 export interface FieldViewProps {
   readonly field: Field;

@@ -1,6 +1,6 @@
 // The dimmed line of keys under a form, for whatever has the focus now.
 import { Text } from "ink";
-import type { Field } from "./fields.js";
+import type { Field } from "../../tasks/fields.js";
 
 export interface KeyHelpProps {
   /** The focused field; undefined when a button has the focus. */

@@ -12,7 +12,7 @@ import { getOwn } from "../../data.js";
 import { sanitizeLine } from "../../sanitize.js";
 import { formOverLimit, schemaProblem } from "../../tasks/schema.js";
 import { ActionBar } from "./ActionBar.js";
-import { defaultsOf, fieldsOf } from "./fields.js";
+import { defaultsOf, fieldsOf } from "../../tasks/fields.js";
 import { FieldView } from "./FieldView.js";
 import { collect, initialState, step, withErrors, withProblem, type Effect, type FormState } from "./formState.js";
 import { KeyHelp } from "./KeyHelp.js";
@@ -39,12 +39,10 @@ export interface SchemaFormProps {
   readonly onCancel: () => void;
   /** Buttons after submit (decline, cancel, ...). */
   readonly extraActions?: readonly FormAction[];
-  /** False: keys are ignored (an answer is being sent). Default true. */
-  readonly isActive?: boolean;
 }
 
 export function SchemaForm(props: SchemaFormProps) {
-  const { schema, title, width, initial, submitLabel = "Submit", extraActions = [], isActive = true } = props;
+  const { schema, title, width, initial, submitLabel = "Submit", extraActions = [] } = props;
   // A form past the bounds (more than MAX_FORM_FIELDS fields: 10,000 froze the view, keys and Ctrl-C included) is
   // not built at all: the form says so and takes only Esc. (The engine refuses such a question before it gets here.)
   const tooBig = useMemo(() => formOverLimit(schema), [schema]);
@@ -80,28 +78,18 @@ export function SchemaForm(props: SchemaFormProps) {
     else void submit(next);
   }
 
-  useInput(
-    (input, key) => {
-      if (tooBig) return key.escape ? props.onCancel() : undefined;
-      if (checking) return;
-      const { state: next, effect } = step(current.current, ctx, input, key);
-      if (next !== current.current) update(next);
-      if (effect) run(effect, next);
-    },
-    { isActive },
-  );
+  useInput((input, key) => {
+    if (tooBig) return key.escape ? props.onCancel() : undefined;
+    if (checking) return;
+    const { state: next, effect } = step(current.current, ctx, input, key);
+    if (next !== current.current) update(next);
+    if (effect) run(effect, next);
+  });
 
   const focusedField = fields[state.focus];
   const button = state.focus - fields.length;
   const buttons = [{ label: submitLabel }, ...extraActions.map((a) => ({ label: a.label, key: a.key }))];
-  if (tooBig) {
-    return (
-      <Box flexDirection="column" width={width}>
-        <Text color="red">✗ mcp-task will not show this form: {sanitizeLine(tooBig)}</Text>
-        <Text dimColor>Esc to close</Text>
-      </Box>
-    );
-  }
+  if (tooBig) return <TooBig why={tooBig} width={width} />;
   return (
     <Box flexDirection="column" width={width} rowGap={1}>
       {title ? <Text bold>{sanitizeLine(title)}</Text> : null}
@@ -111,24 +99,32 @@ export function SchemaForm(props: SchemaFormProps) {
           key={field.name}
           field={field}
           draft={getOwn(state.drafts, field.name)}
-          focused={isActive && i === state.focus}
+          focused={i === state.focus}
           error={getOwn(state.errors, field.name)}
           open={i === state.focus ? state.open : undefined}
         />
       ))}
       <Box flexDirection="column">
-        <ActionBar buttons={buttons} focused={isActive && button >= 0 ? button : undefined} />
+        <ActionBar buttons={buttons} focused={button >= 0 ? button : undefined} />
         {state.formError ? <Text color="red">✗ {state.formError}</Text> : null}
         {checking ? <Text dimColor>checking…</Text> : null}
-        {isActive ? (
-          <KeyHelp
-            field={focusedField}
-            last={state.focus === fields.length - 1}
-            listOpen={state.open !== undefined}
-            shortcuts={extraActions.flatMap((a) => (a.key ? [`${a.key} ${a.label.toLowerCase()}`] : []))}
-          />
-        ) : null}
+        <KeyHelp
+          field={focusedField}
+          last={state.focus === fields.length - 1}
+          listOpen={state.open !== undefined}
+          shortcuts={extraActions.flatMap((a) => (a.key ? [`${a.key} ${a.label.toLowerCase()}`] : []))}
+        />
       </Box>
+    </Box>
+  );
+}
+
+/** A form past the bounds: why it is not shown; only Esc is taken. */
+function TooBig({ why, width }: { readonly why: string; readonly width: number }) {
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text color="red">✗ mcp-task will not show this form: {sanitizeLine(why)}</Text>
+      <Text dimColor>Esc to close</Text>
     </Box>
   );
 }

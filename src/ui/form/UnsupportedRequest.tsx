@@ -8,8 +8,6 @@ import { ActionBar } from "./ActionBar.js";
 export interface UnsupportedRequestProps {
   readonly request: InputRequest;
   readonly width: number;
-  /** Keys are ignored while an answer is being sent. */
-  readonly busy?: boolean;
   readonly onDecline: () => void;
   /** Esc: close without answering. */
   readonly onClose: () => void;
@@ -58,14 +56,11 @@ export function summarize(request: InputRequest): string[] {
   return lines;
 }
 
-export function UnsupportedRequest({ request, width, busy = false, onDecline, onClose }: UnsupportedRequestProps) {
-  useInput(
-    (input, key) => {
-      if (key.escape) onClose();
-      else if (key.return || input === "d" || input === " ") onDecline();
-    },
-    { isActive: !busy },
-  );
+export function UnsupportedRequest({ request, width, onDecline, onClose }: UnsupportedRequestProps) {
+  useInput((input, key) => {
+    if (key.escape) onClose();
+    else if (key.return || input === "d" || input === " ") onDecline();
+  });
   const url = request.method === "elicitation/create" && request.params.mode === "url";
   return (
     <Box flexDirection="column" width={width} rowGap={1}>
@@ -76,8 +71,8 @@ export function UnsupportedRequest({ request, width, busy = false, onDecline, on
       </Box>
       <Text bold>{url ? NO_URL : NO_MODEL}</Text>
       <Box flexDirection="column">
-        <ActionBar buttons={[{ label: "Decline", key: "d" }]} focused={busy ? undefined : 0} />
-        {busy ? null : <Text dimColor>Enter/d decline · Esc close without answering</Text>}
+        <ActionBar buttons={[{ label: "Decline", key: "d" }]} focused={0} />
+        <Text dimColor>Enter/d decline · Esc close without answering</Text>
       </Box>
     </Box>
   );

@@ -2,16 +2,8 @@
 // useInput and the behaviour of every key is plain data in, data out.
 import { getOwn, setOwn, withOwn, withoutOwn } from "../../data.js";
 import { sanitizeLine } from "../../sanitize.js";
-import {
-  checkField,
-  choiceIndex,
-  isChoiceField,
-  isTextField,
-  parseField,
-  sameValue,
-  textOf,
-  type Field,
-} from "./fields.js";
+import { checkField, choiceIndex, isChoiceField, isTextField, parseField, sameValue, textOf } from "./fields.js";
+import type { Field } from "../../tasks/fields.js";
 
 export interface FormState {
   /** 0..fields-1: a field; fields + i: button i (0 is submit, then the extra actions). */

@@ -1,0 +1,62 @@
+// The live view of one task (`call` and `watch` on a terminal, ./live.tsx): status with a spinner, elapsed time,
+// tool and server, the status message, a notice, and the input form while the task asks. A pure function of its
+// props; ./live.tsx holds the state and the hooks.
+import { Box, Text } from "ink";
+import { Spinner } from "@inkjs/ui";
+import type { TaskInfo } from "../output/printer.js";
+import { COLOR, SYMBOL } from "../output/palette.js";
+import { sanitizeLine } from "../sanitize.js";
+import { isTerminal, type InputRequest, type InputResponse, type Snapshot } from "../protocol/wire.js";
+import { ElicitationForm } from "./form/ElicitationForm.js";
+import { short } from "./format.js";
+
+export interface LiveState {
+  info?: TaskInfo;
+  notice?: string;
+  snapshot?: Snapshot;
+  question?: { request: InputRequest; taskId: string | null; resolve(r: InputResponse): void };
+  version: number;
+}
+
+export interface LiveViewProps {
+  state: LiveState;
+  elapsedMs: number;
+  width: number;
+  /** The person answered the open question. */
+  onRespond(response: InputResponse): void;
+  /** Esc on the form: stop waiting. */
+  onClose(): void;
+}
+
+export function LiveView({ state: s, elapsedMs, width, onRespond, onClose }: LiveViewProps) {
+  const status = s.snapshot?.status ?? "working";
+  const id = s.info?.taskId ?? s.snapshot?.taskId ?? "";
+  return (
+    <Box flexDirection="column" width={width}>
+      <Box>
+        {isTerminal(status) ? <Text color={COLOR[status]}>{SYMBOL[status]}</Text> : <Spinner />}
+        <Text wrap="truncate">
+          <Text color={COLOR[status]} bold>{` ${status}`}</Text>
+          <Text dimColor>{`  ${short(elapsedMs)}  `}</Text>
+          {s.info
+            ? `${sanitizeLine(s.info.tool)} on ${sanitizeLine(s.info.server)} (${s.info.generation.toUpperCase()})`
+            : ""}
+        </Text>
+      </Box>
+      {s.snapshot?.statusMessage ? <Text>{`  ${sanitizeLine(s.snapshot.statusMessage)}`}</Text> : null}
+      {s.notice ? <Text color="yellow">{`  ${sanitizeLine(s.notice)}`}</Text> : null}
+      <Text
+        dimColor
+      >{`  task ${sanitizeLine(id)}${isTerminal(status) ? "" : "  ·  Ctrl-C stops waiting (the task keeps running)"}`}</Text>
+      {s.question ? (
+        <ElicitationForm
+          request={s.question.request}
+          taskLabel={s.info ? sanitizeLine(s.info.tool) : "this call"}
+          width={width}
+          onRespond={onRespond}
+          onClose={onClose}
+        />
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,27 @@
+// What the dashboard's model (./model.ts) holds and its views are drawn from: a row per saved task, the questions
+// waiting for the person, the notice of what just happened. Plain data; the views import it from here, not the model.
+import type { Handle, HandleSummary } from "../model.js";
+import type { Question } from "./questions.js";
+
+export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
+
+export interface TaskRow {
+  stem: string;
+  /** What the list shows, filters and sorts by. */
+  summary: HandleSummary;
+  /** The full handle: only for a task being followed (kept in step) and the one open in the detail view. */
+  handle?: Handle;
+  /** Why the full handle of the task open in the detail view could not be read. */
+  unreadable?: string;
+  /** Following state of a task that is not finished. */
+  connection: Connection;
+  error?: string;
+}
+
+export interface DashboardState {
+  rows: readonly TaskRow[];
+  questions: readonly Question[];
+  /** A one-line notice for the status bar (what just happened). */
+  notice?: string;
+  version: number;
+}
