@@ -148,6 +148,34 @@ describe("watch, result, respond", () => {
     await usageError(["watch", "abcd", "--timeout", "1y"], /not a duration: 1y/);
   });
 
+  it("check: server, --tool, --args, --timeout (default 60 s), --junit, --json", async () => {
+    expect(await options("check", "-s", "prod")).toEqual({
+      server: "prod",
+      stdio: undefined,
+      tool: undefined,
+      args: undefined,
+      timeoutMs: 60_000,
+      junit: undefined,
+      json: false,
+    });
+    expect(
+      await options(
+        "check",
+        "--stdio",
+        "node s.js",
+        "--tool",
+        "t",
+        "--args",
+        '{"a":1}',
+        "--timeout",
+        "5s",
+        "--junit",
+        "r.xml",
+      ),
+    ).toMatchObject({ stdio: "node s.js", tool: "t", args: { value: { a: 1 } }, timeoutMs: 5000, junit: "r.xml" });
+    await usageError(["check", "--args", "[1]"], /--args/);
+  });
+
   it("wait: one or more ids, --any, --timeout, --json; none is a usage error", async () => {
     expect(await options("wait", "abcd", "efgh")).toEqual({
       ids: ["abcd", "efgh"],
@@ -313,6 +341,7 @@ describe("the command surface", () => {
     expect(program.commands.map((command) => command.name())).toEqual([
       "server",
       "tools",
+      "check",
       "call",
       "watch",
       "result",

@@ -1,7 +1,11 @@
 // `check` (src/tasks/check.ts) against real servers, in-process: our V2 server and server-everything (V1) pass; a
 // hostile server that breaks a rule fails the check that meets it, with mcp-task's own error, and the report is
 // valid JUnit with server text escaped.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, tempHome } from "./helpers/cli.js";
 import { systemClock } from "../src/context.js";
 import { junitReport } from "../src/output/junit.js";
 import { connect } from "../src/protocol/connect.js";
@@ -71,6 +75,24 @@ describe("check", { timeout: 60_000 }, () => {
     expect(mixed["task-created"]!.status).toBe("pass");
     expect(mixed["task-get"]!.status).toBe("fail");
     expect(mixed["task-get"]!.detail).toMatch(/another task|other task|asked for/);
+  });
+
+  it("mcp-task check: a line per check, exit 0 when none fails, 1 when one does, and a JUnit file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-task-check-"));
+    const ok = await runCli(
+      ["check", "-s", v2.url, "--tool", "task_complete", "--args", '{"ms":800}', "--junit", join(dir, "ok.xml")],
+      { home: tempHome() },
+    );
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/ok +answers a task-augmented call with a task: task \S+, working/);
+    expect(ok.stdout).toMatch(/no check failed \(12 checks\)/);
+    expect(readFileSync(join(dir, "ok.xml"), "utf8")).toMatch(/<testsuite [^>]*tests="12" failures="0"/);
+    const breach = await startHostileHttp("output-schema-breach", "v1");
+    servers.push(breach);
+    const bad = await runCli(["check", "-s", breach.url, "--tool", "report", "--json"], { home: tempHome() });
+    expect(bad.code, bad.stderr).toBe(1);
+    const doc = JSON.parse(bad.stdout);
+    expect(doc.checks.find((c: CheckResult) => c.name === "task-result").status).toBe("fail");
   });
 
   it("the JUnit report has a case per check, a failure for each failed one, and escapes server text", () => {
