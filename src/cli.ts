@@ -54,6 +54,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     )
     .version(VERSION)
     .option("--no-color", "no colour")
+    .option("--trace", "trace the wire (JSON-RPC, HTTP) on stderr; --trace=FILE: as NDJSON to FILE (or MCP_TASK_TRACE)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .configureOutput({
@@ -114,8 +115,10 @@ async function runGuarded(argv: string[], io: IO, job: () => Promise<number>): P
  * printed the one way errors are printed (`onExitCode`: told the code a command set, as soon as it is set).
  * main runs it over the real process; the tests run it in-process (test/helpers/context.ts: runInProcess).
  */
-export async function runProgram(ctx: Context, argv: string[], onExitCode?: (code: number) => void): Promise<number> {
+export async function runProgram(ctx: Context, given: string[], onExitCode?: (code: number) => void): Promise<number> {
   let exitCode: number = ExitCode.ok;
+  const { argv, trace } = takeTrace(given);
+  if (trace !== undefined) ctx.trace = trace;
   const program = buildProgram(ctx, (code) => {
     exitCode = code;
     onExitCode?.(code);
@@ -143,6 +146,23 @@ export async function runProgram(ctx: Context, argv: string[], onExitCode?: (cod
     return printFailure(ctx.io, argv, error);
   }
   return exitCode;
+}
+
+/**
+ * `--trace` and `--trace=FILE`, wherever they stand before `--`, taken out of argv before commander parses it: an
+ * option with an optional value would take the next word (`mcp-task --trace call x` would trace to a file "call").
+ */
+export function takeTrace(argv: string[]): { argv: string[]; trace?: string } {
+  const end = argv.indexOf("--");
+  let trace: string | undefined;
+  const kept = argv.filter((arg, i) => {
+    if (end >= 0 && i > end) return true;
+    if (arg === "--trace") trace = "-";
+    else if (arg.startsWith("--trace=")) trace = arg.slice("--trace=".length) || "-";
+    else return true;
+    return false;
+  });
+  return { argv: kept, trace };
 }
 
 /** Prints what a command (or the making of its context) threw, the one way errors are printed; returns its code. */

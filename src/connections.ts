@@ -5,6 +5,7 @@ import { parseDuration } from "./duration.js";
 import { credentialed, descriptorKey, secretsOf, type ServerDescriptor } from "./protocol/server.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
 import type { Settings } from "./store/settings.js";
+import type { Trace } from "./protocol/trace.js";
 
 export interface ConnectDeps {
   /** The mcp-task directory (brokers' sockets and records live under it). */
@@ -20,6 +21,8 @@ export interface ConnectDeps {
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];
   clock: Clock;
+  /** The wire trace of this process's own connections, if one is on (a broker traces its own: MCP_TASK_TRACE). */
+  trace?: () => Trace | undefined;
 }
 
 /** MCP_TASK_REQUEST_TIMEOUT: how long one request to a server may go unanswered (default 60 s; 0: no limit). */
@@ -103,6 +106,7 @@ async function direct(
     name,
     requestTimeoutMs: requestTimeoutMs(env),
     resume: how.resume,
+    trace: deps.trace?.(),
     verdicts: {
       get: (key) => settings.verdict(key, clock.now()),
       set: (key, verdict) => settings.saveVerdict(key, verdict, clock.now()),

@@ -60,6 +60,11 @@ export interface Context {
   ): Promise<Wire>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];
+  /**
+   * Where the wire trace of this process's connections goes: "-" for readable lines on stderr, else a file (NDJSON);
+   * undefined: no trace. MCP_TASK_TRACE sets it; `--trace[=FILE]` (src/cli.ts) overrides it.
+   */
+  trace?: string;
   /** Aborted on Ctrl-C. */
   interrupt: AbortSignal;
   /** Ctrl-C as seen by a raw-mode terminal UI (where the terminal sends no SIGINT): aborts `interrupt`. */

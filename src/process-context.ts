@@ -7,6 +7,7 @@ import { systemClock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { redactWith } from "./protocol/server.js";
+import { openTrace, type Trace } from "./protocol/trace.js";
 import { HandleStore } from "./store/handles.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
@@ -25,6 +26,12 @@ export interface ContextParts {
   uid?: number;
   /** Told once the settings are open (the process removes the SIGINT hook conf brings). */
   onSettingsOpened?: () => void;
+}
+
+/** MCP_TASK_TRACE: unset, "" or "0": no trace; "1" or "-": readable lines on stderr; anything else: a file. */
+export function traceSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value === "" || value === "0") return undefined;
+  return value === "1" || value === "-" ? "-" : value;
 }
 
 /**
@@ -48,7 +55,7 @@ export function createContext(parts: ContextParts): Context {
         throw error;
       },
     ));
-  return {
+  const ctx: Context = {
     io,
     clock: systemClock,
     env,
@@ -58,8 +65,31 @@ export function createContext(parts: ContextParts): Context {
     interrupt: parts.interrupt,
     interruptNow: parts.interruptNow,
     self,
-    connect: createConnect({ home, env, settings: loadSettings, secrets: parts.secrets, self, clock: systemClock }),
+    trace: traceSetting(env.MCP_TASK_TRACE),
+    connect: () => Promise.reject(new Error("unreachable")),
   };
+  let trace: Trace | undefined;
+  let traced: string | undefined;
+  ctx.connect = createConnect({
+    home,
+    env,
+    settings: loadSettings,
+    secrets: parts.secrets,
+    self,
+    clock: systemClock,
+    // Opened on the first connection, where ctx.trace says (it is set before any command runs).
+    trace: () => {
+      if (ctx.trace !== traced) {
+        traced = ctx.trace;
+        trace =
+          traced === undefined
+            ? undefined
+            : openTrace(traced === "-" ? { stderr: io.stderr } : { file: traced, stderr: io.stderr });
+      }
+      return trace;
+    },
+  });
+  return ctx;
 }
 
 /** The process's standard streams with their TTY facts, colour and interactivity (NO_COLOR, FORCE_COLOR, CI). */

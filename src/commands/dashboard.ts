@@ -21,6 +21,11 @@ async function runDashboard(ctx: Context): Promise<number> {
       "use mcp-task list, or mcp-task watch <id>",
     );
   }
+  if (ctx.trace === "-")
+    throw new UsageError(
+      "the dashboard draws on the terminal: a trace cannot go to stderr",
+      "trace to a file: mcp-task dashboard --trace=wire.ndjson",
+    );
   const { runDashboard } = await import("../ui/index.js");
   return runDashboard(ctx, ctx.io.terminal);
 }

@@ -8,7 +8,8 @@ import { readJsonArg } from "./args.js";
 import type { AnswerFlags } from "./options.js";
 
 /**
- * How a waiting command shows progress and gets answers: on a terminal (and not --json, no answers given) the
+ * How a waiting command shows progress and gets answers: on a terminal (and not --json, no answers given, no trace on
+ * stderr) the
  * live Ink view with its input form; else status lines with answers from the flags, or a line prompt when a
  * person is there but stdout is not a terminal.
  */
@@ -16,7 +17,8 @@ export async function presentation(
   ctx: Context,
   options: { json: boolean; input?: Record<string, unknown>; decline: boolean },
 ): Promise<{ printer: Printer; provider: InputProvider; close(): void }> {
-  if (ctx.io.terminal && !options.json && options.input === undefined && !options.decline) {
+  // A trace on stderr would draw through the live view: status lines then.
+  if (ctx.io.terminal && !options.json && options.input === undefined && !options.decline && ctx.trace !== "-") {
     return (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
   }
   return {
