@@ -1,5 +1,5 @@
 // Bundles the CLI (and the test servers) with esbuild. Start-up time is dominated by module loading: one bundled
-// file loads in a fraction of the time of hundreds of node_modules files (see ../shared/STACK.md).
+// file loads in a fraction of the time of hundreds of node_modules files (see docs/stack.md#the-build).
 //
 // The CLI is two bundles:
 //   - dist/cli.cjs, the core: everything a command loads at start (commander, the commands, the store, the

@@ -1,4 +1,4 @@
-// The typed errors of mcp-task. Each class carries its exit code (see ../shared/CLI.md), a stable code string
+// The typed errors of mcp-task. Each class carries its exit code (see docs/cli.md#exit-codes), a stable code string
 // and an optional hint (the next command to run). `describeError` is the one place that turns any thrown value
 // into what the user sees; nothing classifies an error by matching its message text.
 

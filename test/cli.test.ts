@@ -46,7 +46,7 @@ describe("usage errors exit 2 with one clear line", () => {
     noStack(run.stderr);
   });
 
-  it("task ids: a prefix matching several saved tasks, or too short, is exit 2 with the fix; one matching none is exit 5 (CLI.md)", async () => {
+  it("task ids: a prefix matching several saved tasks, or too short, is exit 2 with the fix; one matching none is exit 5 (docs/cli.md#task-ids)", async () => {
     const home = tempHome();
     execFileSync(process.execPath, [join(ROOT, "dist/test-tools/store-writer.js"), home, "create", "abcd", "2", "10"]);
     const ambiguous = await runCli(["watch", "abcd"], { home });

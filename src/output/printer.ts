@@ -1,5 +1,5 @@
 // One printer writes either human text (status to stderr, result to stdout) or NDJSON events (stdout only), so
-// commands never branch on the format. Event shapes are the contract of ../shared/CLI.md.
+// commands never branch on the format. Event shapes are the contract of docs/cli.md#json-events.
 import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Snapshot, TaskStatus } from "../protocol/wire.js";

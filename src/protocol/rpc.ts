@@ -1,7 +1,7 @@
 // A raw JSON-RPC channel beside the SDK client, on the same transport.
 //
 // Why not `client.request`: the SDK v2 rejects a V2 `resultType: "task"` reply (UNSUPPORTED_RESULT_TYPE) and
-// refuses `tasks/*` on a 2026 connection without explicit schemas (see ../shared/STACK.md). Task traffic is
+// refuses `tasks/*` on a 2026 connection without explicit schemas (see docs/stack.md#mcp-sdk). Task traffic is
 // therefore sent here with request ids of our own ("mt-N", a space the SDK never uses) and matched in a
 // wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
 // still flows through the SDK client.

@@ -1,7 +1,7 @@
 // The 2025-11-25 core tasks ("V1") wire adapter: calls, task reads, cancel and list, and the HTTP session (renewed
 // when the server forgot it). Its questions are v1-questions.ts, its tasks/result rounds v1-results.ts.
 //
-// Traps handled here (../shared/PROTOCOL.md): a call is task-augmented only when the server has
+// Traps handled here (docs/protocol.md#v1-traps): a call is task-augmented only when the server has
 // `tasks.requests.tools.call` AND the tool's `taskSupport` allows it; `input_required` is resolved only by opening
 // `tasks/result`, on whose stream the server sends ordinary `elicitation/create` requests; `tasks/result` blocks
 // until the task is terminal and then carries exactly what the call would have returned.

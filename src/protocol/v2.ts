@@ -1,6 +1,6 @@
 // The 2026-07-28 tasks extension ("V2") wire adapter (its push updates are v2-push.ts).
 //
-// Traps handled here (../shared/PROTOCOL.md): every request carries the `_meta` envelope, with the tasks extension
+// Traps handled here (docs/protocol.md#v2-traps): every request carries the `_meta` envelope, with the tasks extension
 // declared on `tools/call` and `tasks/*`; the server alone decides whether a call becomes a task; request-level
 // input (`resultType: "input_required"`) is answered by retrying the call with `inputResponses` and the echoed
 // `requestState`; task input keys are answered exactly once through `tasks/update`; `tasks/update` and

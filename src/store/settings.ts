@@ -1,6 +1,6 @@
 // Settings: saved servers, the default server, and the cached generation verdicts. Kept with `conf` (atomic
 // writes); task handles will not live here, since conf rewrites one file per change and loses concurrent writes
-// (see ../shared/STACK.md).
+// (see docs/stack.md#conf).
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Conf from "conf";

@@ -146,7 +146,7 @@ export function printerHooks(
   };
 }
 
-/** The exit code of a final outcome (../shared/CLI.md). */
+/** The exit code of a final outcome (docs/cli.md#exit-codes). */
 export function exitCodeOf(outcome: FinalOutcome): number {
   if (outcome.status === "cancelled") return ExitCode.cancelled;
   if (outcome.status === "failed" || outcome.result?.isError) return ExitCode.failed;

@@ -41,7 +41,7 @@ export async function schemaProblem(
 
 /**
  * Checks a final result's structuredContent against the tool's outputSchema. Only on final results, and not
- * when the tool reported an error (../shared/PROTOCOL.md).
+ * when the tool reported an error (docs/protocol.md#both-generations).
  */
 export async function outputProblem(tool: ToolInfo | undefined, result: CallToolResult): Promise<string | undefined> {
   if (!tool?.outputSchema || result.isError) return undefined;
