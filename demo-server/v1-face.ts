@@ -28,7 +28,7 @@ import type { TaskRuntime } from "./runtime.js";
 import { isTerminal, shortId, type JsonObject, type TaskRecord } from "./task.js";
 import type { DemoStore } from "./store.js";
 import type { ToolDef } from "./tools/tool.js";
-import { ListParams, TaskIdParams, isObject, v1Task } from "./v1-shapes.js";
+import { ListParams, TaskIdParams, isObject, v1Task } from "./shapes.js";
 
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;

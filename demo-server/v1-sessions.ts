@@ -8,7 +8,7 @@ import { WebStandardStreamableHTTPServerTransport, type Server } from "@modelcon
 import type { JsonObject } from "./task.js";
 import { shortId } from "./task.js";
 import { LEGACY_VERSIONS, MAX_TTL_MS, type V1Face, type V1Setup } from "./v1-face.js";
-import { isObject } from "./v1-shapes.js";
+import { isObject } from "./shapes.js";
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;

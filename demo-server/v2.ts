@@ -18,7 +18,6 @@ import type {
   MessageExtraInfo,
   Result,
   ServerContext,
-  StandardSchemaV1,
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
@@ -28,6 +27,7 @@ import { startHttpFront } from "./http.js";
 import { ListenHub, listenResponse } from "./listen.js";
 import type { TaskRuntime } from "./runtime.js";
 import type { JsonObject, TaskRecord } from "./task.js";
+import { TaskIdParams, v2Detailed, v2Task } from "./shapes.js";
 import type { DemoStore } from "./store.js";
 import { runInline, type ToolDef, type V2CallEnv } from "./tools/tool.js";
 import type { RunningFront } from "./http.js";
@@ -46,46 +46,6 @@ export interface V2Setup {
   onInbound?: (message: unknown) => void;
 }
 
-/** A Standard Schema for `{ taskId: string, ... }` params (no zod needed). */
-const TaskIdParams: StandardSchemaV1<unknown, { taskId: string } & JsonObject> = {
-  "~standard": {
-    version: 1,
-    vendor: "mcp-task-demo",
-    validate(value: unknown) {
-      if (
-        value !== null &&
-        typeof value === "object" &&
-        !Array.isArray(value) &&
-        typeof (value as JsonObject).taskId === "string"
-      )
-        return { value: value as { taskId: string } & JsonObject };
-      return { issues: [{ message: "params.taskId must be a string", path: ["taskId"] }] };
-    },
-  },
-};
-
-/** The Task fields shared by the create reply, tasks/get and notifications/tasks. */
-export function v2Task(task: TaskRecord): JsonObject {
-  return {
-    taskId: task.taskId,
-    status: task.status,
-    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs,
-  };
-}
-
-/** DetailedTask: the Task plus exactly one of inputRequests / result / error, by status. */
-export function v2Detailed(task: TaskRecord): JsonObject {
-  const out = v2Task(task);
-  if (task.status === "input_required") out.inputRequests = { ...task.pending };
-  if (task.status === "completed") out.result = task.result ?? { content: [] };
-  if (task.status === "failed") out.error = task.error ?? { code: -32603, message: "Internal error" };
-  return out;
-}
-
 /**
  * `Server` wraps a tools/call handler to validate its result as a CallToolResult (it would add `content: []` to a
  * CreateTaskResult). This server returns CreateTaskResults and its own input_required results, so tools/call goes
@@ -98,6 +58,31 @@ class TasksServer extends Server {
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     return method === "tools/call" ? handler : super._wrapHandler(method, handler);
   }
+}
+
+/** tools/call: an immediate result, the tool's own V2 call, or a task (inline without the tasks extension). */
+function toolCaller(
+  byName: Map<string, ToolDef>,
+  runtime: V2Setup["runtime"],
+  env: V2CallEnv,
+): (params: JsonObject, ctx: ServerContext) => Promise<JsonObject> {
+  return async (params, ctx) => {
+    const name = params.name;
+    if (typeof name !== "string") throw new ProtocolError(INVALID_PARAMS, "Invalid params: name is required");
+    const tool = byName.get(name);
+    if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
+    const rawArgs = params.arguments ?? {};
+    if (rawArgs === null || typeof rawArgs !== "object" || Array.isArray(rawArgs))
+      throw new ProtocolError(INVALID_PARAMS, "Invalid arguments: arguments must be an object");
+    const args = rawArgs as JsonObject;
+    if (tool.immediate) return tool.immediate(args);
+    if (tool.v2Call) return tool.v2Call(args, ctx, env);
+    const spec = tool.task!;
+    const data = spec.data(args);
+    if (declaresTasks(ctx)) return env.taskResult(runtime.create(name, data, spec.overrides?.(args)));
+    if (spec.support === "required") throw missingTasksExtension(`${name} (a task-required tool)`);
+    return runInline(tool.program!, name, data, ctx.mcpReq.signal, () => missingTasksExtension(name));
+  };
 }
 
 function createFactory(setup: V2Setup): () => Server {
@@ -124,23 +109,7 @@ function createFactory(setup: V2Setup): () => Server {
     if (!declaresTasks(ctx)) throw missingTasksExtension(method);
   };
 
-  const callTool = async (params: JsonObject, ctx: ServerContext): Promise<JsonObject> => {
-    const name = params.name;
-    if (typeof name !== "string") throw new ProtocolError(INVALID_PARAMS, "Invalid params: name is required");
-    const tool = byName.get(name);
-    if (!tool) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${name}`);
-    const rawArgs = params.arguments ?? {};
-    if (rawArgs === null || typeof rawArgs !== "object" || Array.isArray(rawArgs))
-      throw new ProtocolError(INVALID_PARAMS, "Invalid arguments: arguments must be an object");
-    const args = rawArgs as JsonObject;
-    if (tool.immediate) return tool.immediate(args);
-    if (tool.v2Call) return tool.v2Call(args, ctx, env);
-    const spec = tool.task!;
-    const data = spec.data(args);
-    if (declaresTasks(ctx)) return env.taskResult(runtime.create(name, data, spec.overrides?.(args)));
-    if (spec.support === "required") throw missingTasksExtension(`${name} (a task-required tool)`);
-    return runInline(tool.program!, name, data, ctx.mcpReq.signal, () => missingTasksExtension(name));
-  };
+  const callTool = toolCaller(byName, runtime, env);
 
   return () => {
     const server = new TasksServer(setup.serverInfo, {

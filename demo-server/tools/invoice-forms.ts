@@ -4,8 +4,7 @@ import { CURRENCIES, money, round2, signed, type PurchaseOrder } from "../erp.js
 import type { InputRequest, JsonObject } from "../task.js";
 import { elicitForm } from "./args.js";
 
-const percent = (part: number, whole: number): string =>
-  `${whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10}%`;
+const percent = (part: number, whole: number): string => `${whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10}%`;
 
 export type Reason = "amount_mismatch" | "currency_mismatch" | "over_limit";
 export type Outcome = "posted" | "held" | "rejected";

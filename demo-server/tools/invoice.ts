@@ -58,6 +58,69 @@ function invoiceResult(task: TaskRecord, d: InvoiceData): JsonObject {
   return textResult(text, structured);
 }
 
+/** What an answer can lead to: the next question, reconciliation, or the end with an outcome. */
+interface Steps {
+  ops: Parameters<TaskProgram>[2];
+  reconcile(): void;
+  finishAs(outcome: Outcome, why: string, message: string): void;
+}
+
+/** The approver's answer: held (no decision), rejected, reconciled, or a second question on an exception. */
+function approvalAnswered(d: InvoiceData, response: JsonObject | undefined, { ops, reconcile, finishAs }: Steps): void {
+  const { action, content } = answerOf(response);
+  if (action !== "accept") {
+    d.approved = false;
+    finishAs(
+      "held",
+      `the approval request was ${action === "decline" ? "declined" : "cancelled"}`,
+      `holding ${d.invoice_id}: no approval decision`,
+    );
+    return;
+  }
+  d.approved = content.approve === true;
+  if (typeof content.comment === "string") d.comment = content.comment.slice(0, 200);
+  const limit =
+    typeof content.amount_limit === "number" && Number.isFinite(content.amount_limit) ? content.amount_limit : d.amount;
+  d.amount_limit = Math.max(0, limit);
+  if (!d.approved) {
+    finishAs(
+      "rejected",
+      d.comment ? `approver: ${d.comment}` : "not approved",
+      `recording the rejection of ${d.invoice_id}`,
+    );
+    return;
+  }
+  const reasons = reasonsOf(d);
+  if (reasons.length === 0) return reconcile();
+  d.reasons = reasons;
+  ops.ask(
+    { exception: exceptionForm(d, reasons) },
+    "exception",
+    `waiting for a decision: ${d.invoice_id} ${reasons.map((r) => r.replace("_", " ")).join(", ")}`,
+  );
+}
+
+/** The decision on an exception: post anyway, reject, or hold. */
+function exceptionAnswered(d: InvoiceData, response: JsonObject | undefined, { reconcile, finishAs }: Steps): void {
+  const { action, content } = answerOf(response);
+  const choice = action === "accept" && typeof content.action === "string" ? content.action : "none";
+  d.decision = ["post", "hold", "reject"].includes(choice) ? choice : "none";
+  if (typeof content.note === "string") d.note = content.note.slice(0, 200);
+  if (d.decision === "post") reconcile();
+  else if (d.decision === "reject")
+    finishAs(
+      "rejected",
+      d.note ? `on review: ${d.note}` : "rejected on review",
+      `recording the rejection of ${d.invoice_id}`,
+    );
+  else
+    finishAs(
+      "held",
+      d.decision === "hold" ? (d.note ? `on review: ${d.note}` : "held on review") : "no decision on the exception",
+      `holding ${d.invoice_id} for review`,
+    );
+}
+
 function processInvoice(pace: (ms: number) => number): TaskProgram {
   return (task, event, ops) => {
     const d = task.data as InvoiceData;
@@ -88,60 +151,9 @@ function processInvoice(pace: (ms: number) => number): TaskProgram {
         `waiting for approval: ${d.invoice_id}, ${money(d.amount, d.currency)} to ${d.po.supplier}`,
       );
     } else if (event.kind === "input" && task.phase === "approval") {
-      const { action, content } = answerOf(event.responses.approval);
-      if (action !== "accept") {
-        d.approved = false;
-        finishAs(
-          "held",
-          `the approval request was ${action === "decline" ? "declined" : "cancelled"}`,
-          `holding ${d.invoice_id}: no approval decision`,
-        );
-        return;
-      }
-      d.approved = content.approve === true;
-      if (typeof content.comment === "string") d.comment = content.comment.slice(0, 200);
-      const limit =
-        typeof content.amount_limit === "number" && Number.isFinite(content.amount_limit)
-          ? content.amount_limit
-          : d.amount;
-      d.amount_limit = Math.max(0, limit);
-      if (!d.approved) {
-        finishAs(
-          "rejected",
-          d.comment ? `approver: ${d.comment}` : "not approved",
-          `recording the rejection of ${d.invoice_id}`,
-        );
-        return;
-      }
-      const reasons = reasonsOf(d);
-      if (reasons.length === 0) {
-        reconcile();
-        return;
-      }
-      d.reasons = reasons;
-      ops.ask(
-        { exception: exceptionForm(d, reasons) },
-        "exception",
-        `waiting for a decision: ${d.invoice_id} ${reasons.map((r) => r.replace("_", " ")).join(", ")}`,
-      );
+      approvalAnswered(d, event.responses.approval, { ops, reconcile, finishAs });
     } else if (event.kind === "input" && task.phase === "exception") {
-      const { action, content } = answerOf(event.responses.exception);
-      const choice = action === "accept" && typeof content.action === "string" ? content.action : "none";
-      d.decision = ["post", "hold", "reject"].includes(choice) ? choice : "none";
-      if (typeof content.note === "string") d.note = content.note.slice(0, 200);
-      if (d.decision === "post") reconcile();
-      else if (d.decision === "reject")
-        finishAs(
-          "rejected",
-          d.note ? `on review: ${d.note}` : "rejected on review",
-          `recording the rejection of ${d.invoice_id}`,
-        );
-      else
-        finishAs(
-          "held",
-          d.decision === "hold" ? (d.note ? `on review: ${d.note}` : "held on review") : "no decision on the exception",
-          `holding ${d.invoice_id} for review`,
-        );
+      exceptionAnswered(d, event.responses.exception, { ops, reconcile, finishAs });
     } else if (event.kind === "wake" && task.phase === "post") {
       d.outcome = "posted";
       ops.sleep(
