@@ -8,6 +8,8 @@ import { registerDashboard } from "./commands/dashboard.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
 import { registerList } from "./commands/list.js";
+import { registerLogin } from "./commands/login.js";
+import { registerLogout } from "./commands/logout.js";
 import { registerRespond } from "./commands/respond.js";
 import { registerTransfer } from "./commands/transfer.js";
 import { registerWatch } from "./commands/watch.js";
@@ -55,6 +57,8 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     });
   registerServer(program, ctx, run);
   registerTools(program, ctx, run);
+  registerLogin(program, ctx, run);
+  registerLogout(program, ctx, run);
   registerCall(program, ctx, run);
   registerWatch(program, ctx, run);
   registerRespond(program, ctx, run);
@@ -235,7 +239,9 @@ async function runProcess(argv: string[]): Promise<number> {
       descriptor.transport === "stdio" && !how.resume && settings?.verdict(descriptorKey(descriptor), Date.now())
         ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
         : undefined;
-    return (await import("./protocol/connect.js")).connect(descriptor, {
+    // A saved HTTP server's sign-in (its token, refresh, sign-in on demand) goes with it: src/auth/session.ts.
+    return (await import("./auth/session.js")).connectSignedIn(descriptor, {
+      session: { home, settings: ctx.settings, io, secrets, signal: interrupt.signal },
       prestarted,
       env,
       name,

@@ -143,3 +143,12 @@ export const MAX_SSE_IDLE_BYTES = 1024 * 1024;
  */
 export const GET_STREAM_TRIES = 10;
 export const GET_STREAM_RETRY_MS = 200;
+/** How long a sign-in waits for the browser to come back to the loopback listener (`mcp-task login`, or a command
+ *  signing in on demand): a person reads the page and approves; then the command gives up with exit 8. */
+export const LOGIN_WAIT_MS = 5 * 60 * 1000;
+/** A server's saved sign-in (`<home>/auth/<key>.json`: client registration, tokens, discovery), read at most this
+ *  large: tokens are a few KB, discovery documents a few more. */
+export const MAX_AUTH_FILE_BYTES = 256 * 1024;
+/** How long a sign-in's first unauthenticated request (to read the server's 401 challenge) and a token revocation
+ *  may take. */
+export const AUTH_REQUEST_TIMEOUT_MS = 10_000;

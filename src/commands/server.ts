@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Run } from "./run.js";
+import type { OAuthClientSettings } from "../store/settings.js";
 import { UsageError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../output/sanitize.js";
@@ -28,6 +29,46 @@ function checkName(name: string): string {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+interface AddFlags {
+  url?: string;
+  header?: string[];
+  stdio?: string;
+  env?: string[];
+  cwd?: string;
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string;
+  grant?: string;
+}
+
+/** The pre-registered OAuth client of `server add` (src/auth signs in with it), or undefined when none is given. */
+function clientSettings(flags: AddFlags): OAuthClientSettings | undefined {
+  if (flags.clientId === undefined) {
+    if (flags.clientSecret !== undefined || flags.grant !== undefined)
+      throw new UsageError("--client-secret and --grant go with --client-id");
+    return flags.scope === undefined ? undefined : { scope: flags.scope };
+  }
+  if (flags.url === undefined) throw new UsageError("--client-id goes with --url");
+  if (flags.clientSecret !== undefined && !/^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(flags.clientSecret))
+    throw new UsageError(
+      "--client-secret takes an environment reference, never the secret itself",
+      "export the secret and pass --client-secret '${env:NAME}'",
+    );
+  if (flags.grant !== undefined && flags.grant !== "authorization-code" && flags.grant !== "client-credentials")
+    throw new UsageError(
+      `unknown --grant: ${sanitizeLine(flags.grant)}`,
+      "use authorization-code or client-credentials",
+    );
+  if (flags.grant === "client-credentials" && flags.clientSecret === undefined)
+    throw new UsageError("--grant client-credentials needs --client-secret '${env:NAME}'");
+  return {
+    clientId: flags.clientId,
+    ...(flags.clientSecret !== undefined ? { clientSecret: flags.clientSecret } : {}),
+    ...(flags.scope !== undefined ? { scope: flags.scope } : {}),
+    ...(flags.grant === "client-credentials" ? { grant: "client_credentials" as const } : {}),
+  };
+}
+
 export function registerServer(program: Command, ctx: Context, run: Run): void {
   const server = program
     .command("server")
@@ -46,7 +87,11 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
     .option("--stdio <command line>", "command that runs a stdio server")
     .option("--env <KEY=VALUE>", "environment for the stdio server (repeatable); values may use ${env:NAME}", collect)
     .option("--cwd <dir>", "working directory of the stdio server")
-    .action((name: string, flags: { url?: string; header?: string[]; stdio?: string; env?: string[]; cwd?: string }) =>
+    .option("--client-id <id>", "OAuth client registered for mcp-task with the server's authorization server")
+    .option("--client-secret <ref>", "its secret, as an environment reference: '${env:NAME}'")
+    .option("--scope <scopes>", "OAuth scopes to ask for (space-separated)")
+    .option("--grant <grant>", "authorization-code (a person signs in; default) or client-credentials (CI)")
+    .action((name: string, flags: AddFlags) =>
       run(async () => {
         checkName(name);
         if ((flags.url === undefined) === (flags.stdio === undefined))
@@ -67,7 +112,9 @@ export function registerServer(program: Command, ctx: Context, run: Run): void {
             ...(flags.cwd ? { cwd: flags.cwd } : {}),
           };
         }
+        const client = clientSettings(flags);
         ctx.settings.saveServer(name, descriptor);
+        ctx.settings.saveClient(name, client);
         if (!ctx.settings.defaultServer()) ctx.settings.setDefaultServer(name);
         createPrinter(ctx.io, false).note(`saved server ${name}: ${describeServer(descriptor)}`);
         return 0;

@@ -39,6 +39,8 @@ export interface ConnectOptions {
   resume?: ResumeToken;
   /** A stdio server already starting (see stdio.ts): used when the generation is known, else discarded. */
   prestarted?: EarlyStdioTransport;
+  /** HTTP: the fetch under the guard that presents the saved sign-in's token (src/auth/fetch.ts). */
+  authorize?: (next: typeof fetch) => typeof fetch;
 }
 
 const STDERR_TAIL_BYTES = 2000;
@@ -116,7 +118,7 @@ async function open(
   const transport =
     prior && early
       ? adopt(early, stderrTail, guard)
-      : makeTransport(descriptor, options.env, stderrTail, guard, session);
+      : makeTransport(descriptor, options.env, stderrTail, guard, session, options.authorize);
   const client = new Client(CLIENT_INFO, {
     capabilities: CLIENT_CAPABILITIES,
     versionNegotiation: {
@@ -198,13 +200,14 @@ function makeTransport(
   stderrTail: { text: string },
   guard: SizeGuard,
   session?: ResumeToken,
+  authorize?: ConnectOptions["authorize"],
 ): Transport {
   if (descriptor.transport === "http") {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
     return new StreamableHTTPClientTransport(new URL(descriptor.url), {
       requestInit: { headers },
-      fetch: guard.fetch(),
+      fetch: guard.fetch(authorize?.(fetch)),
       // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
       redirectPolicy: "follow",
       reconnectionScheduler: guard.reconnectionScheduler(),

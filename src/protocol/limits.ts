@@ -119,7 +119,9 @@ export class SizeGuard {
         throw this.fail(
           new AuthRequiredError(
             `authorization required: ${origin} ${what}`,
-            `save the server with its credentials: mcp-task server add ${name} --url ${origin}${url.pathname} --header "Authorization: Bearer \${env:TOKEN}"`,
+            name === "<name>"
+              ? `save the server, then sign in: mcp-task server add <name> --url ${origin}${url.pathname}; mcp-task login <name>`
+              : `sign in: mcp-task login ${name}`,
           ),
         );
       }

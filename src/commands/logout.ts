@@ -1,0 +1,32 @@
+// `mcp-task logout <server>`: forgets a saved server's tokens, revoking them where the server offers revocation.
+import type { Command } from "commander";
+import type { Context } from "../context.js";
+import type { Run } from "./run.js";
+import { createPrinter } from "../output/printer.js";
+import { httpServerUrl } from "./login.js";
+
+export function registerLogout(program: Command, ctx: Context, run: Run): void {
+  program
+    .command("logout")
+    .summary("forget (and revoke) a saved server's sign-in")
+    .argument("<server>", "saved server name")
+    .addHelpText("after", "\nExample:\n  mcp-task logout remote")
+    .action((name: string) =>
+      run(async () => {
+        const url = httpServerUrl(ctx, name);
+        const [{ signOut }, { AuthStore }] = await Promise.all([
+          import("../auth/logout.js"),
+          import("../auth/store.js"),
+        ]);
+        const out = await signOut(new AuthStore(ctx.home), url, ctx.settings.client(name), ctx.env);
+        createPrinter(ctx.io, false).note(
+          !out.hadTokens
+            ? `not signed in to ${name}`
+            : out.revoked
+              ? `signed out of ${name} (tokens revoked)`
+              : `signed out of ${name} (tokens forgotten; the server offers no revocation)`,
+        );
+        return 0;
+      }),
+    );
+}
