@@ -5,7 +5,7 @@
 // that cannot be cured is handed back as the response, so that the guard, the one place that classifies HTTP
 // statuses, turns it into AuthRequiredError (exit 8, never a network fault). The transport's own `authProvider`
 // handling is not used for the same reason: it runs above the guard, whose 401 it would never see.
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
+import { auth, extractWWWAuthenticateParams, type AuthOptions, type AuthResult } from "@modelcontextprotocol/client";
 import type { StoredProvider } from "./provider.js";
 
 export type Authorize = (next: typeof fetch) => typeof fetch;
@@ -23,7 +23,7 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string): Au
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     let result: string;
     try {
-      result = await auth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch });
+      result = await quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch });
     } catch {
       // The refresh was refused (the SDK forgets tokens the server calls invalid) or the authorization server is not
       // reachable: the 401 stands (exit 8, `mcp-task login`).
@@ -33,4 +33,24 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string): Au
     await response.body?.cancel().catch(() => {});
     return send(); // once: a second 401 is the guard's to report
   };
+}
+
+let quiet = 0;
+const warn = console.warn;
+
+/**
+ * The SDK's `auth()` without its console warnings ("[mcp-sdk] OAuth invalid_grant — invalidating…"): they are
+ * written for the application's developer, straight to stderr, with the authorization server's text in them; what
+ * they report reaches the person as our own error (exit 8 and its hint) instead.
+ */
+export async function quietAuth(provider: StoredProvider, options: AuthOptions): Promise<AuthResult> {
+  if (quiet++ === 0)
+    console.warn = (...args: unknown[]) => {
+      if (!(typeof args[0] === "string" && args[0].startsWith("[mcp-sdk]"))) warn(...args);
+    };
+  try {
+    return await auth(provider, options);
+  } finally {
+    if (--quiet === 0) console.warn = warn;
+  }
 }

@@ -2,12 +2,13 @@
 // the client-credentials grant when the saved client says so (CI: no person). The SDK's `auth()` does discovery,
 // registration, PKCE S256, the token exchange and the `iss` check; this file runs the person's side.
 import { randomBytes } from "node:crypto";
-import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
+import { extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
 import { AuthRequiredError, McpTaskError } from "../errors.js";
 import { AUTH_REQUEST_TIMEOUT_MS, LOGIN_WAIT_MS } from "../limits.js";
 import { sanitizeLine } from "../output/sanitize.js";
 import type { OAuthClientSettings } from "../store/settings.js";
 import { opener, openUrl, type OpenPolicy } from "./browser.js";
+import { quietAuth } from "./fetch.js";
 import { listen } from "./loopback.js";
 import { StoredProvider } from "./provider.js";
 import type { AuthStore } from "./store.js";
@@ -33,7 +34,10 @@ export async function signIn(o: SignIn): Promise<void> {
     if (o.client?.grant === "client_credentials") {
       const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret);
       o.store.saveTokens(o.url, undefined);
-      if ((await auth(provider, { serverUrl: o.url, ...(await challengeOf(o.url)), fetchFn: fetch })) !== "AUTHORIZED")
+      if (
+        (await quietAuth(provider, { serverUrl: o.url, ...(await challengeOf(o.url)), fetchFn: fetch })) !==
+        "AUTHORIZED"
+      )
         throw new AuthRequiredError(`${o.name}'s authorization server gave no token for the client credentials`);
       return;
     }
@@ -72,9 +76,9 @@ async function browserSignIn(o: SignIn): Promise<void> {
     );
     o.store.saveTokens(o.url, undefined); // a new sign-in, not a refresh of the old one
     const challenge = await challengeOf(o.url);
-    if ((await auth(provider, { serverUrl: o.url, ...challenge, fetchFn: fetch })) === "AUTHORIZED") return;
+    if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: fetch })) === "AUTHORIZED") return;
     const params = await loopback.callback(o.waitMs ?? LOGIN_WAIT_MS, o.signal);
-    const result = await auth(provider, {
+    const result = await quietAuth(provider, {
       serverUrl: o.url,
       authorizationCode: params.get("code")!,
       iss: params.get("iss") ?? undefined,

@@ -5,6 +5,7 @@
 import type { Socket } from "node:net";
 import { createInterface } from "node:readline";
 import {
+  AuthRequiredError,
   InputRequiredError,
   InterruptedError,
   McpTaskError,
@@ -47,6 +48,7 @@ export function encodeError(error: unknown): WireError {
 
 const CLASSES: Record<string, new (message: string, hint?: string, taskId?: string | null) => McpTaskError> = {
   UsageError,
+  AuthRequiredError,
   ServerError,
   ProtocolViolation,
   TaskNotFoundError,
