@@ -37,6 +37,12 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     mcp_task server add target --url "$url" --client-id "$(context client_id)" \
       --client-secret '${env:CONFORMANCE_CLIENT_SECRET}'
     CI=true mcp_task tools -s target ;;
+  auth/scope-step-up | auth/scope-retry-limit)
+    # The tool call asks for more scope than the first sign-in got (403 insufficient_scope): the person signs in
+    # again for the wider scope, once.
+    export BROWSER="$browser"
+    mcp_task server add target --url "$url"
+    CI=true mcp_task call test-tool -s target ;;
   auth/*)
     # The person saves the server and uses it; the first 401 opens the browser ($BROWSER, standing in for the person
     # who approves: the suite's authorization server approves at once) and the command goes on signed in.

@@ -241,7 +241,7 @@ async function runProcess(argv: string[]): Promise<number> {
         : undefined;
     // A saved HTTP server's sign-in (its token, refresh, sign-in on demand) goes with it: src/auth/session.ts.
     return (await import("./auth/session.js")).connectSignedIn(descriptor, {
-      session: { home, settings: ctx.settings, io, secrets, signal: interrupt.signal },
+      session: { home, settings: ctx.settings, io, secrets, signal: interrupt.signal, broker: "direct" in how },
       prestarted,
       env,
       name,

@@ -152,3 +152,10 @@ export const MAX_AUTH_FILE_BYTES = 256 * 1024;
 /** How long a sign-in's first unauthenticated request (to read the server's 401 challenge) and a token revocation
  *  may take. */
 export const AUTH_REQUEST_TIMEOUT_MS = 10_000;
+/** How many times one command signs in again for a wider scope (a 403 `insufficient_scope`, step-up): a server
+ *  that asks for more after every sign-in does not make the command sign in forever. */
+export const MAX_SCOPE_STEP_UPS = 1;
+/** How many times one command signs a person in on a 401 that no refresh cures: the first sign-in, and one more
+ *  when the server refuses that token at once (it moved to another authorization server, SEP-2352: signed in again
+ *  from fresh discovery, where mcp-task registers anew). A server that refuses every token costs two sign-ins. */
+export const MAX_SIGN_INS = 2;

@@ -5,12 +5,30 @@
 // that cannot be cured is handed back as the response, so that the guard, the one place that classifies HTTP
 // statuses, turns it into AuthRequiredError (exit 8, never a network fault). The transport's own `authProvider`
 // handling is not used for the same reason: it runs above the guard, whose 401 it would never see.
-import { auth, extractWWWAuthenticateParams, type AuthOptions, type AuthResult } from "@modelcontextprotocol/client";
+import {
+  auth,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  type AuthOptions,
+  type AuthResult,
+} from "@modelcontextprotocol/client";
+import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS } from "../limits.js";
 import type { StoredProvider } from "./provider.js";
 
 export type Authorize = (next: typeof fetch) => typeof fetch;
 
-export function authorizedFetch(provider: StoredProvider, serverUrl: string): Authorize {
+/** How a person signs in again from inside a request, where one can: for the scope given, or the challenge's. */
+export type SignInAgain = (reason: "expired" | "scope", scope?: string) => Promise<void>;
+
+/**
+ * `signInAgain`, when a person can sign in: on a 401 that no refresh cures (the grant was revoked, or the server
+ * moved to another authorization server), at most MAX_SIGN_INS times per command, and on a 403 `insufficient_scope`
+ * (step-up: what was granted and what the server now requires), at most MAX_SCOPE_STEP_UPS; then the request is
+ * sent again, once.
+ */
+export function authorizedFetch(provider: StoredProvider, serverUrl: string, signInAgain?: SignInAgain): Authorize {
+  let signIns = 0;
+  let stepUps = 0;
   return (next) => async (input, init) => {
     const send = async () => {
       const headers = new Headers(init?.headers);
@@ -18,20 +36,36 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string): Au
       if (tokens) headers.set("Authorization", `Bearer ${tokens.access_token}`);
       return next(input, { ...init, headers });
     };
+    const again = async (response: Response, sign: () => Promise<void>) => {
+      await response.body?.cancel().catch(() => {});
+      await sign();
+      return send();
+    };
     const response = await send();
+    if (response.status === 403 && signInAgain && stepUps < MAX_SCOPE_STEP_UPS) {
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error !== "insufficient_scope" || !scope) return response;
+      stepUps++;
+      const granted = (await provider.tokens())?.scope ?? provider.clientMetadata.scope;
+      return again(response, () => signInAgain("scope", computeScopeUnion(granted, scope) ?? scope));
+    }
     if (response.status !== 401) return response;
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-    let result: string;
-    try {
-      result = await quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch });
-    } catch {
-      // The refresh was refused (the SDK forgets tokens the server calls invalid) or the authorization server is not
-      // reachable: the 401 stands (exit 8, `mcp-task login`).
-      return response;
+    if (await provider.renewsAlone()) {
+      try {
+        const result = await quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch });
+        if (result === "AUTHORIZED") {
+          const retried = await again(response, async () => {});
+          if (retried.status !== 401 || !signInAgain || signIns >= MAX_SIGN_INS) return retried; // the guard's
+        }
+      } catch {
+        // The refresh was refused (the SDK forgets tokens the server calls invalid) or the authorization server is
+        // not reachable: a person signs in again, or the 401 stands (exit 8, `mcp-task login`).
+      }
     }
-    if (result !== "AUTHORIZED") return response;
-    await response.body?.cancel().catch(() => {});
-    return send(); // once: a second 401 is the guard's to report
+    if (!signInAgain || signIns >= MAX_SIGN_INS) return response;
+    signIns++;
+    return again(response, () => signInAgain("expired", scope));
   };
 }
 

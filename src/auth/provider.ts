@@ -57,6 +57,11 @@ export class StoredProvider implements OAuthClientProvider {
     };
   }
 
+  /** Whether a new token can be had without a person: a refresh token, or the client-credentials grant. */
+  async renewsAlone(): Promise<boolean> {
+    return this.machine || Boolean(this.store.read(this.url).tokens?.refresh_token);
+  }
+
   state(): string {
     return this.interactive?.state ?? "";
   }

@@ -4,12 +4,13 @@
 import type { IO } from "../context.js";
 import { AuthRequiredError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
+import { sanitizeLine } from "../output/sanitize.js";
 import { connect, type ConnectOptions } from "../protocol/connect.js";
 import { savedServer, type ServerDescriptor } from "../protocol/server.js";
 import type { Wire } from "../protocol/wire.js";
 import type { Settings } from "../store/settings.js";
 import { maySignIn, type OpenPolicy } from "./browser.js";
-import { authorizedFetch } from "./fetch.js";
+import { authorizedFetch, type SignInAgain } from "./fetch.js";
 import { StoredProvider } from "./provider.js";
 import { signIn } from "./signin.js";
 import { AuthStore } from "./store.js";
@@ -21,6 +22,8 @@ export interface AuthSession {
   /** What cli.ts redacts from every write to stdout and stderr: each token is added as it is read or saved. */
   secrets: Map<string, string>;
   signal?: AbortSignal;
+  /** The connection is a broker's (no person to sign in: a 401 there ends with exit 8 for the command). */
+  broker?: boolean;
 }
 
 /** How a sign-in may reach the person: `$BROWSER`, or the platform's opener at a terminal (not CI). */
@@ -40,27 +43,25 @@ export async function connectSignedIn(
   const store = new AuthStore(session.home);
   const onSecret = (secret: string) => session.secrets.set(secret, "[token]");
   const provider = new StoredProvider(store, descriptor.url, client, options.env, undefined, onSecret);
-  const authorize = authorizedFetch(provider, descriptor.url);
+  const policy = openPolicy(session.io, options.env);
+  const note = (text: string) => createPrinter(session.io, false).note(text);
+  // A person signs in from inside the request that needs it, where one can (never in a broker: nobody is there).
+  const signInAgain: SignInAgain | undefined =
+    session.broker || !maySignIn(policy)
+      ? undefined
+      : async (reason, scope) => {
+          note(
+            reason === "scope"
+              ? `${saved.name} asks for more access (${sanitizeLine(scope ?? "").slice(0, 200)}): signing in again`
+              : `${saved.name} requires authorization: signing in`,
+          );
+          const url = descriptor.url;
+          await signIn({ store, url, name: saved.name, client, env: options.env, policy, note, onSecret, scope });
+        };
   try {
-    return await connect(descriptor, { ...options, authorize });
+    return await connect(descriptor, { ...options, authorize: authorizedFetch(provider, descriptor.url, signInAgain) });
   } catch (error) {
-    if (!(error instanceof AuthRequiredError)) throw error;
-    error.hint = `sign in: mcp-task login ${saved.name}`;
-    const policy = openPolicy(session.io, options.env);
-    if (!maySignIn(policy)) throw error;
-    const note = (text: string) => createPrinter(session.io, false).note(text);
-    note(`${saved.name} requires authorization: signing in`);
-    await signIn({
-      store,
-      url: descriptor.url,
-      name: saved.name,
-      client,
-      env: options.env,
-      policy,
-      note,
-      onSecret,
-      signal: session.signal,
-    });
-    return connect(descriptor, { ...options, authorize });
+    if (error instanceof AuthRequiredError) error.hint = `sign in: mcp-task login ${saved.name}`;
+    throw error;
   }
 }

@@ -27,6 +27,8 @@ export interface SignIn {
   signal?: AbortSignal;
   onSecret?: (secret: string) => void;
   waitMs?: number;
+  /** The scope to ask for (a step-up: what was granted and what the server now requires); else the challenge's. */
+  scope?: string;
 }
 
 export async function signIn(o: SignIn): Promise<void> {
@@ -74,8 +76,10 @@ async function browserSignIn(o: SignIn): Promise<void> {
       { redirectUrl: loopback.redirectUrl, state, open: show },
       o.onSecret,
     );
-    o.store.saveTokens(o.url, undefined); // a new sign-in, not a refresh of the old one
-    const challenge = await challengeOf(o.url);
+    // A new sign-in, not a refresh of the old one; discovery afresh (the server may have moved to another
+    // authorization server, where mcp-task registers again: the SDK reads a client stamped for another as absent).
+    o.store.update(o.url, (record) => (record.tokens = record.savedAt = record.discovery = undefined));
+    const challenge = { ...(await challengeOf(o.url)), ...(o.scope ? { scope: o.scope } : {}) };
     if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: fetch })) === "AUTHORIZED") return;
     const params = await loopback.callback(o.waitMs ?? LOGIN_WAIT_MS, o.signal);
     const result = await quietAuth(provider, {
