@@ -121,7 +121,7 @@ export class SizeGuard {
         throw new AuthRequiredError(
           `authorization required: ${origin} ${what}`,
           name === "<name>"
-            ? `save the server, then sign in: mcp-task server add <name> --url ${origin}${url.pathname}; mcp-task login <name>`
+            ? `save the server with a token: mcp-task server add <name> --url ${origin}${url.pathname} --header "Authorization: Bearer \${env:TOKEN}", or save it and sign in: mcp-task login <name>`
             : `sign in: mcp-task login ${name}`,
         );
       }
