@@ -30,7 +30,7 @@ runs=(
 auth_both=(
   auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
   auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined
-  auth/scope-step-up auth/scope-retry-limit
+  auth/scope-retry-limit
   auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none auth/pre-registration
 )
 auth_2026=(
@@ -43,6 +43,9 @@ for scenario in "${auth_both[@]}"; do
   runs+=("$scenario --spec-version 2025-11-25" "$scenario --spec-version 2026-07-28")
 done
 for scenario in "${auth_2026[@]}"; do runs+=("$scenario --spec-version 2026-07-28"); done
+# Step-up at 2025-11-25 is not listed: there the V1 session's keeper (a broker, where nobody can sign in) makes the
+# tool call that gets the 403 insufficient_scope; at 2026-07-28 the command makes it and signs in for the wider scope.
+runs+=("auth/scope-step-up --spec-version 2026-07-28")
 runs+=("auth/client-credentials-basic")
 
 failed=0

@@ -30,7 +30,7 @@ export class StoredProvider implements OAuthClientProvider {
     private readonly client: OAuthClientSettings | undefined,
     private readonly env: Record<string, string | undefined>,
     private readonly interactive?: Interactive,
-    /** Told every token saved, so that no output can echo it (cli.ts redacts what it is told). */
+    /** Told every token (and client secret) used, so that no output can echo it (cli.ts redacts what it is told). */
     private readonly onSecret?: (secret: string) => void,
   ) {}
 
@@ -69,6 +69,7 @@ export class StoredProvider implements OAuthClientProvider {
   clientInformation(): StoredOAuthClientInformation | undefined {
     if (this.client?.clientId) {
       const secret = this.client.clientSecret && resolveEnvRefs(this.client.clientSecret, this.env);
+      if (secret) this.onSecret?.(secret);
       return { client_id: this.client.clientId, ...(secret ? { client_secret: secret } : {}) };
     }
     const saved = this.store.read(this.url).client;
