@@ -89,8 +89,24 @@ describe("sign-in", () => {
     // logout forgets it: the next command is refused again.
     const logout = await run(["logout", "demo"], home);
     expect(logout.code, logout.stderr).toBe(0);
+    expect(logout.stderr).toMatch(/signed out of demo \(tokens revoked\)/);
     expect(readdirSync(join(home, "auth")).filter((name) => name.endsWith(".json"))).toHaveLength(0);
     expect((await run(["tools", "-s", "demo"], home)).code).toBe(8);
+  });
+
+  it("server add takes a client secret only as an environment reference", async () => {
+    const home = tempHome();
+    const literal = await run(
+      ["server", "add", "ci", "--url", url, "--client-id", "x", "--client-secret", "s3cret"],
+      home,
+    );
+    expect(literal.code).toBe(2);
+    expect(literal.stderr).toMatch(/--client-secret takes an environment reference/);
+    const ref = ["--client-secret", "${env:CI_SECRET}", "--grant", "client-credentials"];
+    expect((await run(["server", "add", "ci", "--url", url, "--client-id", "x", ...ref], home)).code).toBe(0);
+    const settings = readFileSync(join(home, "settings.json"), "utf8");
+    expect(settings).toContain("${env:CI_SECRET}");
+    expect(settings).not.toContain("s3cret");
   });
 
   it("a command meeting a 401 signs in on demand when a browser may be opened ($BROWSER), then goes on", async () => {

@@ -8,7 +8,8 @@ import type { AuthStore } from "./store.js";
 export interface SignedOut {
   /** Whether there were tokens to forget. */
   hadTokens: boolean;
-  /** Whether the authorization server was asked to revoke them (and accepted). */
+  /** Whether the authorization server offers revocation (RFC 7009), and whether it accepted every revocation. */
+  revocable: boolean;
   revoked: boolean;
 }
 
@@ -34,7 +35,7 @@ export async function signOut(
     }
   }
   const hadTokens = store.remove(url);
-  return { hadTokens, revoked };
+  return { hadTokens, revocable: Boolean(endpoint), revoked };
 }
 
 async function revoke(endpoint: string, token: string, hint: string, clientId?: string, secret?: string) {

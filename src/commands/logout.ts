@@ -24,7 +24,9 @@ export function registerLogout(program: Command, ctx: Context, run: Run): void {
             ? `not signed in to ${name}`
             : out.revoked
               ? `signed out of ${name} (tokens revoked)`
-              : `signed out of ${name} (tokens forgotten; the server offers no revocation)`,
+              : out.revocable
+                ? `signed out of ${name} (tokens forgotten; the server did not confirm their revocation)`
+                : `signed out of ${name} (tokens forgotten; the server offers no revocation)`,
         );
         return 0;
       }),
