@@ -1,5 +1,6 @@
-// The fetch under the HTTP transport's guard (src/protocol/limits.ts) that presents a server's saved token and,
-// on a 401, tries once to get a new one without a person (refresh, or the client-credentials grant).
+// The fetch under the HTTP transport's guard (src/protocol/limits.ts) that presents a server's saved token; on a
+// 401 it gets a new one without a person where it can (refresh, or the client-credentials grant), else has the
+// person sign in again where one can; on a 403 insufficient_scope it has the person sign in for the wider scope.
 //
 // Hand-written over the SDK's withOAuth middleware, which does the same but throws UnauthorizedError: here a 401
 // that cannot be cured is handed back as the response, so that the guard, the one place that classifies HTTP

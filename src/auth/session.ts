@@ -1,6 +1,7 @@
-// Connecting to a saved HTTP server with its sign-in: the saved token on every request (refreshed once on a 401,
-// see fetch.ts), and, when the server still says 401 and a browser may be opened, a sign-in on demand and one
-// more try. Elsewhere (CI, a pipe, a broker) the command ends with exit 8 and the hint `mcp-task login <server>`.
+// Connecting to a saved HTTP server with its sign-in: the saved token on every request (refreshed on a 401, see
+// fetch.ts), and, when no refresh cures a 401 (or the server wants a wider scope) and a browser may be opened
+// ($BROWSER, or a terminal), a sign-in on demand and the request once more. Elsewhere (CI, a pipe, a broker) the
+// command ends with exit 8 and the hint `mcp-task login <server>`.
 import type { IO } from "../context.js";
 import { AuthRequiredError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
@@ -55,8 +56,20 @@ export async function connectSignedIn(
               ? `${saved.name} asks for more access (${sanitizeLine(scope ?? "").slice(0, 200)}): signing in again`
               : `${saved.name} requires authorization: signing in`,
           );
-          const url = descriptor.url;
-          await signIn({ store, url, name: saved.name, client, env: options.env, policy, note, onSecret, scope });
+          const { url } = descriptor;
+          const { env } = options;
+          await signIn({
+            store,
+            url,
+            name: saved.name,
+            client,
+            env,
+            policy,
+            note,
+            onSecret,
+            scope,
+            signal: session.signal,
+          });
         };
   try {
     return await connect(descriptor, { ...options, authorize: authorizedFetch(provider, descriptor.url, signInAgain) });
