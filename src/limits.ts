@@ -159,3 +159,6 @@ export const MAX_SCOPE_STEP_UPS = 1;
  *  when the server refuses that token at once (it moved to another authorization server, SEP-2352: signed in again
  *  from fresh discovery, where mcp-task registers anew). A server that refuses every token costs two sign-ins. */
 export const MAX_SIGN_INS = 2;
+/** A server's sign-in lock (one token renewal at a time across commands, brokers and the dashboard): one left by a
+ *  process killed while holding it is taken over after this long. */
+export const AUTH_LOCK_STALE_MS = 10_000;

@@ -16,7 +16,7 @@ const APPROVE = `${process.execPath} ${join(ROOT, "test/servers/approve-browser.
 let server: RunningServer;
 let url: string;
 /** Tell the test server that every access token has expired (refresh tokens still work), or that all are revoked. */
-const control = (what: "expire" | "revoke") =>
+const control = (what: "expire" | "revoke" | "slow-token") =>
   fetch(new URL(`/test/${what}`, url), { method: "POST" }).then((r) => expect(r.status).toBe(204));
 
 beforeAll(async () => {
@@ -136,7 +136,7 @@ describe("sign-in", () => {
     expect(await login.exited).toBe(0);
   });
 
-  it("an access token that expires while a task is followed is refreshed; a revoked one ends with exit 8, the handle intact", async () => {
+  it("an access token that expires while a task is followed is refreshed (once across concurrent commands); a revoked one ends with exit 8, the handle intact", async () => {
     const home = tempHome();
     await run(["server", "add", "demo", "--url", url], home);
     expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
@@ -150,6 +150,13 @@ describe("sign-in", () => {
     expect(watched.stdout).toMatch(/work done after 4000 ms/);
     const second = JSON.parse(readFileSync(tokenFile(home), "utf8")).tokens.access_token as string;
     expect(second).not.toBe(first);
+
+    // Expired again, and three commands at once meet it: one refreshes (the refresh token is used once, rotated),
+    // the others wait for the lock and take its tokens; none is refused.
+    await control("slow-token"); // the refreshes overlap: without the lock, two would spend one refresh token
+    await control("expire");
+    const together = await Promise.all([1, 2, 3].map(() => run(["tools", "-s", "demo"], home)));
+    for (const one of together) expect(one.code, one.stderr).toBe(0);
 
     const again = await run(["call", "work", "ms=4000", "-s", "demo", "--detach"], home);
     const againId = again.stdout.trim();

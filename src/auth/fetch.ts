@@ -31,9 +31,11 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string, sig
   let signIns = 0;
   let stepUps = 0;
   return (next) => async (input, init) => {
+    let presented: string | undefined;
     const send = async () => {
       const headers = new Headers(init?.headers);
       const tokens = await provider.tokens();
+      presented = tokens?.access_token;
       if (tokens) headers.set("Authorization", `Bearer ${tokens.access_token}`);
       return next(input, { ...init, headers });
     };
@@ -54,7 +56,9 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string, sig
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     if (await provider.renewsAlone()) {
       try {
-        const result = await quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch });
+        const result = await provider.renewed(presented, () =>
+          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch }),
+        );
         if (result === "AUTHORIZED") {
           const retried = await again(response, async () => {});
           if (retried.status !== 401 || !signInAgain || signIns >= MAX_SIGN_INS) return retried; // the guard's

@@ -62,6 +62,18 @@ export class StoredProvider implements OAuthClientProvider {
     return this.machine || Boolean(this.store.read(this.url).tokens?.refresh_token);
   }
 
+  /**
+   * Gets new tokens without a person (`renew`: the SDK's auth(), a refresh or the client-credentials grant) under the
+   * server's lock; when another process renewed them meanwhile (the saved access token is not the one refused),
+   * those are used instead.
+   */
+  async renewed(refused: string | undefined, renew: () => Promise<string>): Promise<string> {
+    return this.store.locked(this.url, async () => {
+      const saved = this.store.read(this.url).tokens?.access_token;
+      return saved && saved !== refused ? "AUTHORIZED" : renew();
+    });
+  }
+
   state(): string {
     return this.interactive?.state ?? "";
   }

@@ -8,7 +8,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
-import { MAX_AUTH_FILE_BYTES } from "../limits.js";
+import { AUTH_LOCK_STALE_MS, MAX_AUTH_FILE_BYTES } from "../limits.js";
 import { descriptorKey } from "../protocol/server.js";
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import { ensurePrivateDir } from "../store/settings.js";
@@ -70,6 +70,28 @@ export class AuthStore {
       record.tokens = tokens;
       record.savedAt = tokens ? this.now() : undefined;
     });
+  }
+
+  /**
+   * Runs `work` under the server's lock (proper-lockfile, as the handles are): one token renewal at a time across
+   * processes, so that a refresh token used once (rotated) is not spent twice, nor fresh tokens forgotten by a
+   * process whose refresh lost the race.
+   */
+  async locked<T>(url: string, work: () => Promise<T>): Promise<T> {
+    const path = this.path(url);
+    this.update(url, () => {}); // the lock needs its file
+    const { default: lockfile } = await import("proper-lockfile");
+    const release = await lockfile.lock(path, {
+      realpath: false,
+      lockfilePath: `${path.slice(0, -".json".length)}.lock`,
+      stale: AUTH_LOCK_STALE_MS,
+      retries: { retries: 150, minTimeout: 5, maxTimeout: 100 },
+    });
+    try {
+      return await work();
+    } finally {
+      await release();
+    }
   }
 
   /** Forgets a server's sign-in entirely. */

@@ -7,6 +7,7 @@
 //   node oauth-server.js        prints `listening <url>` (the MCP endpoint, http://localhost:<port>/mcp)
 //   POST /test/expire           every access token stops working (as if expired); refresh tokens still work
 //   POST /test/revoke           every access and refresh token stops working
+//   POST /test/slow-token       the token endpoint answers after a second from now on
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
@@ -97,6 +98,15 @@ const base = new URL(`http://localhost:${port}`);
 const mcpUrl = new URL("/mcp", base);
 const provider = new Provider();
 
+// The token endpoint answers after a second once told to (POST /test/slow-token): concurrent refreshes overlap.
+let slowToken = false;
+app.use((req: IncomingMessage, _res: ServerResponse, next: () => void) =>
+  slowToken && req.url?.startsWith("/token") ? setTimeout(next, 1000) : next(),
+);
+app.post("/test/slow-token", (_req: IncomingMessage, res: ServerResponse) => {
+  slowToken = true;
+  res.writeHead(204).end();
+});
 app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp"] }));
 app.post("/test/expire", (_req: IncomingMessage, res: ServerResponse) => {
   for (const grant of provider.access.values()) grant.expiresAt = 0;
