@@ -8,6 +8,10 @@ url="${!#}"
 home="$(mktemp -d "${TMPDIR:-/tmp}/mcp-task-conformance-client.XXXXXX")"
 trap 'rm -rf "$home"' EXIT
 mcp_task() { MCP_TASK_HOME="$home" node "$here/../bin/mcp-task.js" "$@"; }
+# A field of the scenario's context (MCP_CONFORMANCE_CONTEXT: client credentials for the pre-registered scenarios).
+context() { node -e 'process.stdout.write(String(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}")[process.argv[1]] ?? ""))' "$1"; }
+# The person at the browser: fetches the authorization URL and follows its redirects back to mcp-task's listener.
+browser="node $here/../test/servers/approve-browser.mjs"
 
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
   tools_call)
@@ -20,6 +24,31 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     done ;;
   http-standard-headers)
     mcp_task call test_headers -s "$url" ;;
+  auth/client-credentials-basic)
+    # CI without a person: a pre-registered client with the client-credentials grant, its secret in the environment.
+    unset BROWSER
+    export CONFORMANCE_CLIENT_SECRET="$(context client_secret)"
+    mcp_task server add target --url "$url" --client-id "$(context client_id)" \
+      --client-secret '${env:CONFORMANCE_CLIENT_SECRET}' --grant client-credentials
+    CI=true mcp_task tools -s target ;;
+  auth/pre-registration)
+    # A client registered by hand with the authorization server; the person approves in the browser ($BROWSER).
+    export CONFORMANCE_CLIENT_SECRET="$(context client_secret)" BROWSER="$browser"
+    mcp_task server add target --url "$url" --client-id "$(context client_id)" \
+      --client-secret '${env:CONFORMANCE_CLIENT_SECRET}'
+    CI=true mcp_task tools -s target ;;
+  auth/scope-step-up | auth/scope-retry-limit)
+    # The tool call asks for more scope than the first sign-in got (403 insufficient_scope): the person signs in
+    # again for the wider scope, once.
+    export BROWSER="$browser"
+    mcp_task server add target --url "$url"
+    CI=true mcp_task call test-tool -s target ;;
+  auth/*)
+    # The person saves the server and uses it; the first 401 opens the browser ($BROWSER, standing in for the person
+    # who approves: the suite's authorization server approves at once) and the command goes on signed in.
+    export BROWSER="$browser"
+    mcp_task server add target --url "$url"
+    CI=true mcp_task tools -s target ;;
   *)
     echo "client.sh: no mapping for scenario '${MCP_CONFORMANCE_SCENARIO:-}'" >&2
     exit 2 ;;

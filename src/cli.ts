@@ -8,6 +8,8 @@ import { demo, demoServer } from "./commands/demo.js";
 import { server } from "./commands/server/index.js";
 import { tools } from "./commands/tools.js";
 import { check } from "./commands/check.js";
+import { login } from "./commands/auth/login.js";
+import { logout } from "./commands/auth/logout.js";
 import { call } from "./commands/task/call.js";
 import { cancel } from "./commands/task/cancel.js";
 import { wait } from "./commands/task/wait.js";
@@ -30,7 +32,7 @@ export const VERSION = "0.1.0";
 /** Every command, in the order `--help` lists them: the `server` noun (its verbs), tools, the task verbs, the rest. */
 // prettier-ignore
 export const COMMANDS: ReadonlyArray<AnyLeaf | Noun> = [
-  server, tools, check,
+  server, tools, check, login, logout,
   call, watch, result, wait, respond, get, cancel, list, forget, prune, exportTask, importTasks,
   dashboard, demoServer, demo, broker,
 ];

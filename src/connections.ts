@@ -1,6 +1,6 @@
 // The connect policy: how a command reaches a server (directly, or through a broker that outlives the command), and
 // with which credentials. The real process and the tests' in-process context use this one policy.
-import type { Clock, Context } from "./context.js";
+import type { Clock, Context, IO } from "./context.js";
 import { parseDuration } from "./duration.js";
 import { credentialed, descriptorKey, secretsOf, type ServerDescriptor } from "./protocol/server.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
@@ -21,6 +21,10 @@ export interface ConnectDeps {
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];
   clock: Clock;
+  /** Where a sign-in on demand speaks to the person (src/auth/session.ts). */
+  io: IO;
+  /** Aborted on Ctrl-C: a sign-in waiting for its redirect stops. */
+  interrupt?: AbortSignal;
   /** The wire trace of this process's own connections, if one is on (a broker traces its own: MCP_TASK_TRACE). */
   trace?: () => Trace | undefined;
 }
@@ -91,7 +95,7 @@ async function direct(
   deps: ConnectDeps,
   settings: Settings,
   descriptor: ServerDescriptor,
-  how: { resume?: ResumeToken },
+  how: { resume?: ResumeToken; direct?: boolean },
   name?: string,
 ): Promise<Wire> {
   const { env, clock } = deps;
@@ -100,7 +104,17 @@ async function direct(
     descriptor.transport === "stdio" && !how.resume && settings.verdict(descriptorKey(descriptor), clock.now())
       ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
       : undefined;
-  return (await import("./protocol/connect.js")).connect(descriptor, {
+  // A saved HTTP server's sign-in (its token, refresh, sign-in on demand) goes with it: src/auth/session.ts. A
+  // broker's own connection (direct) has no person to sign in.
+  return (await import("./auth/session.js")).connectSignedIn(descriptor, {
+    session: {
+      home: deps.home,
+      settings,
+      io: deps.io,
+      secrets: deps.secrets,
+      signal: deps.interrupt,
+      broker: how.direct === true,
+    },
     prestarted,
     env,
     name,

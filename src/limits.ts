@@ -145,3 +145,22 @@ export const MAX_SSE_IDLE_BYTES = 1024 * 1024;
  */
 export const GET_STREAM_TRIES = 10;
 export const GET_STREAM_RETRY_MS = 200;
+/** How long a sign-in waits for the browser to come back to the loopback listener (`mcp-task login`, or a command
+ *  signing in on demand): a person reads the page and approves; then the command gives up with exit 8. */
+export const LOGIN_WAIT_MS = 5 * 60 * 1000;
+/** A server's saved sign-in (`<home>/auth/<key>.json`: client registration, tokens, discovery), read at most this
+ *  large: tokens are a few KB, discovery documents a few more. */
+export const MAX_AUTH_FILE_BYTES = 256 * 1024;
+/** How long a sign-in's first unauthenticated request (to read the server's 401 challenge) and a token revocation
+ *  may take. */
+export const AUTH_REQUEST_TIMEOUT_MS = 10_000;
+/** How many times one command signs in again for a wider scope (a 403 `insufficient_scope`, step-up): a server
+ *  that asks for more after every sign-in does not make the command sign in forever. */
+export const MAX_SCOPE_STEP_UPS = 1;
+/** How many times one command signs a person in on a 401 that no refresh cures: the first sign-in, and one more
+ *  when the server refuses that token at once (it moved to another authorization server, SEP-2352: signed in again
+ *  from fresh discovery, where mcp-task registers anew). A server that refuses every token costs two sign-ins. */
+export const MAX_SIGN_INS = 2;
+/** A server's sign-in lock (one token renewal at a time across commands, brokers and the dashboard): one left by a
+ *  process killed while holding it is taken over after this long. */
+export const AUTH_LOCK_STALE_MS = 10_000;

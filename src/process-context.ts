@@ -73,6 +73,8 @@ export function createContext(parts: ContextParts): Context {
   ctx.connect = createConnect({
     home,
     env,
+    io,
+    interrupt: parts.interrupt,
     settings: loadSettings,
     secrets: parts.secrets,
     self,

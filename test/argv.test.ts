@@ -307,6 +307,51 @@ describe("server", () => {
     });
   });
 
+  it("add: a pre-registered OAuth client (a secret only as a reference), client credentials for CI", async () => {
+    const secret = "${env:CLIENT_SECRET}";
+    expect(
+      await options(
+        "server",
+        "add",
+        "a",
+        "--url",
+        "http://x.test/mcp",
+        "--client-id",
+        "cid",
+        "--client-secret",
+        secret,
+        "--scope",
+        "r w",
+        "--grant",
+        "client-credentials",
+      ),
+    ).toMatchObject({ client: { clientId: "cid", clientSecret: secret, scope: "r w", grant: "client_credentials" } });
+    expect(await options("server", "add", "b", "--url", "http://x.test/mcp", "--scope", "r")).toMatchObject({
+      client: { scope: "r" },
+    });
+    expect(await options("server", "add", "c", "--url", "http://x.test/mcp")).not.toHaveProperty("client");
+    await usageError(
+      ["server", "add", "n", "--url", "http://x", "--client-id", "c", "--client-secret", "s3cr3t"],
+      /environment reference/,
+    );
+    await usageError(["server", "add", "n", "--url", "http://x", "--client-secret", secret], /go with --client-id/);
+    await usageError(
+      ["server", "add", "n", "--url", "http://x", "--client-id", "c", "--grant", "password"],
+      /unknown --grant/,
+    );
+    await usageError(
+      ["server", "add", "n", "--url", "http://x", "--client-id", "c", "--grant", "client-credentials"],
+      /needs --client-secret/,
+    );
+  });
+
+  it("login (--no-browser) and logout take a saved server's name", async () => {
+    expect(await parse("login", "remote")).toEqual({ command: "login", options: { name: "remote", browser: true } });
+    expect(await options("login", "remote", "--no-browser")).toEqual({ name: "remote", browser: false });
+    expect(await parse("logout", "remote")).toEqual({ command: "logout", options: { name: "remote" } });
+    await commanderError(["login"], "commander.missingArgument");
+  });
+
   it("add: usage errors", async () => {
     await usageError(["server", "add", "bad name", "--url", "http://x.test"], /not a valid server name/);
     await usageError(["server", "add", "n"], /exactly one of --url or --stdio/);
@@ -342,6 +387,8 @@ describe("the command surface", () => {
       "server",
       "tools",
       "check",
+      "login",
+      "logout",
       "call",
       "watch",
       "result",

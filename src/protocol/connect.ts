@@ -9,9 +9,8 @@ import type { ChildProcess } from "node:child_process";
 import { connectError } from "./failures.js";
 import { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
-import { proxiedFetch } from "./proxy.js";
-import { traceFetch, traceTransport, type Trace } from "./trace.js";
-import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
+import { httpTransport, openStandaloneStream, serverFetch, type Authorize } from "./http.js";
+import { traceTransport, type Trace } from "./trace.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
@@ -44,6 +43,8 @@ export interface ConnectOptions {
   prestarted?: EarlyStdioTransport;
   /** Where the wire trace goes (`--trace`), if anywhere. */
   trace?: Trace;
+  /** HTTP: the fetch under the guard that presents the saved sign-in's token (src/auth/fetch.ts). */
+  authorize?: Authorize;
 }
 
 const STDERR_TAIL_BYTES = 2000;
@@ -127,7 +128,8 @@ async function open(
           stderrTail,
           guard,
           session,
-          descriptor.transport === "http" ? await serverFetch(options, label) : undefined,
+          descriptor.transport === "http" ? await serverFetch(options.env, options.trace, label) : undefined,
+          options.authorize,
         );
   if (options.trace) traceTransport(transport, options.trace, label);
   const client = new Client(CLIENT_INFO, {
@@ -182,35 +184,6 @@ async function open(
   return { client, rpc, era, protocolVersion, serverName, sessionId, transport };
 }
 
-/**
- * Opens the session's standalone GET SSE stream with the SDK's public `resumeStream` (no event id: a plain GET, as the
- * SDK sends after initialize; it reconnects by itself when the stream drops). A server without one (405) is fine;
- * one that refuses it otherwise costs only the questions it would send there.
- */
-async function openStandaloneStream(transport: StreamableHTTPClientTransport): Promise<void> {
-  const onerror = transport.onerror;
-  transport.onerror = undefined; // the failed tries below are not the connection's errors
-  try {
-    for (let attempt = 1; attempt <= GET_STREAM_TRIES; attempt++) {
-      try {
-        await transport.resumeStream("");
-        return;
-      } catch (error) {
-        if ((error as { status?: number }).status !== 409 || attempt === GET_STREAM_TRIES) return;
-        await new Promise((resolve) => setTimeout(resolve, GET_STREAM_RETRY_MS));
-      }
-    }
-  } finally {
-    transport.onerror = onerror;
-  }
-}
-
-/** The fetch under an HTTP transport: through the environment's proxy, traced when a trace is on (else the default). */
-async function serverFetch(options: ConnectOptions, label: string): Promise<typeof fetch | undefined> {
-  const proxied = await proxiedFetch(options.env);
-  return options.trace ? traceFetch(proxied ?? fetch, options.trace, label) : proxied;
-}
-
 function makeTransport(
   descriptor: ServerDescriptor,
   env: Record<string, string | undefined>,
@@ -218,19 +191,9 @@ function makeTransport(
   guard: SizeGuard,
   session?: ResumeToken,
   inner?: typeof fetch,
+  authorize?: Authorize,
 ): Transport {
-  if (descriptor.transport === "http") {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
-    return new StreamableHTTPClientTransport(new URL(descriptor.url), {
-      requestInit: { headers },
-      fetch: guard.fetch(inner),
-      // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
-      redirectPolicy: "follow",
-      reconnectionScheduler: guard.reconnectionScheduler(),
-      ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
-    });
-  }
+  if (descriptor.transport === "http") return httpTransport(descriptor, env, guard, session, inner, authorize);
   const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
   for (const [name, value] of Object.entries(descriptor.env ?? {})) childEnv[name] = resolveEnvRefs(value, env);
   const transport = new StdioClientTransport({

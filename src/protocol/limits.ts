@@ -77,9 +77,9 @@ export class SizeGuard {
   /**
    * HTTP: the fetch under the SDK's transport. Response bodies fail past the limit (JSON: the whole body; SSE: each
    * event, and MAX_SSE_IDLE_BYTES without one); redirects are followed within the request's origin only (the same
-   * request again: a JSON-RPC POST has no GET form), and one to another origin ends the connection; 401 and 403 end
-   * it as AuthRequiredError; an error body is cut at MAX_ERROR_BODY_BYTES; a failure to connect is named from its
-   * cause's code (see `networkError`).
+   * request again: a JSON-RPC POST has no GET form), and one to another origin ends the connection; 401 and 403 fail
+   * the request with AuthRequiredError; an error body is cut at MAX_ERROR_BODY_BYTES; a failure to connect is named
+   * from its cause's code (see `networkError`).
    */
   fetch(inner: typeof fetch = fetch): typeof fetch {
     return async (input, init) => {
@@ -117,11 +117,13 @@ export class SizeGuard {
         await response.body?.cancel().catch(() => {});
         const what = response.status === 401 ? "requires authorization (HTTP 401)" : "refused access (HTTP 403)";
         const name = /^[A-Za-z0-9._-]+$/.test(this.label) && !/^[.-]/.test(this.label) ? this.label : "<name>";
-        throw this.fail(
-          new AuthRequiredError(
-            `authorization required: ${origin} ${what}`,
-            `save the server with its credentials: mcp-task server add ${name} --url ${origin}${url.pathname} --header "Authorization: Bearer \${env:TOKEN}"`,
-          ),
+        // One request refused, not the connection ended: a token refreshed or signed in anew (src/auth) serves the
+        // next request of the same session (a V1 session's keeper goes on once the person signs in again).
+        throw new AuthRequiredError(
+          `authorization required: ${origin} ${what}`,
+          name === "<name>"
+            ? `save the server with a token: mcp-task server add <name> --url ${origin}${url.pathname} --header "Authorization: Bearer \${env:TOKEN}", or save it and sign in: mcp-task login <name>`
+            : `sign in: mcp-task login ${name}`,
         );
       }
       if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;

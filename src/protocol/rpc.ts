@@ -6,7 +6,14 @@
 // wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
 // still flows through the SDK client.
 import type { Transport } from "@modelcontextprotocol/client";
-import { ProtocolViolation, RpcError, ServerError, SessionLostError, type McpTaskError } from "../errors.js";
+import {
+  AuthRequiredError,
+  ProtocolViolation,
+  RpcError,
+  ServerError,
+  SessionLostError,
+  type McpTaskError,
+} from "../errors.js";
 
 interface Pending {
   resolve: (result: Record<string, unknown>) => void;
@@ -173,9 +180,10 @@ export class RawChannel {
           if (!this.pending.delete(id)) return;
           cleanup();
           reject(
-            sessionId !== undefined && sessionRefused(error)
-              ? new SessionLostError(`the server no longer knows this session (it restarted?); ${method} was refused`)
-              : toServerError(error, method),
+            authFailure(error) ??
+              (sessionId !== undefined && sessionRefused(error)
+                ? new SessionLostError(`the server no longer knows this session (it restarted?); ${method} was refused`)
+                : toServerError(error, method)),
           );
         });
     });
@@ -213,6 +221,14 @@ export class RawChannel {
 }
 
 const formatSeconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
+
+/** The guard's refusal of a request for want of authorization (HTTP 401/403), along the SDK's cause chain: exit 8,
+ *  never a network fault to retry. */
+function authFailure(error: unknown): AuthRequiredError | undefined {
+  for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++)
+    if (e instanceof AuthRequiredError) return e;
+  return undefined;
+}
 
 /** Maps a transport-level failure to a ServerError; network failures are transient. */
 export function toServerError(error: unknown, what: string): ServerError {

@@ -23,6 +23,18 @@ interface SettingsData {
   verdicts: Record<string, SavedVerdict>;
   /** Per server: each tool's task support as last listed (decides whether a stdio call needs a broker). */
   taskSupport?: Record<string, Record<string, string>>;
+  /** Per saved server: the pre-registered OAuth client it signs in with (`server add --client-id`). */
+  clients?: Record<string, OAuthClientSettings>;
+}
+
+/** How a server signs in: a pre-registered OAuth client (without one, mcp-task registers itself dynamically) and
+ *  the scopes to ask for. The secret is kept as a `${env:NAME}` reference, resolved when used. */
+export interface OAuthClientSettings {
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string;
+  /** "client_credentials": signs in without a person (CI); otherwise the authorization code flow in a browser. */
+  grant?: "authorization_code" | "client_credentials";
 }
 
 /** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. */
@@ -139,6 +151,7 @@ export class Settings {
     delete servers[name];
     this.conf.set("servers", servers);
     if (this.defaultServer() === name) this.conf.delete("defaultServer");
+    this.saveClient(name, undefined);
     return true;
   }
 
@@ -169,6 +182,20 @@ export class Settings {
     const all = this.conf.get("taskSupport") ?? {};
     if (JSON.stringify(all[key]) === JSON.stringify(tools)) return;
     this.conf.set("taskSupport", { ...all, [key]: tools });
+  }
+
+  /** The pre-registered OAuth client of a saved server, if it has one. */
+  client(name: string): OAuthClientSettings | undefined {
+    const clients = this.conf.get("clients") ?? {};
+    return Object.hasOwn(clients, name) ? clients[name] : undefined;
+  }
+
+  saveClient(name: string, client: OAuthClientSettings | undefined): void {
+    const clients = { ...(this.conf.get("clients") ?? {}) };
+    if (!client && !Object.hasOwn(clients, name)) return;
+    if (client) clients[name] = client;
+    else delete clients[name];
+    this.conf.set("clients", clients);
   }
 
   forgetVerdict(key: string): void {

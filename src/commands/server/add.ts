@@ -12,12 +12,16 @@ import {
   parseHeaders,
   type ServerDescriptor,
 } from "../../protocol/server.js";
+import { sanitizeLine } from "../../sanitize.js";
+import type { OAuthClientSettings } from "../../store/settings.js";
 import { collect, withOptions, type Flags } from "../options.js";
 import { checkName } from "./names.js";
 
 export interface AddServerOptions {
   name: string;
   descriptor: ServerDescriptor;
+  /** A pre-registered OAuth client (src/auth signs in with it), if given. */
+  client?: OAuthClientSettings;
 }
 
 export const serverAdd: Leaf<AddServerOptions, [string]> = {
@@ -32,8 +36,15 @@ export const serverAdd: Leaf<AddServerOptions, [string]> = {
         "environment for the stdio server (repeatable); values may use ${env:NAME}",
       ).argParser(collect),
       new Option("--cwd <dir>", "working directory of the stdio server"),
+      new Option("--client-id <id>", "OAuth client registered for mcp-task with the server's authorization server"),
+      new Option("--client-secret <ref>", "its secret, as an environment reference: '${env:NAME}'"),
+      new Option("--scope <scopes>", "OAuth scopes to ask for (space-separated)"),
+      new Option("--grant <grant>", "authorization-code (a person signs in; default) or client-credentials (CI)"),
     ),
-  parse: ([name], flags) => ({ name: checkName(name), descriptor: descriptorOf(flags) }),
+  parse: ([name], flags) => {
+    const client = clientSettings(flags as ClientFlags);
+    return { name: checkName(name), descriptor: descriptorOf(flags), ...(client ? { client } : {}) };
+  },
   run: (options, ctx) => runAddServer(options, ctx),
 };
 
@@ -62,9 +73,46 @@ function descriptorOf(flags: Flags): ServerDescriptor {
   };
 }
 
+interface ClientFlags {
+  url?: string;
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string;
+  grant?: string;
+}
+
+/** The pre-registered OAuth client of `server add`, or undefined when none is given. */
+function clientSettings(flags: ClientFlags): OAuthClientSettings | undefined {
+  if (flags.clientId === undefined) {
+    if (flags.clientSecret !== undefined || flags.grant !== undefined)
+      throw new UsageError("--client-secret and --grant go with --client-id");
+    return flags.scope === undefined ? undefined : { scope: flags.scope };
+  }
+  if (flags.url === undefined) throw new UsageError("--client-id goes with --url");
+  if (flags.clientSecret !== undefined && !/^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(flags.clientSecret))
+    throw new UsageError(
+      "--client-secret takes an environment reference, never the secret itself",
+      "export the secret and pass --client-secret '${env:NAME}'",
+    );
+  if (flags.grant !== undefined && flags.grant !== "authorization-code" && flags.grant !== "client-credentials")
+    throw new UsageError(
+      `unknown --grant: ${sanitizeLine(flags.grant)}`,
+      "use authorization-code or client-credentials",
+    );
+  if (flags.grant === "client-credentials" && flags.clientSecret === undefined)
+    throw new UsageError("--grant client-credentials needs --client-secret '${env:NAME}'");
+  return {
+    clientId: flags.clientId,
+    ...(flags.clientSecret !== undefined ? { clientSecret: flags.clientSecret } : {}),
+    ...(flags.scope !== undefined ? { scope: flags.scope } : {}),
+    ...(flags.grant === "client-credentials" ? { grant: "client_credentials" as const } : {}),
+  };
+}
+
 export async function runAddServer(options: AddServerOptions, ctx: Context): Promise<number> {
   const settings = await ctx.loadSettings();
   settings.saveServer(options.name, options.descriptor);
+  settings.saveClient(options.name, options.client);
   if (!settings.defaultServer()) settings.setDefaultServer(options.name);
   createPrinter(ctx.io, false).note(`saved server ${options.name}: ${describeServer(options.descriptor)}`);
   return 0;

@@ -1,0 +1,46 @@
+// Sending a person to the authorization page: `$BROWSER` when set (the convention gh and xdg-open follow: a
+// command, given the URL as its last argument), else the platform's opener; when neither may be used, the URL is
+// printed and the person opens it.
+import { spawn } from "node:child_process";
+import { parseCommandLine } from "../protocol/server.js";
+
+export interface OpenPolicy {
+  env: Record<string, string | undefined>;
+  /** A person is at a terminal (stdin and stderr are terminals, not CI). */
+  terminal: boolean;
+  /** --no-browser */
+  noBrowser?: boolean;
+  platform?: NodeJS.Platform;
+}
+
+/** The command that opens a URL, or undefined when the URL is to be printed instead. */
+export function opener(policy: OpenPolicy): { command: string; args: string[] } | undefined {
+  if (policy.noBrowser) return undefined;
+  const browser = policy.env.BROWSER?.trim();
+  if (browser) return parseCommandLine(browser);
+  if (!policy.terminal) return undefined;
+  const platform = policy.platform ?? process.platform;
+  if (platform === "darwin") return { command: "open", args: [] };
+  if (platform === "win32") return { command: "rundll32", args: ["url.dll,FileProtocolHandler"] };
+  return { command: "xdg-open", args: [] };
+}
+
+/** Whether a command meeting a 401 may sign in on demand: a browser can be opened for the person. */
+export function maySignIn(policy: OpenPolicy): boolean {
+  return opener(policy) !== undefined;
+}
+
+/** Runs the opener with the URL; resolves false when it could not be started or failed (then print the URL). */
+export function openUrl(command: { command: string; args: string[] }, url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command.command, [...command.args, url], { stdio: "ignore", detached: true });
+    child.once("error", () => resolve(false));
+    // An opener hands the URL over and exits; a browser run as $BROWSER may stay: not waited for past a moment.
+    const timer = setTimeout(() => resolve(true), 2000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code === 0);
+    });
+    child.unref();
+  });
+}

@@ -1,0 +1,95 @@
+// The fetch under the HTTP transport's guard (src/protocol/limits.ts) that presents a server's saved token; on a
+// 401 it gets a new one without a person where it can (refresh, or the client-credentials grant), else has the
+// person sign in again where one can; on a 403 insufficient_scope it has the person sign in for the wider scope.
+//
+// Hand-written over the SDK's withOAuth middleware, which does the same but throws UnauthorizedError: here a 401
+// that cannot be cured is handed back as the response, so that the guard, the one place that classifies HTTP
+// statuses, turns it into AuthRequiredError (exit 8, never a network fault). The transport's own `authProvider`
+// handling is not used for the same reason: it runs above the guard, whose 401 it would never see.
+import {
+  auth,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  type AuthOptions,
+  type AuthResult,
+} from "@modelcontextprotocol/client";
+import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS } from "../limits.js";
+import type { StoredProvider } from "./provider.js";
+
+export type Authorize = (next: typeof fetch) => typeof fetch;
+
+/** How a person signs in again from inside a request, where one can: for the scope given, or the challenge's. */
+export type SignInAgain = (reason: "expired" | "scope", scope?: string) => Promise<void>;
+
+/**
+ * `signInAgain`, when a person can sign in: on a 401 that no refresh cures (the grant was revoked, or the server
+ * moved to another authorization server), at most MAX_SIGN_INS times per command, and on a 403 `insufficient_scope`
+ * (step-up: what was granted and what the server now requires), at most MAX_SCOPE_STEP_UPS; then the request is
+ * sent again, once.
+ */
+export function authorizedFetch(provider: StoredProvider, serverUrl: string, signInAgain?: SignInAgain): Authorize {
+  let signIns = 0;
+  let stepUps = 0;
+  return (next) => async (input, init) => {
+    let presented: string | undefined;
+    const send = async () => {
+      const headers = new Headers(init?.headers);
+      const tokens = await provider.tokens();
+      presented = tokens?.access_token;
+      if (tokens) headers.set("Authorization", `Bearer ${tokens.access_token}`);
+      return next(input, { ...init, headers });
+    };
+    const again = async (response: Response, sign: () => Promise<void>) => {
+      await response.body?.cancel().catch(() => {});
+      await sign();
+      return send();
+    };
+    const response = await send();
+    if (response.status === 403 && signInAgain && stepUps < MAX_SCOPE_STEP_UPS) {
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error !== "insufficient_scope" || !scope) return response;
+      stepUps++;
+      const granted = (await provider.tokens())?.scope ?? provider.clientMetadata.scope;
+      return again(response, () => signInAgain("scope", computeScopeUnion(granted, scope) ?? scope));
+    }
+    if (response.status !== 401) return response;
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    if (await provider.renewsAlone()) {
+      try {
+        const result = await provider.renewed(presented, () =>
+          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch }),
+        );
+        if (result === "AUTHORIZED") {
+          const retried = await again(response, async () => {});
+          if (retried.status !== 401 || !signInAgain || signIns >= MAX_SIGN_INS) return retried; // the guard's
+        }
+      } catch {
+        // The refresh was refused (the SDK forgets tokens the server calls invalid) or the authorization server is
+        // not reachable: a person signs in again, or the 401 stands (exit 8, `mcp-task login`).
+      }
+    }
+    if (!signInAgain || signIns >= MAX_SIGN_INS) return response;
+    signIns++;
+    return again(response, () => signInAgain("expired", scope));
+  };
+}
+
+let quiet = 0;
+const warn = console.warn;
+
+/**
+ * The SDK's `auth()` without its console warnings ("[mcp-sdk] OAuth invalid_grant — invalidating…"): they are
+ * written for the application's developer, straight to stderr, with the authorization server's text in them; what
+ * they report reaches the person as our own error (exit 8 and its hint) instead.
+ */
+export async function quietAuth(provider: StoredProvider, options: AuthOptions): Promise<AuthResult> {
+  if (quiet++ === 0)
+    console.warn = (...args: unknown[]) => {
+      if (!(typeof args[0] === "string" && args[0].startsWith("[mcp-sdk]"))) warn(...args);
+    };
+  try {
+    return await auth(provider, options);
+  } finally {
+    if (--quiet === 0) console.warn = warn;
+  }
+}

@@ -1,0 +1,58 @@
+// Signing out: the server's tokens are forgotten, and revoked first where its authorization server offers
+// revocation (RFC 7009). Hand-written: the SDK has no revocation call.
+import { resolveEnvRefs } from "../protocol/server.js";
+import { AUTH_REQUEST_TIMEOUT_MS } from "../limits.js";
+import type { OAuthClientSettings } from "../store/settings.js";
+import type { AuthStore } from "./store.js";
+
+export interface SignedOut {
+  /** Whether there were tokens to forget. */
+  hadTokens: boolean;
+  /** Whether the authorization server offers revocation (RFC 7009), and whether it accepted every revocation. */
+  revocable: boolean;
+  revoked: boolean;
+}
+
+export async function signOut(
+  store: AuthStore,
+  url: string,
+  client: OAuthClientSettings | undefined,
+  env: Record<string, string | undefined>,
+): Promise<SignedOut> {
+  const record = store.read(url);
+  const endpoint = (record.discovery?.authorizationServerMetadata as { revocation_endpoint?: string } | undefined)
+    ?.revocation_endpoint;
+  let revoked = false;
+  if (record.tokens && endpoint) {
+    const clientId = client?.clientId ?? record.client?.client_id;
+    const secret = client?.clientSecret ? resolveEnvRefs(client.clientSecret, env) : record.client?.client_secret;
+    revoked = true;
+    for (const [token, hint] of [
+      [record.tokens.refresh_token, "refresh_token"],
+      [record.tokens.access_token, "access_token"],
+    ] as const) {
+      if (token) revoked = (await revoke(endpoint, token, hint, clientId, secret)) && revoked;
+    }
+  }
+  const hadTokens = store.remove(url);
+  return { hadTokens, revocable: Boolean(endpoint), revoked };
+}
+
+async function revoke(endpoint: string, token: string, hint: string, clientId?: string, secret?: string) {
+  const body = new URLSearchParams({ token, token_type_hint: hint });
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (secret && clientId) headers.authorization = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
+  else if (clientId) body.set("client_id", clientId);
+  try {
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers,
+      body,
+      signal: AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
+    });
+    await response.body?.cancel().catch(() => {});
+    return response.ok;
+  } catch {
+    return false; // the tokens are forgotten all the same
+  }
+}

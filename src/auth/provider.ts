@@ -1,0 +1,156 @@
+// The SDK's OAuthClientProvider over our AuthStore: what `auth()` (discovery, registration, PKCE, token exchange,
+// refresh) reads and saves. The SDK does the protocol; this class only says where things are kept and how a person
+// is sent to the authorization page.
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
+import { resolveEnvRefs } from "../protocol/server.js";
+import type { OAuthClientSettings } from "../store/settings.js";
+import type { AuthStore } from "./store.js";
+
+/** A person signing in now: where the browser comes back to, the state it must bring, and how to send it there. */
+export interface Interactive {
+  redirectUrl: string;
+  state: string;
+  open(url: URL): Promise<void>;
+}
+
+export class StoredProvider implements OAuthClientProvider {
+  private verifier = "";
+  /** Set when `auth()` wanted a person (no token could be had without one) while none is signing in. */
+  needsSignIn = false;
+
+  constructor(
+    private readonly store: AuthStore,
+    private readonly url: string,
+    private readonly client: OAuthClientSettings | undefined,
+    private readonly env: Record<string, string | undefined>,
+    private readonly interactive?: Interactive,
+    /** Told every token (and client secret) used, so that no output can echo it (cli.ts redacts what it is told). */
+    private readonly onSecret?: (secret: string) => void,
+  ) {}
+
+  private get machine(): boolean {
+    return this.client?.grant === "client_credentials";
+  }
+
+  get redirectUrl(): string | undefined {
+    if (this.machine) return undefined;
+    // Without a person, the registered redirect stands in: `auth()` may then refresh, or ask for a redirect, which
+    // redirectToAuthorization below turns into "sign-in needed".
+    return this.interactive?.redirectUrl ?? "http://127.0.0.1/callback";
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const secret = this.client?.clientSecret !== undefined;
+    return {
+      client_name: "mcp-task",
+      redirect_uris: this.redirectUrl ? [this.redirectUrl] : [],
+      grant_types: this.machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      response_types: this.machine ? [] : ["code"],
+      token_endpoint_auth_method: secret ? "client_secret_basic" : "none",
+      ...(this.client?.scope ? { scope: this.client.scope } : {}),
+    };
+  }
+
+  /** Whether a new token can be had without a person: a refresh token, or the client-credentials grant. */
+  async renewsAlone(): Promise<boolean> {
+    return this.machine || Boolean(this.store.read(this.url).tokens?.refresh_token);
+  }
+
+  /**
+   * Gets new tokens without a person (`renew`: the SDK's auth(), a refresh or the client-credentials grant) under the
+   * server's lock; when another process renewed them meanwhile (the saved access token is not the one refused),
+   * those are used instead.
+   */
+  async renewed(refused: string | undefined, renew: () => Promise<string>): Promise<string> {
+    return this.store.locked(this.url, async () => {
+      const saved = this.store.read(this.url).tokens?.access_token;
+      return saved && saved !== refused ? "AUTHORIZED" : renew();
+    });
+  }
+
+  state(): string {
+    return this.interactive?.state ?? "";
+  }
+
+  clientInformation(): StoredOAuthClientInformation | undefined {
+    if (this.client?.clientId) {
+      const secret = this.client.clientSecret && resolveEnvRefs(this.client.clientSecret, this.env);
+      if (secret) this.onSecret?.(secret);
+      return { client_id: this.client.clientId, ...(secret ? { client_secret: secret } : {}) };
+    }
+    const saved = this.store.read(this.url).client;
+    // A client registered for another loopback port: authorization servers may match redirect URIs exactly, so a
+    // sign-in on a new port registers again.
+    const uris = (saved as { redirect_uris?: string[] } | undefined)?.redirect_uris;
+    if (saved && this.interactive && uris && !uris.includes(this.interactive.redirectUrl)) return undefined;
+    return saved;
+  }
+
+  saveClientInformation(client: StoredOAuthClientInformation): void {
+    this.store.update(this.url, (record) => (record.client = client));
+  }
+
+  tokens(): StoredOAuthTokens | undefined {
+    const tokens = this.store.read(this.url).tokens;
+    if (tokens) this.tell(tokens);
+    return tokens;
+  }
+
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.tell(tokens);
+    this.store.saveTokens(this.url, tokens);
+  }
+
+  private tell(tokens: StoredOAuthTokens): void {
+    for (const secret of [tokens.access_token, tokens.refresh_token, tokens.id_token])
+      if (secret) this.onSecret?.(secret);
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    if (this.interactive) return this.interactive.open(url);
+    this.needsSignIn = true;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier; // one process signs in from start to end: the verifier never needs to be on disk
+  }
+
+  codeVerifier(): string {
+    return this.verifier;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.store.read(this.url).discovery;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.store.update(this.url, (record) => (record.discovery = state));
+  }
+
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    if (scope === "verifier") {
+      this.verifier = "";
+      return;
+    }
+    this.store.update(this.url, (record) => {
+      if (scope === "all" || scope === "tokens") record.tokens = record.savedAt = undefined;
+      if (scope === "all" || scope === "client") record.client = undefined;
+      if (scope === "all" || scope === "discovery") record.discovery = undefined;
+    });
+  }
+
+  /** client_credentials: the grant the SDK sends when no person is involved (what its ClientCredentialsProvider
+   *  sends too; that class keeps tokens in memory only, so each command would fetch a new token). */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.machine) return undefined;
+    const params = new URLSearchParams({ grant_type: "client_credentials" });
+    if (scope) params.set("scope", scope);
+    return params;
+  }
+}

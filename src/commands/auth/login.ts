@@ -1,0 +1,65 @@
+// `mcp-task login <server>`: signs in to a saved HTTP server (OAuth 2.1: a browser and the loopback redirect, or
+// the client-credentials grant of a pre-registered client) and keeps its tokens in the private home.
+import { Option, type Command } from "commander";
+import type { Context } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { createPrinter } from "../../output/printer.js";
+import { sanitizeLine } from "../../sanitize.js";
+import type { Leaf } from "../command.js";
+import { withOptions } from "../options.js";
+
+export interface LoginOptions {
+  name: string;
+  /** False with --no-browser: the sign-in address is printed. */
+  browser: boolean;
+}
+
+export const login: Leaf<LoginOptions, [string]> = {
+  declare: (parent: Command) =>
+    withOptions(
+      parent
+        .command("login")
+        .summary("sign in to a saved HTTP server (OAuth)")
+        .argument("<server>", "saved server name")
+        .addHelpText("after", "\nExample:\n  mcp-task login remote --no-browser"),
+      new Option("--no-browser", "print the sign-in address instead of opening a browser"),
+    ),
+  parse: ([name], flags) => ({ name, browser: flags.browser !== false }),
+  run: (options, ctx) => runLogin(options, ctx),
+};
+
+export async function runLogin(options: LoginOptions, ctx: Context): Promise<number> {
+  const settings = await ctx.loadSettings();
+  const url = httpServerUrl(settings, options.name);
+  const [{ signIn }, { AuthStore }, { openPolicy }] = await Promise.all([
+    import("../../auth/signin.js"),
+    import("../../auth/store.js"),
+    import("../../auth/session.js"),
+  ]);
+  const printer = createPrinter(ctx.io, false);
+  await signIn({
+    store: new AuthStore(ctx.home),
+    url,
+    name: options.name,
+    client: settings.client(options.name),
+    env: ctx.env,
+    policy: openPolicy(ctx.io, ctx.env, !options.browser),
+    note: (text) => printer.note(text),
+    signal: ctx.interrupt,
+  });
+  printer.note(`signed in to ${options.name}`);
+  return 0;
+}
+
+/** The URL of a saved HTTP server (login and logout take a saved name: tokens go with what the person saved). */
+export function httpServerUrl(settings: Awaited<ReturnType<Context["loadSettings"]>>, name: string): string {
+  const descriptor = settings.server(name);
+  if (!descriptor)
+    throw new UsageError(
+      `unknown server: ${sanitizeLine(name)}`,
+      "save it first: mcp-task server add <name> --url <url>",
+    );
+  if (descriptor.transport !== "http")
+    throw new UsageError(`${sanitizeLine(name)} is a stdio server: only HTTP servers sign in`);
+  return descriptor.url;
+}

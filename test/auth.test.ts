@@ -1,0 +1,175 @@
+// Signing in (OAuth 2.1) against a real authorization server: test/servers/oauth-server.ts, the official SDK's (v1)
+// authorization server router and bearer middleware with its demo provider (dynamic client registration, PKCE,
+// approval at once; refresh and revocation added) in front of a V1 tasks server. `login` stores a token that later
+// commands use; without one, a pipeline ends with exit 8 and the hint; an expired token is refreshed once mid-watch;
+// a revoked one ends a followed task with exit 8 and the handle intact; the token never appears in any file of the
+// home but the token store, nor in any output (export included).
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+
+const OAUTH_SERVER = join(ROOT, "dist/test-servers/oauth-server.js");
+const APPROVE = `${process.execPath} ${join(ROOT, "test/servers/approve-browser.mjs")}`;
+
+let server: RunningServer;
+let url: string;
+/** Tell the test server that every access token has expired (refresh tokens still work), or that all are revoked. */
+const control = (what: "expire" | "revoke" | "slow-token") =>
+  fetch(new URL(`/test/${what}`, url), { method: "POST" }).then((r) => expect(r.status).toBe(204));
+
+beforeAll(async () => {
+  server = await startListening([OAUTH_SERVER], "oauth server");
+  url = server.url;
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Every file under the home, with its text. */
+function filesOf(dir: string): Array<[string, string]> {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .map((path) => [path, readFileSync(path, "utf8")] as [string, string]);
+}
+
+function tokenFile(home: string): string {
+  const files = readdirSync(join(home, "auth")).filter((name) => name.endsWith(".json"));
+  expect(files).toHaveLength(1);
+  return join(home, "auth", files[0]!);
+}
+
+const noBrowser = { BROWSER: "" };
+
+describe("sign-in", () => {
+  const outputs: CliResult[] = [];
+  const run = async (args: string[], home: string, env: Record<string, string> = noBrowser) => {
+    const result = await runCli(args, { home, env });
+    outputs.push(result);
+    return result;
+  };
+
+  it("without a token, a pipeline ends with exit 8 and the hint; login stores one that call and a followed task use", async () => {
+    const home = tempHome();
+    expect((await run(["server", "add", "demo", "--url", url], home)).code).toBe(0);
+    const refused = await run(["tools", "-s", "demo"], home);
+    expect(refused.code, refused.stderr).toBe(8);
+    expect(refused.stderr).toMatch(/authorization required/);
+    expect(refused.stderr).toMatch(/hint: sign in: mcp-task login demo/);
+    const json = await run(["tools", "-s", "demo", "--json"], home);
+    expect(json.code).toBe(8);
+    expect(json.stdout + json.stderr).toMatch(/"code":\s*"auth_required"/);
+
+    const login = await run(["login", "demo"], home, { BROWSER: APPROVE });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toMatch(/signed in to demo/);
+    const store = tokenFile(home);
+    expect(statSync(store).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, "auth")).mode & 0o777).toBe(0o700);
+    const token = JSON.parse(readFileSync(store, "utf8")).tokens.access_token as string;
+    expect(token.length).toBeGreaterThan(8);
+
+    const tools = await run(["tools", "-s", "demo"], home);
+    expect(tools.code, tools.stderr).toBe(0);
+    // A task, followed to its end (over V1 HTTP: through the session's keeper, which signs in from the same store).
+    const task = await run(["call", "work", "ms=300", "-s", "demo"], home);
+    expect(task.code, task.stderr).toBe(0);
+    expect(task.stdout).toMatch(/work done after 300 ms/);
+    const ids = [...(await run(["list", "--json"], home)).stdout.matchAll(/"taskId":\s*"([^"]+)"/g)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of new Set(ids)) expect((await run(["export", id], home)).code).toBe(0);
+
+    // The token: in the token store and nowhere else, in no output.
+    for (const [path, text] of filesOf(home)) if (path !== store) expect(text, path).not.toContain(token);
+    for (const output of outputs) expect(output.stdout + output.stderr).not.toContain(token);
+
+    // logout forgets it: the next command is refused again.
+    const logout = await run(["logout", "demo"], home);
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(logout.stderr).toMatch(/signed out of demo \(tokens revoked\)/);
+    expect(readdirSync(join(home, "auth")).filter((name) => name.endsWith(".json"))).toHaveLength(0);
+    expect((await run(["tools", "-s", "demo"], home)).code).toBe(8);
+  });
+
+  it("server add takes a client secret only as an environment reference", async () => {
+    const home = tempHome();
+    const literal = await run(
+      ["server", "add", "ci", "--url", url, "--client-id", "x", "--client-secret", "s3cret"],
+      home,
+    );
+    expect(literal.code).toBe(2);
+    expect(literal.stderr).toMatch(/--client-secret takes an environment reference/);
+    const ref = ["--client-secret", "${env:CI_SECRET}", "--grant", "client-credentials"];
+    expect((await run(["server", "add", "ci", "--url", url, "--client-id", "x", ...ref], home)).code).toBe(0);
+    const settings = readFileSync(join(home, "settings.json"), "utf8");
+    expect(settings).toContain("${env:CI_SECRET}");
+    expect(settings).not.toContain("s3cret");
+  });
+
+  it("a command meeting a 401 signs in on demand when a browser may be opened ($BROWSER), then goes on", async () => {
+    const home = tempHome();
+    await run(["server", "add", "demo", "--url", url], home);
+    const call = await run(["call", "work", "ms=100", "-s", "demo"], home, { BROWSER: APPROVE });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stderr).toMatch(/demo requires authorization: signing in/);
+    expect(call.stdout).toMatch(/work done after 100 ms/);
+  });
+
+  it("login --no-browser prints the address on stderr and waits for the browser to come back", async () => {
+    const home = tempHome();
+    await run(["server", "add", "demo", "--url", url], home);
+    const login = startCli(["login", "demo", "--no-browser"], { home, env: { BROWSER: APPROVE } });
+    const address = await new Promise<string>((resolve) => {
+      let text = "";
+      login.child.stderr!.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        const match = /open this address in a browser: (\S+)/.exec(text);
+        if (match) resolve(match[1]!);
+      });
+    });
+    const page = await fetch(address); // the person opens it (the demo approves at once and redirects back)
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/You can close this tab/);
+    expect(await login.exited).toBe(0);
+  });
+
+  it("an access token that expires while a task is followed is refreshed (once across concurrent commands); a revoked one ends with exit 8, the handle intact", async () => {
+    const home = tempHome();
+    await run(["server", "add", "demo", "--url", url], home);
+    expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
+    const first = JSON.parse(readFileSync(tokenFile(home), "utf8")).tokens.access_token as string;
+    const started = await run(["call", "work", "ms=4000", "-s", "demo", "--detach"], home);
+    expect(started.code, started.stderr).toBe(0);
+    const taskId = started.stdout.trim();
+    await control("expire");
+    const watched = await run(["watch", taskId], home);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toMatch(/work done after 4000 ms/);
+    const second = JSON.parse(readFileSync(tokenFile(home), "utf8")).tokens.access_token as string;
+    expect(second).not.toBe(first);
+
+    // Expired again, and three commands at once meet it: one refreshes (the refresh token is used once, rotated),
+    // the others wait for the lock and take its tokens; none is refused.
+    await control("slow-token"); // the refreshes overlap: without the lock, two would spend one refresh token
+    await control("expire");
+    const together = await Promise.all([1, 2, 3].map(() => run(["tools", "-s", "demo"], home)));
+    for (const one of together) expect(one.code, one.stderr).toBe(0);
+
+    const again = await run(["call", "work", "ms=4000", "-s", "demo", "--detach"], home);
+    const againId = again.stdout.trim();
+    await control("revoke");
+    const refused = await run(["watch", againId], home);
+    expect(refused.code, refused.stderr).toBe(8);
+    expect(refused.stderr).toMatch(/hint: sign in: mcp-task login demo/);
+    expect((await run(["list", "--json"], home)).stdout).toContain(againId);
+    expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
+    const after = await run(["watch", againId], home);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toMatch(/work done after 4000 ms/);
+    for (const output of outputs)
+      for (const token of [first, second]) expect(output.stdout + output.stderr).not.toContain(token);
+  });
+});

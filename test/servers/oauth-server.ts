@@ -1,0 +1,134 @@
+// An OAuth-protected MCP server for the sign-in tests: the official SDK's (v1 line) authorization server router
+// (metadata, dynamic registration, /authorize that approves at once, /token with PKCE, /revoke) and its bearer
+// middleware, in front of our sdk-v1-server (a V1 tasks server, run as a child over HTTP and proxied to).
+// The SDK's example provider (demoInMemoryOAuthProvider) is extended with what the tests need and it lacks: refresh
+// tokens, revocation, and a 401 (not a 500) for a token it does not know.
+//
+//   node oauth-server.js        prints `listening <url>` (the MCP endpoint, http://localhost:<port>/mcp)
+//   POST /test/expire           every access token stops working (as if expired); refresh tokens still work
+//   POST /test/revoke           every access and refresh token stops working
+//   POST /test/slow-token       the token endpoint answers after a second from now on
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { request, type IncomingMessage, type ServerResponse } from "node:http";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+// @ts-expect-error express (under the SDK v1 devDependency) ships no types, and @types/express is not a dependency
+import express from "express";
+import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
+import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js";
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
+import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+
+interface Grant {
+  clientId: string;
+  scopes: string[];
+  resource?: URL;
+}
+
+class Provider extends DemoInMemoryAuthProvider {
+  readonly access = new Map<string, Grant & { expiresAt: number }>();
+  readonly refresh = new Map<string, Grant>();
+
+  private issue(grant: Grant): OAuthTokens {
+    const token = randomUUID();
+    const refreshToken = randomUUID();
+    this.access.set(token, { ...grant, expiresAt: Date.now() + 3_600_000 });
+    this.refresh.set(refreshToken, grant);
+    return { access_token: token, token_type: "bearer", expires_in: 3600, refresh_token: refreshToken };
+  }
+
+  override async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    code: string,
+    verifier?: string,
+    _redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
+    const tokens = await super.exchangeAuthorizationCode(client, code, verifier);
+    const grant = { clientId: client.client_id, scopes: (tokens.scope ?? "").split(" ").filter(Boolean), resource };
+    return { ...this.issue(grant), ...(tokens.scope ? { scope: tokens.scope } : {}) };
+  }
+
+  override async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
+    const grant = this.refresh.get(refreshToken);
+    if (!grant || grant.clientId !== client.client_id) throw new InvalidGrantError("unknown refresh token");
+    this.refresh.delete(refreshToken);
+    return this.issue(grant);
+  }
+
+  override async verifyAccessToken(token: string): Promise<AuthInfo> {
+    const grant = this.access.get(token);
+    if (!grant || grant.expiresAt < Date.now()) throw new InvalidTokenError("invalid or expired token");
+    return {
+      token,
+      clientId: grant.clientId,
+      scopes: grant.scopes,
+      expiresAt: Math.floor(grant.expiresAt / 1000),
+      resource: grant.resource,
+    };
+  }
+
+  async revokeToken(_client: OAuthClientInformationFull, { token }: { token: string }): Promise<void> {
+    this.access.delete(token);
+    this.refresh.delete(token);
+  }
+}
+
+// The V1 tasks server behind the proxy.
+const child = spawn(process.execPath, [join(import.meta.dirname, "sdk-v1-server.js"), "--port", "0"], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const upstream = await new Promise<URL>((resolve) =>
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    const match = /^listening (\S+)/.exec(line);
+    if (match) resolve(new URL(match[1]!));
+  }),
+);
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => (child.kill("SIGKILL"), process.exit(0)));
+process.on("exit", () => child.kill("SIGKILL"));
+
+const app = express();
+const http = app.listen(0, "127.0.0.1");
+await new Promise((resolve) => http.once("listening", resolve));
+const port = (http.address() as { port: number }).port;
+const base = new URL(`http://localhost:${port}`);
+const mcpUrl = new URL("/mcp", base);
+const provider = new Provider();
+
+// The token endpoint answers after a second once told to (POST /test/slow-token): concurrent refreshes overlap.
+let slowToken = false;
+app.use((req: IncomingMessage, _res: ServerResponse, next: () => void) =>
+  slowToken && req.url?.startsWith("/token") ? setTimeout(next, 1000) : next(),
+);
+app.post("/test/slow-token", (_req: IncomingMessage, res: ServerResponse) => {
+  slowToken = true;
+  res.writeHead(204).end();
+});
+app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp"] }));
+app.post("/test/expire", (_req: IncomingMessage, res: ServerResponse) => {
+  for (const grant of provider.access.values()) grant.expiresAt = 0;
+  res.writeHead(204).end();
+});
+app.post("/test/revoke", (_req: IncomingMessage, res: ServerResponse) => {
+  provider.access.clear();
+  provider.refresh.clear();
+  res.writeHead(204).end();
+});
+app.all(
+  "/mcp",
+  requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
+  (req: IncomingMessage, res: ServerResponse) => {
+    const headers = { ...req.headers, host: upstream.host };
+    delete headers.authorization;
+    const out = request(new URL(upstream.pathname, upstream), { method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on("error", () => res.headersSent || res.writeHead(502).end());
+    req.pipe(out);
+  },
+);
+process.stdout.write(`listening ${mcpUrl.href}\n`);
