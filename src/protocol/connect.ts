@@ -1,19 +1,26 @@
 // Opening a connection: transport, handshake with generation detection, and the wire adapter on top.
 import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import { ReadBuffer, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
-import type { ChildProcess } from "node:child_process";
 import { connectError } from "./failures.js";
 import { SizeGuard } from "./limits.js";
-import { serverGone, stopServer } from "./process.js";
-import { httpTransport, openStandaloneStream, serverFetch, type Authorize } from "./http.js";
+import { stopServer } from "./process.js";
+import {
+  httpTransport,
+  legacySseTransport,
+  openStandaloneStream,
+  refusesStreamableHttp,
+  serverFetch,
+  type Authorize,
+} from "./http.js";
 import { traceTransport, type Trace } from "./trace.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
-import { describeServer, descriptorKey, redactSecrets, resolveEnvRefs, type ServerDescriptor } from "./server.js";
+import { describeServer, descriptorKey, redactSecrets, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
+import { adopt, serverProcess, stdioTransport, watchServer } from "./stdio-sdk.js";
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
@@ -43,11 +50,11 @@ export interface ConnectOptions {
   prestarted?: EarlyStdioTransport;
   /** Where the wire trace goes (`--trace`), if anywhere. */
   trace?: Trace;
+  /** HTTP: reach the server over legacy HTTP+SSE (set when it refused Streamable HTTP at first contact). */
+  legacySse?: boolean;
   /** HTTP: the fetch under the guard that presents the saved sign-in's token (src/auth/fetch.ts). */
   authorize?: Authorize;
 }
-
-const STDERR_TAIL_BYTES = 2000;
 
 export async function connect(descriptor: ServerDescriptor, options: ConnectOptions): Promise<Wire> {
   if (options.resume) return resume(descriptor, options, options.resume);
@@ -101,7 +108,49 @@ async function connectOnce(
       : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId, renew);
   if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport)
     wire.serverPid = transport.pid ?? undefined;
+  return transport instanceof SSEClientTransport ? plainCallsOnly(wire) : wire;
+}
+
+/**
+ * A legacy HTTP+SSE connection: its session is its event stream, which no other process can take over, so nothing
+ * started here could outlive the command. Its calls are plain calls, and its questions are this process's to answer.
+ */
+function plainCallsOnly(wire: Wire): Wire {
+  const call = wire.callTool.bind(wire);
+  wire.callTool = (name, args, options) => call(name, args, { ...options, task: "never" });
+  Object.defineProperty(wire, "handsQuestionsOnce", { value: false });
   return wire;
+}
+
+/** What `open` hands the wire: the SDK client, the channel for task traffic, and what the handshake learned. */
+interface Opened {
+  client: Client;
+  rpc: RawChannel;
+  era: ReturnType<Client["getProtocolEra"]>;
+  protocolVersion: string;
+  serverName: string;
+  sessionId: () => string | undefined;
+  transport: Transport;
+}
+
+/** Why the connection closed, for the requests that were waiting on it (a stdio server: its stderr's last words). */
+function closeReason(
+  descriptor: ServerDescriptor,
+  label: string,
+  transport: Transport,
+  stderr: string,
+  redact: (text: string) => string,
+): string {
+  const tail = sanitizeLine(stderr.trim()).slice(-400);
+  const child = serverProcess(transport);
+  const running = child !== undefined && child.exitCode === null && child.signalCode === null;
+  const base =
+    descriptor.transport !== "stdio"
+      ? `the connection to ${label} closed`
+      : running
+        ? `the server closed its output (${label})`
+        : `the server process exited (${label})`;
+  return redact(tail ? `${base}; its stderr ends with: ${tail}` : base);
 }
 
 /** Opens the transport and does the handshake (none on a resumed V1 session); the channel for task traffic on top. */
@@ -110,7 +159,7 @@ async function open(
   options: ConnectOptions,
   prior: PriorDiscovery | undefined,
   session?: ResumeToken,
-) {
+): Promise<Opened> {
   const label = options.name ?? describeServer(descriptor);
   const stderrTail = { text: "" };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
@@ -130,6 +179,7 @@ async function open(
           session,
           descriptor.transport === "http" ? await serverFetch(options.env, options.trace, label) : undefined,
           options.authorize,
+          options.legacySse,
         );
   if (options.trace) traceTransport(transport, options.trace, label);
   const client = new Client(CLIENT_INFO, {
@@ -139,19 +189,8 @@ async function open(
       probe: { timeoutMs: Math.min(options.timeoutMs ?? (requestTimeoutMs || 10_000), 10_000) },
     },
   });
-  const describeClose = () => {
-    const tail = sanitizeLine(stderrTail.text.trim()).slice(-400);
-    const child = serverProcess(transport);
-    const running = child !== undefined && child.exitCode === null && child.signalCode === null;
-    const base =
-      descriptor.transport !== "stdio"
-        ? `the connection to ${label} closed`
-        : running
-          ? `the server closed its output (${label})`
-          : `the server process exited (${label})`;
-    return redact(tail ? `${base}; its stderr ends with: ${tail}` : base);
-  };
   const redact = (text: string) => redactSecrets(text, descriptor, options.env);
+  const describeClose = () => closeReason(descriptor, label, transport, stderrTail.text, redact);
   try {
     await client.connect(transport, {
       ...(prior ? { prior } : {}),
@@ -162,6 +201,17 @@ async function open(
     const child = serverProcess(transport);
     void client.close().catch(() => {});
     if (child) await stopServer(child);
+    if (
+      descriptor.transport === "http" &&
+      !session &&
+      !options.legacySse &&
+      !guard.error &&
+      refusesStreamableHttp(error)
+    )
+      // A legacy HTTP+SSE server? If it is not one either, what Streamable HTTP met is the error to tell.
+      return open(descriptor, { ...options, legacySse: true }, { kind: "legacy" }).catch(() => {
+        throw connectError(error, label, descriptor, stderrTail.text, redact);
+      });
     throw guard.error ?? connectError(error, label, descriptor, stderrTail.text, redact);
   }
   const era = client.getProtocolEra();
@@ -192,75 +242,9 @@ function makeTransport(
   session?: ResumeToken,
   inner?: typeof fetch,
   authorize?: Authorize,
+  legacySse?: boolean,
 ): Transport {
+  if (descriptor.transport === "http" && legacySse) return legacySseTransport(descriptor, env, guard, inner, authorize);
   if (descriptor.transport === "http") return httpTransport(descriptor, env, guard, session, inner, authorize);
-  const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
-  for (const [name, value] of Object.entries(descriptor.env ?? {})) childEnv[name] = resolveEnvRefs(value, env);
-  const transport = new StdioClientTransport({
-    command: descriptor.command,
-    args: descriptor.args,
-    env: childEnv,
-    cwd: descriptor.cwd,
-    stderr: "pipe",
-    maxBufferSize: guard.limit,
-  });
-  guard.watchStdio(transport);
-  keepStderrTail(transport, stderrTail);
-  return transport;
-}
-
-/** The process of each SDK stdio transport, kept when it starts: the SDK forgets it as its close begins. */
-const sdkProcesses = new WeakMap<Transport, ChildProcess>();
-
-/** The process behind a stdio transport, once started. */
-function serverProcess(transport: Transport): ChildProcess | undefined {
-  if (transport instanceof EarlyStdioTransport) return transport.process;
-  return sdkProcesses.get(transport);
-}
-
-/**
- * The SDK's stdio transport reports a server gone only once its process has exited and every pipe has closed: a
- * server that closes its stdout and keeps running, or a grandchild that holds the pipe, would leave requests
- * waiting for their timeout. Here, the end of stdout or the server's exit closes the connection at once (once:
- * the SDK's own report follows), and the server's process group is stopped. EarlyStdioTransport does this itself.
- */
-function watchServer(transport: Transport): void {
-  if (!(transport instanceof StdioClientTransport)) return;
-  const child = serverProcess(transport);
-  if (!child) return;
-  const onclose = transport.onclose;
-  let reported = false;
-  transport.onclose = () => {
-    if (reported) return;
-    reported = true;
-    onclose?.call(transport);
-  };
-  void serverGone(child).then(() => {
-    transport.onclose?.();
-    void stopServer(child);
-  });
-}
-
-/** A prestarted stdio server, given the SDK's message reader (with the size limit) now that the SDK is loaded. */
-function adopt(early: EarlyStdioTransport, stderrTail: { text: string }, guard: SizeGuard): Transport {
-  early.adopt(new ReadBuffer({ maxBufferSize: guard.limit }));
-  guard.watchStdio(early as unknown as StdioClientTransport); // the same reader field the guard watches there
-  keepStderrTail(early, stderrTail);
-  return early;
-}
-
-/** Keeps the end of the server's stderr once the transport starts: it is what explains a crash. */
-function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, stderrTail: { text: string }): void {
-  const start = transport.start.bind(transport);
-  transport.start = async () => {
-    try {
-      await start();
-    } finally {
-      const child = (transport as unknown as { _process?: ChildProcess })._process;
-      if (transport instanceof StdioClientTransport && child) sdkProcesses.set(transport, child);
-    }
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      stderrTail.text = (stderrTail.text + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
-    });
-  };
+  return stdioTransport(descriptor, env, stderrTail, guard);
 }

@@ -1,6 +1,6 @@
 // Streamable HTTP connections: the transport over the guard's fetch (sizes, redirects), under which go the sign-in's
 // token (src/auth/fetch.ts), the wire trace and the environment's proxy; and the session's standalone GET stream.
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
 import type { SizeGuard } from "./limits.js";
 import { proxiedFetch } from "./proxy.js";
@@ -40,6 +40,35 @@ export function httpTransport(
     reconnectionScheduler: guard.reconnectionScheduler(),
     ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
   });
+}
+
+/**
+ * The legacy HTTP+SSE transport (2024-11-05: a GET event stream that names the endpoint to POST to), for a server that
+ * refused Streamable HTTP (see `refusesStreamableHttp`); plain calls only, as such a server has no tasks.
+ */
+export function legacySseTransport(
+  descriptor: Extract<ServerDescriptor, { transport: "http" }>,
+  env: Record<string, string | undefined>,
+  guard: SizeGuard,
+  inner: typeof fetch | undefined,
+  authorize: Authorize | undefined,
+): SSEClientTransport {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
+  return new SSEClientTransport(new URL(descriptor.url), {
+    requestInit: { headers },
+    fetch: guard.fetch(authorize ? authorize(inner ?? fetch) : inner),
+    redirectPolicy: "follow",
+  });
+}
+
+/**
+ * A first contact the spec's backwards compatibility says to retry as legacy HTTP+SSE: the initialize POST refused
+ * with 400, 404 or 405 (a legacy server serves GET /sse and POST /messages only). A resumed session never is.
+ */
+export function refusesStreamableHttp(error: unknown): boolean {
+  const status = (error as { status?: unknown; data?: { status?: unknown } } | undefined)?.status;
+  return status === 400 || status === 404 || status === 405;
 }
 
 /**

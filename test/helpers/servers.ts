@@ -57,15 +57,21 @@ function stopper(child: ChildProcess) {
     });
 }
 
-/** server-everything over Streamable HTTP (a real V1 server); on `port` when given (a restart on the same port). */
-export async function startEverythingHttp(port?: number): Promise<RunningServer> {
+/**
+ * server-everything over Streamable HTTP (a real V1 server); on `port` when given (a restart on the same port).
+ * `sse`: over the legacy HTTP+SSE transport instead (GET /sse, POST /message).
+ */
+export async function startEverythingHttp(
+  port?: number,
+  mode: "streamableHttp" | "sse" = "streamableHttp",
+): Promise<RunningServer> {
   port ??= await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+  const child = spawn(process.execPath, [EVERYTHING, mode], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
   });
   child.stderr?.resume();
-  const url = `http://127.0.0.1:${port}/mcp`;
+  const url = `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`;
   await waitForHttp(url, child);
   return { url, process: child, stop: stopper(child) };
 }
