@@ -99,6 +99,7 @@ async function direct(
   name?: string,
 ): Promise<Wire> {
   const { env, clock } = deps;
+  const { stderrToLog } = await import("./protocol/stdio-sdk.js");
   // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
   const prestarted =
     descriptor.transport === "stdio" && !how.resume && settings.verdict(descriptorKey(descriptor), clock.now())
@@ -121,6 +122,8 @@ async function direct(
     requestTimeoutMs: requestTimeoutMs(env),
     resume: how.resume,
     trace: deps.trace?.(),
+    // The broker's own connection: its stdio server's stderr goes to the broker's log (`server logs`).
+    ...(how.direct ? { serverStderr: stderrToLog((text) => deps.io.stderr.write(text)) } : {}),
     verdicts: {
       get: (key) => settings.verdict(key, clock.now()),
       set: (key, verdict) => settings.saveVerdict(key, verdict, clock.now()),

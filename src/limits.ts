@@ -100,6 +100,9 @@ export const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
 export const MAX_BROKER_RECORD_BYTES = 1024 * 1024;
 /** A broker's log is emptied when a broker starts with it past this size (it is appended to by every start). */
 export const MAX_BROKER_LOG_BYTES = 1024 * 1024;
+/** What a broker writes of its stdio server's stderr to its log in its life (`server logs`): a chatty server cannot
+ *  fill the disk through a broker that runs for hours. */
+export const MAX_SERVER_STDERR_LOG_BYTES = 512 * 1024;
 /** A Unix socket's path, in bytes: sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs, NUL included.
  *  A broker socket whose path under <home> would be longer is made in a short private directory instead. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
@@ -128,6 +131,9 @@ export const MAX_ERROR_TEXT = 1000;
 /** Characters of one message in the readable trace on stderr (`--trace` without a file): a person reads the start of
  *  a message; the NDJSON trace file keeps it whole (each message is bounded by MAX_MESSAGE_BYTES). */
 export const MAX_TRACE_LINE = 2000;
+/** How often `list --watch` reads the store for changes: each read costs what a `list` costs (10,000 handles: a
+ *  few ms from the index), and a person needs no faster. */
+export const LIST_WATCH_INTERVAL_MS = 1000;
 /** The shortest wait before reconnecting an SSE stream, whatever `retry:` the server sends (`retry: 0` was a
  *  reconnect storm). */
 export const SSE_MIN_RETRY_MS = 1000;

@@ -192,6 +192,8 @@ describe("watch, result, respond", () => {
       json: true,
     });
     await commanderError(["wait"], "commander.missingArgument");
+    expect(await options("wait", "abcd", "--all")).toMatchObject({ any: false });
+    await usageError(["wait", "abcd", "--all", "--any"], /--all or --any, not both/);
     await usageError(["wait", "abcd", "--timeout", "soon"], /--timeout/);
   });
 
@@ -209,8 +211,11 @@ describe("watch, result, respond", () => {
       decline: false,
       timeoutMs: 60_000,
       json: false,
+      template: false,
     });
     await usageError(["respond", "abcd", "--input", "nope"], /--input is not valid JSON/);
+    expect(await options("respond", "abcd", "--template", "--json")).toMatchObject({ template: true, json: true });
+    await usageError(["respond", "abcd", "--template", "--decline"], /--template prints the question's skeleton/);
   });
 });
 
@@ -227,13 +232,22 @@ describe("get, cancel, list, forget, prune, export, import", () => {
   });
 
   it("list: defaults; statuses split and checked", async () => {
-    expect(await options("list")).toEqual({ server: undefined, status: undefined, remote: false, json: false });
+    expect(await options("list")).toEqual({
+      server: undefined,
+      status: undefined,
+      remote: false,
+      watch: false,
+      json: false,
+    });
     expect(await options("list", "--status", "working, expired", "--remote", "-s", "srv", "--json")).toEqual({
       server: "srv",
       status: ["working", "expired"],
       remote: true,
+      watch: false,
       json: true,
     });
+    expect(await options("list", "--watch", "--json")).toMatchObject({ watch: true, json: true });
+    await usageError(["list", "--watch", "--remote"], /takes no --remote/);
     await usageError(["list", "--status", "working,bogus"], /unknown status: bogus/);
   });
 
@@ -259,11 +273,24 @@ describe("tools, dashboard, demo, demo-server, broker", () => {
       stdio: "b",
       json: true,
     });
+    expect(await options("tools", "deploy", "-s", "a")).toEqual({
+      server: "a",
+      stdio: undefined,
+      name: "deploy",
+      json: false,
+    });
   });
 
   it("dashboard, also as ui", async () => {
     expect(await parse("dashboard")).toEqual({ command: "dashboard", options: {} });
     expect(await parse("ui")).toEqual({ command: "dashboard", options: {} });
+  });
+
+  it("completion: bash, zsh or fish; __complete: servers or tasks", async () => {
+    expect(await parse("completion", "zsh")).toEqual({ command: "completion", options: { shell: "zsh" } });
+    await commanderError(["completion", "tcsh"], "commander.invalidArgument");
+    expect(await parse("__complete", "tasks")).toEqual({ command: "__complete", options: { what: "tasks" } });
+    await usageError(["__complete", "files"], /servers or tasks/);
   });
 
   it("demo and demo-server: defaults, every option, a bad generation or port", async () => {
@@ -362,7 +389,11 @@ describe("server", () => {
     await usageError(["server", "add", "n", "--stdio", "a | b"], /shell operators/);
   });
 
-  it("list, remove, use, ps, stop, import", async () => {
+  it("list, remove, use, ps, stop, logs, import", async () => {
+    expect(await parse("server", "logs", "node s.js", "--json")).toEqual({
+      command: "server logs",
+      options: { name: "node s.js", json: true },
+    });
     expect(await parse("server", "list", "--json")).toEqual({ command: "server list", options: { json: true } });
     expect(await parse("server", "remove", "n")).toEqual({ command: "server remove", options: { name: "n" } });
     expect(await parse("server", "use", "n")).toEqual({ command: "server use", options: { name: "n" } });
@@ -404,6 +435,8 @@ describe("the command surface", () => {
       "dashboard",
       "demo-server",
       "demo",
+      "completion",
+      "__complete",
       "broker",
     ]);
     const server = program.commands.find((command) => command.name() === "server")!;
@@ -414,6 +447,7 @@ describe("the command surface", () => {
       "use",
       "ps",
       "stop",
+      "logs",
       "import",
     ]);
   });

@@ -3,7 +3,9 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Leaf } from "./command.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../sanitize.js";
+import { safeJson, sanitizeLine, shellWord } from "../sanitize.js";
+import { UsageError } from "../errors.js";
+import type { ToolInfo } from "../protocol/wire.js";
 import { resolveServer } from "./resolve-server.js";
 import {
   JSON_DOCUMENT,
@@ -16,17 +18,22 @@ import {
 } from "./options.js";
 
 export interface ToolsOptions extends ServerFlags {
+  /** One tool: its input and output schemas and task support. */
+  name?: string;
   json: boolean;
 }
 
-export const tools: Leaf<ToolsOptions, []> = {
+export const tools: Leaf<ToolsOptions, [string | undefined]> = {
   declare: (parent: Command) =>
     withOptions(
-      parent.command("tools").summary("list a server's tools, their task support and the server's generation"),
+      parent
+        .command("tools")
+        .summary("list a server's tools, their task support and the server's generation")
+        .argument("[name]", "one tool: its input and output schemas and task support"),
       ...serverOptions(),
       jsonOption(JSON_DOCUMENT),
     ),
-  parse: (_args, flags) => ({ ...serverFlags(flags), json: jsonFlag(flags) }),
+  parse: ([name], flags) => ({ ...serverFlags(flags), ...(name !== undefined ? { name } : {}), json: jsonFlag(flags) }),
   run: (options, ctx) => runTools(options, ctx),
 };
 
@@ -35,6 +42,7 @@ export async function runTools(options: ToolsOptions, ctx: Context): Promise<num
   const wire = await ctx.connect(server.descriptor, server.name);
   try {
     const tools = await wire.listTools();
+    if (options.name !== undefined) return showTool(options.name, tools, server.name, ctx, options.json);
     createPrinter(ctx.io, options.json).document(
       { server: server.name, generation: wire.generation, protocolVersion: wire.protocolVersion, tools },
       () => {
@@ -56,3 +64,25 @@ export async function runTools(options: ToolsOptions, ctx: Context): Promise<num
 function taskLabel(support: string): string {
   return support === "server" ? "server-decides" : support === "forbidden" ? "no task" : `task ${support}`;
 }
+
+/** One tool as a document: its schemas exactly as the server sent them (text: indented JSON, made safe). */
+function showTool(name: string, tools: ToolInfo[], server: string, ctx: Context, json: boolean): number {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool)
+    throw new UsageError(
+      `${sanitizeLine(server)} has no tool named ${sanitizeLine(name)}`,
+      `see its tools with: mcp-task tools -s ${shellWord(server)}`,
+    );
+  createPrinter(ctx.io, json).document(tool, () =>
+    [
+      `${sanitizeLine(tool.name)}${tool.title ? ` (${sanitizeLine(tool.title)})` : ""}: ${taskLabel(tool.taskSupport)}`,
+      ...(tool.description ? [`  ${sanitizeLine(tool.description)}`] : []),
+      "input schema:",
+      indent(safeJson(tool.inputSchema, 2)),
+      ...(tool.outputSchema ? ["output schema:", indent(safeJson(tool.outputSchema, 2))] : []),
+    ].join("\n"),
+  );
+  return 0;
+}
+
+const indent = (text: string) => text.replace(/^/gm, "  ");

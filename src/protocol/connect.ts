@@ -20,7 +20,7 @@ import { traceTransport, type Trace } from "./trace.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, redactSecrets, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
-import { adopt, serverProcess, stdioTransport, watchServer } from "./stdio-sdk.js";
+import { adopt, serverProcess, stdioTransport, watchServer, type StderrTail } from "./stdio-sdk.js";
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
@@ -48,6 +48,8 @@ export interface ConnectOptions {
   resume?: ResumeToken;
   /** A stdio server already starting (see stdio.ts): used when the generation is known, else discarded. */
   prestarted?: EarlyStdioTransport;
+  /** Where a stdio server's stderr goes besides the tail kept for errors (a broker: its log). */
+  serverStderr?: (text: string) => void;
   /** Where the wire trace goes (`--trace`), if anywhere. */
   trace?: Trace;
   /** HTTP: reach the server over legacy HTTP+SSE (set when it refused Streamable HTTP at first contact). */
@@ -161,7 +163,7 @@ async function open(
   session?: ResumeToken,
 ): Promise<Opened> {
   const label = options.name ?? describeServer(descriptor);
-  const stderrTail = { text: "" };
+  const stderrTail: StderrTail = { text: "", sink: options.serverStderr };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // The prestarted server serves one connection, and only one whose generation is known (see stdio.ts).
@@ -237,7 +239,7 @@ async function open(
 function makeTransport(
   descriptor: ServerDescriptor,
   env: Record<string, string | undefined>,
-  stderrTail: { text: string },
+  stderrTail: StderrTail,
   guard: SizeGuard,
   session?: ResumeToken,
   inner?: typeof fetch,

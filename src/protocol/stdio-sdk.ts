@@ -6,16 +6,45 @@ import { ReadBuffer, type Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
+import { MAX_SERVER_STDERR_LOG_BYTES } from "../limits.js";
+import { sanitizeLine } from "../sanitize.js";
 import { resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
 
 const STDERR_TAIL_BYTES = 2000;
 
+/** The end of a stdio server's stderr, and where all of it goes besides (a broker's log), if anywhere. */
+export interface StderrTail {
+  text: string;
+  sink?: (text: string) => void;
+}
+
+/**
+ * Where a broker sends its stdio server's stderr: its own log (its stderr), each line prefixed and made safe, up to
+ * MAX_SERVER_STDERR_LOG_BYTES in a broker's life (then one line says the rest is left out).
+ */
+export function stderrToLog(write: (text: string) => unknown): (text: string) => void {
+  let left = MAX_SERVER_STDERR_LOG_BYTES;
+  let partial = "";
+  return (text) => {
+    if (left <= 0) return;
+    const lines = (partial + text).split("\n");
+    partial = lines.pop() ?? "";
+    if (partial.length > 4096) (lines.push(partial), (partial = ""));
+    for (const line of lines) {
+      const out = `server stderr: ${sanitizeLine(line)}\n`;
+      left -= Buffer.byteLength(out);
+      write(left > 0 ? out : "server stderr: (the rest is left out: MAX_SERVER_STDERR_LOG_BYTES)\n");
+      if (left <= 0) return;
+    }
+  };
+}
+
 /** The SDK's transport for a stdio server (its ${env:} environment references resolved now). */
 export function stdioTransport(
   descriptor: Extract<ServerDescriptor, { transport: "stdio" }>,
   env: Record<string, string | undefined>,
-  stderrTail: { text: string },
+  stderrTail: StderrTail,
   guard: SizeGuard,
 ): StdioClientTransport {
   const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
@@ -66,7 +95,7 @@ export function watchServer(transport: Transport): void {
 }
 
 /** A prestarted stdio server, given the SDK's message reader (with the size limit) now that the SDK is loaded. */
-export function adopt(early: EarlyStdioTransport, stderrTail: { text: string }, guard: SizeGuard): Transport {
+export function adopt(early: EarlyStdioTransport, stderrTail: StderrTail, guard: SizeGuard): Transport {
   early.adopt(new ReadBuffer({ maxBufferSize: guard.limit }));
   guard.watchStdio(early as unknown as StdioClientTransport); // the same reader field the guard watches there
   keepStderrTail(early, stderrTail);
@@ -74,7 +103,7 @@ export function adopt(early: EarlyStdioTransport, stderrTail: { text: string }, 
 }
 
 /** Keeps the end of the server's stderr once the transport starts: it is what explains a crash. */
-function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, stderrTail: { text: string }): void {
+function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, stderrTail: StderrTail): void {
   const start = transport.start.bind(transport);
   transport.start = async () => {
     try {
@@ -84,7 +113,9 @@ function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, s
       if (transport instanceof StdioClientTransport && child) sdkProcesses.set(transport, child);
     }
     transport.stderr?.on("data", (chunk: Buffer) => {
-      stderrTail.text = (stderrTail.text + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+      const text = chunk.toString("utf8");
+      stderrTail.text = (stderrTail.text + text).slice(-STDERR_TAIL_BYTES);
+      stderrTail.sink?.(text);
     });
   };
 }

@@ -154,3 +154,31 @@ export function requestedForm(request: InputRequest): Schema {
   const requested = request.params.requestedSchema;
   return requested && typeof requested === "object" && !Array.isArray(requested) ? (requested as Schema) : EMPTY_FORM;
 }
+
+/**
+ * A skeleton of the answer to a form (`respond --template`): each field's default, else its first choice, else an
+ * empty value of its kind; with a line per field saying what it takes.
+ */
+export function templateOf(schema: Schema): { template: Record<string, unknown>; notes: string[] } {
+  const template: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const field of fieldsOf(schema)) {
+    const choices = "choices" in field ? field.choices : undefined;
+    const empty: Record<Field["kind"], unknown> = {
+      string: "",
+      number: 0,
+      integer: 0,
+      boolean: false,
+      enum: choices?.[0]?.value ?? null,
+      oneOf: choices?.[0]?.value ?? null,
+      multi: [],
+      json: null,
+    };
+    template[field.name] = field.default !== undefined ? field.default : empty[field.kind];
+    const takes = choices ? `one of ${choices.map((c) => JSON.stringify(c.value)).join(", ")}` : (field.type ?? field.kind);
+    const parts = [takes, field.required ? "required" : "optional"];
+    if (field.default !== undefined) parts.push(`default ${JSON.stringify(field.default)}`);
+    notes.push(`${field.name}: ${parts.join(", ")}${field.description ? ` (${field.description.split("\n")[0]})` : ""}`);
+  }
+  return { template, notes };
+}

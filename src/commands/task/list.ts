@@ -4,21 +4,14 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine } from "../../sanitize.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
-import { age, viewOfSummary } from "../../tasks/views.js";
+import { viewOfSummary } from "../../tasks/views.js";
 import type { HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
-
-export interface ListOptions {
-  server?: string;
-  /** Only these statuses (a task status, `expired` or `gone`). */
-  status?: string[];
-  remote: boolean;
-  json: boolean;
-}
+import { runListWatch } from "./list-watch.js";
+import { rowLine, shownStatus, type ListOptions } from "./list-view.js";
 
 export const list: Leaf<ListOptions, []> = {
   declare: (parent: Command) =>
@@ -27,7 +20,8 @@ export const list: Leaf<ListOptions, []> = {
       serverOption("only tasks of this server"),
       new Option("--status <s,...>", `only these statuses (${TASK_STATUSES.join(", ")}, expired, gone)`),
       new Option("--remote", "add the server's tasks/list (2025-11-25 servers that offer it)"),
-      jsonOption(JSON_DOCUMENT),
+      new Option("--watch", "then print each change (added, changed, removed) as it happens, until Ctrl-C"),
+      jsonOption(`${JSON_DOCUMENT}; with --watch, one JSON line per task, then per change`),
     ),
   parse: (_args, flags) => {
     const status = (flags.status as string | undefined)
@@ -38,9 +32,16 @@ export const list: Leaf<ListOptions, []> = {
       if (wanted !== "expired" && wanted !== "gone" && !TASK_STATUSES.includes(wanted as TaskStatus))
         throw new UsageError(`unknown status: ${wanted}`, `use ${TASK_STATUSES.join(", ")}, expired or gone`);
     }
-    return { server: flags.server as string | undefined, status, remote: Boolean(flags.remote), json: jsonFlag(flags) };
+    if (flags.watch && flags.remote) throw new UsageError("--watch follows the saved tasks: it takes no --remote");
+    return {
+      server: flags.server as string | undefined,
+      status,
+      remote: Boolean(flags.remote),
+      watch: Boolean(flags.watch),
+      json: jsonFlag(flags),
+    };
   },
-  run: (options, ctx) => runList(options, ctx),
+  run: (options, ctx) => (options.watch ? runListWatch(options, ctx) : runList(options, ctx)),
   settings: false,
 };
 
@@ -90,21 +91,8 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
     rows = rows.filter((row) => wanted.includes(shownStatus(row)) || (row.expired && wanted.includes("expired")));
   rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)); // ISO times: plain comparison, ~10x cheaper than localeCompare
   const printer = createPrinter(ctx.io, options.json);
-  printer.document(rows, () =>
-    rows
-      .map((row) => {
-        const status = shownStatus(row);
-        const message = row.statusMessage ? `  ${sanitizeLine(row.statusMessage).slice(0, 60)}` : "";
-        return `${sanitizeLine(row.taskId).padEnd(36)}  ${status.padEnd(14)} ${age(row.createdAt, now).padStart(4)}  ${sanitizeLine(row.tool)} @ ${sanitizeLine(row.server)}${row.remoteOnly ? " (server only)" : ""}${message}`;
-      })
-      .join("\n"),
-  );
+  printer.document(rows, () => rows.map((row) => rowLine(row, now)).join("\n"));
   // On stderr in --json mode too (whose printer keeps notes off stdout's one document): the user must hear of it.
   skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
   return 0;
-}
-
-/** The status a row shows: `gone` (the server lost it), `expired` (past its ttl, not known finished), else its own. */
-function shownStatus(row: HandleView): string {
-  return row.gone ? "gone" : row.expired ? "expired" : row.status;
 }

@@ -1,7 +1,9 @@
 // `mcp-task respond <id>`: answer a saved task's outstanding input request from another process. It waits for the
 // question if it has not come yet, and returns once the server has taken the answer (the task leaves
 // input_required) or the task ends. With --json it prints one JSON document, like `get`.
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { runTemplate } from "./respond-template.js";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
@@ -30,6 +32,8 @@ import type { FinalOutcome } from "../../model.js";
 export interface RespondOptions extends TaskRef, AnswerFlags {
   timeoutMs?: number;
   json: boolean;
+  /** Print a skeleton of the answer instead (./respond-template.ts). */
+  template: boolean;
 }
 
 export const respond: Leaf<RespondOptions, [string]> = {
@@ -42,15 +46,21 @@ export const respond: Leaf<RespondOptions, [string]> = {
       pickServer(),
       ...answerOptions("the answer: an object of form fields", "decline the request"),
       timeoutOption("stop waiting for the question after this long; exit 7"),
+      new Option("--template", "print a JSON skeleton of the outstanding question's answer instead (to edit and give)"),
       jsonOption("one JSON document on stdout"),
     ),
-  parse: ([id], flags) => ({
-    ...taskRef(id, flags),
-    ...answerFlags(flags),
-    timeoutMs: timeoutFlag(flags),
-    json: jsonFlag(flags),
-  }),
-  run: (options, ctx) => runRespond(options, ctx),
+  parse: ([id], flags) => {
+    if (flags.template && (flags.input !== undefined || flags.decline))
+      throw new UsageError("--template prints the question's skeleton: it takes no answer");
+    return {
+      ...taskRef(id, flags),
+      ...answerFlags(flags),
+      timeoutMs: timeoutFlag(flags),
+      json: jsonFlag(flags),
+      template: Boolean(flags.template),
+    };
+  },
+  run: (options, ctx) => (options.template ? runTemplate(options, ctx) : runRespond(options, ctx)),
 };
 
 export async function runRespond(options: RespondOptions, ctx: Context): Promise<number> {

@@ -4,7 +4,7 @@
 // complete (0 when all did). A task that asks for input is exit 6 at once (no prompt ever blocks a pipeline).
 import { Argument, Option, type Command } from "commander";
 import type { Context } from "../../context.js";
-import { describeError, ExitCode, StillRunningError } from "../../errors.js";
+import { describeError, ExitCode, StillRunningError, UsageError } from "../../errors.js";
 import type { FinalOutcome } from "../../model.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
 import { sanitizeLine, shellWord } from "../../sanitize.js";
@@ -41,17 +41,21 @@ export const wait: Leaf<WaitOptions, [string[]]> = {
         .summary("wait for several saved tasks to end; exit with the first one's code that did not complete")
         .addArgument(new Argument("<id...>", "task ids or unique prefixes")),
       pickServer(),
+      new Option("--all", "end when every task has ended (the default)"),
       new Option("--any", "end as soon as one task has ended"),
       timeoutOption(),
       jsonOption(JSON_EVENTS),
     ),
-  parse: ([ids], flags: Flags) => ({
-    ids,
-    server: flags.server as string | undefined,
-    any: Boolean(flags.any),
-    timeoutMs: timeoutFlag(flags),
-    json: jsonFlag(flags),
-  }),
+  parse: ([ids], flags: Flags) => {
+    if (flags.all && flags.any) throw new UsageError("give --all or --any, not both");
+    return {
+      ids,
+      server: flags.server as string | undefined,
+      any: Boolean(flags.any),
+      timeoutMs: timeoutFlag(flags),
+      json: jsonFlag(flags),
+    };
+  },
   run: (options, ctx) => runWait(options, ctx),
 };
 

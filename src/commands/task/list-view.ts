@@ -1,0 +1,25 @@
+// What `list` is asked for, and how it shows a task: one line, its status as shown (`gone`, `expired`, else its own).
+import type { HandleView } from "../../model.js";
+import { sanitizeLine } from "../../sanitize.js";
+import { age } from "../../tasks/views.js";
+
+export interface ListOptions {
+  server?: string;
+  /** Only these statuses (a task status, `expired` or `gone`). */
+  status?: string[];
+  remote: boolean;
+  /** Go on after the list: a line (or JSON line) for each change, until Ctrl-C. */
+  watch: boolean;
+  json: boolean;
+}
+
+/** One task as a line of the list. */
+export function rowLine(row: HandleView & { remoteOnly?: boolean }, now: number): string {
+  const message = row.statusMessage ? `  ${sanitizeLine(row.statusMessage).slice(0, 60)}` : "";
+  return `${sanitizeLine(row.taskId).padEnd(36)}  ${shownStatus(row).padEnd(14)} ${age(row.createdAt, now).padStart(4)}  ${sanitizeLine(row.tool)} @ ${sanitizeLine(row.server)}${row.remoteOnly ? " (server only)" : ""}${message}`;
+}
+
+/** The status a row shows: `gone` (the server lost it), `expired` (past its ttl, not known finished), else its own. */
+export function shownStatus(row: HandleView): string {
+  return row.gone ? "gone" : row.expired ? "expired" : row.status;
+}

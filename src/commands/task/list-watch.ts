@@ -1,0 +1,53 @@
+// `mcp-task list --watch`: the saved tasks, then each change as it happens (a task added, its status or message
+// changed, a task removed), read from the store every LIST_WATCH_INTERVAL_MS until Ctrl-C. Each change is told once:
+// the store is compared with what was last told, whichever process wrote it (a command, a broker, the dashboard).
+import type { Context } from "../../context.js";
+import { ExitCode } from "../../errors.js";
+import { LIST_WATCH_INTERVAL_MS } from "../../limits.js";
+import type { HandleView } from "../../model.js";
+import { createPrinter } from "../../output/printer.js";
+import { safeJson } from "../../sanitize.js";
+import { viewOfSummary } from "../../tasks/views.js";
+import { rowLine, shownStatus, type ListOptions } from "./list-view.js";
+import { Skipped } from "./skipped.js";
+
+/** `task`: one of the tasks there at the start; then each change. */
+type Change = "task" | "added" | "changed" | "removed";
+
+/** What a change is measured by: what a person or a script would act on. */
+const fingerprint = (row: HandleView) =>
+  `${shownStatus(row)}|${row.statusMessage ?? ""}|${row.updatedAt}|${row.gone ?? ""}`;
+
+export async function runListWatch(options: ListOptions, ctx: Context): Promise<number> {
+  const printer = createPrinter(ctx.io, false);
+  const tell = (change: Change, row: HandleView, now: number) =>
+    options.json
+      ? ctx.io.stdout.write(`${safeJson({ type: "change", change, task: { ...row, status: shownStatus(row) } })}\n`)
+      : ctx.io.stdout.write(`${change.padEnd(8)} ${rowLine(row, now)}\n`);
+  let told = new Map<string, { row: HandleView; print: string }>();
+  for (let first = true; !ctx.interrupt.aborted; first = false) {
+    const now = ctx.clock.now();
+    const skipped = new Skipped();
+    const rows = (await ctx.tracker.store.summaries(skipped.add))
+      .map((summary) => viewOfSummary(summary, now))
+      .filter((row) => options.server === undefined || row.server === options.server)
+      .filter(
+        (row) =>
+          !options.status ||
+          options.status.includes(shownStatus(row)) ||
+          (row.expired && options.status.includes("expired")),
+      );
+    const seen = new Map(rows.map((row) => [row.taskId, { row, print: fingerprint(row) }]));
+    for (const [id, now_] of seen) {
+      const before = told.get(id);
+      if (!before) tell(first ? ("task" as Change) : "added", now_.row, now);
+      else if (before.print !== now_.print) tell("changed", now_.row, now);
+    }
+    for (const [id, before] of told) if (!seen.has(id)) tell("removed", before.row, now);
+    told = seen;
+    if (first) skipped.report(printer, ctx.tracker.store.dir);
+    await ctx.clock.sleep(LIST_WATCH_INTERVAL_MS, ctx.interrupt);
+  }
+  // Ctrl-C is how a watch ends.
+  return ExitCode.ok;
+}
