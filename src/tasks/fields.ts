@@ -175,10 +175,14 @@ export function templateOf(schema: Schema): { template: Record<string, unknown>;
       json: null,
     };
     template[field.name] = field.default !== undefined ? field.default : empty[field.kind];
-    const takes = choices ? `one of ${choices.map((c) => JSON.stringify(c.value)).join(", ")}` : (field.type ?? field.kind);
+    const takes = choices
+      ? `one of ${choices.map((c) => JSON.stringify(c.value)).join(", ")}`
+      : (field.type ?? field.kind);
     const parts = [takes, field.required ? "required" : "optional"];
     if (field.default !== undefined) parts.push(`default ${JSON.stringify(field.default)}`);
-    notes.push(`${field.name}: ${parts.join(", ")}${field.description ? ` (${field.description.split("\n")[0]})` : ""}`);
+    notes.push(
+      `${field.name}: ${parts.join(", ")}${field.description ? ` (${field.description.split("\n")[0]})` : ""}`,
+    );
   }
   return { template, notes };
 }
