@@ -1,5 +1,7 @@
 // The one injected context: IO streams with their TTY facts, a clock, the environment, settings and a way to
-// connect to servers. Nothing below bin/ reaches for process.*, Date.now or setTimeout directly.
+// connect to servers. The commands, the engine and the views take what they need of the process from it (the real
+// one: src/process-context.ts; the tests': test/helpers/context.ts). What runs beside them and is not a test's to
+// fake reads the process itself: stdio servers' processes (protocol/process.ts), the broker, file times in the store.
 import type { Clock } from "./model.js";
 import type { Settings } from "./store/settings.js";
 export type { Clock };

@@ -57,7 +57,8 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string, sig
     if (await provider.renewsAlone()) {
       try {
         const result = await provider.renewed(presented, () =>
-          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: fetch }),
+          // Through the same network as the server (the proxy the environment names, the trace), not around it.
+          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: next }),
         );
         if (result === "AUTHORIZED") {
           const retried = await again(response, async () => {});

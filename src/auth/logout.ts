@@ -1,5 +1,6 @@
 // Signing out: the server's tokens are forgotten, and revoked first where its authorization server offers
 // revocation (RFC 7009). Hand-written: the SDK has no revocation call.
+import { proxiedFetch } from "../protocol/proxy.js";
 import { resolveEnvRefs } from "../protocol/server.js";
 import { AUTH_REQUEST_TIMEOUT_MS } from "../limits.js";
 import type { OAuthClientSettings } from "../store/settings.js";
@@ -23,6 +24,8 @@ export async function signOut(
   const endpoint = (record.discovery?.authorizationServerMetadata as { revocation_endpoint?: string } | undefined)
     ?.revocation_endpoint;
   let revoked = false;
+  // Through the proxy the environment names, as every request to the server goes.
+  const net = (await proxiedFetch(env)) ?? fetch;
   if (record.tokens && endpoint) {
     const clientId = client?.clientId ?? record.client?.client_id;
     const secret = client?.clientSecret ? resolveEnvRefs(client.clientSecret, env) : record.client?.client_secret;
@@ -31,20 +34,27 @@ export async function signOut(
       [record.tokens.refresh_token, "refresh_token"],
       [record.tokens.access_token, "access_token"],
     ] as const) {
-      if (token) revoked = (await revoke(endpoint, token, hint, clientId, secret)) && revoked;
+      if (token) revoked = (await revoke(net, endpoint, token, hint, clientId, secret)) && revoked;
     }
   }
   const hadTokens = store.remove(url);
   return { hadTokens, revocable: Boolean(endpoint), revoked };
 }
 
-async function revoke(endpoint: string, token: string, hint: string, clientId?: string, secret?: string) {
+async function revoke(
+  net: typeof fetch,
+  endpoint: string,
+  token: string,
+  hint: string,
+  clientId?: string,
+  secret?: string,
+) {
   const body = new URLSearchParams({ token, token_type_hint: hint });
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
   if (secret && clientId) headers.authorization = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
   else if (clientId) body.set("client_id", clientId);
   try {
-    const response = await fetch(endpoint, {
+    const response = await net(endpoint, {
       method: "POST",
       headers,
       body,

@@ -9,6 +9,7 @@ import { sanitizeLine } from "../sanitize.js";
 import type { OAuthClientSettings } from "../store/settings.js";
 import { opener, openUrl, type OpenPolicy } from "./browser.js";
 import { quietAuth } from "./fetch.js";
+import { proxiedFetch } from "../protocol/proxy.js";
 import { listen } from "./loopback.js";
 import { StoredProvider } from "./provider.js";
 import type { AuthStore } from "./store.js";
@@ -32,18 +33,21 @@ export interface SignIn {
 }
 
 export async function signIn(o: SignIn): Promise<void> {
+  // Discovery, registration and the token exchange go through the proxy the environment names, as the server's
+  // requests do.
+  const net = (await proxiedFetch(o.env)) ?? fetch;
   try {
     if (o.client?.grant === "client_credentials") {
       const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret);
       o.store.saveTokens(o.url, undefined);
       if (
-        (await quietAuth(provider, { serverUrl: o.url, ...(await challengeOf(o.url)), fetchFn: fetch })) !==
+        (await quietAuth(provider, { serverUrl: o.url, ...(await challengeOf(o.url, net)), fetchFn: net })) !==
         "AUTHORIZED"
       )
         throw new AuthRequiredError(`${o.name}'s authorization server gave no token for the client credentials`);
       return;
     }
-    await browserSignIn(o);
+    await browserSignIn(o, net);
   } catch (error) {
     if (error instanceof McpTaskError) throw error;
     // The SDK's errors (OAuthError and the flow's own) carry the authorization server's text: one sanitized line.
@@ -56,7 +60,7 @@ export async function signIn(o: SignIn): Promise<void> {
   }
 }
 
-async function browserSignIn(o: SignIn): Promise<void> {
+async function browserSignIn(o: SignIn, net: typeof fetch): Promise<void> {
   const state = randomBytes(24).toString("base64url");
   const loopback = await listen(state);
   try {
@@ -79,14 +83,14 @@ async function browserSignIn(o: SignIn): Promise<void> {
     // A new sign-in, not a refresh of the old one; discovery afresh (the server may have moved to another
     // authorization server, where mcp-task registers again: the SDK reads a client stamped for another as absent).
     o.store.update(o.url, (record) => (record.tokens = record.savedAt = record.discovery = undefined));
-    const challenge = { ...(await challengeOf(o.url)), ...(o.scope ? { scope: o.scope } : {}) };
-    if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: fetch })) === "AUTHORIZED") return;
+    const challenge = { ...(await challengeOf(o.url, net)), ...(o.scope ? { scope: o.scope } : {}) };
+    if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net })) === "AUTHORIZED") return;
     const params = await loopback.callback(o.waitMs ?? LOGIN_WAIT_MS, o.signal);
     const result = await quietAuth(provider, {
       serverUrl: o.url,
       authorizationCode: params.get("code")!,
       iss: params.get("iss") ?? undefined,
-      fetchFn: fetch,
+      fetchFn: net,
     });
     if (result !== "AUTHORIZED") throw new AuthRequiredError(`${o.name}'s authorization server gave no token`);
   } finally {
@@ -98,9 +102,9 @@ async function browserSignIn(o: SignIn): Promise<void> {
  * What the server's 401 says (RFC 9728 §5.1: where its protected-resource metadata is, the scope it wants), asked
  * with a ping and no token: `auth()` falls back on the well-known addresses when there is no challenge to read.
  */
-async function challengeOf(url: string): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function challengeOf(url: string, net: typeof fetch): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   try {
-    const response = await fetch(url, {
+    const response = await net(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),

@@ -118,8 +118,9 @@ export interface TaskPage {
 }
 
 /**
- * What a later process needs to reach the same server (and, on V1 over HTTP, the same session) again. Opaque
- * above src/protocol: the store keeps it as JSON and hands it back to `connect`.
+ * What a later process needs to reach the same server (and, on V1 over HTTP, the same session) again. The store
+ * keeps it as JSON and hands it back to `connect`; above src/protocol only `generation` and `protocolVersion` are
+ * read (for display), the rest (session, discovery, capabilities) is src/protocol's alone.
  */
 export interface ResumeToken {
   generation: Generation;
