@@ -43,6 +43,9 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
   const { home, env, self, clock } = deps;
   const reach = { home, env, self, clock };
   const broker = () => import("./broker/client.js");
+  /** The keeper of a V1 HTTP session (a broker started on demand); its own connection takes a saved server's credentials. */
+  const keeper = async (given: Extract<ServerDescriptor, { transport: "http" }>, session: ResumeToken, name?: string) =>
+    (await broker()).connectBroker({ ...reach, descriptor: given, name: name ?? given.url, start: true, session });
   return async (given, name, how = {}) => {
     const settings = await deps.settings();
     // Credentials only for servers the person saved (protocol/server.ts: credentialed).
@@ -53,14 +56,7 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
       // A saved task whose questions are handed over once (V1) is reached through the keeper of its session,
       // started on demand: it resumes the session (no new initialize), keeps its streams open and holds the
       // questions no command is there to answer.
-      const session = how.resume;
-      return (await broker()).connectBroker({
-        ...reach,
-        descriptor: given,
-        name: name ?? given.url,
-        start: true,
-        session,
-      });
+      return keeper(given, how.resume, name);
     }
     if (given.transport === "http" && how.outlive) {
       // A new task: the session is opened here; where its questions are handed over once, the session's keeper
@@ -69,13 +65,7 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
       if (!wire.handsQuestionsOnce) return wire;
       const session = wire.resumeToken();
       await wire.close();
-      return (await broker()).connectBroker({
-        ...reach,
-        descriptor: given,
-        name: name ?? given.url,
-        start: true,
-        session,
-      });
+      return keeper(given, session, name);
     }
     if (given.transport === "stdio" && how.resume) {
       // A stdio server dies with the process that started it: a saved task is reached through the broker that
