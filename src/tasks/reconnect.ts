@@ -1,6 +1,6 @@
 // Reaching saved tasks' servers again from a later process (their V1 session where they have one; on stdio, the
 // server's broker): one connection per server and session, shared by every task followed through it.
-import type { Clock } from "../model.js";
+import type { Clock, Handle } from "../model.js";
 import { ServerError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { connectionScope, type ResumeToken, type Wire } from "../protocol/wire.js";
@@ -10,11 +10,11 @@ import { saveMoves, type TrackedTask } from "./tracker.js";
 
 /** What reaching a server needs of the context. */
 export interface ReconnectContext {
-  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken }): Promise<Wire>;
+  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken; outlive?: boolean }): Promise<Wire>;
   clock: Clock;
 }
 
-interface Link {
+export interface Link {
   readonly wire: Wire;
   readonly engine: TaskEngine;
 }
@@ -34,27 +34,51 @@ export class ServerLinks {
     private readonly note?: (text: string) => void,
   ) {}
 
-  /** The connection and engine that reach `tracked`'s task. */
+  /** The connection and engine that reach `tracked`'s task (followed through it: its moves are saved). */
   async linkFor(tracked: TrackedTask): Promise<Link> {
+    const { server } = tracked.handle;
+    this.tracked.set(`${descriptorKey(server.descriptor)}|${tracked.taskId}`, tracked);
+    return this.linkOf(tracked);
+  }
+
+  /** No longer follows `tracked` (its moves are not saved through these connections any more). */
+  release(tracked: TrackedTask): void {
+    this.tracked.delete(`${descriptorKey(tracked.handle.server.descriptor)}|${tracked.taskId}`);
+  }
+
+  /** The connection for new calls to `server` (their tasks outlive the command: see Context.connect). */
+  linkTo(server: { name: string; descriptor: ServerDescriptor }): Promise<Link> {
+    return this.shared(`${descriptorKey(server.descriptor)}|`, () =>
+      this.ctx.connect(server.descriptor, server.name, { outlive: true }),
+    );
+  }
+
+  /** The connection that reaches a saved task (`tracked`: to mark it gone when its stdio broker is). */
+  async linkOf(tracked: TrackedTask | { handle: Handle; markGone?: undefined }): Promise<Link> {
     const { server, resume } = tracked.handle;
-    const serverKey = descriptorKey(server.descriptor);
-    this.tracked.set(`${serverKey}|${tracked.taskId}`, tracked);
-    const key = `${serverKey}|${connectionScope(resume)}`;
-    let link = this.links.get(key);
-    if (!link) {
-      link = this.open(tracked, serverKey);
-      this.links.set(key, link);
-      link.catch(() => this.links.delete(key));
-    }
     try {
-      return await link;
+      return await this.shared(`${descriptorKey(server.descriptor)}|${connectionScope(resume)}`, () =>
+        this.ctx.connect(server.descriptor, server.name, { resume }),
+      );
     } catch (error) {
       // A stdio task whose broker (and so its server) is gone, and whose outcome the broker did not write, is lost:
       // record it on the handle. (A broker writes the outcome of every task it held before it leaves.)
       if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome)
-        await tracked.markGone(error.message).catch(() => {});
+        await tracked.markGone?.(error.message).catch(() => {});
       throw error;
     }
+  }
+
+  /** One connection per key, opened on first use; one that failed is opened again by the next that needs it. */
+  private shared(key: string, connect: () => Promise<Wire>): Promise<Link> {
+    let link = this.links.get(key);
+    if (!link) {
+      const serverKey = key.slice(0, key.indexOf("|"));
+      link = connect().then((wire) => this.engineOver(wire, serverKey));
+      this.links.set(key, link);
+      link.catch(() => this.links.delete(key));
+    }
+    return link;
   }
 
   /** Closes every connection opened. */
@@ -64,9 +88,7 @@ export class ServerLinks {
     await Promise.all(links.map((link) => link.then((l) => l.wire.close()).catch(() => {})));
   }
 
-  private async open(first: TrackedTask, serverKey: string): Promise<Link> {
-    const { server, resume } = first.handle;
-    const wire = await this.ctx.connect(server.descriptor, server.name, { resume });
+  private engineOver(wire: Wire, serverKey: string): Link {
     saveMoves(wire, (taskId) => this.tracked.get(`${serverKey}|${taskId}`), this.note);
     wire.onQuestionWithdrawn = (_taskId, request) => this.note?.(withdrawnNote(request));
     return { wire, engine: new TaskEngine(wire, this.ctx.clock, this.input) };

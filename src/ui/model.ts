@@ -3,18 +3,18 @@
 // consumed by one React hook (useDashboard) so that the views stay pure functions of props. All async work
 // (connections, watching, answering) lives here, not in components. Full handles are read only where needed: the
 // tasks being followed, the one open in the detail view, and the one a key acts on (cancel, pager). Its parts:
-// ./state.ts (the state's shape), ./scan.ts (what changed in the store), ./links.ts (one connection and engine per
+// ./state.ts (the state's shape), ./scan.ts (what changed in the store), ../tasks/reconnect.ts (one connection and engine per
 // server), ./questions.ts (the questions waiting for the person).
 import type { Context } from "../context.js";
 import { TaskNotFoundError, describeError } from "../errors.js";
-import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
+import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputResponse } from "../protocol/wire.js";
 import { deliveryNote } from "../tasks/input.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { followSettings, followTask } from "../tasks/run.js";
 import { summarize } from "../store/handle-file.js";
 import type { Handle } from "../model.js";
-import { ServerLinks } from "./links.js";
+import { ServerLinks } from "../tasks/reconnect.js";
 import { StoreScan } from "./scan.js";
 import { QuestionQueue } from "./questions.js";
 import type { Connection, DashboardState, TaskRow } from "./state.js";
@@ -34,7 +34,6 @@ export class DashboardModel {
   /** Writes what was seen of each followed task (on close). */
   private readonly flushed = new Map<string, () => Promise<void>>();
   /** The tasks being followed, by stem: one its wire reaches through a new session gets its handle updated. */
-  private readonly tracked = new Map<string, TrackedTask>();
   private readonly stop = new AbortController();
   /** Made on the first rescan (the store is the context's, read when needed). */
   private scan?: StoreScan;
@@ -44,11 +43,7 @@ export class DashboardModel {
       questions: () => this.state.questions,
       change: (change) => this.set(change),
     });
-    const tracked = (taskId: string, server: string) =>
-      [...this.tracked.values()].find(
-        (t) => t.taskId === taskId && descriptorKey(t.handle.server.descriptor) === server,
-      );
-    this.links = new ServerLinks(ctx, this.questions.provider, tracked, (text) => this.notify(text));
+    this.links = new ServerLinks(ctx, this.questions.provider, (text) => this.notify(text));
   }
 
   // --- the external-store protocol (useSyncExternalStore) ---
@@ -180,7 +175,6 @@ export class DashboardModel {
     const abort = new AbortController();
     this.following.set(stem, abort);
     const tracked = new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle);
-    this.tracked.set(stem, tracked);
     const setRow = (connection: Connection, error?: string) =>
       this.updateRow(stem, (row) => ({
         ...row,
@@ -193,7 +187,7 @@ export class DashboardModel {
     void (async () => {
       setRow("connecting");
       try {
-        const engine = await this.links.engineFor(handle);
+        const { engine } = await this.links.linkFor(tracked);
         setRow("following");
         // The same follow loop as the commands' (tasks/run.ts), with the same settings.
         await followTask(engine, tracked, undefined, {
@@ -219,7 +213,7 @@ export class DashboardModel {
         await tracked.flush().catch(() => {});
         this.following.delete(stem);
         this.flushed.delete(stem);
-        this.tracked.delete(stem);
+        this.links.release(tracked);
         // No longer followed: the row keeps its full handle only while it is open in the detail view.
         if (stem !== this.opened)
           this.updateRow(stem, ({ handle: _handle, ...row }) => ({
@@ -241,7 +235,7 @@ export class DashboardModel {
     try {
       const handle = this.state.rows.find((r) => r.stem === stem)?.handle ?? this.ctx.tracker.store.load(stem);
       if (!handle) throw new TaskNotFoundError("the saved handle disappeared (forgotten by another command?)");
-      const engine = await this.links.engineFor(handle);
+      const { engine } = await this.links.linkOf({ handle });
       const after = await engine.cancel(handle.taskId);
       this.notify(after.status === "cancelled" ? "cancelled" : `cancel requested; the server reports ${after.status}`);
     } catch (error) {
@@ -262,9 +256,8 @@ export class DashboardModel {
     args: Record<string, unknown>,
   ): Promise<void> {
     try {
-      const link = this.links.link(server.descriptor, server.name);
-      const wire = await link.wire!;
-      const started = await link.engine!.call(tool, args, { task: "auto" });
+      const { wire, engine } = await this.links.linkTo(server);
+      const started = await engine.call(tool, args, { task: "auto" });
       if (started.kind === "result") {
         this.notify(`${tool} answered at once (no task)${started.outcome.result?.isError ? ": tool error" : ""}`);
         return;
@@ -285,8 +278,7 @@ export class DashboardModel {
 
   /** The tools of a server, for the new-call form. */
   async tools(server: { name: string; descriptor: ServerDescriptor }) {
-    const link = this.links.link(server.descriptor, server.name);
-    const wire = await link.wire!;
+    const { wire } = await this.links.linkTo(server);
     return wire.listTools();
   }
 
