@@ -11,7 +11,14 @@ import { junitReport } from "../src/output/junit.js";
 import { connect } from "../src/protocol/connect.js";
 import { checkServer, type CheckResult } from "../src/tasks/check.js";
 import { TaskEngine } from "../src/tasks/engine.js";
-import { startEverythingHttp, startHostileHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
+import {
+  ROOT,
+  startEverythingHttp,
+  startHostileHttp,
+  startListening,
+  startV2Http,
+  type RunningServer,
+} from "./helpers/servers.js";
 
 const servers: RunningServer[] = [];
 afterAll(async () => {
@@ -52,6 +59,54 @@ describe("check", { timeout: 60_000 }, () => {
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
     for (const name of ["task-final", "cancel", "unknown-task"])
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+  });
+
+  it.each([
+    ["the demo server (V2)", ["--generation", "v2"]],
+    ["the demo server (V1)", ["--generation", "v1"]],
+  ])("%s passes with its export (cancellable) task", async (_name, generation) => {
+    const store = mkdtempSync(join(tmpdir(), "mcp-task-check-demo-"));
+    const demo = await startListening(
+      [
+        join(ROOT, "dist/test-servers/demo-server-main.js"),
+        "--port",
+        "0",
+        "--store",
+        store,
+        "--quiet",
+        "--speed",
+        "20",
+        ...generation,
+      ],
+      "demo server",
+    );
+    servers.push(demo);
+    const results = byName(await check(demo.url, "export_ledger", { rows: 2000 }));
+    for (const name of ["tools-list", "task-support", "task-created", "task-get", "poll-interval", "ttl"])
+      expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+    for (const name of ["task-ends", "task-result", "task-final", "cancel", "unknown-task"])
+      expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+  });
+
+  it("a server on the official SDK's v1 line passes too", async () => {
+    const sdk = await startListening(
+      [join(ROOT, "dist/test-servers/sdk-v1-server.js"), "--port", "0"],
+      "sdk v1 server",
+    );
+    servers.push(sdk);
+    const results = byName(await check(sdk.url, "work", { ms: 1500 }));
+    for (const name of [
+      "tools-list",
+      "task-support",
+      "task-created",
+      "task-get",
+      "task-ends",
+      "task-result",
+      "task-final",
+    ])
+      expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+    expect(results["cancel"]!.status, results["cancel"]!.detail).not.toBe("fail");
+    expect(results["unknown-task"]!.status, results["unknown-task"]!.detail).not.toBe("fail");
   });
 
   it("a tool that does not exist fails task-support and the task checks are skipped, not failed", async () => {
