@@ -134,6 +134,11 @@ export const MAX_TRACE_LINE = 2000;
 /** How often `list --watch` reads the store for changes: each read costs what a `list` costs (10,000 handles: a
  *  few ms from the index), and a person needs no faster. */
 export const LIST_WATCH_INTERVAL_MS = 1000;
+/** How long a request that reports progress may stay open in all: each progress report restarts its timeout
+ *  (MCP_TASK_REQUEST_TIMEOUT), but a server that reports progress forever cannot hold a request forever. */
+export const MAX_PROGRESS_WAIT_MS = 60 * 60 * 1000;
+/** Characters of a progress message kept (it is shown in one status line). */
+export const MAX_PROGRESS_MESSAGE = 500;
 /** The shortest wait before reconnecting an SSE stream, whatever `retry:` the server sends (`retry: 0` was a
  *  reconnect storm). */
 export const SSE_MIN_RETRY_MS = 1000;

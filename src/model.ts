@@ -2,7 +2,15 @@
 // summary, the view `get`/`list` print) and what a task ended with. Snapshots, statuses and requests are in
 // protocol/wire.ts, the one place that defines what a server sends; the types here build on them.
 import type { ServerDescriptor } from "./protocol/server.js";
-import type { CallToolResult, InputRequest, ResumeToken, Snapshot, TaskError, TaskStatus } from "./protocol/wire.js";
+import type {
+  CallToolResult,
+  InputRequest,
+  Progress,
+  ResumeToken,
+  Snapshot,
+  TaskError,
+  TaskStatus,
+} from "./protocol/wire.js";
 
 export interface Clock {
   now(): number;
@@ -58,6 +66,8 @@ export interface Handle {
   outcome?: FinalOutcome;
   /** Set when the server no longer knows the task (expired, or lost). */
   gone?: { at: string; reason: string };
+  /** The last progress the server reported (`notifications/progress`), and when: a later `watch` shows it. */
+  progress?: Progress & { at: string };
 }
 
 /**

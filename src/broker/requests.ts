@@ -2,7 +2,7 @@
 // the broker holds, and the connection of each command (its requests, its answers to questions, its leaving).
 import { createServer, type Server } from "node:net";
 import type { Clock } from "../context.js";
-import type { Snapshot, Wire } from "../protocol/wire.js";
+import type { CallOptions, Progress, Snapshot, Wire } from "../protocol/wire.js";
 import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
@@ -36,7 +36,14 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     listTools: async () => wire.listTools(),
     callTool: async (client, p) => {
       questions.caller = client;
-      const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, p.options as never);
+      // Progress of the call (and of its task, where the token lasts) goes to the command that made it.
+      const progressId = typeof p.progressId === "number" ? p.progressId : undefined;
+      const onProgress =
+        progressId === undefined
+          ? undefined
+          : (progress: Progress) => send(client.socket, { method: "progress", params: { progressId, progress } });
+      const options = { ...(p.options as CallOptions), ...(onProgress ? { onProgress } : {}) };
+      const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, options);
       questions.calls.add(call);
       try {
         const outcome = await call;

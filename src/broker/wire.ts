@@ -9,6 +9,7 @@ import type {
   Generation,
   InputHandler,
   InputRequest,
+  Progress,
   ResumeToken,
   ServiceInputOptions,
   Snapshot,
@@ -39,6 +40,8 @@ export class BrokerWire implements Wire {
   private next = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private readonly listeners = new Map<(s: Snapshot) => void, Set<string>>();
+  /** Progress listeners of this command's calls, by the id sent with the call (the broker relays each report). */
+  private readonly progress = new Map<number, (progress: Progress) => void>();
   /** Tasks whose changes the server has confirmed it pushes (told by the broker). */
   private readonly confirmed = new Set<string>();
   private resolveClosed!: (error: Error) => void;
@@ -86,6 +89,9 @@ export class BrokerWire implements Wire {
     } else if ("method" in message && message.method === "uncertain") {
       const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
       this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
+    } else if ("method" in message && message.method === "progress") {
+      const { progressId, progress } = message.params as { progressId: number; progress: Progress };
+      this.progress.get(progressId)?.(progress);
     } else if ("method" in message && message.method === "withdrawn") {
       // The server stopped waiting for a question this command was given: stop asking, and say so.
       const { id, taskId, request } = message.params as { id: number; taskId: string | null; request: InputRequest };
@@ -145,9 +151,16 @@ export class BrokerWire implements Wire {
     return (await this.call("listTools")) as ToolInfo[];
   }
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+    const progressId = options.onProgress ? this.next : undefined;
+    if (progressId !== undefined) this.progress.set(progressId, options.onProgress!);
     return (await this.call(
       "callTool",
-      { name, args, options: { task: options.task, ttlMs: options.ttlMs } },
+      {
+        name,
+        args,
+        options: { task: options.task, ttlMs: options.ttlMs },
+        ...(progressId !== undefined && { progressId }),
+      },
       options.signal,
     )) as CallOutcome;
   }

@@ -2,7 +2,7 @@
 // commands never branch on the format. Event shapes are the contract of docs/cli.md#json-events.
 import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
-import type { Generation, InputRequest, Snapshot, TaskStatus } from "../protocol/wire.js";
+import type { Generation, InputRequest, Progress, Snapshot, TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../model.js";
 import { renderResult } from "./render.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
@@ -24,6 +24,8 @@ export interface Printer {
   task(info: TaskInfo, resumed?: boolean): void;
   status(snapshot: Snapshot, at: Date): void;
   input(taskId: string, request: InputRequest): void;
+  /** Progress the server reports (`taskId` null: a plain call's). */
+  progress(taskId: string | null, progress: Progress): void;
   result(outcome: FinalOutcome): void;
   error(report: ErrorReport): void;
   /** A side remark for a person (stderr; nothing in JSON mode). */
@@ -38,6 +40,13 @@ export function createPrinter(io: IO, json: boolean): Printer {
 
 /** Server text in a line on stderr: without control characters, and cut at MAX_ERROR_TEXT (a 10 MB question is one line). */
 const clip = (text: string) => cutText(sanitizeLine(text));
+
+/** "3/5 (60%)", or "3" when the server gives no total. */
+export function progressText(progress: Progress): string {
+  if (progress.total === undefined) return String(progress.progress);
+  const percent = Math.max(0, Math.min(100, Math.floor((progress.progress / progress.total) * 100)));
+  return `${progress.progress}/${progress.total} (${percent}%)`;
+}
 
 const short = (taskId: string) => sanitizeLine(taskId.length > 12 ? `${taskId.slice(0, 8)}…` : taskId);
 
@@ -57,6 +66,10 @@ function textPrinter(io: IO): Printer {
     input(taskId, request) {
       const message = clip(typeof request.params.message === "string" ? request.params.message : request.method);
       err(`${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}`);
+    },
+    progress(taskId, progress) {
+      const message = progress.message ? ` ${p.dim("-")} ${clip(progress.message)}` : "";
+      err(`${p.dim("mcp-task:")} ${taskId ? `${short(taskId)} ` : ""}progress ${progressText(progress)}${message}`);
     },
     result(outcome) {
       if (outcome.result) {
@@ -107,6 +120,15 @@ function jsonPrinter(io: IO): Printer {
     },
     input(taskId, request) {
       line({ type: "input", taskId, key: request.key, request: { method: request.method, params: request.params } });
+    },
+    progress(taskId, progress) {
+      line({
+        type: "progress",
+        taskId,
+        progress: progress.progress,
+        total: progress.total ?? null,
+        message: progress.message ?? null,
+      });
     },
     result(outcome) {
       line({

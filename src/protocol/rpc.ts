@@ -6,6 +6,8 @@
 // wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
 // still flows through the SDK client.
 import type { Transport } from "@modelcontextprotocol/client";
+import { ProgressListeners, requestTimer } from "./progress.js";
+import type { Progress } from "./wire.js";
 import {
   AuthRequiredError,
   ProtocolViolation,
@@ -25,6 +27,13 @@ export interface RawRequestOptions {
   signal?: AbortSignal;
   /** Undefined: the channel's request timeout; 0: none (a request that may rightly block, like V1 tasks/result). */
   timeoutMs?: number;
+  /**
+   * Asks for progress (`_meta.progressToken`, the request's own id) and hears each `notifications/progress` of it;
+   * each one restarts the request's timeout, within MAX_PROGRESS_WAIT_MS in all.
+   */
+  onProgress?: (progress: Progress) => void;
+  /** The token stays valid after the reply (a V1 task's progress token lasts the task's life): until close. */
+  keepProgress?: boolean;
 }
 
 /** How long a request may go unanswered unless MCP_TASK_REQUEST_TIMEOUT says otherwise (the SDK's own default). */
@@ -89,6 +98,8 @@ export class RawChannel {
         this.settle(msg.id, message as unknown as Record<string, unknown>);
         return;
       }
+      if (msg.method === "notifications/progress" && this.progress.take((message as { params?: unknown }).params))
+        return;
       const refusal =
         typeof msg.method === "string" && msg.id !== undefined
           ? this.screenRequest?.(msg.method, (message as { params?: Record<string, unknown> }).params ?? {}, msg.id)
@@ -125,38 +136,34 @@ export class RawChannel {
     const id = `mt-${++this.next}`;
     const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
     return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
       const abortController = new AbortController();
-      const onAbort = () => {
+      const stop = (error: Error, reason?: string) => {
         this.pending.delete(id);
         cleanup();
         abortController.abort();
+        const cancelled = { requestId: id, ...(reason ? { reason } : {}) };
         void this.transport
-          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } })
+          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: cancelled })
           .catch(() => {});
-        reject(options.signal?.reason instanceof Error ? options.signal.reason : new ServerError(`${method} aborted`));
+        reject(error);
       };
+      const onAbort = () =>
+        stop(options.signal?.reason instanceof Error ? options.signal.reason : new ServerError(`${method} aborted`));
+      const timer = requestTimer(timeoutMs, () => {
+        const error = new ServerError(
+          `the server did not answer ${method} within ${formatSeconds(timeoutMs)} (MCP_TASK_REQUEST_TIMEOUT)`,
+        );
+        error.transient = true;
+        stop(error, "timeout");
+      });
       const cleanup = () => {
-        if (timer) clearTimeout(timer);
+        timer.clear();
         options.signal?.removeEventListener("abort", onAbort);
+        this.progress.ended(id, options.keepProgress === true);
       };
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      if (timeoutMs) {
-        timer = setTimeout(() => {
-          this.pending.delete(id);
-          cleanup();
-          abortController.abort();
-          void this.transport
-            .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timeout" } })
-            .catch(() => {});
-          const error = new ServerError(
-            `the server did not answer ${method} within ${formatSeconds(timeoutMs)} (MCP_TASK_REQUEST_TIMEOUT)`,
-          );
-          error.transient = true;
-          reject(error);
-        }, timeoutMs);
-      }
+      if (options.onProgress) params = this.progress.ask(params, id, options.onProgress, timer.restart);
       this.pending.set(id, { resolve, reject, cleanup });
       // Over HTTP, a response stream that ends without the response (the server restarted) must not leave the
       // request waiting forever: it fails as a transient error, and the caller may ask again.
@@ -188,6 +195,9 @@ export class RawChannel {
         });
     });
   }
+
+  /** The progress listeners of this channel's requests (./progress.ts). */
+  private readonly progress = new ProgressListeners();
 
   private settle(id: string, message: Record<string, unknown>): void {
     const waiter = this.pending.get(id);

@@ -10,7 +10,7 @@ import { ProtocolViolation, RpcError, SessionLostError, TaskNotFoundError, Usage
 import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, taskPageFromV1, toolResultOrThrow } from "./parse.js";
-import { closeConnection, type RawChannel } from "./rpc.js";
+import { closeConnection, type RawChannel, type RawRequestOptions } from "./rpc.js";
 import { V1Questions } from "./v1-questions.js";
 import { V1Results } from "./v1-results.js";
 import { listToolPages, toolFromV1 } from "./tools.js";
@@ -124,7 +124,7 @@ export class V1Wire implements Wire {
   private async request(
     method: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+    options: RawRequestOptions = {},
   ): Promise<Record<string, unknown>> {
     for (let renewed = false; ; renewed = true) {
       const epoch = this.epoch;
@@ -185,7 +185,9 @@ export class V1Wire implements Wire {
       (tool?.taskSupport === "optional" || tool?.taskSupport === "required");
     const params: Record<string, unknown> = { name, arguments: args };
     if (asTask) params.task = options.ttlMs !== undefined ? { ttl: options.ttlMs } : {};
-    const reply = await this.request("tools/call", params, { signal: options.signal });
+    // A task's progress token lasts the task's life (2025-11-25): its listener stays.
+    const progress = options.onProgress && { onProgress: options.onProgress, keepProgress: asTask };
+    const reply = await this.request("tools/call", params, { signal: options.signal, ...progress });
     if (reply.task !== undefined) {
       if (!asTask) throw new ProtocolViolation("the server answered a plain tools/call with a task");
       const snapshot = snapshotFromV1(reply.task, "task");

@@ -25,7 +25,7 @@ import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.
 import { listToolPages, toolFromV2 } from "./tools.js";
 import { V2Push } from "./v2-push.js";
 import { setOwn } from "../data.js";
-import { closeConnection, type RawChannel } from "./rpc.js";
+import { closeConnection, type RawChannel, type RawRequestOptions } from "./rpc.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -97,13 +97,10 @@ export class V2Wire implements Wire {
   private request(
     method: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal; timeoutMs?: number; tasks?: boolean } = {},
+    options: RawRequestOptions & { tasks?: boolean } = {},
   ) {
-    return this.rpc.request(
-      method,
-      { ...params, _meta: this.meta(options.tasks ?? true) },
-      { signal: options.signal, timeoutMs: options.timeoutMs },
-    );
+    const { tasks, ...raw } = options;
+    return this.rpc.request(method, { ...params, _meta: this.meta(tasks ?? true) }, raw);
   }
 
   async listTools(): Promise<ToolInfo[]> {
@@ -117,7 +114,11 @@ export class V2Wire implements Wire {
     for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
       let reply: Record<string, unknown>;
       try {
-        reply = await this.request("tools/call", params, { signal: options.signal, tasks: options.task === "auto" });
+        reply = await this.request("tools/call", params, {
+          signal: options.signal,
+          tasks: options.task === "auto",
+          ...(options.onProgress && { onProgress: options.onProgress, keepProgress: true }),
+        });
       } catch (error) {
         if (error instanceof RpcError && EXTENSION_REQUIRED.has(error.rpcCode) && options.task === "never") {
           throw new UsageError(

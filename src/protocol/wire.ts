@@ -77,6 +77,16 @@ export interface CallOptions {
   task: "auto" | "never";
   ttlMs?: number;
   signal?: AbortSignal;
+  /** Progress the server reports (`notifications/progress`), for the call and, where the token lasts, its task. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** A `notifications/progress`: how far, out of how much where the server knows, and what it is doing. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  /** Server text: not display-safe. */
+  message?: string;
 }
 
 /**

@@ -106,5 +106,8 @@ export function parseHandle(text: string): Handle {
   if (!Array.isArray(value.answered) || !value.answered.every((key) => typeof key === "string")) fail("answered");
   if (value.outcome !== undefined && !(isObject(value.outcome) && STATUSES.has(value.outcome.status))) fail("outcome");
   if (value.gone !== undefined && !(isObject(value.gone) && typeof value.gone.reason === "string")) fail("gone");
+  // Progress is shown, never acted on: one that is not a number is dropped, not a reason to refuse the handle.
+  if (value.progress !== undefined && !(isObject(value.progress) && Number.isFinite(value.progress.progress)))
+    delete value.progress;
   return value as unknown as Handle;
 }

@@ -3,6 +3,7 @@
 import type { Clock, FinalOutcome } from "../model.js";
 import { InputRequiredError, ServerError } from "../errors.js";
 import type {
+  CallOptions,
   CallOutcome,
   CallToolResult,
   InputRequest,
@@ -107,7 +108,7 @@ export class TaskEngine {
   async call(
     name: string,
     args: Record<string, unknown>,
-    options: { task: "auto" | "never"; ttlMs?: number; signal?: AbortSignal },
+    options: CallOptions,
   ): Promise<{ kind: "result"; outcome: FinalOutcome } | Extract<CallOutcome, { kind: "task" }>> {
     let outcome: CallOutcome | undefined;
     try {

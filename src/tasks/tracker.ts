@@ -3,7 +3,7 @@
 import type { Clock, FinalOutcome, Handle } from "../model.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey } from "../protocol/server.js";
-import { isTerminal, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
+import { isTerminal, type Progress, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
 import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES, MAX_SAVED_RESULT_CHARS } from "../limits.js";
@@ -97,6 +97,12 @@ export class TrackedTask {
     };
     if (statusChanged) await this.change(apply);
     else this.later(apply);
+  }
+
+  /** Keeps the last progress the server reported (written with the next batch: see `later`). */
+  progressed(progress: Progress): void {
+    const at = this.at();
+    this.later((handle) => (handle.progress = { ...progress, at }));
   }
 
   async answered(keys: string[]): Promise<void> {

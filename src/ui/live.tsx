@@ -7,7 +7,7 @@ import { useSyncExternalStore } from "react";
 import type { Context, Terminal } from "../context.js";
 import { applyColour } from "./colour.js";
 import { McpTaskError } from "../errors.js";
-import { createPrinter, type Printer } from "../output/printer.js";
+import { createPrinter, progressText, type Printer } from "../output/printer.js";
 import type { InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
 import { useNow, useTerminalSize } from "./hooks.js";
@@ -71,6 +71,8 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     task: (info) => set({ info }),
     status: (snapshot) => set({ snapshot, notice: undefined }),
     input: () => {},
+    progress: (_taskId, progress) =>
+      set({ notice: `progress ${progressText(progress)}${progress.message ? ` - ${progress.message}` : ""}` }),
     result: (outcome) => {
       close();
       plain.status(

@@ -8,7 +8,7 @@ import { sanitizeLine } from "../../sanitize.js";
 import { descriptorKey } from "../../protocol/server.js";
 import { TaskEngine } from "../../tasks/engine.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
-import { saveMoves } from "../../tasks/tracker.js";
+import { saveMoves, type TrackedTask } from "../../tasks/tracker.js";
 import { checkedTool } from "../../tasks/tool-check.js";
 import { noAnswers, withdrawnNote } from "../../tasks/input.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
@@ -83,6 +83,17 @@ export const call: Leaf<CallOptions, [string, string[]]> = {
   run: (options, ctx) => runCall(options, ctx),
 };
 
+/** How the call is shown and answered; --detach never answers a task's question: it stays for a later command. */
+async function shownFor(
+  options: CallOptions,
+  answers: { input?: Record<string, unknown>; decline: boolean },
+  ctx: Context,
+): ReturnType<typeof presentation> {
+  if (!options.detach) return presentation(ctx, { ...answers, json: options.json });
+  const provider = noAnswers(inputProvider(ctx, answers.input, answers.decline));
+  return { printer: createPrinter(ctx.io, options.json), provider, close: () => {} };
+}
+
 export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
   const answers = await readAnswers(options, ctx);
   const args = {
@@ -101,14 +112,8 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
-  // --detach never answers a task's question: it stays for a later respond, watch or the dashboard.
-  const { printer, provider, close } = options.detach
-    ? {
-        printer: createPrinter(ctx.io, options.json),
-        provider: noAnswers(inputProvider(ctx, answers.input, answers.decline)),
-        close: () => {},
-      }
-    : await presentation(ctx, { ...answers, json: options.json });
+  let tracked: TrackedTask | undefined;
+  const { printer, provider, close } = await shownFor(options, answers, ctx);
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
   try {
     const engine = new TaskEngine(wire, ctx.clock, provider);
@@ -117,6 +122,11 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       task: options.task,
       ttlMs: options.ttlMs,
       signal: wait.signal,
+      // Shown as it comes, and kept on the handle once there is one (a later watch shows the last).
+      onProgress: (progress) => {
+        if (!options.detach) printer.progress(taskId, progress);
+        tracked?.progressed(progress);
+      },
     });
     if (started.kind === "result") {
       printer.result(started.outcome);
@@ -125,10 +135,10 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     const first = started.snapshot;
     taskId = first.taskId;
     // The handle first: whatever fails next, the task can be found again.
-    const tracked = await ctx.tracker.start(server, wire, options.tool, args, first);
+    tracked = await ctx.tracker.start(server, wire, options.tool, args, first);
     saveMoves(
       wire,
-      (id) => (id === tracked.taskId ? tracked : undefined),
+      (id) => (id === tracked?.taskId ? tracked : undefined),
       (text) => printer.note(text),
     );
     printer.task({

@@ -101,6 +101,8 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
     if (!options.resultOnly) info(printer);
+    // The last progress the server reported (to whichever process was following then).
+    if (!options.resultOnly && handle.progress) printer.progress(handle.taskId, handle.progress);
     let first;
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
