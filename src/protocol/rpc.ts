@@ -25,6 +25,8 @@ export interface RawRequestOptions {
   signal?: AbortSignal;
   /** Undefined: the channel's request timeout; 0: none (a request that may rightly block, like V1 tasks/result). */
   timeoutMs?: number;
+  /** Extra HTTP headers for this request (the `Mcp-Param-*` of a tools/call); the transport's own cannot be replaced. */
+  headers?: Record<string, string>;
 }
 
 /** How long a request may go unanswered unless MCP_TASK_REQUEST_TIMEOUT says otherwise (the SDK's own default). */
@@ -174,7 +176,7 @@ export class RawChannel {
       this.transport
         .send(
           { jsonrpc: "2.0", id, method, params } as never,
-          { requestSignal: abortController.signal, onRequestStreamEnd } as never,
+          { requestSignal: abortController.signal, onRequestStreamEnd, headers: options.headers } as never,
         )
         .catch((error: unknown) => {
           if (!this.pending.delete(id)) return;
