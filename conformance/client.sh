@@ -60,6 +60,12 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     mcp_task server add target --url "$url" --client-id "$(context client_id)" \
       --client-secret '${env:CONFORMANCE_CLIENT_SECRET}'
     CI=true mcp_task tools -s target ;;
+  auth/basic-cimd)
+    # mcp-task's client ID metadata document at an https URL (the scenario's; its authorization server does not fetch
+    # it): the authorization server says it supports them, so that URL is the client id and nothing is registered.
+    export BROWSER="$browser"
+    mcp_task server add target --url "$url" --client-metadata-url https://conformance-test.local/client-metadata.json
+    CI=true mcp_task tools -s target ;;
   auth/scope-step-up | auth/scope-retry-limit)
     # The tool call asks for more scope than the first sign-in got (403 insufficient_scope): the person signs in
     # again for the wider scope, once.
