@@ -8,6 +8,8 @@
 //   POST /test/expire           every access token stops working (as if expired); refresh tokens still work
 //   POST /test/revoke           every access and refresh token stops working
 //   POST /test/slow-token       the token endpoint answers after a second from now on
+//   POST /test/step-up          from now on a tools/call whose token lacks scope "tasks:write" gets a 403
+//                               insufficient_scope asking for it (step-up); POST /test/step-up-off ends that
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
@@ -117,18 +119,39 @@ app.post("/test/revoke", (_req: IncomingMessage, res: ServerResponse) => {
   provider.refresh.clear();
   res.writeHead(204).end();
 });
+let stepUp = false;
+app.post("/test/step-up", (_req: IncomingMessage, res: ServerResponse) => {
+  stepUp = true;
+  res.writeHead(204).end();
+});
+app.post("/test/step-up-off", (_req: IncomingMessage, res: ServerResponse) => {
+  stepUp = false;
+  res.writeHead(204).end();
+});
+const STEP_UP_SCOPE = "tasks:write";
 app.all(
   "/mcp",
   requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
-  (req: IncomingMessage, res: ServerResponse) => {
-    const headers = { ...req.headers, host: upstream.host };
-    delete headers.authorization;
-    const out = request(new URL(upstream.pathname, upstream), { method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+  (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      if (stepUp && !req.auth?.scopes.includes(STEP_UP_SCOPE) && /"method"\s*:\s*"tools\/call"/.test(body.toString())) {
+        const challenge = `Bearer error="insufficient_scope", scope="mcp ${STEP_UP_SCOPE}", resource_metadata="${getOAuthProtectedResourceMetadataUrl(mcpUrl)}"`;
+        res.writeHead(403, { "WWW-Authenticate": challenge, "Content-Type": "application/json" });
+        res.end('{"error":"insufficient_scope"}');
+        return;
+      }
+      const headers = { ...req.headers, host: upstream.host };
+      delete headers.authorization;
+      const out = request(new URL(upstream.pathname, upstream), { method: req.method, headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      out.on("error", () => res.headersSent || res.writeHead(502).end());
+      out.end(body);
     });
-    out.on("error", () => res.headersSent || res.writeHead(502).end());
-    req.pipe(out);
   },
 );
 process.stdout.write(`listening ${mcpUrl.href}\n`);
