@@ -69,9 +69,8 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
       if (!wire.handsQuestionsOnce) return wire;
       const session = wire.resumeToken();
       await wire.close();
-      const kept = await (
-        await broker()
-      ).connectBroker({
+      const { connectBroker } = await broker();
+      const kept = await connectBroker({
         ...reach,
         descriptor: given,
         name: name ?? given.url,
