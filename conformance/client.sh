@@ -10,14 +10,37 @@ trap 'rm -rf "$home"' EXIT
 mcp_task() { MCP_TASK_HOME="$home" node "$here/../bin/mcp-task.js" "$@"; }
 # A field of the scenario's context (MCP_CONFORMANCE_CONTEXT: client credentials for the pre-registered scenarios).
 context() { node -e 'process.stdout.write(String(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}")[process.argv[1]] ?? ""))' "$1"; }
+# The scenario's i-th tool call (context.toolCalls): its name, or its arguments as JSON. An argument given as null is
+# left out, as the person would: mcp-task checks arguments against the inputSchema before it sends anything, and
+# `"verbose": null` does not fit `type: boolean` (exit 2); a header for an argument not given is omitted all the same.
+tool_call() { node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT).toolCalls[process.argv[1]]; process.stdout.write(process.argv[2] === "name" ? c.name : JSON.stringify(Object.fromEntries(Object.entries(c.arguments).filter(([, v]) => v !== null))))' "$1" "$2"; }
 # The person at the browser: fetches the authorization URL and follows its redirects back to mcp-task's listener.
 browser="node $here/../test/servers/approve-browser.mjs"
 
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
+  initialize | request-metadata | json-schema-ref-no-deref)
+    mcp_task tools -s "$url" ;;
   tools_call)
     mcp_task call add_numbers a=2 b=3 -s "$url" ;;
-  request-metadata)
-    mcp_task tools -s "$url" ;;
+  elicitation-sep1034-client-defaults)
+    # The person accepts the form as offered: the fields the answer leaves out take the form's defaults.
+    mcp_task call test_client_elicitation_defaults --input '{}' -s "$url" ;;
+  sse-retry)
+    # The server ends the call's event stream before its answer; mcp-task resumes it after the server's retry:.
+    mcp_task call test_reconnection -s "$url" ;;
+  http-custom-headers)
+    # The scenario's tool calls (context.toolCalls), typed as --args.
+    for i in 0 1; do
+      mcp_task call "$(tool_call "$i" name)" --args "$(tool_call "$i" arguments)" -s "$url"
+    done ;;
+  http-invalid-tool-headers)
+    # The person lists the tools (the invalid ones are left out) and calls the valid one; calling an invalid one is
+    # refused before anything is sent (exit 2).
+    mcp_task tools -s "$url"
+    mcp_task call valid_tool region=us-west1 -s "$url"
+    status=0
+    mcp_task call invalid_empty_header value=x -s "$url" || status=$?
+    [[ $status -eq 2 ]] ;;
   sep-2322-client-request-state)
     for tool in test_mrtr_echo_state test_mrtr_no_state test_mrtr_unrelated test_mrtr_no_result_type; do
       mcp_task call "$tool" --input '{"confirmed":true}' -s "$url"
@@ -36,6 +59,12 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     export CONFORMANCE_CLIENT_SECRET="$(context client_secret)" BROWSER="$browser"
     mcp_task server add target --url "$url" --client-id "$(context client_id)" \
       --client-secret '${env:CONFORMANCE_CLIENT_SECRET}'
+    CI=true mcp_task tools -s target ;;
+  auth/basic-cimd)
+    # mcp-task's client ID metadata document at an https URL (the scenario's; its authorization server does not fetch
+    # it): the authorization server says it supports them, so that URL is the client id and nothing is registered.
+    export BROWSER="$browser"
+    mcp_task server add target --url "$url" --client-metadata-url https://conformance-test.local/client-metadata.json
     CI=true mcp_task tools -s target ;;
   auth/scope-step-up | auth/scope-retry-limit)
     # The tool call asks for more scope than the first sign-in got (403 insufficient_scope): the person signs in

@@ -65,7 +65,13 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
       if (!wire.handsQuestionsOnce) return wire;
       const session = wire.resumeToken();
       await wire.close();
-      return keeper(given, session, name);
+      // The keeper makes the call, where nobody can sign in: a step-up it is refused is this command's to do.
+      return (await import("./auth/session.js")).withScopeStepUp(
+        await keeper(given, session, name),
+        descriptor,
+        authSession(deps, settings),
+        env,
+      );
     }
     if (given.transport === "stdio" && how.resume) {
       // A stdio server dies with the process that started it: a saved task is reached through the broker that
@@ -98,14 +104,7 @@ async function direct(
   // A saved HTTP server's sign-in (its token, refresh, sign-in on demand) goes with it: src/auth/session.ts. A
   // broker's own connection (direct) has no person to sign in.
   return (await import("./auth/session.js")).connectSignedIn(descriptor, {
-    session: {
-      home: deps.home,
-      settings,
-      io: deps.io,
-      secrets: deps.secrets,
-      signal: deps.interrupt,
-      broker: how.direct === true,
-    },
+    session: { ...authSession(deps, settings), broker: how.direct === true },
     prestarted,
     env,
     name,
@@ -120,4 +119,9 @@ async function direct(
       delete: (key) => settings.forgetVerdict(key),
     },
   });
+}
+
+/** What a sign-in on demand needs of this process (src/auth/session.ts). */
+function authSession(deps: ConnectDeps, settings: Settings) {
+  return { home: deps.home, settings, io: deps.io, secrets: deps.secrets, signal: deps.interrupt };
 }

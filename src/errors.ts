@@ -86,6 +86,8 @@ export class RpcError extends ServerError {
 export class AuthRequiredError extends McpTaskError {
   override readonly exitCode = ExitCode.authRequired;
   override readonly code = "auth_required";
+  /** A 403 `insufficient_scope`: the scope the server asked for (step-up), where it named one. */
+  scope?: string;
 }
 
 /** The task is unknown or expired on the server, or no saved handle matches: exit 5. */

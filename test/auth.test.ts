@@ -16,7 +16,7 @@ const APPROVE = `${process.execPath} ${join(ROOT, "test/servers/approve-browser.
 let server: RunningServer;
 let url: string;
 /** Tell the test server that every access token has expired (refresh tokens still work), or that all are revoked. */
-const control = (what: "expire" | "revoke" | "slow-token") =>
+const control = (what: "expire" | "revoke" | "slow-token" | "step-up" | "step-up-off" | "cimd") =>
   fetch(new URL(`/test/${what}`, url), { method: "POST" }).then((r) => expect(r.status).toBe(204));
 
 beforeAll(async () => {
@@ -116,6 +116,44 @@ describe("sign-in", () => {
     expect(call.code, call.stderr).toBe(0);
     expect(call.stderr).toMatch(/demo requires authorization: signing in/);
     expect(call.stdout).toMatch(/work done after 100 ms/);
+  });
+
+  it("a V1 task call refused for want of scope (403 insufficient_scope) in the session's keeper: the command signs in for the wider scope and the keeper calls again", async () => {
+    const home = tempHome();
+    await run(["server", "add", "demo", "--url", url], home);
+    expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
+    await control("step-up");
+    try {
+      // Nobody to sign in (no browser): exit 8, the hint, and nothing retried.
+      const refused = await run(["call", "work", "ms=100", "-s", "demo"], home);
+      expect(refused.code, refused.stderr).toBe(8);
+      expect(refused.stderr).toMatch(/refused access \(HTTP 403\)/);
+      const call = await run(["call", "work", "ms=100", "-s", "demo"], home, { BROWSER: APPROVE });
+      expect(call.code, call.stderr).toBe(0);
+      expect(call.stderr).toMatch(/demo asks for more access \(mcp tasks:write\): signing in again/);
+      expect(call.stdout).toMatch(/work done after 100 ms/);
+      expect(JSON.parse(readFileSync(tokenFile(home), "utf8")).tokens.scope).toBe("mcp tasks:write");
+    } finally {
+      await control("step-up-off");
+    }
+  });
+
+  it("server add --client-metadata-url: where the authorization server supports them, that URL is the client id (nothing registered)", async () => {
+    const home = tempHome();
+    const plain = await run(
+      ["server", "add", "demo", "--url", url, "--client-metadata-url", "http://x.example/c"],
+      home,
+    );
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/--client-metadata-url must be an https URL with a path/);
+    const document = "https://mcp-task.example/client-metadata.json";
+    expect((await run(["server", "add", "demo", "--url", url, "--client-metadata-url", document], home)).code).toBe(0);
+    await control("cimd");
+    const login = await run(["login", "demo"], home, { BROWSER: APPROVE });
+    expect(login.code, login.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(tokenFile(home), "utf8")).client.client_id).toBe(document);
+    const tools = await run(["tools", "-s", "demo"], home);
+    expect(tools.code, tools.stderr).toBe(0);
   });
 
   it("login --no-browser prints the address on stderr and waits for the browser to come back", async () => {

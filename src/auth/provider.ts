@@ -45,6 +45,12 @@ export class StoredProvider implements OAuthClientProvider {
     return this.interactive?.redirectUrl ?? "http://127.0.0.1/callback";
   }
 
+  /** A client ID metadata document (SEP-991): the SDK's auth() uses its URL as the client id where the
+   *  authorization server says it supports them, and registers dynamically otherwise. */
+  get clientMetadataUrl(): string | undefined {
+    return this.client?.clientMetadataUrl;
+  }
+
   get clientMetadata(): OAuthClientMetadata {
     const secret = this.client?.clientSecret !== undefined;
     return {

@@ -2,7 +2,9 @@
 // fetch.ts), and, when no refresh cures a 401 (or the server wants a wider scope) and a browser may be opened
 // ($BROWSER, or a terminal), a sign-in on demand and the request once more. Elsewhere (CI, a pipe, a broker) the
 // command ends with exit 8 and the hint `mcp-task login <server>`.
+import { computeScopeUnion } from "@modelcontextprotocol/client";
 import type { IO } from "../context.js";
+import { MAX_SCOPE_STEP_UPS } from "../limits.js";
 import { AuthRequiredError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../sanitize.js";
@@ -32,19 +34,20 @@ export function openPolicy(io: IO, env: Record<string, string | undefined>, noBr
   return { env, terminal: io.interactive, noBrowser };
 }
 
-export async function connectSignedIn(
-  descriptor: ServerDescriptor,
-  { session, ...options }: ConnectOptions & { session: AuthSession },
-): Promise<Wire> {
-  if (descriptor.transport !== "http") return connect(descriptor, options);
+/** A saved HTTP server's sign-in: its token provider, and how a person signs in again (undefined: nobody can). */
+function signInFor(
+  descriptor: ServerDescriptor & { transport: "http" },
+  session: AuthSession,
+  env: Record<string, string | undefined>,
+): { name: string; provider: StoredProvider; signInAgain?: SignInAgain } | undefined {
   // Tokens, like headers, are spent only on a server the person saved (protocol/server.ts: credentialed).
   const saved = savedServer(descriptor, session.settings.servers());
-  if (!saved) return connect(descriptor, options);
+  if (!saved) return undefined;
   const client = session.settings.client(saved.name);
   const store = new AuthStore(session.home);
   const onSecret = (secret: string) => session.secrets.set(secret, "[token]");
-  const provider = new StoredProvider(store, descriptor.url, client, options.env, undefined, onSecret);
-  const policy = openPolicy(session.io, options.env);
+  const provider = new StoredProvider(store, descriptor.url, client, env, undefined, onSecret);
+  const policy = openPolicy(session.io, env);
   const note = (text: string) => createPrinter(session.io, false).note(text);
   // A person signs in from inside the request that needs it, where one can (never in a broker: nobody is there).
   const signInAgain: SignInAgain | undefined =
@@ -57,7 +60,6 @@ export async function connectSignedIn(
               : `${saved.name} requires authorization: signing in`,
           );
           const { url } = descriptor;
-          const { env } = options;
           await signIn({
             store,
             url,
@@ -71,10 +73,55 @@ export async function connectSignedIn(
             signal: session.signal,
           });
         };
+  return { name: saved.name, provider, signInAgain };
+}
+
+export async function connectSignedIn(
+  descriptor: ServerDescriptor,
+  { session, ...options }: ConnectOptions & { session: AuthSession },
+): Promise<Wire> {
+  if (descriptor.transport !== "http") return connect(descriptor, options);
+  const signed = signInFor(descriptor, session, options.env);
+  if (!signed) return connect(descriptor, options);
+  const { provider, signInAgain } = signed;
   try {
     return await connect(descriptor, { ...options, authorize: authorizedFetch(provider, descriptor.url, signInAgain) });
   } catch (error) {
-    if (error instanceof AuthRequiredError) error.hint = `sign in: mcp-task login ${saved.name}`;
+    if (error instanceof AuthRequiredError) error.hint = `sign in: mcp-task login ${signed.name}`;
     throw error;
   }
+}
+
+/**
+ * A wire whose requests another process makes (a V1 session's keeper, where nobody can sign in), with this
+ * command's step-up: a tool call the server refused for want of scope (403 `insufficient_scope`) has the person
+ * sign in for the wider scope, at most MAX_SCOPE_STEP_UPS times, and is sent again. The keeper's connection reads
+ * the token from the store on every request (provider.ts), so its retry carries the new one. Refused before the
+ * server ran it, the call is safe to send again.
+ */
+export function withScopeStepUp(
+  wire: Wire,
+  descriptor: ServerDescriptor,
+  session: AuthSession,
+  env: Record<string, string | undefined>,
+): Wire {
+  if (descriptor.transport !== "http") return wire;
+  const signed = signInFor(descriptor, session, env);
+  if (!signed?.signInAgain) return wire;
+  const { provider, signInAgain } = signed;
+  const callTool = wire.callTool.bind(wire);
+  let stepUps = 0;
+  wire.callTool = async (name, args, options) => {
+    for (;;) {
+      try {
+        return await callTool(name, args, options);
+      } catch (error) {
+        if (!(error instanceof AuthRequiredError) || !error.scope || stepUps >= MAX_SCOPE_STEP_UPS) throw error;
+        stepUps++;
+        const granted = (await provider.tokens())?.scope ?? provider.clientMetadata.scope;
+        await signInAgain("scope", computeScopeUnion(granted, error.scope) ?? error.scope);
+      }
+    }
+  };
+  return wire;
 }

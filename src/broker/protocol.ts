@@ -5,7 +5,7 @@
 import type { Socket } from "node:net";
 import { createInterface } from "node:readline";
 import * as errors from "../errors.js";
-import { McpTaskError, RpcError, ServerError } from "../errors.js";
+import { AuthRequiredError, McpTaskError, RpcError, ServerError } from "../errors.js";
 
 export type Message =
   | { id: number; method: string; params?: unknown }
@@ -20,6 +20,8 @@ export interface WireError {
   taskId?: string | null;
   transient?: boolean;
   rpcCode?: number;
+  /** AuthRequiredError: the wider scope a 403 asked for. */
+  scope?: string;
 }
 
 type ErrorClass = new (message: string, hint?: string, taskId?: string | null) => McpTaskError;
@@ -53,6 +55,7 @@ export function encodeError(error: unknown): WireError {
       hint: error.hint,
       taskId: error.taskId,
       transient: error instanceof ServerError ? error.transient : undefined,
+      scope: error instanceof AuthRequiredError ? error.scope : undefined,
     };
   }
   return { name: "Error", message: error instanceof Error ? error.message : String(error) };
@@ -64,6 +67,7 @@ export function decodeError(wire: WireError): Error {
   if (!Class) return new ServerError(`the broker failed: ${wire.message}`);
   const error = new Class(wire.message, wire.hint, wire.taskId ?? null);
   if (error instanceof ServerError && wire.transient) error.transient = true;
+  if (error instanceof AuthRequiredError && typeof wire.scope === "string") error.scope = wire.scope;
   return error;
 }
 

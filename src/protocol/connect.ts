@@ -106,7 +106,7 @@ async function connectOnce(
   const renew = descriptor.transport === "http" ? () => open(descriptor, options, { kind: "legacy" }) : undefined;
   const wire: Wire =
     era === "modern"
-      ? new V2Wire(client, rpc, protocolVersion, serverName)
+      ? new V2Wire(client, rpc, protocolVersion, serverName, descriptor.transport === "http")
       : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId, renew);
   if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport)
     wire.serverPid = transport.pid ?? undefined;

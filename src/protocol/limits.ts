@@ -2,7 +2,7 @@
 // body, one SSE event) ends the connection with one clear error instead of growing a buffer without end; so do an
 // SSE stream that sends bytes without events, one that keeps ending without its answer, a redirect to another
 // origin and a refusal to authorize. Lines of a stdio server that are not JSON-RPC messages are skipped.
-import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
+import { extractWWWAuthenticateParams, parseJSONRPCMessage } from "@modelcontextprotocol/client";
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { AuthRequiredError, ProtocolViolation, ServerError, type McpTaskError } from "../errors.js";
 import { MAX_SSE_IDLE_BYTES, SSE_MAX_RECONNECTS, SSE_MIN_RETRY_MS } from "../limits.js";
@@ -115,16 +115,20 @@ export class SizeGuard {
       }
       if (response.status === 401 || response.status === 403) {
         await response.body?.cancel().catch(() => {});
+        const challenge = response.status === 403 ? extractWWWAuthenticateParams(response) : {};
         const what = response.status === 401 ? "requires authorization (HTTP 401)" : "refused access (HTTP 403)";
         const name = /^[A-Za-z0-9._-]+$/.test(this.label) && !/^[.-]/.test(this.label) ? this.label : "<name>";
         // One request refused, not the connection ended: a token refreshed or signed in anew (src/auth) serves the
         // next request of the same session (a V1 session's keeper goes on once the person signs in again).
-        throw new AuthRequiredError(
+        const refused = new AuthRequiredError(
           `authorization required: ${origin} ${what}`,
           name === "<name>"
             ? `save the server with a token: mcp-task server add <name> --url ${origin}${url.pathname} --header "Authorization: Bearer \${env:TOKEN}", or save it and sign in: mcp-task login <name>`
             : `sign in: mcp-task login ${name}`,
         );
+        // Step-up refused where nobody could sign in (a V1 session's keeper): the command behind it may (session.ts).
+        if (challenge.error === "insufficient_scope" && challenge.scope) refused.scope = challenge.scope;
+        throw refused;
       }
       if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
       const sse = (response.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream");

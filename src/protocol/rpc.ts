@@ -34,6 +34,8 @@ export interface RawRequestOptions {
   onProgress?: (progress: Progress) => void;
   /** The token stays valid after the reply (a V1 task's progress token lasts the task's life): until close. */
   keepProgress?: boolean;
+  /** Extra HTTP headers for this request (the `Mcp-Param-*` of a tools/call); the transport's own cannot be replaced. */
+  headers?: Record<string, string>;
 }
 
 /** How long a request may go unanswered unless MCP_TASK_REQUEST_TIMEOUT says otherwise (the SDK's own default). */
@@ -181,7 +183,7 @@ export class RawChannel {
       this.transport
         .send(
           { jsonrpc: "2.0", id, method, params } as never,
-          { requestSignal: abortController.signal, onRequestStreamEnd } as never,
+          { requestSignal: abortController.signal, onRequestStreamEnd, headers: options.headers } as never,
         )
         .catch((error: unknown) => {
           if (!this.pending.delete(id)) return;

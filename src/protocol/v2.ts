@@ -22,6 +22,7 @@ import {
 import { sanitizeLine } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
+import { excludedTool, paramHeaders, scanHeaderDeclarations, type HeaderScan } from "./param-headers.js";
 import { listToolPages, toolFromV2 } from "./tools.js";
 import { V2Push } from "./v2-push.js";
 import { setOwn } from "../data.js";
@@ -54,6 +55,8 @@ export class V2Wire implements Wire {
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   serverPid?: number;
   private readonly push: V2Push;
+  /** Over HTTP, per tool listed: its `x-mcp-header` declarations, or why it is left out (param-headers.ts). */
+  private readonly headerScans = new Map<string, HeaderScan>();
 
   pushConfirmed(taskId: string): boolean {
     return this.push.confirmed(taskId);
@@ -64,6 +67,8 @@ export class V2Wire implements Wire {
     private readonly rpc: RawChannel,
     readonly protocolVersion: string,
     readonly serverName: string,
+    /** Streamable HTTP: `x-mcp-header` declarations are checked and mirrored (SEP-2243); stdio has no headers. */
+    private readonly mirrorHeaders = false,
   ) {
     this.push = new V2Push(client, (taskIds, signal) =>
       this.request("subscriptions/listen", { notifications: { taskIds } }, { signal, timeoutMs: 0 }),
@@ -106,10 +111,32 @@ export class V2Wire implements Wire {
   async listTools(): Promise<ToolInfo[]> {
     // Raw, as V1 does (tools.ts): the SDK's own parse of tools/list walks every schema recursively (one 20,000
     // levels deep overflowed the stack: "tools/list failed: Maximum call stack size exceeded").
-    return listToolPages((params) => this.request("tools/list", params, { tasks: false }), toolFromV2);
+    // Over HTTP, a tool whose x-mcp-header declarations break SEP-2243's rules is left out (the spec's MUST).
+    this.headerScans.clear();
+    return listToolPages(
+      (params) => this.request("tools/list", params, { tasks: false }),
+      (raw) => {
+        const tool = toolFromV2(raw);
+        if (!this.mirrorHeaders) return tool;
+        const scan = scanHeaderDeclarations(tool.inputSchema);
+        this.headerScans.set(tool.name, scan);
+        return scan.valid ? tool : undefined;
+      },
+    );
+  }
+
+  toolExclusion(name: string): string | undefined {
+    const scan = this.headerScans.get(name);
+    return scan && !scan.valid ? scan.reason : undefined;
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+    const excluded = this.toolExclusion(name);
+    if (excluded) throw excludedTool(name, excluded);
+    // Each declared argument mirrored as its Mcp-Param-* header; a tool not listed yet is called without them
+    // (as the SDK does: the server says so if it needs them).
+    const scan = this.headerScans.get(name);
+    const headers = scan?.valid ? paramHeaders(scan.declarations, args) : undefined;
     const params: Record<string, unknown> = { name, arguments: args };
     for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
       let reply: Record<string, unknown>;
@@ -118,6 +145,7 @@ export class V2Wire implements Wire {
           signal: options.signal,
           tasks: options.task === "auto",
           ...(options.onProgress && { onProgress: options.onProgress, keepProgress: true }),
+          headers,
         });
       } catch (error) {
         if (error instanceof RpcError && EXTENSION_REQUIRED.has(error.rpcCode) && options.task === "never") {

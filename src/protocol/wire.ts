@@ -179,6 +179,8 @@ export interface Wire {
   /** How to reach this server (session) again from another process. */
   resumeToken(): ResumeToken;
   listTools(): Promise<ToolInfo[]>;
+  /** Why a tool the server listed was left out of `listTools` and will not be called (V2 over HTTP: SEP-2243). */
+  toolExclusion?(name: string): string | undefined;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot>;
   /**

@@ -32,6 +32,8 @@ interface SettingsData {
 export interface OAuthClientSettings {
   clientId?: string;
   clientSecret?: string;
+  /** A client ID metadata document at an https URL: the client id where the authorization server supports them. */
+  clientMetadataUrl?: string;
   scope?: string;
   /** "client_credentials": signs in without a person (CI); otherwise the authorization code flow in a browser. */
   grant?: "authorization_code" | "client_credentials";

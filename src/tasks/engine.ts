@@ -98,6 +98,11 @@ export class TaskEngine {
     return (await this.listTools()).find((tool) => tool.name === name);
   }
 
+  /** Why the server's tool `name` was left out of the listing (an invalid declaration), if it was. */
+  toolExclusion(name: string): string | undefined {
+    return this.wire.toolExclusion?.(name);
+  }
+
   /** The server's tools (listed once per engine). */
   async listTools(): Promise<ToolInfo[]> {
     if (!this.tools) this.tools = new Map((await this.wire.listTools()).map((tool) => [tool.name, tool]));

@@ -4,7 +4,7 @@ import { AnswerNotDeliveredError, cutText, InputRequiredError } from "../errors.
 import { sanitizeLine, shellWord } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { DeliveryEvent } from "../model.js";
-import { fieldsOf, requestedForm, type Schema } from "./fields.js";
+import { defaultsOf, fieldsOf, requestedForm, type Schema } from "./fields.js";
 import { schemaProblem } from "./schema.js";
 
 export interface InputProvider {
@@ -116,8 +116,13 @@ export function preparedAnswers(answer: { input?: Record<string, unknown>; decli
       if (!answer.input) throw needInput(request, taskId, "input required and no answer given");
       if (request.params.mode === "url" || !request.params.requestedSchema)
         throw needInput(request, taskId, "the server asks for input mcp-task cannot give from --input");
-      const names = fieldsOf(requestedForm(request)).map((field) => field.name);
-      const content = Object.fromEntries(Object.entries(answer.input).filter(([key]) => names.includes(key)));
+      const form = requestedForm(request);
+      const names = fieldsOf(form).map((field) => field.name);
+      // A field the answer leaves out takes the form's default (SEP-1034): the person accepts the form as offered.
+      const content = Object.fromEntries([
+        ...Object.entries(defaultsOf(form)).filter(([key]) => !Object.hasOwn(answer.input!, key)),
+        ...Object.entries(answer.input).filter(([key]) => names.includes(key)),
+      ]);
       // Checked against the schema as sent (whatever it is), not the form read from it.
       const problem = await schemaProblem(request.params.requestedSchema as Record<string, unknown>, content);
       if (problem)

@@ -1,5 +1,6 @@
 // Before a call: the server's tool by name, and the arguments checked against its inputSchema.
 import { UsageError } from "../errors.js";
+import { excludedTool } from "../protocol/param-headers.js";
 import type { ToolInfo } from "../protocol/wire.js";
 import type { TaskEngine } from "./engine.js";
 import { schemaProblem } from "./schema.js";
@@ -18,6 +19,8 @@ export async function checkedTool(
   const tools = await engine.listTools();
   seen(Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
   const tool = tools.find((t) => t.name === name);
+  const excluded = tool ? undefined : engine.toolExclusion(name);
+  if (excluded) throw excludedTool(name, excluded);
   if (!tool) throw new UsageError(`${serverName} has no tool named ${name}`, "list the tools with: mcp-task tools");
   const problem = await schemaProblem(tool.inputSchema, args, `tool ${name}'s inputSchema`);
   if (problem)

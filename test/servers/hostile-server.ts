@@ -67,6 +67,11 @@
 //   proto-field               ask: a form with fields __proto__, constructor, prototype; the result echoes the answer;
 //                             echo: a plain call whose result is its arguments as JSON
 //   empty-id                  report: a task whose id is "" (the empty string); it completes after 300 ms
+//   form-defaults             defaults_ask: asks a form whose fields have defaults (name "Ada", count 3, level "high",
+//                             loud true); the result echoes the answer
+//   param-headers             (V2, HTTP) headers: arguments region (x-mcp-header Region), count (Count, integer), loud
+//                             (Loud, boolean), note (none); a plain call whose result is the Mcp-Param-* headers it got;
+//                             bad_header: declares x-mcp-header on a number property (the client must leave it out)
 
 import { spawn as spawnChild } from "node:child_process";
 import { closeSync, readFileSync, writeFileSync } from "node:fs";
@@ -129,6 +134,8 @@ const CASES = [
   "empty-input-requests",
   "proto-field",
   "empty-id",
+  "form-defaults",
+  "param-headers",
   // process and stream cases (PROCESS_CASES: every case from here on)
   "stdout-closed",
   "ignore-sigterm",
@@ -171,6 +178,23 @@ const protoForm = () => ({
     `{"mode":"form","message":"fields named like prototype keys","requestedSchema":{"type":"object","properties":{"__proto__":{"type":"string","title":"proto"},"constructor":{"type":"boolean"},"prototype":{"type":"string"}},"required":["__proto__","constructor"]}}`,
   ),
 });
+const defaultsForm = {
+  method: "elicitation/create",
+  params: {
+    mode: "form",
+    message: "accept the defaults?",
+    requestedSchema: {
+      type: "object",
+      properties: {
+        name: { type: "string", default: "Ada" },
+        count: { type: "integer", default: 3 },
+        level: { type: "string", enum: ["low", "high"], default: "high" },
+        loud: { type: "boolean", default: true },
+        note: { type: "string" },
+      },
+    },
+  },
+};
 function schemaCaseForm(tool: string): Msg | undefined {
   if (tool === "redos_ask") {
     return {
@@ -197,6 +221,7 @@ function schemaCaseForm(tool: string): Msg | undefined {
     };
   }
   if (CASE === "proto-field" && tool === "ask") return protoForm();
+  if (tool === "defaults_ask") return defaultsForm;
   return undefined;
 }
 
@@ -354,6 +379,7 @@ function advance(task: Task): void {
     case "redos_ask":
     case "deep_ask":
     case "wide_ask":
+    case "defaults_ask":
       if (task.status === "working" && age > 200) task.status = "input_required";
       break;
     case "unsafe":
@@ -543,6 +569,25 @@ function toolList(): Msg[] {
       return [tool("ask", "required"), tool("echo", "forbidden")];
     case "empty-id":
       return [tool("report", "required")];
+    case "form-defaults":
+      return [tool("defaults_ask", "required")];
+    case "param-headers":
+      return [
+        tool("headers", "forbidden", {
+          inputSchema: {
+            type: "object",
+            properties: {
+              region: { type: "string", "x-mcp-header": "Region" },
+              count: { type: "integer", "x-mcp-header": "Count" },
+              loud: { type: "boolean", "x-mcp-header": "Loud" },
+              note: { type: "string" },
+            },
+          },
+        }),
+        tool("bad_header", "forbidden", {
+          inputSchema: { type: "object", properties: { score: { type: "number", "x-mcp-header": "Score" } } },
+        }),
+      ];
   }
   if (PROCESS_CASES.has(CASE)) return [tool("plain", "optional"), tool("hang", "optional")];
   return [];
@@ -663,7 +708,7 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     if (CASE === "endless-input" && responses[`q${task.round}`] !== undefined) task.round++;
     if (CASE === "escapes" && task.status === "input_required") task.status = "completed";
     if (
-      ["proto-key", "proto-field", "redos-input", "deep-form", "wide-form"].includes(CASE) &&
+      ["proto-key", "proto-field", "redos-input", "deep-form", "wide-form", "form-defaults"].includes(CASE) &&
       task.status === "input_required"
     ) {
       // The answers as they came (own keys, __proto__ included), echoed as the result.
@@ -764,6 +809,10 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
       return reply(out, id, createReply(timedTask(name, argsIn)));
     case "empty-id":
       return asTask(name, "");
+    case "param-headers": {
+      const mirrored = Object.entries(requestHeaders).filter(([key]) => key.startsWith("mcp-param-"));
+      return reply(out, id, { ...text(JSON.stringify(Object.fromEntries(mirrored))), resultType: "complete" });
+    }
     default:
       if (!wantsTask && GEN === "v2") return fail(out, id, -32021, "this tool needs the tasks extension");
       return asTask(name);
@@ -878,6 +927,9 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** The headers of the POST being handled (param-headers echoes its Mcp-Param-*). */
+let requestHeaders: IncomingMessage["headers"] = {};
+
 async function serveHttp(port: number): Promise<void> {
   const server = serverFor((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -894,6 +946,7 @@ async function serveHttp(port: number): Promise<void> {
         return;
       }
       const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Msg[];
+      requestHeaders = req.headers;
       if (PROCESS_CASES.has(CASE) && processCaseHttpCall(messages, res)) return;
       const requests = messages.filter((m) => m.method !== undefined && m.id !== undefined);
       if (requests.length === 0) {

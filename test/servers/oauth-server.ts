@@ -8,6 +8,10 @@
 //   POST /test/expire           every access token stops working (as if expired); refresh tokens still work
 //   POST /test/revoke           every access and refresh token stops working
 //   POST /test/slow-token       the token endpoint answers after a second from now on
+//   POST /test/step-up          from now on a tools/call whose token lacks scope "tasks:write" gets a 403
+//                               insufficient_scope asking for it (step-up); POST /test/step-up-off ends that
+//   POST /test/cimd             from now on the metadata says client_id_metadata_document_supported, and a client id
+//                               that is an https URL is taken as that document's (loopback redirects; not fetched)
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
@@ -28,9 +32,29 @@ interface Grant {
   resource?: URL;
 }
 
+/** POST /test/cimd: client ID metadata documents are supported (SEP-991). */
+let cimd = false;
+/** The loopback redirect of the authorization request being handled (the demo provider matches them exactly). */
+let loopbackRedirect: string | undefined;
+
 class Provider extends DemoInMemoryAuthProvider {
   readonly access = new Map<string, Grant & { expiresAt: number }>();
   readonly refresh = new Map<string, Grant>();
+
+  constructor() {
+    super();
+    // A URL client id stands for its metadata document: a public client of loopback redirects (what a real
+    // authorization server would read from the document, which this one does not fetch).
+    const getClient = this.clientsStore.getClient.bind(this.clientsStore);
+    this.clientsStore.getClient = async (clientId: string) =>
+      cimd && clientId.startsWith("https://")
+        ? {
+            client_id: clientId,
+            redirect_uris: loopbackRedirect ? [loopbackRedirect] : [],
+            token_endpoint_auth_method: "none",
+          }
+        : getClient(clientId);
+  }
 
   private issue(grant: Grant): OAuthTokens {
     const token = randomUUID();
@@ -107,6 +131,21 @@ app.post("/test/slow-token", (_req: IncomingMessage, res: ServerResponse) => {
   slowToken = true;
   res.writeHead(204).end();
 });
+app.post("/test/cimd", (_req: IncomingMessage, res: ServerResponse) => {
+  cimd = true;
+  res.writeHead(204).end();
+});
+app.use("/authorize", (req: IncomingMessage, _res: ServerResponse, next: () => void) => {
+  const redirect = new URL(req.url ?? "", base).searchParams.get("redirect_uri");
+  loopbackRedirect = redirect && /^http:\/\/127\.0\.0\.1:\d+\/callback$/.test(redirect) ? redirect : undefined;
+  next();
+});
+app.use("/.well-known/oauth-authorization-server", (_req: IncomingMessage, res: any, next: () => void) => {
+  const json = res.json.bind(res);
+  res.json = (body: Record<string, unknown>) =>
+    json(cimd ? { ...body, client_id_metadata_document_supported: true } : body);
+  next();
+});
 app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp"] }));
 app.post("/test/expire", (_req: IncomingMessage, res: ServerResponse) => {
   for (const grant of provider.access.values()) grant.expiresAt = 0;
@@ -117,18 +156,39 @@ app.post("/test/revoke", (_req: IncomingMessage, res: ServerResponse) => {
   provider.refresh.clear();
   res.writeHead(204).end();
 });
+let stepUp = false;
+app.post("/test/step-up", (_req: IncomingMessage, res: ServerResponse) => {
+  stepUp = true;
+  res.writeHead(204).end();
+});
+app.post("/test/step-up-off", (_req: IncomingMessage, res: ServerResponse) => {
+  stepUp = false;
+  res.writeHead(204).end();
+});
+const STEP_UP_SCOPE = "tasks:write";
 app.all(
   "/mcp",
   requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) }),
-  (req: IncomingMessage, res: ServerResponse) => {
-    const headers = { ...req.headers, host: upstream.host };
-    delete headers.authorization;
-    const out = request(new URL(upstream.pathname, upstream), { method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+  (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      if (stepUp && !req.auth?.scopes.includes(STEP_UP_SCOPE) && /"method"\s*:\s*"tools\/call"/.test(body.toString())) {
+        const challenge = `Bearer error="insufficient_scope", scope="mcp ${STEP_UP_SCOPE}", resource_metadata="${getOAuthProtectedResourceMetadataUrl(mcpUrl)}"`;
+        res.writeHead(403, { "WWW-Authenticate": challenge, "Content-Type": "application/json" });
+        res.end('{"error":"insufficient_scope"}');
+        return;
+      }
+      const headers = { ...req.headers, host: upstream.host };
+      delete headers.authorization;
+      const out = request(new URL(upstream.pathname, upstream), { method: req.method, headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      out.on("error", () => res.headersSent || res.writeHead(502).end());
+      out.end(body);
     });
-    out.on("error", () => res.headersSent || res.writeHead(502).end());
-    req.pipe(out);
   },
 );
 process.stdout.write(`listening ${mcpUrl.href}\n`);

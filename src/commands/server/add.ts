@@ -38,6 +38,10 @@ export const serverAdd: Leaf<AddServerOptions, [string]> = {
       new Option("--cwd <dir>", "working directory of the stdio server"),
       new Option("--client-id <id>", "OAuth client registered for mcp-task with the server's authorization server"),
       new Option("--client-secret <ref>", "its secret, as an environment reference: '${env:NAME}'"),
+      new Option(
+        "--client-metadata-url <url>",
+        "https URL of mcp-task's client ID metadata document (its client id where supported)",
+      ),
       new Option("--scope <scopes>", "OAuth scopes to ask for (space-separated)"),
       new Option("--grant <grant>", "authorization-code (a person signs in; default) or client-credentials (CI)"),
     ),
@@ -79,14 +83,17 @@ interface ClientFlags {
   clientSecret?: string;
   scope?: string;
   grant?: string;
+  clientMetadataUrl?: string;
 }
 
 /** The pre-registered OAuth client of `server add`, or undefined when none is given. */
 function clientSettings(flags: ClientFlags): OAuthClientSettings | undefined {
+  const document = metadataUrl(flags);
   if (flags.clientId === undefined) {
     if (flags.clientSecret !== undefined || flags.grant !== undefined)
       throw new UsageError("--client-secret and --grant go with --client-id");
-    return flags.scope === undefined ? undefined : { scope: flags.scope };
+    if (flags.scope === undefined && document === undefined) return undefined;
+    return { ...(flags.scope !== undefined ? { scope: flags.scope } : {}), ...document };
   }
   if (flags.url === undefined) throw new UsageError("--client-id goes with --url");
   if (flags.clientSecret !== undefined && !/^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(flags.clientSecret))
@@ -106,7 +113,26 @@ function clientSettings(flags: ClientFlags): OAuthClientSettings | undefined {
     ...(flags.clientSecret !== undefined ? { clientSecret: flags.clientSecret } : {}),
     ...(flags.scope !== undefined ? { scope: flags.scope } : {}),
     ...(flags.grant === "client-credentials" ? { grant: "client_credentials" as const } : {}),
+    ...document,
   };
+}
+
+/** --client-metadata-url: an https URL with a path (the SDK's rule for a URL-based client id). */
+function metadataUrl(flags: ClientFlags): { clientMetadataUrl: string } | undefined {
+  if (flags.clientMetadataUrl === undefined) return undefined;
+  if (flags.url === undefined) throw new UsageError("--client-metadata-url goes with --url");
+  let url: URL | undefined;
+  try {
+    url = new URL(flags.clientMetadataUrl);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== "https:" || url.pathname === "/")
+    throw new UsageError(
+      `--client-metadata-url must be an https URL with a path: ${sanitizeLine(flags.clientMetadataUrl)}`,
+      "for example --client-metadata-url https://example.com/mcp-task/client.json",
+    );
+  return { clientMetadataUrl: flags.clientMetadataUrl };
 }
 
 export async function runAddServer(options: AddServerOptions, ctx: Context): Promise<number> {
