@@ -7,7 +7,9 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { DashboardModel } from "../src/ui/model.js";
+import { cliEnv, runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { testContext } from "./helpers/context.js";
 import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
 
 const OAUTH_SERVER = join(ROOT, "dist/test-servers/oauth-server.js");
@@ -92,6 +94,31 @@ describe("sign-in", () => {
     expect(logout.stderr).toMatch(/signed out of demo \(tokens revoked\)/);
     expect(readdirSync(join(home, "auth")).filter((name) => name.endsWith(".json"))).toHaveLength(0);
     expect((await run(["tools", "-s", "demo"], home)).code).toBe(8);
+  });
+
+  it("the dashboard follows a task on the signed-in server with the stored token, and never shows it", async () => {
+    const home = tempHome();
+    expect((await run(["server", "add", "demo", "--url", url], home)).code).toBe(0);
+    expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
+    const token = JSON.parse(readFileSync(tokenFile(home), "utf8")).tokens.access_token as string;
+    const started = await run(["call", "work", "ms=1500", "--detach", "--json", "-s", "demo"], home);
+    expect(started.code, started.stderr).toBe(0);
+    const taskId = JSON.parse(started.stdout.split("\n")[0]!).taskId as string;
+    const ctx = await testContext(home, { env: cliEnv(home, noBrowser) });
+    const model = new DashboardModel(ctx);
+    await model.start();
+    try {
+      for (const end = Date.now() + 30_000; !model.getState().rows.every((row) => row.summary.outcome);) {
+        if (Date.now() > end)
+          throw new Error(JSON.stringify(model.getState().rows.map((r) => [r.connection, r.error])));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const row = model.getState().rows.find((r) => r.summary.taskId === taskId)!;
+      expect(model.handleOf(row.stem)!.outcome!.result!.content[0]!.text).toMatch(/work done after 1500 ms/);
+    } finally {
+      await model.close();
+    }
+    expect(ctx.out.stdout + ctx.out.stderr).not.toContain(token);
   });
 
   it("server add takes a client secret only as an environment reference", async () => {

@@ -75,13 +75,14 @@ describe("check", { timeout: 60_000 }, () => {
         store,
         "--quiet",
         "--speed",
-        "20",
+        "5",
         ...generation,
       ],
       "demo server",
     );
     servers.push(demo);
-    const results = byName(await check(demo.url, "export_ledger", { rows: 2000 }));
+    // About 2 s a task: long enough for the cancel check to reach a task still running, even on a loaded machine.
+    const results = byName(await check(demo.url, "export_ledger", { rows: 8000 }));
     for (const name of ["tools-list", "task-support", "task-created", "task-get", "poll-interval", "ttl"])
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
     for (const name of ["task-ends", "task-result", "task-final", "cancel", "unknown-task"])
