@@ -14,9 +14,11 @@ import { Skipped } from "./skipped.js";
 /** `task`: one of the tasks there at the start; then each change. */
 type Change = "task" | "added" | "changed" | "removed";
 
-/** What a change is measured by: what a person or a script would act on. */
-const fingerprint = (row: HandleView) =>
-  `${shownStatus(row)}|${row.statusMessage ?? ""}|${row.updatedAt}|${row.gone ?? ""}`;
+/**
+ * What a change is measured by: what a person or a script would act on (the status as shown, the message, being
+ * gone). Not the update time: a handle is written more than once for one change (the status, then its outcome).
+ */
+const fingerprint = (row: HandleView) => `${shownStatus(row)}|${row.statusMessage ?? ""}|${row.gone ?? ""}`;
 
 export async function runListWatch(options: ListOptions, ctx: Context): Promise<number> {
   const printer = createPrinter(ctx.io, false);
