@@ -55,7 +55,7 @@ describe("wire trace", { timeout: 60_000 }, () => {
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line));
-      expect(lines.every((e) => typeof e.t === "string" && ["out", "in", "http", "note"].includes(e.dir))).toBe(true);
+      expect(lines.every((e) => typeof e.t === "string" && ["out", "in", "http"].includes(e.dir))).toBe(true);
       expect(lines.some((e) => e.dir === "out" && e.message.method === "tools/list")).toBe(true);
       expect(lines.some((e) => e.dir === "in" && Array.isArray(e.message.result?.tools))).toBe(true);
       expect(lines.some((e) => e.dir === "http" && e.status === 200)).toBe(true);

@@ -22,8 +22,7 @@ export type TraceEvent =
       status: number | null;
       headers: Record<string, string>;
       error?: string;
-    }
-  | { t: string; server: string; dir: "note"; text: string };
+    };
 
 /** Where trace events go. */
 export interface Trace {
@@ -66,8 +65,6 @@ export function readable(event: TraceEvent): string {
       const headers = Object.entries(event.headers).map(([name, value]) => ` ${name}: ${value}`);
       return cut(sanitizeLine(`${time} ⇄ ${event.server} ${event.method} ${event.url} ${status}${headers.join(";")}`));
     }
-    case "note":
-      return cut(sanitizeLine(`${time} · ${event.server} ${event.text}`));
   }
 }
 
