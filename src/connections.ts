@@ -95,7 +95,11 @@ async function direct(
   name?: string,
 ): Promise<Wire> {
   const { env, clock } = deps;
-  const { stderrToLog } = await import("./protocol/stdio-sdk.js");
+  // The broker's own connection (direct): its stdio server's stderr goes to the broker's log (`server logs`).
+  const serverStderr =
+    how.direct && descriptor.transport === "stdio"
+      ? (await import("./protocol/stdio-sdk.js")).stderrToLog((text) => deps.io.stderr.write(text))
+      : undefined;
   // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
   const prestarted =
     descriptor.transport === "stdio" && !how.resume && settings.verdict(descriptorKey(descriptor), clock.now())
@@ -111,8 +115,7 @@ async function direct(
     requestTimeoutMs: requestTimeoutMs(env),
     resume: how.resume,
     trace: deps.trace?.(),
-    // The broker's own connection: its stdio server's stderr goes to the broker's log (`server logs`).
-    ...(how.direct ? { serverStderr: stderrToLog((text) => deps.io.stderr.write(text)) } : {}),
+    serverStderr,
     verdicts: {
       get: (key) => settings.verdict(key, clock.now()),
       set: (key, verdict) => settings.saveVerdict(key, verdict, clock.now()),
