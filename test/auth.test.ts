@@ -4,7 +4,7 @@
 // commands use; without one, a pipeline ends with exit 8 and the hint; an expired token is refreshed once mid-watch;
 // a revoked one ends a followed task with exit 8 and the handle intact; the token never appears in any file of the
 // home but the token store, nor in any output (export included).
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DashboardModel } from "../src/ui/model.js";

@@ -13,6 +13,7 @@ import { checkServer, type CheckResult } from "../src/tasks/check.js";
 import { TaskEngine } from "../src/tasks/engine.js";
 import {
   ROOT,
+  startDemoHttp,
   startEverythingHttp,
   startHostileHttp,
   startListening,
@@ -66,20 +67,7 @@ describe("check", { timeout: 60_000 }, () => {
     ["the demo server (V1)", ["--generation", "v1"]],
   ])("%s passes with its export (cancellable) task", async (_name, generation) => {
     const store = mkdtempSync(join(tmpdir(), "mcp-task-check-demo-"));
-    const demo = await startListening(
-      [
-        join(ROOT, "dist/test-servers/demo-server-main.js"),
-        "--port",
-        "0",
-        "--store",
-        store,
-        "--quiet",
-        "--speed",
-        "5",
-        ...generation,
-      ],
-      "demo server",
-    );
+    const demo = await startDemoHttp(0, store, "--speed", "5", ...generation);
     servers.push(demo);
     // About 2 s a task: long enough for the cancel check to reach a task still running, even on a loaded machine.
     const results = byName(await check(demo.url, "export_ledger", { rows: 8000 }));

@@ -16,9 +16,8 @@ import type { DeliveryEvent } from "../src/model.js";
 import type { InputProvider } from "../src/tasks/input.js";
 import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess, startInProcess } from "./helpers/context.js";
-import { ROOT, freePort, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
+import { freePort, startDemoHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
 
-const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
 const NAME_QUESTION = /asks: What is your name\?/g;
 const APPROVE =
   '"Approve invoice INV-2041 from Acme Office Supplies for 1,250.00 EUR? (PO-1001, goods received in full)"';
@@ -37,22 +36,17 @@ async function v2(port: number, store: string, ...flags: string[]): Promise<Runn
 
 /** The demo server in V1 mode over HTTP, with its store (tasks and sessions survive a restart). */
 async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
-  const args = [
-    DEMO_MAIN,
+  const server = await startDemoHttp(
+    port,
+    store,
     "--generation",
     "v1",
-    "--port",
-    String(port),
-    "--store",
-    store,
     "--speed",
     "20",
     "--poll-interval",
     "200",
-    "--quiet",
     ...flags,
-  ];
-  const server = await startListening(args, "demo server");
+  );
   started.push(server);
   return server;
 }
@@ -165,10 +159,14 @@ it("V2, the server stays away after the answer left: 'answer not delivered' (exi
   expect((await handleOf(home, id)).answered).toEqual(["name-1"]);
 });
 
-it("V1, tasks/result is cut with the question still pending on the server: it is asked once the server is back, and the task completes", async () => {
+/**
+ * An invoice approved from --input on the V1 demo server, which exits (code 70) at `crashOn` and is started again on
+ * the same port and store half a second later: the call's exit is 0, and its output is handed back.
+ */
+async function approvalAcrossCrash(crashOn: string): Promise<{ home: string; stdout: string; stderr: string }> {
   const store = mkdtempSync(join(tmpdir(), "input-faults-"));
   const port = await freePort();
-  const first = await demoV1(port, store, "--crash-on", "tasks-result");
+  const first = await demoV1(port, store, "--crash-on", crashOn);
   const home = tempHome();
   const args = [
     "call",
@@ -184,7 +182,11 @@ it("V1, tasks/result is cut with the question still pending on the server: it is
   await sleep(500);
   await demoV1(port, store);
   expect(await call.exited, call.output.stderr).toBe(0);
-  const { stdout, stderr } = call.output;
+  return { home, ...call.output };
+}
+
+it("V1, tasks/result is cut with the question still pending on the server: it is asked once the server is back, and the task completes", async () => {
+  const { home, stdout, stderr } = await approvalAcrossCrash("tasks-result");
   expect(stdout).toMatch(/^INV-2041 posted: 1,250\.00 EUR against PO-1001/);
   expect(stdout).toContain('"approver_comment": "goods checked"');
   // No answer had left: nothing to confirm or to report lost; the wait for the question is what was retried.
@@ -195,25 +197,7 @@ it("V1, tasks/result is cut with the question still pending on the server: it is
 });
 
 it("V1, the answer is on its way on the tasks/result round when the server dies: reported as not reaching it, given again when asked again", async () => {
-  const store = mkdtempSync(join(tmpdir(), "input-faults-"));
-  const port = await freePort();
-  const first = await demoV1(port, store, "--crash-on", "elicitation-answer");
-  const home = tempHome();
-  const args = [
-    "call",
-    "process_invoice",
-    "invoice_id=INV-2041",
-    "po_number=PO-1001",
-    "amount=1250",
-    "--input",
-    '{"approve":true,"comment":"goods checked"}',
-  ];
-  const call = startInProcess([...args, "-s", first.url], { home });
-  expect(await exited(first.process)).toBe(70);
-  await sleep(500);
-  await demoV1(port, store);
-  expect(await call.exited, call.output.stderr).toBe(0);
-  const { stdout, stderr } = call.output;
+  const { home, stdout, stderr } = await approvalAcrossCrash("elicitation-answer");
   expect(stdout).toMatch(/^INV-2041 posted: 1,250\.00 EUR against PO-1001/);
   expect(stdout).toContain('"approver_comment": "goods checked"');
   expect(stderr).toContain(`the connection dropped while the answer to ${APPROVE} was on its way`);

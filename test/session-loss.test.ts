@@ -13,9 +13,8 @@ import { DashboardModel } from "../src/ui/model.js";
 import type { DashboardState } from "../src/ui/state.js";
 import { events, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess, testContext } from "./helpers/context.js";
-import { ROOT, freePort, startEverythingHttp, startListening, type RunningServer } from "./helpers/servers.js";
+import { freePort, startDemoHttp, startEverythingHttp, type RunningServer } from "./helpers/servers.js";
 
-const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
 const GONE = /the server no longer knows this session \(it restarted\?\), and with it task /;
 /** The give-up window, said out loud: the loss of the task must be reported long before it. */
 const GIVE_UP = { MCP_TASK_GIVE_UP: "60s" };
@@ -33,20 +32,7 @@ async function everything(port?: number): Promise<RunningServer> {
 
 /** The demo server in V1 mode over HTTP with its store (its tasks survive a restart). */
 async function demoV1(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
-  const args = [
-    DEMO_MAIN,
-    "--generation",
-    "v1",
-    "--port",
-    String(port),
-    "--store",
-    store,
-    "--poll-interval",
-    "300",
-    "--quiet",
-    ...flags,
-  ];
-  const server = await startListening(args, "demo server");
+  const server = await startDemoHttp(port, store, "--generation", "v1", "--poll-interval", "300", ...flags);
   started.push(server);
   return server;
 }

@@ -81,6 +81,14 @@ export async function startV2Http(...flags: string[]): Promise<RunningServer> {
   return startListening([V2_SERVER, "--port", "0", ...flags], "v2 server");
 }
 
+/** The demo server's test entry point (demo-server/ with the conformance fixtures and fault hooks). */
+export const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
+
+/** The demo server over HTTP on `port` (0: any free one) with its store (its tasks, and V1 sessions, survive a restart). */
+export function startDemoHttp(port: number, store: string, ...flags: string[]): Promise<RunningServer> {
+  return startListening([DEMO_MAIN, "--port", String(port), "--store", store, "--quiet", ...flags], "demo server");
+}
+
 /** A server process (our V2, demo or hostile test server) that prints `listening <url>` on stdout once ready. */
 export async function startListening(args: string[], name: string): Promise<RunningServer> {
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
