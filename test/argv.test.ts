@@ -136,6 +136,7 @@ describe("call", () => {
     expect(await options("respond", "abcd", "--sampling-reply", "Hi")).toMatchObject({ samplingReply: "Hi" });
     await usageError(["call", "t", "--sampling-model", "me"], /--sampling-model names the model of a --sampling-reply/);
     await usageError(["respond", "abcd", "--template", "--sampling-reply", "x"], /--template prints/);
+    await usageError(["call", "t", "--input", "-", "--sampling-reply", "-"], /would both read stdin/);
   });
 
   it("commander's own: no tool, an unknown option", async () => {

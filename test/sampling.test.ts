@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProgram } from "../src/cli.js";
 import { cliEnv, events, runCli, tempHome } from "./helpers/cli.js";
 import { testContext } from "./helpers/context.js";
-import { everythingStdio, ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { everythingStdio, ROOT, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x9b]/;
@@ -100,11 +100,15 @@ describe("server-everything: a plain call that samples", { timeout: 60_000 }, ()
 });
 
 let http: RunningServer;
+let v2: RunningServer;
 beforeAll(async () => {
-  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
+  [http, v2] = await Promise.all([
+    startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server"),
+    startV2Http("--poll-interval", "200"),
+  ]);
 });
 afterAll(async () => {
-  await http?.stop();
+  await Promise.all([http?.stop(), v2?.stop()]);
 });
 
 const transports = [
@@ -155,5 +159,51 @@ describe.each(transports)("SDK v1 server over $name: sampling during a task", { 
     const watched = await runCli(["watch", taskId, "--decline", "--json"], { home });
     expect(watched.code, watched.stderr).toBe(1);
     expect(watched.stdout).toMatch(/User rejected sampling request/);
+  });
+});
+
+/** The client capabilities of every request of `method` in a --trace file (V2: each request's `_meta` says them). */
+function declaredOn(traceFile: string, method: string): Array<Record<string, unknown>> {
+  return readFileSync(traceFile, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          dir: string;
+          message?: { method?: string; params?: { _meta?: Record<string, Record<string, unknown>> } };
+        },
+    )
+    .filter((event) => event.dir === "out" && event.message?.method === method)
+    .map((event) => event.message!.params!._meta!["io.modelcontextprotocol/clientCapabilities"]!);
+}
+
+describe("V2 test server: a sampling request among a task's inputRequests", { timeout: 90_000 }, () => {
+  it("no reply: exit 6, the question kept; --decline cannot; respond --sampling-reply completes; declared only where served", async () => {
+    const home = tempHome();
+    const trace = join(home, "trace.ndjson");
+    const call = await runCli([`--trace=${trace}`, "call", "task_sampling", "text=hi", "-s", v2.url], { home });
+    expect(call.code, call.stderr).toBe(6);
+    expect(call.stderr).toMatch(/^hint: mcp-task respond .*--sampling-reply TEXT/m);
+    // A task call declares it (its question stays with the server for a later command); `get` answers nothing.
+    for (const capabilities of declaredOn(trace, "tools/call")) expect(capabilities).toHaveProperty("sampling");
+    const taskId = await newestTask(home);
+    const got = await runCli([`--trace=${trace}`, "get", taskId], { home });
+    expect(got.code, got.stderr).toBe(0);
+    expect(declaredOn(trace, "tasks/get").at(-1)).not.toHaveProperty("sampling");
+    const declined = await runCli(["respond", taskId, "--decline"], { home });
+    expect(declined.code).toBe(6);
+    expect(declined.stderr).toMatch(/cannot be declined/);
+    const responded = await runCli([`--trace=${trace}`, "respond", taskId, "--sampling-reply", "From V2"], { home });
+    expect(responded.code, responded.stderr).toBe(0);
+    for (const capabilities of declaredOn(trace, "tasks/update")) expect(capabilities).toHaveProperty("sampling");
+    const result = await runCli(["result", taskId, "--json"], { home });
+    const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
+    expect(JSON.parse(last.result.content[0].text)).toEqual({
+      role: "assistant",
+      content: { type: "text", text: "From V2" },
+      model: "human",
+      stopReason: "endTurn",
+    });
   });
 });

@@ -80,6 +80,8 @@ export const answerOptions = (
 
 export function answerFlags(flags: Flags): AnswerFlags {
   if (flags.input !== undefined && flags.decline) throw new UsageError("give either --input or --decline, not both");
+  if (flags.input === "-" && flags.samplingReply === "-")
+    throw new UsageError("--input - and --sampling-reply - would both read stdin: give one of them as @file");
   if (flags.samplingModel !== undefined && flags.samplingReply === undefined)
     throw new UsageError("--sampling-model names the model of a --sampling-reply: give both");
   return {
