@@ -17,6 +17,7 @@ import {
   iso,
   newTaskRecord,
   shortId,
+  type InputRequest,
   type JsonObject,
   type TaskEvent,
   type TaskOps,
@@ -111,7 +112,7 @@ export class TaskRuntime {
     if (task.status !== "input_required") return { accepted, ignored: Object.keys(responses) };
     const before = task.status;
     for (const [key, response] of Object.entries(responses)) {
-      if (!task.pending[key] || !isElicitResponse(response)) {
+      if (!task.pending[key] || !fitsRequest(task.pending[key], response)) {
         ignored.push(key);
         continue;
       }
@@ -260,6 +261,13 @@ export class TaskRuntime {
 }
 
 /** Shape check of a bare elicitation response. */
+/** A response of the kind the request asked for: a CreateMessageResult for a sampling request, else an ElicitResult. */
+function fitsRequest(request: InputRequest, response: unknown): response is JsonObject {
+  if (request.method !== "sampling/createMessage") return isElicitResponse(response);
+  const r = response as { role?: unknown; model?: unknown; content?: unknown } | null;
+  return r !== null && typeof r === "object" && r.role === "assistant" && typeof r.model === "string" && !!r.content;
+}
+
 function isElicitResponse(response: unknown): response is JsonObject {
   if (response === null || typeof response !== "object" || Array.isArray(response)) return false;
   const r = response as JsonObject;

@@ -13,9 +13,9 @@ export interface RpcError {
   data?: unknown;
 }
 
-/** A question a task asks: an embedded server-to-client request (the demo only asks elicitation forms). */
+/** A question a task asks: an embedded server-to-client request (the demo asks forms; the tests' server, sampling). */
 export interface InputRequest {
-  method: "elicitation/create";
+  method: "elicitation/create" | "sampling/createMessage";
   params: JsonObject;
 }
 

@@ -91,7 +91,7 @@ async function direct(
   deps: ConnectDeps,
   settings: Settings,
   descriptor: ServerDescriptor,
-  how: { resume?: ResumeToken; direct?: boolean },
+  how: { resume?: ResumeToken; direct?: boolean; outlive?: boolean; sampling?: boolean },
   name?: string,
 ): Promise<Wire> {
   const { env, clock } = deps;
@@ -114,6 +114,9 @@ async function direct(
     name,
     requestTimeoutMs: requestTimeoutMs(env),
     resume: how.resume,
+    // Sampling is declared where a reply can come: from this command (a person, --sampling-reply), or later, from
+    // the process that keeps the question (a broker's own connection; a task's session, handed to its keeper).
+    sampling: how.direct === true || how.outlive === true || how.sampling === true,
     trace: deps.trace?.(),
     serverStderr,
     verdicts: {

@@ -53,12 +53,13 @@ export interface Context {
    * V1 session; on stdio, its broker). `outlive` asks for a connection whose tasks outlive this command: on stdio,
    * through a broker started on demand. Tasks whose server hands questions over once (V1) are reached through a
    * broker that holds their questions: on stdio the server's, over HTTP the session's keeper. `direct`: the broker's
-   * own connection (never through a broker). The policy: src/connections.ts.
+   * own connection (never through a broker). `sampling`: this command can answer a sampling request (declared only
+   * where one can be answered). The policy: src/connections.ts.
    */
   connect(
     server: ServerDescriptor,
     name?: string,
-    how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean },
+    how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean; sampling?: boolean },
   ): Promise<Wire>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];

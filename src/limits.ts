@@ -175,3 +175,7 @@ export const MAX_SIGN_INS = 2;
 /** A server's sign-in lock (one token renewal at a time across commands, brokers and the dashboard): one left by a
  *  process killed while holding it is taken over after this long. */
 export const AUTH_LOCK_STALE_MS = 10_000;
+/** A sampling request as shown to a person: at most this many messages (the last ones), each cut at this many
+ *  characters; the system prompt too. (The reply a person writes is not bounded here: it goes to the server.) */
+export const MAX_SAMPLING_MESSAGES_SHOWN = 20;
+export const MAX_SAMPLING_TEXT_SHOWN = 4000;

@@ -120,6 +120,25 @@ describe("call", () => {
     await usageError(["call", "t", "--timeout", "soon"], /--timeout: not a duration: soon/);
   });
 
+  it("--sampling-reply (inline, @file, -) and --sampling-model; a model without a reply is a usage error", async () => {
+    expect(await options("call", "t", "--sampling-reply", "Hello", "--sampling-model", "me")).toMatchObject({
+      samplingReply: "Hello",
+      samplingModel: "me",
+      decline: false,
+      input: undefined,
+    });
+    expect(await options("call", "t", "--sampling-reply", "@reply.txt", "--decline")).toMatchObject({
+      samplingReply: "@reply.txt",
+      decline: true,
+    });
+    expect(await options("call", "t")).not.toHaveProperty("samplingReply");
+    expect(await options("watch", "abcd", "--sampling-reply", "-")).toMatchObject({ samplingReply: "-" });
+    expect(await options("respond", "abcd", "--sampling-reply", "Hi")).toMatchObject({ samplingReply: "Hi" });
+    await usageError(["call", "t", "--sampling-model", "me"], /--sampling-model names the model of a --sampling-reply/);
+    await usageError(["respond", "abcd", "--template", "--sampling-reply", "x"], /--template prints/);
+    await usageError(["call", "t", "--input", "-", "--sampling-reply", "-"], /would both read stdin/);
+  });
+
   it("commander's own: no tool, an unknown option", async () => {
     await commanderError(["call"], "commander.missingArgument");
     await commanderError(["call", "t", "--frobnicate"], "commander.unknownOption");

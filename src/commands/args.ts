@@ -31,6 +31,20 @@ export async function readJsonArg(arg: JsonObjectArg, what: string, ctx: Context
   return parseJsonObject(text, what);
 }
 
+/** A text named on the command line: itself, `@file` or `-` (stdin), read whole but for one final line break. */
+export async function readTextArg(value: string, what: string, ctx: Context): Promise<string> {
+  const chomp = (text: string) => text.replace(/\r?\n$/, "");
+  if (value === "-") return chomp(await readAll(ctx.io.stdin, `${what} -`));
+  if (!value.startsWith("@")) return value;
+  try {
+    return chomp(await readFile(value.slice(1), "utf8"));
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${what} from ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+}
+
 function parseJsonObject(text: string, what: string): Record<string, unknown> {
   let parsed: unknown;
   try {

@@ -62,19 +62,33 @@ export const taskRef = (id: string, flags: Flags): TaskRef => ({ id, server: fla
 export interface AnswerFlags {
   input?: JsonObjectArg;
   decline: boolean;
+  /** `--sampling-reply`: the text (or `@file`, `-` for stdin) that answers sampling requests. */
+  samplingReply?: string;
+  samplingModel?: string;
 }
 
-/** `--input` and `--decline`; `respond` words them for the one request it answers. */
+/** `--input`, `--decline` and the sampling reply; `respond` words the first two for the one request it answers. */
 export const answerOptions = (
   input = "answer input requests with this object",
   decline = "decline input requests",
-): Option[] => [new Option("--input <json|@file|->", input), new Option("--decline", decline)];
+): Option[] => [
+  new Option("--input <json|@file|->", input),
+  new Option("--decline", decline),
+  new Option("--sampling-reply <text|@file|->", "answer sampling requests (a model's reply) with this text"),
+  new Option("--sampling-model <name>", 'the model a sampling reply names (default "human")'),
+];
 
 export function answerFlags(flags: Flags): AnswerFlags {
   if (flags.input !== undefined && flags.decline) throw new UsageError("give either --input or --decline, not both");
+  if (flags.input === "-" && flags.samplingReply === "-")
+    throw new UsageError("--input - and --sampling-reply - would both read stdin: give one of them as @file");
+  if (flags.samplingModel !== undefined && flags.samplingReply === undefined)
+    throw new UsageError("--sampling-model names the model of a --sampling-reply: give both");
   return {
     input: flags.input !== undefined ? jsonObjectArg(flags.input as string, "--input") : undefined,
     decline: Boolean(flags.decline),
+    ...(flags.samplingReply !== undefined && { samplingReply: flags.samplingReply as string }),
+    ...(flags.samplingModel !== undefined && { samplingModel: flags.samplingModel as string }),
   };
 }
 

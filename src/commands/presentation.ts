@@ -4,7 +4,8 @@ import type { Context } from "../context.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import { linePrompt } from "../ui/prompt.js";
-import { readJsonArg } from "./args.js";
+import { HUMAN_MODEL, type SamplingReply } from "../tasks/sampling.js";
+import { readJsonArg, readTextArg } from "./args.js";
 import type { AnswerFlags } from "./options.js";
 
 /**
@@ -15,36 +16,46 @@ import type { AnswerFlags } from "./options.js";
  */
 export async function presentation(
   ctx: Context,
-  options: { json: boolean; input?: Record<string, unknown>; decline: boolean },
+  options: Answers & { json: boolean },
 ): Promise<{ printer: Printer; provider: InputProvider; close(): void }> {
   // A trace on stderr would draw through the live view: status lines then.
-  if (ctx.io.terminal && !options.json && options.input === undefined && !options.decline && ctx.trace !== "-") {
+  if (ctx.io.terminal && !options.json && !givenAhead(options) && ctx.trace !== "-") {
     return (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
   }
-  return {
-    printer: createPrinter(ctx.io, options.json),
-    provider: inputProvider(ctx, options.input, options.decline),
-    close: () => {},
-  };
+  return { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options), close: () => {} };
 }
 
-/** Where answers come from: --input / --decline, else a person at a terminal, else nowhere (exit 6). */
-export function inputProvider(
-  ctx: Context,
-  input: Record<string, unknown> | undefined,
-  decline: boolean,
-): InputProvider {
-  if (input === undefined && !decline && ctx.io.interactive) return linePrompt(ctx.io);
-  return preparedAnswers({ input, decline });
+/** The answers the flags give: `--input`'s object, `--decline`, the sampling reply. */
+export interface Answers {
+  input?: Record<string, unknown>;
+  decline: boolean;
+  sampling?: SamplingReply;
 }
 
-/** The answers the flags give, `--input`'s object read (from its file or stdin, where it names one). */
-export async function readAnswers(
-  flags: AnswerFlags,
-  ctx: Context,
-): Promise<{ input?: Record<string, unknown>; decline: boolean }> {
+const givenAhead = (answers: Answers) =>
+  answers.input !== undefined || answers.decline || answers.sampling !== undefined;
+
+/** Where answers come from: --input / --decline / --sampling-reply, else a person at a terminal, else nowhere (exit 6). */
+export function inputProvider(ctx: Context, answers: Answers): InputProvider {
+  if (!givenAhead(answers) && ctx.io.interactive) return linePrompt(ctx.io);
+  return preparedAnswers(answers);
+}
+
+/** True when this command can answer a sampling request itself: a reply given ahead, or a person to ask. */
+export function servesSampling(ctx: Context, answers: Answers): boolean {
+  return answers.sampling !== undefined || (!givenAhead(answers) && ctx.io.interactive);
+}
+
+/** The answers the flags give, `--input`'s object and the sampling reply read (from a file or stdin where named). */
+export async function readAnswers(flags: AnswerFlags, ctx: Context): Promise<Answers> {
   return {
     input: flags.input !== undefined ? await readJsonArg(flags.input, "--input", ctx) : undefined,
     decline: flags.decline,
+    ...(flags.samplingReply !== undefined && {
+      sampling: {
+        text: await readTextArg(flags.samplingReply, "--sampling-reply", ctx),
+        model: flags.samplingModel ?? HUMAN_MODEL,
+      },
+    }),
   };
 }

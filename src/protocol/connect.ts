@@ -26,7 +26,8 @@ import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
 
 const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
-const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
+/** What mcp-task serves: forms always; sampling only where a reply can be given (ConnectOptions.sampling). */
+const clientCapabilities = (sampling: boolean) => ({ elicitation: { form: {} }, ...(sampling && { sampling: {} }) });
 
 /** Where generation verdicts are remembered between processes. */
 export interface VerdictCache {
@@ -56,6 +57,11 @@ export interface ConnectOptions {
   legacySse?: boolean;
   /** HTTP: the fetch under the guard that presents the saved sign-in's token (src/auth/fetch.ts). */
   authorize?: Authorize;
+  /**
+   * Declare `sampling`: a sampling request can be answered on this connection (a person, a reply given ahead, or a
+   * process that keeps the question for a later command). Without it a server knows to do without.
+   */
+  sampling?: boolean;
 }
 
 export async function connect(descriptor: ServerDescriptor, options: ConnectOptions): Promise<Wire> {
@@ -104,10 +110,14 @@ async function connectOnce(
   );
   // V1 over HTTP: when the server no longer knows the session (it restarted), the wire opens a new one this way.
   const renew = descriptor.transport === "http" ? () => open(descriptor, options, { kind: "legacy" }) : undefined;
-  const wire: Wire =
+  const modern =
     era === "modern"
       ? new V2Wire(client, rpc, protocolVersion, serverName, descriptor.transport === "http")
-      : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId, renew);
+      : undefined;
+  if (modern) modern.sampling = options.sampling === true;
+  const wire: Wire = modern
+    ? modern
+    : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId, renew);
   if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport)
     wire.serverPid = transport.pid ?? undefined;
   return transport instanceof SSEClientTransport ? plainCallsOnly(wire) : wire;
@@ -185,7 +195,7 @@ async function open(
         );
   if (options.trace) traceTransport(transport, options.trace, label);
   const client = new Client(CLIENT_INFO, {
-    capabilities: CLIENT_CAPABILITIES,
+    capabilities: clientCapabilities(options.sampling === true),
     versionNegotiation: {
       mode: "auto",
       probe: { timeoutMs: Math.min(options.timeoutMs ?? (requestTimeoutMs || 10_000), 10_000) },

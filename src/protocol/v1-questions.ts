@@ -55,11 +55,21 @@ export class V1Questions {
       async (request, ctx) =>
         this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never,
     );
-    client.setRequestHandler(
-      "sampling/createMessage",
-      async (request, ctx) =>
-        this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never,
-    );
+    try {
+      client.setRequestHandler(
+        "sampling/createMessage",
+        async (request, ctx) =>
+          this.ask(
+            request.method,
+            request.params as Record<string, unknown>,
+            ctx.mcpReq.id,
+            ctx.mcpReq.signal,
+          ) as never,
+      );
+    } catch {
+      // The SDK sets no sampling handler on a client that did not declare sampling (connect.ts: declared only where
+      // a reply can be given); such a client answers a sampling request "method not found", as the spec has it.
+    }
     this.watchAnswers(client);
   }
 
@@ -103,10 +113,11 @@ export class V1Questions {
     const round = taskId !== null ? this.rounds.get(taskId) : undefined;
     signal?.addEventListener("abort", () => this.wire.onQuestionWithdrawn?.(taskId, input), { once: true });
     const response = await this.wire.inputHandler(input, taskId, signal);
-    if (method === "sampling/createMessage") {
-      // mcp-task has no model; a declined sampling request is reported to the server as an error.
-      throw new RpcError("sampling declined: mcp-task is not connected to a model", -1);
-    }
+    // A declined sampling request is an error reply (the spec's -1, "User rejected sampling request"); an accepted
+    // one's content is the CreateMessageResult (src/tasks/sampling.ts).
+    // (The SDK replies with a thrown error's numeric `code`: RpcError's `code` is our string one.)
+    if (method === "sampling/createMessage" && response.action !== "accept")
+      throw Object.assign(new Error("User rejected sampling request"), { code: -1 });
     if (taskId !== null && round?.cut) {
       // The round the question came with ended before the answer was ready: the server that asked may be gone (a
       // restarted one does not know this request), so the answer is in doubt. It is sent all the same.
@@ -115,6 +126,7 @@ export class V1Questions {
       );
       this.wire.onUncertainDelivery?.({ taskId, answers: [{ request: input, response }], stableKeys: false, error });
     } else if (taskId !== null && id !== undefined) this.answering.set(id, { taskId, request: input, response });
+    if (method === "sampling/createMessage") return (response as { content: Record<string, unknown> }).content;
     return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
   }
 }

@@ -58,6 +58,9 @@ export class V2Wire implements Wire {
   /** Over HTTP, per tool listed: its `x-mcp-header` declarations, or why it is left out (param-headers.ts). */
   private readonly headerScans = new Map<string, HeaderScan>();
 
+  /** True when sampling requests can be answered here (connect.ts): only then is `sampling` declared. */
+  sampling = false;
+
   pushConfirmed(taskId: string): boolean {
     return this.push.confirmed(taskId);
   }
@@ -90,7 +93,7 @@ export class V2Wire implements Wire {
 
   /** The per-request `_meta` envelope; `tasks` declares the extension. */
   private meta(tasks: boolean): Record<string, unknown> {
-    const capabilities: Record<string, unknown> = { elicitation: { form: {} } };
+    const capabilities: Record<string, unknown> = { elicitation: { form: {} }, ...(this.sampling && { sampling: {} }) };
     if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return {
       [PROTOCOL_VERSION_META_KEY]: this.protocolVersion,
@@ -275,10 +278,12 @@ export class V2Wire implements Wire {
 
 function wireResponse(request: InputRequest, response: InputResponse): Record<string, unknown> {
   if (request.method !== "elicitation/create" && response.action !== "accept") {
-    // V2 has no way to decline a sampling or roots request: the task cannot go on without a model.
+    // V2 has no way to decline a sampling or roots request: the task cannot go on without a reply.
     throw new InputRequiredError(
-      `the server asks for ${sanitizeLine(request.method)}, which mcp-task cannot answer (it has no model)`,
+      `the server asks for ${sanitizeLine(request.method)}, which cannot be declined on the 2026-07-28 protocol`,
     );
   }
+  // A sampling reply is the CreateMessageResult itself (src/tasks/sampling.ts).
+  if (request.method === "sampling/createMessage") return (response as { content: Record<string, unknown> }).content;
   return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
 }

@@ -6,15 +6,16 @@ import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { DeliveryEvent } from "../model.js";
 import { defaultsOf, fieldsOf, requestedForm, type Schema } from "./fields.js";
 import { schemaProblem } from "./schema.js";
+import { isSampling, samplingAnswer, type SamplingReply } from "./sampling.js";
 
 export interface InputProvider {
   /** False when no answer can come from anywhere: input_required then fails at once, before asking the server. */
   readonly available: boolean;
+  /** True when a sampling request can be answered (a person, or a reply given ahead): only then is it declared. */
+  readonly sampling?: boolean;
   /** `signal` aborts when the question is no longer asked (the task moved on): stop asking. */
   answer(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse>;
 }
-
-const SAMPLING = "sampling/createMessage";
 
 function describe(request: InputRequest): string {
   const message = typeof request.params.message === "string" ? cutText(sanitizeLine(request.params.message), 200) : "";
@@ -34,8 +35,15 @@ export function expected(schema: Schema): string {
 /** How to give the answer later: to the task (respond), or to the call (again, with the answer). */
 function answerHint(taskId: string | null): string {
   return taskId
-    ? `mcp-task respond --input '{...}' ${shellWord(taskId)}  (or --decline)`
-    : "call again with --input '{...}' or --decline";
+    ? `mcp-task respond --input '{...}' ${shellWord(taskId)}  (or --decline; for a sampling request --sampling-reply TEXT)`
+    : "call again with --input '{...}' or --decline (for a sampling request --sampling-reply TEXT)";
+}
+
+/** How to give a reply to a sampling request later (see answerHint). */
+function samplingHint(taskId: string | null): string {
+  return taskId
+    ? `mcp-task respond --sampling-reply TEXT ${shellWord(taskId)}  (or --decline)`
+    : "call again with --sampling-reply TEXT or --decline";
 }
 
 /** The error for a task that waits for input nobody here can give. */
@@ -98,18 +106,32 @@ export function deliveryNote(event: DeliveryEvent): string {
 }
 
 function needInput(request: InputRequest, taskId: string | null, why: string): InputRequiredError {
-  return new InputRequiredError(`${why}: ${describe(request)}`, answerHint(taskId), taskId);
+  const hint = isSampling(request) ? samplingHint(taskId) : answerHint(taskId);
+  return new InputRequiredError(`${why}: ${describe(request)}`, hint, taskId);
 }
 
 /**
  * Answers from the command line. `--input` is an object of field values: each form takes the fields its
  * requestedSchema names, so one object can answer several questions.
  */
-export function preparedAnswers(answer: { input?: Record<string, unknown>; decline?: boolean }): InputProvider {
+export function preparedAnswers(answer: {
+  input?: Record<string, unknown>;
+  decline?: boolean;
+  sampling?: SamplingReply;
+}): InputProvider {
   return {
-    available: answer.input !== undefined || Boolean(answer.decline),
+    available: answer.input !== undefined || Boolean(answer.decline) || answer.sampling !== undefined,
+    sampling: answer.sampling !== undefined,
     answer: async (request, taskId) => {
-      if (request.method === SAMPLING) return { action: "decline" }; // mcp-task has no model
+      if (isSampling(request)) {
+        if (answer.sampling) return samplingAnswer(answer.sampling);
+        if (answer.decline) return { action: "decline" };
+        throw needInput(
+          request,
+          taskId,
+          "the server asks for a model's reply (sampling) and no --sampling-reply was given",
+        );
+      }
       if (request.method !== "elicitation/create")
         throw needInput(request, taskId, `the server asks for unsupported input (${sanitizeLine(request.method)})`);
       if (answer.decline) return { action: "decline" };

@@ -10,7 +10,11 @@ import { saveMoves, type TrackedTask } from "./tracker.js";
 
 /** What reaching a server needs of the context. */
 export interface ReconnectContext {
-  connect(server: ServerDescriptor, name?: string, how?: { resume?: ResumeToken; outlive?: boolean }): Promise<Wire>;
+  connect(
+    server: ServerDescriptor,
+    name?: string,
+    how?: { resume?: ResumeToken; outlive?: boolean; sampling?: boolean },
+  ): Promise<Wire>;
   clock: Clock;
 }
 
@@ -58,7 +62,7 @@ export class ServerLinks {
     const { server, resume } = tracked.handle;
     try {
       return await this.shared(`${descriptorKey(server.descriptor)}|${connectionScope(resume)}`, () =>
-        this.ctx.connect(server.descriptor, server.name, { resume }),
+        this.ctx.connect(server.descriptor, server.name, { resume, sampling: this.input.sampling }),
       );
     } catch (error) {
       // A stdio task whose broker (and so its server) is gone, and whose outcome the broker did not write, is lost:

@@ -96,6 +96,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
 function formProvider(get: () => LiveState, set: (change: Partial<LiveState>) => void): InputProvider {
   return {
     available: true,
+    sampling: true,
     answer: (request, taskId, signal) =>
       new Promise<InputResponse>((resolve, reject) => {
         set({ question: { request, taskId, resolve } });

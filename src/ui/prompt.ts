@@ -8,12 +8,15 @@ import { sanitizeLine } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import { fieldsOf, requestedForm, type Field } from "../tasks/fields.js";
 import type { InputProvider } from "../tasks/input.js";
+import { isSampling } from "../tasks/sampling.js";
 import { schemaProblem } from "../tasks/schema.js";
+import { askSampling } from "./sampling-prompt.js";
 
 export function linePrompt(io: IO): InputProvider {
   let queue = Promise.resolve();
   return {
     available: true,
+    sampling: true,
     // One question at a time, even when several arrive together.
     answer: (request, taskId) => {
       const next = queue.then(() => ask(io, request, taskId));
@@ -28,6 +31,7 @@ export function linePrompt(io: IO): InputProvider {
 
 async function ask(io: IO, request: InputRequest, taskId: string | null): Promise<InputResponse> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
+  if (isSampling(request)) return askSampling(io, request, taskId);
   if (request.method !== "elicitation/create") {
     say(`mcp-task: the server asks for ${sanitizeLine(request.method)}; mcp-task has no model, so it is declined.`);
     return { action: "decline" };

@@ -25,6 +25,7 @@ export class QuestionQueue {
   /** Where the engines' questions go: queued for the person, answered through `answer`. */
   readonly provider: InputProvider = {
     available: true,
+    sampling: true,
     answer: (request, taskId, signal) =>
       new Promise<InputResponse>((resolve, reject) => {
         const id = this.nextQuestion++;

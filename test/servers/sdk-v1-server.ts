@@ -11,6 +11,8 @@
 //   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
 //     do): over HTTP on the session's standalone GET stream; the task stays `working` while it waits.
 //   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
+//   - sample {prompt}: asks for a model's reply (sampling/createMessage, with the metadata) instead of a form; a
+//     client that did not declare sampling is not asked (action "no-sampling").
 // The result's text is the answer as JSON: {"item":..., "action":..., "content":...}.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
@@ -108,6 +110,37 @@ function makeServer(): McpServer {
             { mode: "form", message: `Confirm ${item}`, requestedSchema: FORM },
             { relatedTask: { taskId: task.taskId }, timeout: ANSWER_TIMEOUT_MS },
           );
+        });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "sample",
+    {
+      description: "asks for a model's reply (sampling/createMessage) with the related-task metadata",
+      inputSchema: { prompt: z.string() },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ prompt }, extra) {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        void finish(task.taskId, prompt, async () => {
+          // A client that did not declare sampling is not asked: the server does without (as the spec wants).
+          if (!server.server.getClientCapabilities()?.sampling) return { action: "no-sampling" };
+          await taskStore.updateTaskStatus(task.taskId, "input_required", "asks for a model's reply");
+          const reply = await server.server.createMessage(
+            {
+              messages: [{ role: "user", content: { type: "text", text: prompt } }],
+              systemPrompt: `Answer briefly. ${prompt}`,
+              modelPreferences: { hints: [{ name: "claude" }], speedPriority: 0.5 },
+              maxTokens: 50,
+            },
+            { relatedTask: { taskId: task.taskId }, timeout: ANSWER_TIMEOUT_MS },
+          );
+          return { action: "sampled", content: reply };
         });
         return { task };
       },

@@ -489,32 +489,6 @@ describe("ElicitationForm", () => {
     for (const bad of ["[2J", "]0;", "\u0007", "[5m", "[31m", "[1A", "[H", "\u009b"]) expect(frame).not.toContain(bad);
   });
 
-  it("offers only decline for a sampling request", async () => {
-    const request: InputRequest = {
-      key: "s1",
-      method: "sampling/createMessage",
-      params: {
-        messages: [{ role: "user", content: { type: "text", text: "Write a haiku\u001b[2J about tasks" } }],
-        maxTokens: 100,
-      },
-    };
-    const { tree, onRespond, onClose } = elicitationForm(request);
-    const ui = await mount(tree);
-    const frame = ui.lastFrame()!;
-    expect(frame).toContain("mcp-task has no model: this request can only be declined");
-    expect(frame).toContain("sampling/createMessage");
-    expect(frame).toContain('"Write a haiku about tasks"');
-    expect(frame).toContain("at most 100 tokens");
-    expect(frame).toContain("[ Decline (d) ]");
-    expect(frame).not.toContain("Accept");
-    expect(frame).not.toContain("Cancel");
-    expect(frame).not.toContain("[2J");
-    await press(ui, KEY.esc);
-    expect(onClose).toHaveBeenCalledTimes(1);
-    await press(ui, KEY.enter);
-    expect(onRespond.mock.calls).toEqual([[{ action: "decline" }]]);
-  });
-
   it("offers only decline for a URL-mode elicitation", async () => {
     const request: InputRequest = {
       key: "u1",

@@ -14,7 +14,7 @@ import { noAnswers, withdrawnNote } from "../../tasks/input.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
 import { resolveServer } from "../resolve-server.js";
-import { inputProvider, presentation, readAnswers } from "../presentation.js";
+import { inputProvider, presentation, readAnswers, servesSampling, type Answers } from "../presentation.js";
 import {
   answerFlags,
   answerOptions,
@@ -84,13 +84,9 @@ export const call: Leaf<CallOptions, [string, string[]]> = {
 };
 
 /** How the call is shown and answered; --detach never answers a task's question: it stays for a later command. */
-async function shownFor(
-  options: CallOptions,
-  answers: { input?: Record<string, unknown>; decline: boolean },
-  ctx: Context,
-): ReturnType<typeof presentation> {
+async function shownFor(options: CallOptions, answers: Answers, ctx: Context): ReturnType<typeof presentation> {
   if (!options.detach) return presentation(ctx, { ...answers, json: options.json });
-  const provider = noAnswers(inputProvider(ctx, answers.input, answers.decline));
+  const provider = noAnswers(inputProvider(ctx, answers));
   return { printer: createPrinter(ctx.io, options.json), provider, close: () => {} };
 }
 
@@ -109,6 +105,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const known = settings.taskSupport(key)?.[options.tool];
   const wire = await ctx.connect(server.descriptor, server.name, {
     outlive: options.task !== "never" && known !== "forbidden",
+    sampling: servesSampling(ctx, answers),
   });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;

@@ -50,7 +50,7 @@ export const respond: Leaf<RespondOptions, [string]> = {
       jsonOption("one JSON document on stdout"),
     ),
   parse: ([id], flags) => {
-    if (flags.template && (flags.input !== undefined || flags.decline))
+    if (flags.template && (flags.input !== undefined || flags.decline || flags.samplingReply !== undefined))
       throw new UsageError("--template prints the question's skeleton: it takes no answer");
     return {
       ...taskRef(id, flags),
@@ -84,9 +84,7 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
   };
   // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
-  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, answers.input, answers.decline), (text) =>
-    printer.note(text),
-  );
+  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, answers), (text) => printer.note(text));
   const answeredBefore = new Set(tracked.handle.answered);
   const wait = waitSignal(ctx, options.timeoutMs);
   try {

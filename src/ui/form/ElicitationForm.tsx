@@ -1,13 +1,14 @@
 // A server's question (an InputRequest) as a form: the message, the task it belongs to, the fields of its
 // requestedSchema, and accept / decline / cancel. Esc closes without answering (onClose), which is not the
-// cancel action (that one is an answer: {action: "cancel"}). Requests mcp-task cannot serve (sampling, URL mode,
-// other methods) get UnsupportedRequest: decline only.
+// cancel action (that one is an answer: {action: "cancel"}). A sampling request gets SamplingReply (a person writes
+// the model's reply); requests mcp-task cannot serve (URL mode, other methods) get UnsupportedRequest: decline only.
 import { Box, Text } from "ink";
 import { useMemo } from "react";
 import { sanitize, sanitizeLine } from "../../sanitize.js";
 import type { InputRequest, InputResponse } from "../../protocol/wire.js";
 import { requestedForm } from "../../tasks/fields.js";
 import { SchemaForm, type FormAction } from "./SchemaForm.js";
+import { SamplingReply } from "./SamplingReply.js";
 import { UnsupportedRequest } from "./UnsupportedRequest.js";
 
 export interface ElicitationFormProps {
@@ -46,7 +47,9 @@ export function ElicitationForm(props: ElicitationFormProps) {
         </Text>
         {form && message ? <Text>{message}</Text> : null}
       </Box>
-      {form ? (
+      {request.method === "sampling/createMessage" ? (
+        <SamplingReply key={request.key} request={request} width={width} onRespond={onRespond} onClose={onClose} />
+      ) : form ? (
         <SchemaForm
           key={request.key}
           schema={schema}

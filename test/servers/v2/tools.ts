@@ -67,6 +67,19 @@ const taskInputOnce: TaskProgram = (task, event, ops) => {
   }
 };
 
+/** Asks for a model's reply (sampling/createMessage) as its one input request, and completes with what it got. */
+const taskSampling: TaskProgram = (task, event, ops) => {
+  if (event.kind === "start") ops.sleep(Number(task.data.ms), "ask", "working");
+  else if (event.kind === "wake" && task.phase === "ask") {
+    const params = {
+      messages: [{ role: "user", content: { type: "text", text: String(task.data.text ?? "Say hello") } }],
+      systemPrompt: "You are a test.",
+      maxTokens: 20,
+    };
+    ops.ask({ reply: { method: "sampling/createMessage", params } }, "answered", "asks for a model's reply");
+  } else if (event.kind === "input") ops.complete(text(JSON.stringify(event.responses.reply ?? null)));
+};
+
 const taskInputTwice: TaskProgram = (task, event, ops) => {
   const ms = Number(task.data.ms);
   if (event.kind === "start") ops.sleep(ms, "ask-color", "working");
@@ -223,6 +236,21 @@ const OWN_TOOLS: ToolDef[] = [
     "required",
     taskInputOnce,
   ),
+  {
+    ...msTool(
+      "task_sampling",
+      "Task-required: after `ms` (default 300) goes input_required with one sampling/createMessage request (the message is `text`), then completes with the reply as JSON text.",
+      300,
+      "required",
+      taskSampling,
+    ),
+    inputSchema: objectSchema({ ms: msProp(300), text: { type: "string" }, ...TASK_OVERRIDES }),
+    task: {
+      support: "required",
+      data: (args) => ({ ...msData(300)(args), ...(args.text !== undefined && { text: strArg(args, "text") }) }),
+      overrides: taskOverrides,
+    },
+  },
   msTool(
     "task_input_twice",
     "Task-required: asks `color` (red/green/blue), goes back to working, asks `confirm` (boolean) under a new key, then completes naming both.",
