@@ -175,3 +175,8 @@ export const MAX_SIGN_INS = 2;
 /** A server's sign-in lock (one token renewal at a time across commands, brokers and the dashboard): one left by a
  *  process killed while holding it is taken over after this long. */
 export const AUTH_LOCK_STALE_MS = 10_000;
+/** `mcp-task check`: how many terminal pushes of one task are each compared with a tasks/get right after (a server
+ *  that pushes on every read must not make the check read for ever). */
+export const MAX_CHECK_PUSH_READS = 5;
+/** `mcp-task check`: how many pages of V1 `tasks/list` are read looking for the task it created. */
+export const MAX_CHECK_LIST_PAGES = 20;
