@@ -18,6 +18,7 @@ import {
   startHostileHttp,
   startListening,
   startV2Http,
+  v2Stdio,
   type RunningServer,
 } from "./helpers/servers.js";
 
@@ -225,6 +226,17 @@ describe("check", { timeout: 60_000 }, () => {
       status: "fail",
       spec: "2026-07-28 io.modelcontextprotocol/tasks#task-polling",
     });
+  });
+
+  it("over stdio (V2) the extension gating is checked too; Mcp-Name routing, an HTTP rule, is skipped", async () => {
+    const run = await runCli(
+      ["check", "--stdio", v2Stdio(), "--tool", "task_complete", "--args", '{"ms":800}', "--json"],
+      { home: tempHome() },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const checks = byName(JSON.parse(run.stdout).checks);
+    expect(checks["extension-required"]!.status, checks["extension-required"]!.detail).toBe("pass");
+    expect(checks["mcp-name-routing"]!).toMatchObject({ status: "skip", detail: "not over HTTP: no Mcp-Name header" });
   });
 
   it("the JUnit report has a case per check, a failure for each failed one, and escapes server text", () => {
