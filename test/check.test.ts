@@ -74,7 +74,7 @@ describe("check", { timeout: 60_000 }, () => {
     const all = await check(everything.url, "simulate-research-query", { topic: "python" });
     expect(failures(all)).toEqual([]);
     const results = byName(all);
-    expectPass(results, [...BOTH, "tasks-list"]);
+    expectPass(results, [...BOTH, "tasks-list", "push-agrees"]);
     expect(results["extension-required"]!).toMatchObject({ status: "skip", detail: "not a rule of 2025-11-25" });
     expect(results["task-ends"]!.spec).toBe("2025-11-25 basic/utilities/tasks#task-status-lifecycle");
     for (const name of ["tools-list", "task-support", "task-created", "task-get", "task-ends", "task-result"])
@@ -94,7 +94,7 @@ describe("check", { timeout: 60_000 }, () => {
     const all = await check(demo.url, "export_ledger", { rows: 8000 });
     expect(failures(all)).toEqual([]);
     const results = byName(all);
-    expectPass(results, generation[1] === "v2" ? V2_HTTP : BOTH);
+    expectPass(results, generation[1] === "v2" ? V2_HTTP : [...BOTH, "tasks-list", "push-agrees"]);
     for (const name of ["tools-list", "task-support", "task-created", "task-get", "poll-interval", "ttl"])
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
     for (const name of ["task-ends", "task-result", "task-final", "cancel", "unknown-task"])
@@ -110,7 +110,7 @@ describe("check", { timeout: 60_000 }, () => {
     const all = await check(sdk.url, "work", { ms: 1500 });
     expect(failures(all)).toEqual([]);
     const results = byName(all);
-    expectPass(results, ["timestamps", "cancel-ended"]);
+    expectPass(results, ["timestamps", "cancel-ended", "tasks-list"]);
     for (const name of [
       "tools-list",
       "task-support",
@@ -168,6 +168,11 @@ describe("check", { timeout: 60_000 }, () => {
     expect(doc.checks.find((c: CheckResult) => c.name === "task-result")).toMatchObject({
       status: "fail",
       spec: "2025-11-25 basic/utilities/tasks#result-retrieval",
+    });
+    // That server lists its tasks, but answers a cursor it never gave with a page.
+    expect(doc.checks.find((c: CheckResult) => c.name === "tasks-list")).toMatchObject({
+      status: "fail",
+      detail: "listed on page 1, but a cursor it never gave is answered with a page",
     });
     // In text, a failed check names the section it enforces.
     const text = await runCli(["check", "-s", breach.url, "--tool", "report"], { home: tempHome() });

@@ -80,7 +80,7 @@
 //   push-contradicts          liar: each tasks/get of the working task pushes "completed" first (and says working)
 //   time-order                skewed: lastUpdatedAt an hour before createdAt
 //   cancel-ended              quick: tasks/cancel makes an ended task cancelled
-//   list-missing              (V1) quick: tasks/list never lists a task
+//   list-missing              (V1) quick: tasks/list never lists a task, and answers any cursor (the others: -32602)
 
 import { spawn as spawnChild } from "node:child_process";
 import { closeSync, readFileSync, writeFileSync } from "node:fs";
@@ -792,8 +792,11 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     });
     return;
   }
-  if (method === "tasks/list")
+  if (method === "tasks/list") {
+    if (CHECK_CASES.has(CASE) && CASE !== "list-missing" && params.cursor !== undefined)
+      return fail(out, id, -32602, "Invalid cursor");
     return reply(out, id, { tasks: CASE === "list-missing" ? [] : [...tasks.values()].map(wireTask) });
+  }
   return fail(out, id, -32601, `Method not found: ${method}`);
 }
 

@@ -1,10 +1,26 @@
 // Control of tasks, as `mcp-task check` tries it: cancelling an ended task changes nothing, a task created is listed
 // (V1 `tasks/list`), a running task is cancelled, two tasks have two ids, and an unknown id is refused.
 import { randomUUID } from "node:crypto";
-import { TaskNotFoundError, describeError } from "../../errors.js";
+import { RpcError, TaskNotFoundError, describeError } from "../../errors.js";
 import { MAX_CHECK_LIST_PAGES } from "../../limits.js";
 import { isTerminal } from "../../protocol/wire.js";
-import { spec, type Check } from "./types.js";
+import type { TaskEngine } from "../engine.js";
+import { spec, type Check, type Verdict } from "./types.js";
+
+/** After the task was found on `page`: a cursor the server never gave must be refused with -32602. */
+async function unknownCursor(engine: TaskEngine, page: number): Promise<Verdict> {
+  try {
+    await engine.wire.listTasks(`mcp-task-check-${randomUUID()}`);
+    return ["fail", `listed on page ${page}, but a cursor it never gave is answered with a page`];
+  } catch (error) {
+    if (error instanceof RpcError && error.rpcCode === -32602)
+      return ["pass", `listed on page ${page}; an unknown cursor is refused`];
+    return [
+      "warn",
+      `listed on page ${page}; an unknown cursor is refused, not with -32602: ${describeError(error).message}`,
+    ];
+  }
+}
 
 export const CONTROL_CHECKS: Check[] = [
   {
@@ -37,8 +53,7 @@ export const CONTROL_CHECKS: Check[] = [
       let cursor: string | undefined;
       for (let page = 1; page <= MAX_CHECK_LIST_PAGES; page++) {
         const listed = await engine.wire.listTasks(cursor);
-        if (listed.tasks.some((task) => task.taskId === learned.task!.taskId))
-          return ["pass", `listed on page ${page}`];
+        if (listed.tasks.some((task) => task.taskId === learned.task!.taskId)) return unknownCursor(engine, page);
         cursor = listed.nextCursor;
         if (cursor === undefined) return ["fail", `tasks/get knows the task, tasks/list (${page} page(s)) does not`];
       }
