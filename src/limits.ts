@@ -179,3 +179,8 @@ export const AUTH_LOCK_STALE_MS = 10_000;
  *  characters; the system prompt too. (The reply a person writes is not bounded here: it goes to the server.) */
 export const MAX_SAMPLING_MESSAGES_SHOWN = 20;
 export const MAX_SAMPLING_TEXT_SHOWN = 4000;
+/** `mcp-task check`: how many terminal pushes of one task are each compared with a tasks/get right after (a server
+ *  that pushes on every read must not make the check read for ever). */
+export const MAX_CHECK_PUSH_READS = 5;
+/** `mcp-task check`: how many pages of V1 `tasks/list` are read looking for the task it created. */
+export const MAX_CHECK_LIST_PAGES = 20;

@@ -1,6 +1,6 @@
-// `check` (src/tasks/check.ts) against real servers, in-process: our V2 server and server-everything (V1) pass; a
-// hostile server that breaks a rule fails the check that meets it, with mcp-task's own error, and the report is
-// valid JUnit with server text escaped.
+// `check` (src/tasks/check.ts) against real servers, in-process: our V2 server, the demo server (both generations),
+// server-everything and the SDK v1 server pass; a hostile server that breaks a rule fails the check that meets it,
+// naming the spec section, with mcp-task's own error, and the report is valid JUnit with server text escaped.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,7 @@ import {
   startHostileHttp,
   startListening,
   startV2Http,
+  v2Stdio,
   type RunningServer,
 } from "./helpers/servers.js";
 
@@ -35,6 +36,16 @@ async function check(url: string, tool?: string, args?: Record<string, unknown>)
   }
 }
 const byName = (results: CheckResult[]) => Object.fromEntries(results.map((r) => [r.name, r]));
+/** Every check that failed, with why (empty for a server that is right). */
+const failures = (results: CheckResult[]) =>
+  results.filter((r) => r.status === "fail").map((r) => `${r.name}: ${r.detail}`);
+/** The checks a good server passes on top of the life of a task: its end kept under a cancel, ids, timestamps. */
+const BOTH = ["timestamps", "cancel-ended", "task-ids-unique"];
+/** And on 2026-07-28 over HTTP: the gating probes, and pushes that agree with tasks/get. */
+const V2_HTTP = [...BOTH, "extension-required", "mcp-name-routing", "push-agrees"];
+function expectPass(results: Record<string, CheckResult>, names: string[]): void {
+  for (const name of names) expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
+}
 
 describe("check", { timeout: 60_000 }, () => {
   let v2: RunningServer;
@@ -44,7 +55,12 @@ describe("check", { timeout: 60_000 }, () => {
   });
 
   it("a V2 server that is right passes every check it can meet", async () => {
-    const results = byName(await check(v2.url, "task_complete", { ms: 1500 }));
+    const all = await check(v2.url, "task_complete", { ms: 1500 });
+    expect(failures(all)).toEqual([]);
+    const results = byName(all);
+    expectPass(results, V2_HTTP);
+    expect(results["tasks-list"]!).toMatchObject({ status: "skip", detail: "not a rule of 2026-07-28" });
+    expect(results["extension-required"]!.spec).toBe("2026-07-28 io.modelcontextprotocol/tasks#protocol-errors");
     for (const name of ["tools-list", "task-support", "task-created", "task-get", "poll-interval", "ttl"])
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
     for (const name of ["task-ends", "task-result", "task-final", "cancel", "unknown-task"])
@@ -55,7 +71,12 @@ describe("check", { timeout: 60_000 }, () => {
   it("server-everything (V1) passes too, checked with its research task", async () => {
     const everything = await startEverythingHttp();
     servers.push(everything);
-    const results = byName(await check(everything.url, "simulate-research-query", { topic: "python" }));
+    const all = await check(everything.url, "simulate-research-query", { topic: "python" });
+    expect(failures(all)).toEqual([]);
+    const results = byName(all);
+    expectPass(results, [...BOTH, "tasks-list", "push-agrees"]);
+    expect(results["extension-required"]!).toMatchObject({ status: "skip", detail: "not a rule of 2025-11-25" });
+    expect(results["task-ends"]!.spec).toBe("2025-11-25 basic/utilities/tasks#task-status-lifecycle");
     for (const name of ["tools-list", "task-support", "task-created", "task-get", "task-ends", "task-result"])
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
     for (const name of ["task-final", "cancel", "unknown-task"])
@@ -70,7 +91,10 @@ describe("check", { timeout: 60_000 }, () => {
     const demo = await startDemoHttp(0, store, "--speed", "5", ...generation);
     servers.push(demo);
     // About 2 s a task: long enough for the cancel check to reach a task still running, even on a loaded machine.
-    const results = byName(await check(demo.url, "export_ledger", { rows: 8000 }));
+    const all = await check(demo.url, "export_ledger", { rows: 8000 });
+    expect(failures(all)).toEqual([]);
+    const results = byName(all);
+    expectPass(results, generation[1] === "v2" ? V2_HTTP : [...BOTH, "tasks-list", "push-agrees"]);
     for (const name of ["tools-list", "task-support", "task-created", "task-get", "poll-interval", "ttl"])
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
     for (const name of ["task-ends", "task-result", "task-final", "cancel", "unknown-task"])
@@ -83,7 +107,10 @@ describe("check", { timeout: 60_000 }, () => {
       "sdk v1 server",
     );
     servers.push(sdk);
-    const results = byName(await check(sdk.url, "work", { ms: 1500 }));
+    const all = await check(sdk.url, "work", { ms: 1500 });
+    expect(failures(all)).toEqual([]);
+    const results = byName(all);
+    expectPass(results, ["timestamps", "cancel-ended", "tasks-list"]);
     for (const name of [
       "tools-list",
       "task-support",
@@ -129,23 +156,104 @@ describe("check", { timeout: 60_000 }, () => {
     );
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/ok +answers a task-augmented call with a task: task \S+, working/);
-    expect(ok.stdout).toMatch(/no check failed \(12 checks\)/);
-    expect(readFileSync(join(dir, "ok.xml"), "utf8")).toMatch(/<testsuite [^>]*tests="12" failures="0"/);
+    expect(ok.stdout).toMatch(/no check failed \(20 checks\)/);
+    const xml = readFileSync(join(dir, "ok.xml"), "utf8");
+    expect(xml).toMatch(/<testsuite [^>]*tests="20" failures="0"/);
+    expect(xml).toContain('<property name="spec" value="2026-07-28 io.modelcontextprotocol/tasks#task-polling"/>');
     const breach = await startHostileHttp("output-schema-breach", "v1");
     servers.push(breach);
     const bad = await runCli(["check", "-s", breach.url, "--tool", "report", "--json"], { home: tempHome() });
     expect(bad.code, bad.stderr).toBe(1);
     const doc = JSON.parse(bad.stdout);
-    expect(doc.checks.find((c: CheckResult) => c.name === "task-result").status).toBe("fail");
+    expect(doc.checks.find((c: CheckResult) => c.name === "task-result")).toMatchObject({
+      status: "fail",
+      spec: "2025-11-25 basic/utilities/tasks#result-retrieval",
+    });
+    // That server lists its tasks, but answers a cursor it never gave with a page.
+    expect(doc.checks.find((c: CheckResult) => c.name === "tasks-list")).toMatchObject({
+      status: "fail",
+      detail: "listed on page 1, but a cursor it never gave is answered with a page",
+    });
+    // In text, a failed check names the section it enforces.
+    const text = await runCli(["check", "-s", breach.url, "--tool", "report"], { home: tempHome() });
+    expect(text.stdout).toMatch(
+      /FAIL +gives the outcome of the ended task: .*\n +spec: 2025-11-25 basic\/utilities\/tasks#result-retrieval/,
+    );
+  });
+
+  // Each case breaks one rule and keeps the others check meets (hostile-server.ts): that check fails, naming its
+  // section, and no other new check does.
+  it.each([
+    ["ungated", "v2", "extension-required", /answered with the task/, "#protocol-errors"],
+    ["misrouted", "v2", "mcp-name-routing", /answered with the task/, "#streamable-http-routing-headers"],
+    [
+      "push-contradicts",
+      "v2",
+      "push-agrees",
+      /pushed completed, then tasks\/get said working/,
+      "#task-status-notifications",
+    ],
+    ["push-contradicts", "v1", "push-agrees", /pushed completed, then tasks\/get said working/, "#task-notifications"],
+    ["time-order", "v2", "timestamps", /lastUpdatedAt .* is before createdAt/, "#tasks"],
+    [
+      "cancel-ended",
+      "v1",
+      "cancel-ended",
+      /it ended completed; after tasks\/cancel it says cancelled/,
+      "#task-cancellation",
+    ],
+    ["cancel-ended", "v2", "cancel-ended", /it ended completed; after tasks\/cancel it says cancelled/, "#task-status"],
+    ["list-missing", "v1", "tasks-list", /tasks\/list \(1 page\(s\)\) does not/, "#task-listing"],
+  ] as const)("hostile %s (%s) fails %s", async (hostileCase, generation, rule, detail, section) => {
+    const server = await startHostileHttp(hostileCase, generation);
+    servers.push(server);
+    const all = await check(server.url);
+    const failed = all.filter((r) => r.status === "fail");
+    // On V2 a pushed end that carries its result ends the watch (watch.ts), so the lie is believed, and the checks
+    // after it that read the task meet it as an ended task that is running again.
+    const also = hostileCase === "push-contradicts" && generation === "v2" ? ["task-final", "cancel-ended"] : [];
+    expect(failed.map((r) => r.name).sort(), failures(all).join("\n")).toEqual([rule, ...also].sort());
+    const broken = failed.find((r) => r.name === rule)!;
+    expect(broken.detail).toMatch(detail);
+    expect(broken.spec).toMatch(new RegExp(`^${generation === "v1" ? "2025-11-25" : "2026-07-28"} .*${section}$`));
+  });
+
+  it("a reused task id fails task-ids-unique; input_required with nothing to answer fails input-question", async () => {
+    const reused = await startHostileHttp("reused-id", "v2");
+    servers.push(reused);
+    const ids = byName(await check(reused.url, "slow"));
+    expect(ids["task-ids-unique"]!).toMatchObject({ status: "fail", detail: "two calls, one id: reused-task-id" });
+    const empty = await startHostileHttp("empty-input-requests", "v2");
+    servers.push(empty);
+    const asked = byName(await check(empty.url, "ask"));
+    expect(asked["task-ends"]!.status).toBe("skip");
+    expect(asked["input-question"]!).toMatchObject({
+      status: "fail",
+      spec: "2026-07-28 io.modelcontextprotocol/tasks#task-polling",
+    });
+  });
+
+  it("over stdio (V2) the extension gating is checked too; Mcp-Name routing, an HTTP rule, is skipped", async () => {
+    const run = await runCli(
+      ["check", "--stdio", v2Stdio(), "--tool", "task_complete", "--args", '{"ms":800}', "--json"],
+      { home: tempHome() },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const checks = byName(JSON.parse(run.stdout).checks);
+    expect(checks["extension-required"]!.status, checks["extension-required"]!.detail).toBe("pass");
+    expect(checks["mcp-name-routing"]!).toMatchObject({ status: "skip", detail: "not over HTTP: no Mcp-Name header" });
   });
 
   it("the JUnit report has a case per check, a failure for each failed one, and escapes server text", () => {
     const xml = junitReport("http://x/<mcp>", [
       { name: "a", title: "ok", status: "pass", detail: "fine", ms: 5 },
       { name: "b", title: "bad", status: "fail", detail: 'said "<done>" & \u001b[31mred\u0007', ms: 10 },
+      { name: "d", title: "gated", spec: "2026-07-28 x#<y>", status: "fail", detail: "answered", ms: 1 },
       { name: "c", title: "later", status: "skip", detail: "no task", ms: 0 },
     ]);
-    expect(xml).toContain('<testsuite name="mcp-task check http://x/&lt;mcp&gt;" tests="3" failures="1" skipped="1"');
+    expect(xml).toContain('<testsuite name="mcp-task check http://x/&lt;mcp&gt;" tests="4" failures="2" skipped="1"');
+    expect(xml).toContain('<property name="spec" value="2026-07-28 x#&lt;y&gt;"/>');
+    expect(xml).toContain('<failure message="answered (spec: 2026-07-28 x#&lt;y&gt;)"/>');
     expect(xml).toContain('<failure message="said &quot;&lt;done&gt;&quot; &amp; [31mred"/>');
     expect(xml).toContain('<skipped message="no task"/>');
     expect(xml).not.toMatch(/[\u0000-\u0008\u001b]/);

@@ -1,5 +1,6 @@
 // `mcp-task check`: is this task server right? The checks of src/tasks/check.ts against a server, as lines, one
-// JSON document, or a JUnit file for CI (`--junit FILE`). Exit 1 when a check fails; warnings and skips pass.
+// JSON document, or a JUnit file for CI (`--junit FILE`); a failed or warned check names the spec section it enforces.
+// Exit 1 when a check fails; warnings and skips pass.
 import { writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import type { Context } from "../context.js";
@@ -91,7 +92,11 @@ export async function runCheck(options: CheckOptions, ctx: Context): Promise<num
     () =>
       [
         `${sanitizeLine(server.name)}: ${wire.generation.toUpperCase()} (protocol ${sanitizeLine(wire.protocolVersion)})`,
-        ...results.map((r) => `  ${MARK[r.status]}  ${r.title}: ${sanitizeLine(r.detail)}`),
+        ...results.map(
+          (r) =>
+            `  ${MARK[r.status]}  ${r.title}: ${sanitizeLine(r.detail)}` +
+            (r.spec && (r.status === "fail" || r.status === "warn") ? `\n        spec: ${r.spec}` : ""),
+        ),
         failed ? `${failed} of ${results.length} checks failed` : `no check failed (${results.length} checks)`,
       ].join("\n"),
   );

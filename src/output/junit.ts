@@ -1,5 +1,6 @@
 // JUnit XML of `mcp-task check` (`--junit FILE`), the report format CI systems read: one test suite, a test case per
 // check; a failed check is a <failure>, a skipped one <skipped>, a warning passes with its detail in <system-out>.
+// The spec section a check enforces is its `spec` property, and a failure's message names it too.
 // Server text is in every detail: it is escaped for XML, and characters XML 1.0 cannot hold are dropped.
 import type { CheckResult } from "../tasks/check.js";
 
@@ -16,11 +17,18 @@ export function junitReport(server: string, results: readonly CheckResult[]): st
   const total = results.reduce((sum, r) => sum + r.ms, 0);
   const suite = escapeXml(`mcp-task check ${server}`);
   const cases = results.map((r) => {
-    const open = `  <testcase classname="${suite}" name="${escapeXml(`${r.name}: ${r.title}`)}" time="${seconds(r.ms)}"`;
+    const open = `  <testcase classname="${suite}" name="${escapeXml(`${r.name}: ${r.title}`)}" time="${seconds(r.ms)}">`;
+    const properties = r.spec
+      ? `\n    <properties>\n      <property name="spec" value="${escapeXml(r.spec)}"/>\n    </properties>`
+      : "";
     const detail = escapeXml(r.detail);
-    if (r.status === "fail") return `${open}>\n    <failure message="${detail}"/>\n  </testcase>`;
-    if (r.status === "skip") return `${open}>\n    <skipped message="${detail}"/>\n  </testcase>`;
-    return `${open}>\n    <system-out>${r.status}: ${detail}</system-out>\n  </testcase>`;
+    const body =
+      r.status === "fail"
+        ? `<failure message="${detail}${r.spec ? escapeXml(` (spec: ${r.spec})`) : ""}"/>`
+        : r.status === "skip"
+          ? `<skipped message="${detail}"/>`
+          : `<system-out>${r.status}: ${detail}</system-out>`;
+    return `${open}${properties}\n    ${body}\n  </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

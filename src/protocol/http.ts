@@ -3,6 +3,7 @@
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
 import type { SizeGuard } from "./limits.js";
+import { PROBE_NAME_HEADER } from "./probes.js";
 import { proxiedFetch } from "./proxy.js";
 import { resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { traceFetch, type Trace } from "./trace.js";
@@ -34,12 +35,28 @@ export function httpTransport(
   for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
   return new StreamableHTTPClientTransport(new URL(descriptor.url), {
     requestInit: { headers },
-    fetch: guard.fetch(authorize ? authorize(inner ?? fetch) : inner),
+    fetch: guard.fetch(withProbeHeaders(authorize ? authorize(inner ?? fetch) : (inner ?? fetch))),
     // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
     redirectPolicy: "follow",
     reconnectionScheduler: guard.reconnectionScheduler(),
     ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
   });
+}
+
+/**
+ * `mcp-task check` asks a V2 server to refuse a tasks/get whose Mcp-Name disagrees with its body (probes.ts). The SDK's
+ * transport derives Mcp-Name from the body and lets no request set it, so the probe names the header it wants under a
+ * name of ours, and this fetch (under the transport, above the trace, which shows what is really sent) swaps it in.
+ */
+function withProbeHeaders(next: typeof fetch): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    const name = headers.get(PROBE_NAME_HEADER);
+    if (name === null) return next(input, init);
+    headers.delete(PROBE_NAME_HEADER);
+    headers.set("mcp-name", name);
+    return next(input, { ...init, headers });
+  };
 }
 
 /**

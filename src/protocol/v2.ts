@@ -27,6 +27,7 @@ import { listToolPages, toolFromV2 } from "./tools.js";
 import { V2Push } from "./v2-push.js";
 import { setOwn } from "../data.js";
 import { closeConnection, type RawChannel, type RawRequestOptions } from "./rpc.js";
+import { EXTENSION_REQUIRED, v2Probes } from "./probes.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -40,12 +41,11 @@ import type {
   ToolInfo,
   UncertainDelivery,
   Wire,
+  WireProbes,
 } from "./wire.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const INVALID_PARAMS = -32602;
-/** Missing extension declaration: -32021 (older texts: -32003). */
-const EXTENSION_REQUIRED = new Set([-32021, -32003]);
 import { MAX_INPUT_ROUNDS } from "../limits.js";
 
 export class V2Wire implements Wire {
@@ -60,6 +60,14 @@ export class V2Wire implements Wire {
 
   /** True when sampling requests can be answered here (connect.ts): only then is `sampling` declared. */
   sampling = false;
+  /** A tasks/get without the extension declared, and over HTTP one routed to another task (probes.ts). */
+  get probes(): WireProbes {
+    return v2Probes(
+      (params, options) => this.rpc.request("tasks/get", params, options),
+      (t) => this.meta(t),
+      this.mirrorHeaders,
+    );
+  }
 
   pushConfirmed(taskId: string): boolean {
     return this.push.confirmed(taskId);
@@ -151,7 +159,7 @@ export class V2Wire implements Wire {
           headers,
         });
       } catch (error) {
-        if (error instanceof RpcError && EXTENSION_REQUIRED.has(error.rpcCode) && options.task === "never") {
+        if (error instanceof RpcError && EXTENSION_REQUIRED.includes(error.rpcCode) && options.task === "never") {
           throw new UsageError(
             `${sanitizeLine(name)} can only run as a task: ${sanitizeLine(error.message)}`,
             "call it without --no-task",

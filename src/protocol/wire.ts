@@ -144,6 +144,23 @@ export interface ResumeToken {
   capabilities?: Record<string, unknown>;
 }
 
+/** How a server answered a probe: refused (with which JSON-RPC error, and whether it is the one the spec names). */
+export interface ProbeAnswer {
+  refused: boolean;
+  code?: number;
+  expected?: boolean;
+  /** Server text: not display-safe. */
+  message?: string;
+}
+
+/** Requests a client must not send, to see the server refuse them (`mcp-task check`); V2 only (probes.ts). */
+export interface WireProbes {
+  /** A tasks/get of `taskId` without the tasks extension declared: -32021 expected. */
+  undeclared(taskId: string, signal?: AbortSignal): Promise<ProbeAnswer>;
+  /** Over HTTP, a tasks/get of `taskId` whose Mcp-Name header names another task: -32020 expected. */
+  misrouted?: (taskId: string, signal?: AbortSignal) => Promise<ProbeAnswer>;
+}
+
 export interface Wire {
   readonly generation: Generation;
   readonly protocolVersion: string;
@@ -193,6 +210,8 @@ export interface Wire {
   listTasks(cursor?: string): Promise<TaskPage>;
   /** True once the server has confirmed it will push this task's changes (V2 subscriptions acknowledge). */
   pushConfirmed?(taskId: string): boolean;
+  /** Requests a client must not send, for `mcp-task check` (V2). */
+  readonly probes?: WireProbes;
   /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
   watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
   close(): Promise<void>;

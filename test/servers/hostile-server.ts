@@ -72,6 +72,15 @@
 //   param-headers             (V2, HTTP) headers: arguments region (x-mcp-header Region), count (Count, integer), loud
 //                             (Loud, boolean), note (none); a plain call whose result is the Mcp-Param-* headers it got;
 //                             bad_header: declares x-mcp-header on a number property (the client must leave it out)
+// Cases for `mcp-task check` (test/check.test.ts), each breaking one rule and keeping the others `check` meets: tasks/*
+// without the tasks extension declared are refused (-32021), a V2 HTTP request whose Mcp-Name is not its taskId is
+// refused (-32020), cancelling an ended task changes nothing; except where the case breaks that rule:
+//   ungated                   (V2) quick: a task of 1.5 s; tasks/* are answered without the extension declared
+//   misrouted                 (V2, HTTP) quick: tasks/* are answered whatever their Mcp-Name header says
+//   push-contradicts          liar: each tasks/get of the working task pushes "completed" first (and says working)
+//   time-order                skewed: lastUpdatedAt an hour before createdAt
+//   cancel-ended              quick: tasks/cancel makes an ended task cancelled
+//   list-missing              (V1) quick: tasks/list never lists a task, and answers any cursor (the others: -32602)
 
 import { spawn as spawnChild } from "node:child_process";
 import { closeSync, readFileSync, writeFileSync } from "node:fs";
@@ -136,6 +145,12 @@ const CASES = [
   "empty-id",
   "form-defaults",
   "param-headers",
+  "ungated",
+  "misrouted",
+  "push-contradicts",
+  "time-order",
+  "cancel-ended",
+  "list-missing",
   // process and stream cases (PROCESS_CASES: every case from here on)
   "stdout-closed",
   "ignore-sigterm",
@@ -416,6 +431,9 @@ function timedTask(tool: string, argsIn: Msg): Task {
     bad_done: 0.3,
     no_result: 0.3,
     past_ttl: 3600,
+    quick: 1.5,
+    liar: 1.5,
+    skewed: 1.5,
   };
   task.endsAfterMs = (seconds ?? defaults[tool] ?? 0.5) * 1000;
   if (tool === "zero") task.poll = 0;
@@ -428,6 +446,7 @@ function timedTask(tool: string, argsIn: Msg): Task {
     task.ttl = 1000;
   }
   if (tool === "past_ttl") task.ttl = 1000; // and it works on, for an hour, past its ttl
+  if (tool === "skewed") task.lastUpdatedAt = new Date(Date.now() - 3_600_000).toISOString();
   if (tool === "garbage_time") task.createdAt = task.lastUpdatedAt = `yesterday ${"z".repeat(10_000)}`;
   return task;
 }
@@ -522,7 +541,13 @@ function toolList(): Msg[] {
     case "completed-no-result":
     case "reused-id":
     case "huge-id":
-    case "bad-timing": {
+    case "bad-timing":
+    case "ungated":
+    case "misrouted":
+    case "push-contradicts":
+    case "time-order":
+    case "cancel-ended":
+    case "list-missing": {
       const names: Record<string, string[]> = {
         "poll-zero": ["zero", "negative"],
         "poll-huge": ["huge_poll"],
@@ -533,6 +558,12 @@ function toolList(): Msg[] {
         "reused-id": ["slow"],
         "huge-id": ["huge_id"],
         "bad-timing": ["negative_ttl", "absurd_ttl", "future", "garbage_time", "past_ttl"],
+        ungated: ["quick"],
+        misrouted: ["quick"],
+        "push-contradicts": ["liar"],
+        "time-order": ["skewed"],
+        "cancel-ended": ["quick"],
+        "list-missing": ["quick"],
       };
       const inputSchema = {
         type: "object",
@@ -677,6 +708,9 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
 
   if (method === "tools/call") return toolsCall(id, params, out);
 
+  const refusal = method.startsWith("tasks/") ? checkCaseRefusal(params) : undefined;
+  if (refusal) return fail(out, id, refusal.code, refusal.message);
+
   if (method === "tasks/get") {
     const task = tasks.get(params.taskId);
     if (CASE === "reply-never-comes" && task?.tool !== "hang_result") return; // never answered
@@ -689,6 +723,14 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     if (task.endsAfterMs !== undefined) {
       task.reads = (task.reads ?? 0) + 1;
       const shown = timedGet(task);
+      if (CASE === "push-contradicts" && shown.status === "working") {
+        const pushed = { ...wireTask(shown), status: "completed", ...(GEN === "v2" ? { result: text("pushed") } : {}) };
+        out.send({
+          jsonrpc: "2.0",
+          method: GEN === "v1" ? "notifications/tasks/status" : "notifications/tasks",
+          params: pushed,
+        });
+      }
       if (GEN === "v1") return reply(out, id, wireTask(shown));
       const detailed = v2Detailed(shown);
       if (CASE === "completed-with-error" && shown.status === "completed")
@@ -729,6 +771,14 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
   if (method === "tasks/cancel") {
     const task = tasks.get(params.taskId);
     if (!task) return fail(out, id, -32602, "Task not found");
+    if (
+      CHECK_CASES.has(CASE) &&
+      CASE !== "cancel-ended" &&
+      ["completed", "failed", "cancelled"].includes(task.status)
+    ) {
+      if (GEN === "v1") return fail(out, id, -32602, `Task already ${task.status}`);
+      return reply(out, id, { resultType: "complete" });
+    }
     task.status = "cancelled";
     return reply(out, id, GEN === "v1" ? wireTask(task) : { resultType: "complete" });
   }
@@ -742,8 +792,28 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     });
     return;
   }
-  if (method === "tasks/list") return reply(out, id, { tasks: [...tasks.values()].map(wireTask) });
+  if (method === "tasks/list") {
+    if (CHECK_CASES.has(CASE) && CASE !== "list-missing" && params.cursor !== undefined)
+      return fail(out, id, -32602, "Invalid cursor");
+    return reply(out, id, { tasks: CASE === "list-missing" ? [] : [...tasks.values()].map(wireTask) });
+  }
   return fail(out, id, -32601, `Method not found: ${method}`);
+}
+
+/** The cases of `mcp-task check`: each keeps every rule but its own. */
+const CHECK_CASES = new Set(["ungated", "misrouted", "push-contradicts", "time-order", "cancel-ended", "list-missing"]);
+
+/** The check cases' refusal of a tasks/* request: no extension declared (-32021), or Mcp-Name not its taskId (-32020). */
+function checkCaseRefusal(params: Msg): { code: number; message: string } | undefined {
+  if (GEN !== "v2" || !CHECK_CASES.has(CASE)) return undefined;
+  const declared =
+    params._meta?.["io.modelcontextprotocol/clientCapabilities"]?.extensions?.["io.modelcontextprotocol/tasks"] !==
+    undefined;
+  if (CASE !== "ungated" && !declared) return { code: -32021, message: "Missing required client capability" };
+  const name = requestHeaders["mcp-name"];
+  if (CASE !== "misrouted" && httpPort !== 0 && typeof params.taskId === "string" && name !== params.taskId)
+    return { code: -32020, message: `Mcp-Name ${String(name)} does not match params.taskId` };
+  return undefined;
 }
 
 async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
@@ -806,6 +876,12 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
     case "reused-id":
     case "huge-id":
     case "bad-timing":
+    case "ungated":
+    case "misrouted":
+    case "push-contradicts":
+    case "time-order":
+    case "cancel-ended":
+    case "list-missing":
       return reply(out, id, createReply(timedTask(name, argsIn)));
     case "empty-id":
       return asTask(name, "");

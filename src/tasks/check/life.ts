@@ -1,0 +1,177 @@
+// The life of one task, as `mcp-task check` follows it: the server's tools, a task created, read back, followed at
+// the server's pace to its end, its outcome read, and its end kept.
+import { isTerminal } from "../../protocol/wire.js";
+import { PushProbe } from "./push.js";
+import { spec, type Check } from "./types.js";
+
+export const LIFE_CHECKS: Check[] = [
+  {
+    name: "tools-list",
+    title: "lists its tools",
+    spec: { v1: "2025-11-25 server/tools#listing-tools", v2: "2026-07-28 server/tools#listing-tools" },
+    async run(engine, _options, learned) {
+      learned.tools = await engine.listTools();
+      return ["pass", `${learned.tools.length} tool(s)`];
+    },
+  },
+  {
+    name: "task-support",
+    title: "offers a tool as a task",
+    spec: spec("tool-level-negotiation", "capability-negotiation"),
+    async run(_engine, options, learned) {
+      const tools = learned.tools ?? [];
+      const taskable = tools.filter((tool) => tool.taskSupport !== "forbidden");
+      if (options.tool) {
+        learned.tool = tools.find((tool) => tool.name === options.tool);
+        if (!learned.tool) return ["fail", `no tool named ${options.tool}`];
+        if (learned.tool.taskSupport === "forbidden") return ["fail", `${options.tool} does not run as a task`];
+      } else learned.tool = taskable.find((tool) => !(tool.inputSchema.required as unknown[] | undefined)?.length);
+      if (taskable.length === 0) return ["fail", "no tool may run as a task"];
+      if (!learned.tool) return ["warn", "every task tool needs arguments: give --tool NAME --args JSON"];
+      return ["pass", `${taskable.length} tool(s); checking with ${learned.tool.name} (${learned.tool.taskSupport})`];
+    },
+  },
+  {
+    name: "task-created",
+    title: "answers a task-augmented call with a task",
+    spec: spec("creating-tasks", "task-creation"),
+    async run(engine, options, learned) {
+      if (!learned.tool) return ["skip", "no tool to call"];
+      const started = await engine.call(learned.tool.name, options.args ?? {}, {
+        task: "auto",
+        signal: options.signal,
+      });
+      if (started.kind === "result")
+        return [learned.tool.taskSupport === "required" ? "fail" : "warn", "it answered with a result, not a task"];
+      learned.task = learned.last = started.snapshot;
+      learned.reads.push(started.snapshot);
+      return ["pass", `task ${started.snapshot.taskId}, ${started.snapshot.status}`];
+    },
+  },
+  {
+    name: "task-get",
+    title: "reads the task back by its id",
+    spec: spec("getting-tasks", "task-polling"),
+    async run(engine, options, learned) {
+      if (!learned.task) return ["skip", "no task"];
+      learned.last = await engine.wire.getTask(learned.task.taskId, options.signal);
+      learned.reads.push(learned.last);
+      return ["pass", `${learned.last.status}${learned.last.statusMessage ? `: ${learned.last.statusMessage}` : ""}`];
+    },
+  },
+  {
+    name: "poll-interval",
+    title: "says how often to poll",
+    spec: spec("ttl-and-resource-management", "task-polling"),
+    async run(_engine, _options, learned) {
+      if (!learned.last) return ["skip", "no task"];
+      const ms = learned.last.pollIntervalMs;
+      return ms === undefined ? ["warn", "no pollInterval: clients guess"] : ["pass", `${ms} ms`];
+    },
+  },
+  {
+    name: "ttl",
+    title: "says how long it keeps the task",
+    spec: spec("ttl-and-resource-management", "tasks"),
+    async run(_engine, _options, learned) {
+      if (!learned.last) return ["skip", "no task"];
+      const ttl = learned.last.ttlMs;
+      return ttl === undefined ? ["warn", "no ttl"] : ["pass", ttl === null ? "unlimited" : `${ttl} ms`];
+    },
+  },
+];
+
+export const END_CHECKS: Check[] = [
+  {
+    name: "task-ends",
+    title: "ends the task, followed at its own pace",
+    spec: spec("task-status-lifecycle", "task-status"),
+    async run(engine, options, learned) {
+      if (!learned.task) return ["skip", "no task"];
+      const deadline = AbortSignal.any([
+        AbortSignal.timeout(options.timeoutMs),
+        ...(options.signal ? [options.signal] : []),
+      ]);
+      const pushes = await PushProbe.start(engine.wire, learned.task.taskId, deadline);
+      try {
+        for await (const snapshot of engine.watch(learned.task.taskId, { initial: learned.last, signal: deadline })) {
+          learned.last = snapshot;
+          learned.pushed ||= engine.wire.pushConfirmed?.(snapshot.taskId) ?? false;
+          if (snapshot.status === "input_required") {
+            learned.asked ??= snapshot;
+            return ["skip", "the task asks for input: give a tool that does not, or answer it with watch"];
+          }
+        }
+      } catch (error) {
+        if (deadline.aborted && !options.signal?.aborted)
+          return ["fail", `still ${learned.last?.status} after ${options.timeoutMs} ms`];
+        throw error;
+      } finally {
+        learned.pushes = await pushes.stop(learned.last?.status);
+      }
+      return ["pass", learned.last!.status];
+    },
+  },
+  {
+    name: "input-question",
+    title: "asks a question whenever it waits for input",
+    spec: spec(undefined, "task-polling"),
+    async run(_engine, _options, learned) {
+      const asked = learned.asked;
+      if (!asked) return ["skip", "the task asked for nothing"];
+      if (asked.inputListed && asked.inputRequests.length === 0)
+        return ["fail", "input_required with no inputRequests: nothing a client could answer"];
+      return ["pass", `${asked.inputRequests.length} question(s)`];
+    },
+  },
+  {
+    name: "timestamps",
+    title: "dates the task consistently",
+    spec: spec("ttl-and-resource-management", "tasks"),
+    async run(_engine, _options, learned) {
+      if (learned.reads.length === 0) return ["skip", "no task"];
+      const time = (value: string | undefined) => (value === undefined ? undefined : Date.parse(value));
+      let previous: number | undefined;
+      for (const read of learned.reads) {
+        const [created, updated] = [time(read.createdAt), time(read.lastUpdatedAt)];
+        if (created === undefined || updated === undefined)
+          return ["warn", "no createdAt or lastUpdatedAt (or not a time)"];
+        if (read.createdAt !== learned.reads[0]!.createdAt)
+          return ["fail", `createdAt changed: ${learned.reads[0]!.createdAt}, then ${read.createdAt}`];
+        if (updated < created)
+          return ["fail", `lastUpdatedAt ${read.lastUpdatedAt} is before createdAt ${read.createdAt}`];
+        if (previous !== undefined && updated < previous)
+          return ["fail", `lastUpdatedAt went back to ${read.lastUpdatedAt}`];
+        previous = updated;
+      }
+      return ["pass", `${learned.reads.length} reads in order`];
+    },
+  },
+  {
+    name: "task-result",
+    title: "gives the outcome of the ended task",
+    spec: spec("result-retrieval", "task-polling"),
+    async run(engine, _options, learned) {
+      if (!learned.last || !isTerminal(learned.last.status)) return ["skip", "the task did not end"];
+      const outcome = await engine.final(learned.last, learned.tool?.name);
+      if (outcome.outputProblem) return ["fail", `its result breaks the tool's outputSchema: ${outcome.outputProblem}`];
+      return [
+        "pass",
+        outcome.status === "failed" ? `failed: ${outcome.error?.message ?? "no error given"}` : outcome.status,
+      ];
+    },
+  },
+  {
+    name: "task-final",
+    title: "keeps an ended task as it ended",
+    spec: spec("task-status-lifecycle", "task-status"),
+    async run(engine, options, learned) {
+      if (!learned.last || !isTerminal(learned.last.status)) return ["skip", "the task did not end"];
+      const again = await engine.wire.getTask(learned.last.taskId, options.signal);
+      learned.reads.push(again);
+      return again.status === learned.last.status
+        ? ["pass", again.status]
+        : ["fail", `it said ${learned.last.status}, then ${again.status}`];
+    },
+  },
+];
