@@ -175,3 +175,12 @@ export const MAX_SIGN_INS = 2;
 /** A server's sign-in lock (one token renewal at a time across commands, brokers and the dashboard): one left by a
  *  process killed while holding it is taken over after this long. */
 export const AUTH_LOCK_STALE_MS = 10_000;
+/** How long a call refused with -32042 (URLElicitationRequiredError) waits, once its web pages were opened, for the
+ *  server's `notifications/elicitation/complete` of each before it gives up (exit 6, the pages listed): a person
+ *  signs in or pays in the browser. */
+export const URL_ELICITATION_WAIT_MS = 5 * 60 * 1000;
+/** How many times one call refused with -32042 is retried after its web pages were visited: a server that asks for
+ *  new pages at every retry does not make mcp-task open pages forever. */
+export const MAX_URL_ELICITATION_ROUNDS = 3;
+/** A URL-mode elicitation's address, shown at most this long (the rest is cut, saying how much). */
+export const MAX_URL_SHOWN = 500;

@@ -70,6 +70,7 @@ describe("call", () => {
         detach: true,
         input: { value: { name: "Ada" } },
         decline: false,
+        openUrl: [],
         timeoutMs: undefined,
         json: false,
       },
@@ -111,6 +112,15 @@ describe("call", () => {
     });
   });
 
+  it("--open-url: hosts consented ahead for URL-mode elicitation, repeatable (call, watch, respond)", async () => {
+    expect(await options("call", "t", "--open-url", "auth.example.com", "--open-url", "127.0.0.1:8443")).toMatchObject({
+      openUrl: ["auth.example.com", "127.0.0.1:8443"],
+    });
+    expect(await options("watch", "abcd", "--open-url", "pay.example")).toMatchObject({ openUrl: ["pay.example"] });
+    expect(await options("respond", "abcd", "--open-url", "pay.example")).toMatchObject({ openUrl: ["pay.example"] });
+    await commanderError(["result", "abcd", "--open-url", "x"], "commander.unknownOption");
+  });
+
   it("usage errors: JSON that is no object, both answers, a bare word, a bad ttl or duration", async () => {
     await usageError(["call", "t", "--input", "[1]"], /--input must be a JSON object/);
     await usageError(["call", "t", "--args", "{nope"], /--args is not valid JSON/);
@@ -133,6 +143,7 @@ describe("watch, result, respond", () => {
       server: undefined,
       input: undefined,
       decline: false,
+      openUrl: [],
       timeoutMs: undefined,
       json: false,
       resultOnly: false,
@@ -209,6 +220,7 @@ describe("watch, result, respond", () => {
       server: undefined,
       input: { value: { approve: true } },
       decline: false,
+      openUrl: [],
       timeoutMs: 60_000,
       json: false,
       template: false,

@@ -62,19 +62,28 @@ export const taskRef = (id: string, flags: Flags): TaskRef => ({ id, server: fla
 export interface AnswerFlags {
   input?: JsonObjectArg;
   decline: boolean;
+  /** --open-url: hosts whose URL-mode elicitation pages may be opened without asking. */
+  openUrl: string[];
 }
 
 /** `--input` and `--decline`; `respond` words them for the one request it answers. */
 export const answerOptions = (
   input = "answer input requests with this object",
   decline = "decline input requests",
-): Option[] => [new Option("--input <json|@file|->", input), new Option("--decline", decline)];
+): Option[] => [
+  new Option("--input <json|@file|->", input),
+  new Option("--decline", decline),
+  new Option("--open-url <host>", "consent ahead to open the server's web pages on this host (repeatable)")
+    .argParser(collect)
+    .default([]),
+];
 
 export function answerFlags(flags: Flags): AnswerFlags {
   if (flags.input !== undefined && flags.decline) throw new UsageError("give either --input or --decline, not both");
   return {
     input: flags.input !== undefined ? jsonObjectArg(flags.input as string, "--input") : undefined,
     decline: Boolean(flags.decline),
+    openUrl: (flags.openUrl as string[] | undefined) ?? [],
   };
 }
 

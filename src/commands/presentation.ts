@@ -4,6 +4,7 @@ import type { Context } from "../context.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import { linePrompt } from "../ui/prompt.js";
+import { withUrlOpening } from "../ui/url-open.js";
 import { readJsonArg } from "./args.js";
 import type { AnswerFlags } from "./options.js";
 
@@ -15,15 +16,17 @@ import type { AnswerFlags } from "./options.js";
  */
 export async function presentation(
   ctx: Context,
-  options: { json: boolean; input?: Record<string, unknown>; decline: boolean },
+  options: { json: boolean; input?: Record<string, unknown>; decline: boolean; openUrl?: string[] },
 ): Promise<{ printer: Printer; provider: InputProvider; close(): void }> {
   // A trace on stderr would draw through the live view: status lines then.
   if (ctx.io.terminal && !options.json && options.input === undefined && !options.decline && ctx.trace !== "-") {
-    return (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
+    const live = (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
+    const say = (text: string) => live.printer.note(text);
+    return { ...live, provider: withUrlOpening(ctx, live.provider, { hosts: options.openUrl, person: true, say }) };
   }
   return {
     printer: createPrinter(ctx.io, options.json),
-    provider: inputProvider(ctx, options.input, options.decline),
+    provider: inputProvider(ctx, options.input, options.decline, options.openUrl),
     close: () => {},
   };
 }
@@ -33,18 +36,23 @@ export function inputProvider(
   ctx: Context,
   input: Record<string, unknown> | undefined,
   decline: boolean,
+  openUrl: readonly string[] = [],
 ): InputProvider {
-  if (input === undefined && !decline && ctx.io.interactive) return linePrompt(ctx.io);
-  return preparedAnswers({ input, decline });
+  const person = input === undefined && !decline && ctx.io.interactive;
+  const inner = person ? linePrompt(ctx.io) : preparedAnswers({ input, decline });
+  // URL-mode elicitation: opened with a person's yes, or for a host named ahead (../ui/url-open.ts).
+  const say = (text: string) => void ctx.io.stderr.write(`mcp-task: ${text}\n`);
+  return withUrlOpening(ctx, inner, { hosts: openUrl, person, decline, say });
 }
 
 /** The answers the flags give, `--input`'s object read (from its file or stdin, where it names one). */
 export async function readAnswers(
   flags: AnswerFlags,
   ctx: Context,
-): Promise<{ input?: Record<string, unknown>; decline: boolean }> {
+): Promise<{ input?: Record<string, unknown>; decline: boolean; openUrl: string[] }> {
   return {
     input: flags.input !== undefined ? await readJsonArg(flags.input, "--input", ctx) : undefined,
     decline: flags.decline,
+    openUrl: flags.openUrl,
   };
 }

@@ -26,7 +26,7 @@ import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
 
 const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
-const CLIENT_CAPABILITIES = { elicitation: { form: {} }, sampling: {} } as const;
+const CLIENT_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {} } as const;
 
 /** Where generation verdicts are remembered between processes. */
 export interface VerdictCache {

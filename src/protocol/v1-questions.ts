@@ -15,6 +15,7 @@ interface Asked {
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  onElicitationComplete?: (elicitationId: string) => void;
 }
 
 export class V1Questions {
@@ -60,6 +61,10 @@ export class V1Questions {
       async (request, ctx) =>
         this.ask(request.method, request.params as Record<string, unknown>, ctx.mcpReq.id, ctx.mcpReq.signal) as never,
     );
+    client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
+      const id = (notification.params as { elicitationId?: unknown }).elicitationId;
+      if (typeof id === "string") this.wire.onElicitationComplete?.(id);
+    });
     this.watchAnswers(client);
   }
 

@@ -90,7 +90,7 @@ export class V2Wire implements Wire {
 
   /** The per-request `_meta` envelope; `tasks` declares the extension. */
   private meta(tasks: boolean): Record<string, unknown> {
-    const capabilities: Record<string, unknown> = { elicitation: { form: {} } };
+    const capabilities: Record<string, unknown> = { elicitation: { form: {}, url: {} } };
     if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return {
       [PROTOCOL_VERSION_META_KEY]: this.protocolVersion,

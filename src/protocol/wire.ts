@@ -162,6 +162,8 @@ export interface Wire {
    * input handler's signal for it aborts too.
    */
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  /** Told of the server's `notifications/elicitation/complete`: a URL-mode elicitation's page is done. */
+  onElicitationComplete?: (elicitationId: string) => void;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   /**

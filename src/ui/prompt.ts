@@ -9,6 +9,8 @@ import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import { fieldsOf, requestedForm, type Field } from "../tasks/fields.js";
 import type { InputProvider } from "../tasks/input.js";
 import { schemaProblem } from "../tasks/schema.js";
+import { isUrlRequest } from "../tasks/url-elicitation.js";
+import { askUrl } from "./url-prompt.js";
 
 export function linePrompt(io: IO): InputProvider {
   let queue = Promise.resolve();
@@ -32,6 +34,7 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
     say(`mcp-task: the server asks for ${sanitizeLine(request.method)}; mcp-task has no model, so it is declined.`);
     return { action: "decline" };
   }
+  if (isUrlRequest(request)) return askUrl(io, request, taskId);
   // readline is loaded when a question comes, not by every command that might ask one.
   const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });

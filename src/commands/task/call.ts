@@ -86,11 +86,11 @@ export const call: Leaf<CallOptions, [string, string[]]> = {
 /** How the call is shown and answered; --detach never answers a task's question: it stays for a later command. */
 async function shownFor(
   options: CallOptions,
-  answers: { input?: Record<string, unknown>; decline: boolean },
+  answers: { input?: Record<string, unknown>; decline: boolean; openUrl: string[] },
   ctx: Context,
 ): ReturnType<typeof presentation> {
   if (!options.detach) return presentation(ctx, { ...answers, json: options.json });
-  const provider = noAnswers(inputProvider(ctx, answers.input, answers.decline));
+  const provider = noAnswers(inputProvider(ctx, answers.input, answers.decline, answers.openUrl));
   return { printer: createPrinter(ctx.io, options.json), provider, close: () => {} };
 }
 

@@ -84,8 +84,11 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
   };
   // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
-  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, answers.input, answers.decline), (text) =>
-    printer.note(text),
+  const { wire, engine } = await reconnect(
+    tracked,
+    ctx,
+    inputProvider(ctx, answers.input, answers.decline, answers.openUrl),
+    (text) => printer.note(text),
   );
   const answeredBefore = new Set(tracked.handle.answered);
   const wait = waitSignal(ctx, options.timeoutMs);

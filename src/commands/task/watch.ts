@@ -86,7 +86,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   const shown = options.resultOnly
     ? {
         printer: createPrinter(ctx.io, options.json),
-        provider: inputProvider(ctx, answers.input, answers.decline),
+        provider: inputProvider(ctx, answers.input, answers.decline, answers.openUrl),
         close: () => {},
       }
     : await presentation(ctx, { ...answers, json: options.json });

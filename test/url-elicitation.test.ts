@@ -1,0 +1,143 @@
+// URL-mode elicitation (2025-11-25) against a server on the official SDK's v1 line (test/servers/sdk-v1-server.ts):
+// a task that asks to open a page, and a plain tool refused with -32042 (URLElicitationRequiredError) until its page
+// was visited. The "browser" is test/servers/visit-browser.mjs ($BROWSER): it logs the URL it was given and fetches
+// it, which makes the server send notifications/elicitation/complete. Nothing is opened without consent: CI
+// consents only for hosts named ahead (--open-url, MCP_TASK_OPEN_URL_HOSTS).
+import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeUrlRequest, preConsented, viewUrl } from "../src/tasks/url-elicitation.js";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+
+const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
+const VISIT = `${process.execPath} ${join(ROOT, "test/servers/visit-browser.mjs")}`;
+
+let http: RunningServer;
+beforeAll(async () => {
+  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
+});
+afterAll(async () => {
+  await http?.stop();
+});
+
+/** A browser that logs what it was given, and the log (empty while nothing was opened). */
+function browser(): { env: Record<string, string>; opened: () => string[] } {
+  const log = join(mkdtempSync(join(tmpdir(), "mcp-task-visit-")), "visits");
+  return {
+    env: { BROWSER: VISIT, VISIT_LOG: log },
+    opened: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []),
+  };
+}
+
+function resultText(stdout: string): string {
+  const last = events(stdout).at(-1) as { type: string; result: { content: Array<{ text: string }> } };
+  expect(last.type).toBe("result");
+  return last.result.content[0].text;
+}
+
+describe("URL-mode elicitation during a task (SDK v1 server over HTTP)", () => {
+  it("CI with the host named ahead opens the page, answers accept and completes", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const call = await runCli(["call", "open-page", "-s", http.url, "--open-url", "127.0.0.1", "--json"], {
+      home,
+      env: visits.env,
+    });
+    expect(call.code, call.stderr).toBe(0);
+    expect(JSON.parse(resultText(call.stdout))).toMatchObject({ action: "accept", visited: true });
+    const host = new URL(http.url).host;
+    expect(visits.opened()).toEqual([expect.stringMatching(new RegExp(`^http://${host}/page\\?id=[0-9a-f-]{36}$`))]);
+  });
+
+  it("CI without consent exits 6 with the question kept, opening nothing; watch with consent completes it", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const call = await runCli(["call", "open-page", "-s", http.url], { home, env: visits.env });
+    expect(call.code, call.stderr).toBe(6);
+    expect(call.stderr).toMatch(/asks to open a web page on http:\/\/127\.0\.0\.1:\d+ and no one consented/);
+    expect(call.stderr).toMatch(/Sign in to the test service/);
+    expect(call.stderr).toMatch(/^hint: open it with consent: mcp-task respond --open-url 127\.0\.0\.1 \S+/m);
+    expect(visits.opened()).toEqual([]);
+    const taskId = /--open-url 127\.0\.0\.1 (\S+)/.exec(call.stderr)![1];
+    const watch = await runCli(["watch", taskId, "--json"], {
+      home,
+      env: { ...visits.env, MCP_TASK_OPEN_URL_HOSTS: "example.org, 127.0.0.1" },
+    });
+    expect(watch.code, watch.stderr).toBe(0);
+    expect(JSON.parse(resultText(watch.stdout))).toMatchObject({ action: "accept", visited: true });
+    expect(visits.opened()).toHaveLength(1);
+  });
+
+  it("--decline declines a URL request without opening it", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const call = await runCli(["call", "open-page", "-s", http.url, "--decline", "--json"], { home, env: visits.env });
+    expect(call.code, call.stderr).toBe(0);
+    expect(JSON.parse(resultText(call.stdout))).toMatchObject({ action: "decline" });
+    expect(visits.opened()).toEqual([]);
+  });
+
+  it("a URL with escape sequences and a look-alike punycode host is shown safely, with warnings, never opened", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const url = "http://xn--pple-43d.com/\u001b[2J\u001b]0;owned\u0007login";
+    const call = await runCli(["call", "open-page", `url=${url}`, "-s", http.url], { home, env: visits.env });
+    expect(call.code, call.stderr).toBe(6);
+    expect(call.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    expect(call.stderr).toContain("host: http://xn--pple-43d.com");
+    expect(call.stderr).toMatch(/punycode: it displays as "аpple\.com"/);
+    expect(call.stderr).toMatch(/not https/);
+    expect(call.stderr).toMatch(/--open-url xn--pple-43d\.com/);
+    expect(visits.opened()).toEqual([]);
+  });
+});
+
+describe("a call refused with -32042 (URLElicitationRequiredError)", () => {
+  it("CI with the host named ahead opens the page, waits for its completion and calls again", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const call = await runCli(["call", "needs-page", "-s", http.url, "--open-url", "127.0.0.1", "--json"], {
+      home,
+      env: visits.env,
+    });
+    expect(call.code, call.stderr).toBe(0);
+    expect(resultText(call.stdout)).toBe("paid: page visited");
+    expect(visits.opened()).toHaveLength(1);
+  });
+
+  it("CI without consent exits 6 listing the page, the hint naming --open-url", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const call = await runCli(["call", "needs-page", "-s", http.url], { home, env: visits.env });
+    expect(call.code, call.stderr).toBe(6);
+    expect(call.stderr).toMatch(/Confirm the payment/);
+    expect(call.stderr).toMatch(/^hint: call again with --open-url 127\.0\.0\.1/m);
+    expect(visits.opened()).toEqual([]);
+  });
+});
+
+describe("reading a URL", () => {
+  it("shows the host plainly and warns of what could mislead", () => {
+    expect(viewUrl("https://example.com/a").warnings).toEqual([]);
+    const at = viewUrl("https://bank.example@evil.test/login");
+    expect(at.origin).toBe("https://evil.test");
+    expect(at.warnings.join(" ")).toMatch(/user name before the host/);
+    expect(viewUrl("https://10.0.0.1/x").warnings.join(" ")).toMatch(/IP address/);
+    expect(viewUrl("https://[::1]/x").warnings.join(" ")).toMatch(/IP address/);
+    expect(viewUrl("javascript:alert(1)")).toMatchObject({ openable: false, origin: "" });
+    expect(viewUrl("not a url")).toMatchObject({ openable: false });
+    expect(preConsented(["evil.test"], at)).toBe(true);
+    expect(preConsented(["bank.example"], at)).toBe(false);
+    expect(preConsented(["127.0.0.1:9"], viewUrl("http://127.0.0.1:9/"))).toBe(true);
+    expect(preConsented(["127.0.0.1:9"], viewUrl("http://127.0.0.1:10/"))).toBe(false);
+    const lines = describeUrlRequest({
+      key: "k",
+      method: "elicitation/create",
+      params: { mode: "url", message: "Pay \u001b[31mnow", url: "https://shop.test/pay" },
+    });
+    expect(lines.join("\n")).not.toMatch(/\u001b/);
+    expect(lines).toContain("host: https://shop.test");
+  });
+});
