@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeUrlRequest, preConsented, viewUrl } from "../src/tasks/url-elicitation.js";
 import { events, runCli, tempHome } from "./helpers/cli.js";
 import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { bin, tmuxTerminal } from "./helpers/tmux.js";
 
 const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 const VISIT = `${process.execPath} ${join(ROOT, "test/servers/visit-browser.mjs")}`;
@@ -115,6 +116,36 @@ describe("a call refused with -32042 (URLElicitationRequiredError)", () => {
     expect(call.stderr).toMatch(/Confirm the payment/);
     expect(call.stderr).toMatch(/^hint: call again with --open-url 127\.0\.0\.1/m);
     expect(visits.opened()).toEqual([]);
+  });
+});
+
+describe("consent at a real terminal (tmux)", () => {
+  const tty = tmuxTerminal("mcp-task-url");
+  afterAll(() => tty.close());
+
+  it("the live view shows the host and opens the page only on o; the line prompt (stdout a pipe) on y", async () => {
+    const visits = browser();
+    const env = `BROWSER='${VISIT}' VISIT_LOG=${visits.env.VISIT_LOG}`;
+    tty.terminal(tempHome(), `env ${env} ${bin} call open-page -s ${http.url}`);
+    await tty.waitFor(/host: http:\/\/127\.0\.0\.1:\d+/);
+    expect(tty.screen()).toMatch(/Sign in to the test service/);
+    expect(tty.screen()).toMatch(/warning: not https/);
+    expect(visits.opened()).toEqual([]); // nothing before the yes
+    tty.keys("o");
+    const done = await tty.waitFor(/EXIT=\d+/);
+    expect(done, done).toMatch(/EXIT=0/);
+    expect(done).toMatch(/"visited":true/);
+    expect(visits.opened()).toHaveLength(1);
+    tty.close();
+
+    tty.terminal(tempHome(), `env ${env} ${bin} call open-page -s ${http.url} | cat`);
+    await tty.waitFor(/open it in the browser\? yes, no \(decline\) or cancel/);
+    expect(tty.screen()).toMatch(/host: http:\/\/127\.0\.0\.1:\d+/);
+    tty.keys("y", "Enter");
+    const prompted = await tty.waitFor(/EXIT=\d+/);
+    expect(prompted, prompted).toMatch(/EXIT=0/);
+    expect(prompted).toMatch(/"visited":true/);
+    expect(visits.opened()).toHaveLength(2);
   });
 });
 
