@@ -147,6 +147,28 @@ describe("consent at a real terminal (tmux)", () => {
     expect(prompted).toMatch(/"visited":true/);
     expect(visits.opened()).toHaveLength(2);
   });
+
+  it("the dashboard shows a detached task's URL question and opens the page on o", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const run = await runCli(["call", "open-page", "-s", http.url, "--detach", "--json"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    const id = events(run.stdout)[0].taskId as string;
+    tty.terminal(home, `env BROWSER='${VISIT}' VISIT_LOG=${visits.env.VISIT_LOG} ${bin} dashboard`);
+    await tty.waitFor(/1 waiting for you/, 30_000);
+    tty.keys("a");
+    await tty.waitFor(/asks for input[\s\S]*host: http:\/\/127\.0\.0\.1:\d+/);
+    expect(visits.opened()).toEqual([]);
+    tty.keys("o");
+    await tty.waitFor(/✓ completed/, 30_000);
+    tty.keys("q");
+    expect(await tty.waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+    expect(visits.opened()).toHaveLength(1);
+    expect(JSON.parse(resultText((await runCli(["result", id, "--json"], { home })).stdout))).toMatchObject({
+      action: "accept",
+      visited: true,
+    });
+  });
 });
 
 describe("reading a URL", () => {
