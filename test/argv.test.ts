@@ -119,6 +119,7 @@ describe("call", () => {
     expect(await options("watch", "abcd", "--open-url", "pay.example")).toMatchObject({ openUrl: ["pay.example"] });
     expect(await options("respond", "abcd", "--open-url", "pay.example")).toMatchObject({ openUrl: ["pay.example"] });
     await commanderError(["result", "abcd", "--open-url", "x"], "commander.unknownOption");
+    await usageError(["respond", "abcd", "--template", "--open-url", "x"], /--template prints the question's skeleton/);
   });
 
   it("usage errors: JSON that is no object, both answers, a bare word, a bad ttl or duration", async () => {
