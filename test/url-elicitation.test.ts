@@ -2,25 +2,28 @@
 // a task that asks to open a page, and a plain tool refused with -32042 (URLElicitationRequiredError) until its page
 // was visited. The "browser" is test/servers/visit-browser.mjs ($BROWSER): it logs the URL it was given and fetches
 // it, which makes the server send notifications/elicitation/complete. Nothing is opened without consent: CI
-// consents only for hosts named ahead (--open-url, MCP_TASK_OPEN_URL_HOSTS).
+// consents only for hosts named ahead (--open-url, MCP_TASK_OPEN_URL_HOSTS). Also: the same question in a V2 task's
+// inputRequests (our V2 server's task_open_page), and a person's consent in the live view, the line prompt and the
+// dashboard under tmux.
 import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeUrlRequest, preConsented, viewUrl } from "../src/tasks/url-elicitation.js";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { ROOT, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
 import { bin, tmuxTerminal } from "./helpers/tmux.js";
 
 const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 const VISIT = `${process.execPath} ${join(ROOT, "test/servers/visit-browser.mjs")}`;
 
 let http: RunningServer;
+let v2: RunningServer;
 beforeAll(async () => {
-  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
+  [http, v2] = await Promise.all([startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server"), startV2Http()]);
 });
 afterAll(async () => {
-  await http?.stop();
+  await Promise.all([http?.stop(), v2?.stop()]);
 });
 
 /** A browser that logs what it was given, and the log (empty while nothing was opened). */
@@ -92,6 +95,29 @@ describe("URL-mode elicitation during a task (SDK v1 server over HTTP)", () => {
     expect(call.stderr).toMatch(/not https/);
     expect(call.stderr).toMatch(/--open-url xn--pple-43d\.com/);
     expect(visits.opened()).toEqual([]);
+  });
+});
+
+describe("URL-mode elicitation in a 2026-07-28 task's inputRequests (our V2 server)", () => {
+  it("without consent exit 6, the question listed on; respond --open-url opens it and the task completes", async () => {
+    const home = tempHome();
+    const visits = browser();
+    const url = "https://auth.example.test/sign-in?state=1";
+    const call = await runCli(["call", "task_open_page", `url=${url}`, "-s", v2.url], { home, env: visits.env });
+    expect(call.code, call.stderr).toBe(6);
+    expect(call.stderr).toMatch(/asks to open a web page on https:\/\/auth\.example\.test and no one consented/);
+    expect(visits.opened()).toEqual([]);
+    const taskId = /--open-url auth\.example\.test (\S+)/.exec(call.stderr)![1];
+    const respond = await runCli(["respond", taskId, "--open-url", "auth.example.test", "--json"], {
+      home,
+      env: visits.env,
+    });
+    expect(respond.code, respond.stderr).toBe(0);
+    // The test's browser cannot reach auth.example.test: the address is printed to open by hand as well.
+    expect(respond.stderr).toContain(`open this page in a browser: ${url}`);
+    expect(visits.opened()).toEqual([url]);
+    const result = await runCli(["result", taskId], { home });
+    expect(result.stdout).toMatch(/page: accept/);
   });
 });
 
