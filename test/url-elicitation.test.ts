@@ -121,6 +121,18 @@ describe("URL-mode elicitation in a 2026-07-28 task's inputRequests (our V2 serv
   });
 });
 
+describe("a call refused with -32042 by a 2026-07-28 server (no completion can come)", () => {
+  it("is made again once the page named ahead was opened", async () => {
+    const visits = browser();
+    const url = "https://pay.example.test/checkout";
+    const args = ["call", "needs_page", `url=${url}`, "-s", v2.url, "--open-url", "pay.example.test"];
+    const call = await runCli(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stdout).toMatch(/paid \(v2\)/);
+    expect(visits.opened()).toEqual([url]);
+  });
+});
+
 describe("a call refused with -32042 (URLElicitationRequiredError)", () => {
   it("CI with the host named ahead opens the page, waits for its completion and calls again", async () => {
     const home = tempHome();

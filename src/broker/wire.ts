@@ -29,6 +29,7 @@ export class BrokerWire implements Wire {
   serverName!: string;
   canListTasks!: boolean;
   handsQuestionsOnce?: boolean;
+  hearsElicitationComplete?: boolean;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   onElicitationComplete?: (elicitationId: string) => void;
@@ -69,6 +70,7 @@ export class BrokerWire implements Wire {
       resume: ResumeToken;
       serverPid?: number;
       handsQuestionsOnce?: boolean;
+      hearsElicitationComplete?: boolean;
     };
     Object.assign(wire, {
       generation: hello.generation,
@@ -78,6 +80,7 @@ export class BrokerWire implements Wire {
       resume: hello.resume,
       serverPid: hello.serverPid,
       handsQuestionsOnce: hello.handsQuestionsOnce,
+      hearsElicitationComplete: hello.hearsElicitationComplete,
     });
     return wire;
   }

@@ -50,6 +50,7 @@ import { MAX_INPUT_ROUNDS } from "../limits.js";
 
 export class V2Wire implements Wire {
   readonly generation = "v2" as const;
+  readonly hearsElicitationComplete = false;
   readonly canListTasks = false;
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;

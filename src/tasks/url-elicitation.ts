@@ -157,7 +157,7 @@ export class UrlCompletions {
   private readonly done = new Set<string>();
   private readonly waiters = new Set<() => void>();
 
-  constructor(wire: Wire) {
+  constructor(private readonly wire: Wire) {
     wire.onElicitationComplete = (id) => {
       this.done.add(id);
       for (const wake of this.waiters) wake();
@@ -167,7 +167,8 @@ export class UrlCompletions {
   /** Resolves true once every id is done, false after `ms` (on the clock) or when `signal` aborts. */
   async waitAll(ids: readonly string[], ms: number, clock: Clock, signal?: AbortSignal): Promise<boolean> {
     const all = () => ids.every((id) => this.done.has(id));
-    if (all()) return true;
+    // Where no completion can come, the pages' having been opened is all there is to wait for.
+    if (all() || this.wire.hearsElicitationComplete === false) return true;
     const stop = new AbortController();
     const check = () => all() && stop.abort();
     const abort = () => stop.abort();
