@@ -73,9 +73,9 @@ export const answerOptions = (
 ): Option[] => [
   new Option("--input <json|@file|->", input),
   new Option("--decline", decline),
-  new Option("--open-url <host>", "consent ahead to open the server's web pages on this host (repeatable)")
-    .argParser(collect)
-    .default([]),
+  new Option("--open-url <host>", "consent ahead to open the server's web pages on this host (repeatable)").argParser(
+    collect,
+  ),
 ];
 
 export function answerFlags(flags: Flags): AnswerFlags {
