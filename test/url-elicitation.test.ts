@@ -9,7 +9,9 @@ import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeUrlRequest, preConsented, viewUrl } from "../src/tasks/url-elicitation.js";
+import { InputRequiredError } from "../src/errors.js";
+import { preparedAnswers } from "../src/tasks/input.js";
+import { describeUrlRequest, preConsented, urlAware, viewUrl } from "../src/tasks/url-elicitation.js";
 import { events, runCli, tempHome } from "./helpers/cli.js";
 import { ROOT, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
 import { bin, tmuxTerminal } from "./helpers/tmux.js";
@@ -230,5 +232,33 @@ describe("reading a URL", () => {
     });
     expect(lines.join("\n")).not.toMatch(/\u001b/);
     expect(lines).toContain("host: https://shop.test");
+  });
+
+  it("with nobody to ask, a page on a host not named ahead is refused in one line and never opened", async () => {
+    const opened: string[] = [];
+    const provider = urlAware(preparedAnswers({}), {
+      hosts: ["other.test"],
+      person: false,
+      open: async (u) => void opened.push(u),
+    });
+    const request = {
+      key: "k",
+      method: "elicitation/create",
+      params: { mode: "url", message: "line one\nline two", url: "https://shop.test/pay", elicitationId: "e" },
+    };
+    const refused = await provider.answer(request, "t1").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(InputRequiredError);
+    expect((refused as Error).message).not.toContain("\n");
+    expect((refused as InputRequiredError).hint).toBe(
+      "open it with consent: mcp-task respond --open-url shop.test t1  (or --decline)",
+    );
+    expect(opened).toEqual([]);
+    const named = urlAware(preparedAnswers({}), {
+      hosts: ["shop.test"],
+      person: false,
+      open: async (u) => void opened.push(u),
+    });
+    expect(await named.answer(request, "t1")).toEqual({ action: "accept", content: {} });
+    expect(opened).toEqual(["https://shop.test/pay"]);
   });
 });

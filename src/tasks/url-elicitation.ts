@@ -139,7 +139,7 @@ export function urlAware(inner: InputProvider, policy: UrlPolicy): InputProvider
       if (!preConsented(policy.hosts, view)) {
         if (!policy.person)
           throw new InputRequiredError(
-            `the server asks to open a web page on ${view.origin} and no one consented: ${describeUrlRequest(request).slice(1).join(" · ")}`,
+            `the server asks to open a web page on ${view.origin} and no one consented: ${describeUrlRequest(request).slice(1).map(sanitizeLine).join(" · ")}`,
             consentHint(view, taskId),
             taskId,
           );
