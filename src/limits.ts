@@ -184,3 +184,12 @@ export const MAX_SAMPLING_TEXT_SHOWN = 4000;
 export const MAX_CHECK_PUSH_READS = 5;
 /** `mcp-task check`: how many pages of V1 `tasks/list` are read looking for the task it created. */
 export const MAX_CHECK_LIST_PAGES = 20;
+/** How long a call refused with -32042 (URLElicitationRequiredError) waits, once its web pages were opened, for the
+ *  server's `notifications/elicitation/complete` of each before it gives up (exit 6, the pages listed): a person
+ *  signs in or pays in the browser. */
+export const URL_ELICITATION_WAIT_MS = 5 * 60 * 1000;
+/** How many times one call refused with -32042 is retried after its web pages were visited: a server that asks for
+ *  new pages at every retry does not make mcp-task open pages forever. */
+export const MAX_URL_ELICITATION_ROUNDS = 3;
+/** A URL-mode elicitation's address, shown at most this long (the rest is cut, saying how much). */
+export const MAX_URL_SHOWN = 500;

@@ -70,6 +70,7 @@ describe("call", () => {
         detach: true,
         input: { value: { name: "Ada" } },
         decline: false,
+        openUrl: [],
         timeoutMs: undefined,
         json: false,
       },
@@ -109,6 +110,16 @@ describe("call", () => {
       decline: true,
       input: undefined,
     });
+  });
+
+  it("--open-url: hosts consented ahead for URL-mode elicitation, repeatable (call, watch, respond)", async () => {
+    expect(await options("call", "t", "--open-url", "auth.example.com", "--open-url", "127.0.0.1:8443")).toMatchObject({
+      openUrl: ["auth.example.com", "127.0.0.1:8443"],
+    });
+    expect(await options("watch", "abcd", "--open-url", "pay.example")).toMatchObject({ openUrl: ["pay.example"] });
+    expect(await options("respond", "abcd", "--open-url", "pay.example")).toMatchObject({ openUrl: ["pay.example"] });
+    await commanderError(["result", "abcd", "--open-url", "x"], "commander.unknownOption");
+    await usageError(["respond", "abcd", "--template", "--open-url", "x"], /--template prints the question's skeleton/);
   });
 
   it("usage errors: JSON that is no object, both answers, a bare word, a bad ttl or duration", async () => {
@@ -152,6 +163,7 @@ describe("watch, result, respond", () => {
       server: undefined,
       input: undefined,
       decline: false,
+      openUrl: [],
       timeoutMs: undefined,
       json: false,
       resultOnly: false,
@@ -228,6 +240,7 @@ describe("watch, result, respond", () => {
       server: undefined,
       input: { value: { approve: true } },
       decline: false,
+      openUrl: [],
       timeoutMs: 60_000,
       json: false,
       template: false,

@@ -129,7 +129,7 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     const home = tempHome();
     const call = await runCli(["call", "confirm-bare", "item=bare", ...server()], { home });
     expect(call.code, call.stderr).toBe(6);
-    expect(call.stderr).toMatch(/input required and no answer given: "Confirm bare \(bare\)"/);
+    expect(call.stderr).toMatch(/input required and no answer given: Confirm bare \(bare\)/);
     oneError(call);
     const taskId = await taskIdOf(home, "confirm-bare");
     respondHint(call, taskId);

@@ -20,6 +20,8 @@ export interface WireError {
   taskId?: string | null;
   transient?: boolean;
   rpcCode?: number;
+  /** RpcError: the JSON-RPC error's data (a -32042's elicitations). */
+  data?: unknown;
   /** AuthRequiredError: the wider scope a 403 asked for. */
   scope?: string;
 }
@@ -47,7 +49,8 @@ function classNameOf(error: McpTaskError): string {
 }
 
 export function encodeError(error: unknown): WireError {
-  if (error instanceof RpcError) return { name: "RpcError", message: error.message, rpcCode: error.rpcCode };
+  if (error instanceof RpcError)
+    return { name: "RpcError", message: error.message, rpcCode: error.rpcCode, data: error.data };
   if (error instanceof McpTaskError) {
     return {
       name: classNameOf(error),
@@ -62,7 +65,7 @@ export function encodeError(error: unknown): WireError {
 }
 
 export function decodeError(wire: WireError): Error {
-  if (wire.name === "RpcError") return new RpcError(wire.message, wire.rpcCode ?? -32603);
+  if (wire.name === "RpcError") return new RpcError(wire.message, wire.rpcCode ?? -32603, wire.data);
   const Class = CLASSES.get(wire.name);
   if (!Class) return new ServerError(`the broker failed: ${wire.message}`);
   const error = new Class(wire.message, wire.hint, wire.taskId ?? null);

@@ -32,6 +32,7 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       resume: wire.resumeToken(),
       serverPid: wire.serverPid,
       handsQuestionsOnce: wire.handsQuestionsOnce,
+      hearsElicitationComplete: wire.hearsElicitationComplete,
     }),
     listTools: async () => wire.listTools(),
     callTool: async (client, p) => {

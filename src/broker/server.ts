@@ -91,6 +91,10 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   wire.onTaskMoved = (taskId, token) => {
     for (const client of clients) send(client.socket, { method: "moved", params: { taskId, token } });
   };
+  // A URL-mode elicitation's page is done: every command attached may be waiting for it (a call refused with -32042).
+  wire.onElicitationComplete = (elicitationId) => {
+    for (const client of clients) send(client.socket, { method: "elicitationComplete", params: { elicitationId } });
+  };
   const shutdown = () => void lifecycle.shutdown(0);
   const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, shutdown });
   const lifecycle = new Lifecycle(ctx, paths, key, { server, wire, meta, clients, tasks, stop });

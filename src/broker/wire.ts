@@ -29,8 +29,10 @@ export class BrokerWire implements Wire {
   serverName!: string;
   canListTasks!: boolean;
   handsQuestionsOnce?: boolean;
+  hearsElicitationComplete?: boolean;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  onElicitationComplete?: (elicitationId: string) => void;
   /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
   private readonly asking = new Map<number, AbortController>();
   onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
@@ -68,6 +70,7 @@ export class BrokerWire implements Wire {
       resume: ResumeToken;
       serverPid?: number;
       handsQuestionsOnce?: boolean;
+      hearsElicitationComplete?: boolean;
     };
     Object.assign(wire, {
       generation: hello.generation,
@@ -77,6 +80,7 @@ export class BrokerWire implements Wire {
       resume: hello.resume,
       serverPid: hello.serverPid,
       handsQuestionsOnce: hello.handsQuestionsOnce,
+      hearsElicitationComplete: hello.hearsElicitationComplete,
     });
     return wire;
   }
@@ -92,6 +96,8 @@ export class BrokerWire implements Wire {
     } else if ("method" in message && message.method === "progress") {
       const { progressId, progress } = message.params as { progressId: number; progress: Progress };
       this.progress.get(progressId)?.(progress);
+    } else if ("method" in message && message.method === "elicitationComplete") {
+      this.onElicitationComplete?.(String((message.params as { elicitationId: unknown }).elicitationId));
     } else if ("method" in message && message.method === "withdrawn") {
       // The server stopped waiting for a question this command was given: stop asking, and say so.
       const { id, taskId, request } = message.params as { id: number; taskId: string | null; request: InputRequest };

@@ -65,6 +65,8 @@ export interface AnswerFlags {
   /** `--sampling-reply`: the text (or `@file`, `-` for stdin) that answers sampling requests. */
   samplingReply?: string;
   samplingModel?: string;
+  /** --open-url: hosts whose URL-mode elicitation pages may be opened without asking. */
+  openUrl: string[];
 }
 
 /** `--input`, `--decline` and the sampling reply; `respond` words the first two for the one request it answers. */
@@ -76,6 +78,9 @@ export const answerOptions = (
   new Option("--decline", decline),
   new Option("--sampling-reply <text|@file|->", "answer sampling requests (a model's reply) with this text"),
   new Option("--sampling-model <name>", 'the model a sampling reply names (default "human")'),
+  new Option("--open-url <host>", "consent ahead to open the server's web pages on this host (repeatable)").argParser(
+    collect,
+  ),
 ];
 
 export function answerFlags(flags: Flags): AnswerFlags {
@@ -89,6 +94,7 @@ export function answerFlags(flags: Flags): AnswerFlags {
     decline: Boolean(flags.decline),
     ...(flags.samplingReply !== undefined && { samplingReply: flags.samplingReply as string }),
     ...(flags.samplingModel !== undefined && { samplingModel: flags.samplingModel as string }),
+    openUrl: (flags.openUrl as string[] | undefined) ?? [],
   };
 }
 

@@ -3,16 +3,17 @@
 import type { Context } from "../context.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
-import { linePrompt } from "../ui/prompt.js";
 import { HUMAN_MODEL, type SamplingReply } from "../tasks/sampling.js";
+import { linePrompt } from "../ui/prompt.js";
+import { withUrlOpening } from "../ui/url-open.js";
 import { readJsonArg, readTextArg } from "./args.js";
 import type { AnswerFlags } from "./options.js";
 
 /**
  * How a waiting command shows progress and gets answers: on a terminal (and not --json, no answers given, no trace on
- * stderr) the
- * live Ink view with its input form; else status lines with answers from the flags, or a line prompt when a
- * person is there but stdout is not a terminal.
+ * stderr) the live Ink view with its input form; else status lines with answers from the flags, or a line prompt
+ * when a person is there but stdout is not a terminal. URL-mode pages are opened with a person's yes, or for a host
+ * named ahead (../ui/url-open.ts).
  */
 export async function presentation(
   ctx: Context,
@@ -20,16 +21,19 @@ export async function presentation(
 ): Promise<{ printer: Printer; provider: InputProvider; close(): void }> {
   // A trace on stderr would draw through the live view: status lines then.
   if (ctx.io.terminal && !options.json && !givenAhead(options) && ctx.trace !== "-") {
-    return (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
+    const live = (await import("../ui/live.js")).liveFollow(ctx, ctx.io.terminal);
+    const say = (text: string) => live.printer.note(text);
+    return { ...live, provider: withUrlOpening(ctx, live.provider, { hosts: options.openUrl, person: true, say }) };
   }
   return { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options), close: () => {} };
 }
 
-/** The answers the flags give: `--input`'s object, `--decline`, the sampling reply. */
+/** The answers the flags give: `--input`'s object, `--decline`, the sampling reply, the hosts of `--open-url`. */
 export interface Answers {
   input?: Record<string, unknown>;
   decline: boolean;
   sampling?: SamplingReply;
+  openUrl?: readonly string[];
 }
 
 const givenAhead = (answers: Answers) =>
@@ -37,8 +41,10 @@ const givenAhead = (answers: Answers) =>
 
 /** Where answers come from: --input / --decline / --sampling-reply, else a person at a terminal, else nowhere (exit 6). */
 export function inputProvider(ctx: Context, answers: Answers): InputProvider {
-  if (!givenAhead(answers) && ctx.io.interactive) return linePrompt(ctx.io);
-  return preparedAnswers(answers);
+  const person = !givenAhead(answers) && ctx.io.interactive;
+  const inner = person ? linePrompt(ctx.io) : preparedAnswers(answers);
+  const say = (text: string) => void ctx.io.stderr.write(`mcp-task: ${text}\n`);
+  return withUrlOpening(ctx, inner, { hosts: answers.openUrl, person, decline: answers.decline, say });
 }
 
 /** True when this command can answer a sampling request itself: a reply given ahead, or a person to ask. */
@@ -51,6 +57,7 @@ export async function readAnswers(flags: AnswerFlags, ctx: Context): Promise<Ans
   return {
     input: flags.input !== undefined ? await readJsonArg(flags.input, "--input", ctx) : undefined,
     decline: flags.decline,
+    openUrl: flags.openUrl,
     ...(flags.samplingReply !== undefined && {
       sampling: {
         text: await readTextArg(flags.samplingReply, "--sampling-reply", ctx),

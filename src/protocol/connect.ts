@@ -26,8 +26,12 @@ import { V2Wire } from "./v2.js";
 import type { ResumeToken, Wire } from "./wire.js";
 
 const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
-/** What mcp-task serves: forms always; sampling only where a reply can be given (ConnectOptions.sampling). */
-const clientCapabilities = (sampling: boolean) => ({ elicitation: { form: {} }, ...(sampling && { sampling: {} }) });
+/** What mcp-task serves: forms and URL-mode pages always; sampling only where a reply can be given
+ *  (ConnectOptions.sampling). */
+const clientCapabilities = (sampling: boolean) => ({
+  elicitation: { form: {}, url: {} },
+  ...(sampling && { sampling: {} }),
+});
 
 /** Where generation verdicts are remembered between processes. */
 export interface VerdictCache {

@@ -15,6 +15,7 @@ interface Asked {
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  onElicitationComplete?: (elicitationId: string) => void;
 }
 
 export class V1Questions {
@@ -70,6 +71,10 @@ export class V1Questions {
       // The SDK sets no sampling handler on a client that did not declare sampling (connect.ts: declared only where
       // a reply can be given); such a client answers a sampling request "method not found", as the spec has it.
     }
+    client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
+      const id = (notification.params as { elicitationId?: unknown }).elicitationId;
+      if (typeof id === "string") this.wire.onElicitationComplete?.(id);
+    });
     this.watchAnswers(client);
   }
 

@@ -29,7 +29,6 @@ import type {
 } from "./wire.js";
 
 const INVALID_PARAMS = -32602;
-
 /** One connection to a V1 server: the SDK client (handshake, the server's requests), our channel, its session. */
 export interface V1Connection {
   client: Client;
@@ -44,6 +43,7 @@ export class V1Wire implements Wire {
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  onElicitationComplete?: (elicitationId: string) => void; // told by v1-questions.ts
   serverPid?: number;
   private tools?: Map<string, ToolInfo>;
   /** The server's questions, asked on the tasks/result rounds (v1-questions.ts). */

@@ -50,6 +50,7 @@ import { MAX_INPUT_ROUNDS } from "../limits.js";
 
 export class V2Wire implements Wire {
   readonly generation = "v2" as const;
+  readonly hearsElicitationComplete = false;
   readonly canListTasks = false;
   inputHandler?: InputHandler;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
@@ -101,7 +102,8 @@ export class V2Wire implements Wire {
 
   /** The per-request `_meta` envelope; `tasks` declares the extension. */
   private meta(tasks: boolean): Record<string, unknown> {
-    const capabilities: Record<string, unknown> = { elicitation: { form: {} }, ...(this.sampling && { sampling: {} }) };
+    const elicitation = { form: {}, url: {} };
+    const capabilities: Record<string, unknown> = { elicitation, ...(this.sampling && { sampling: {} }) };
     if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return {
       [PROTOCOL_VERSION_META_KEY]: this.protocolVersion,

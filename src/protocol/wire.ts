@@ -179,6 +179,13 @@ export interface Wire {
    * input handler's signal for it aborts too.
    */
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  /** Told of the server's `notifications/elicitation/complete`: a URL-mode elicitation's page is done. */
+  onElicitationComplete?: (elicitationId: string) => void;
+  /**
+   * False where that notification cannot reach this wire (2026-07-28: no session, no stream to send it on after a
+   * refused call): a call refused with -32042 is made again once its pages were opened. Undefined: it can (V1).
+   */
+  readonly hearsElicitationComplete?: boolean;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   /**

@@ -14,11 +14,12 @@ import type {
 } from "../protocol/wire.js";
 import { forTask, type InputProvider } from "./input.js";
 import { checkQuestion, outputProblem } from "./schema.js";
-import { MAX_ANSWERS_PER_TASK } from "../limits.js";
+import { MAX_ANSWERS_PER_TASK, URL_ELICITATION_WAIT_MS } from "../limits.js";
 import { shellWord } from "../sanitize.js";
 import { completedOrThrow } from "../protocol/checks.js";
 import { questionOf, resendKey, type EngineShared } from "./answering.js";
 import { TaskWatch, type WatchOptions } from "./watch.js";
+import { callAfterUrlElicitations, UrlCompletions } from "./url-elicitation.js";
 
 export class TaskEngine {
   private tools?: Map<string, ToolInfo>;
@@ -26,6 +27,8 @@ export class TaskEngine {
   private readonly shared: EngineShared;
   /** Questions answered so far, per task (bounded by MAX_ANSWERS_PER_TASK). */
   private readonly answerCounts = new Map<string, number>();
+  /** The server's word that a URL-mode elicitation's page is done. */
+  private readonly completions: UrlCompletions;
 
   constructor(
     readonly wire: Wire,
@@ -45,6 +48,7 @@ export class TaskEngine {
     };
     wire.onUncertainDelivery = (delivery) => this.shared.doubts.get(delivery.taskId)?.(delivery);
     wire.inputHandler = (request, taskId, signal) => this.answer(request, taskId, signal);
+    this.completions = new UrlCompletions(wire);
   }
 
   /**
@@ -117,7 +121,13 @@ export class TaskEngine {
   ): Promise<{ kind: "result"; outcome: FinalOutcome } | Extract<CallOutcome, { kind: "task" }>> {
     let outcome: CallOutcome | undefined;
     try {
-      outcome = await this.wire.callTool(name, args, options);
+      // A call refused with -32042 is made again once its web pages were visited (url-elicitation.ts).
+      outcome = await callAfterUrlElicitations(
+        () => this.wire.callTool(name, args, options),
+        (request) => this.answer(request, null),
+        this.completions,
+        { ms: URL_ELICITATION_WAIT_MS, clock: this.shared.clock, signal: options.signal },
+      );
     } finally {
       // Input refused during a plain call surfaces as what it was, not as the server's reaction to it. Refused
       // while the call became a task, it is the task's: the task is returned (to be saved first), and following it

@@ -18,6 +18,7 @@ import { ServerLinks } from "../tasks/reconnect.js";
 import { StoreScan } from "./scan.js";
 import { QuestionQueue } from "./questions.js";
 import type { Connection, DashboardState, TaskRow } from "./state.js";
+import { withUrlOpening } from "./url-open.js";
 
 /** How often the store is re-read for handles created by other processes. */
 const RESCAN_MS = 5000;
@@ -43,7 +44,9 @@ export class DashboardModel {
       questions: () => this.state.questions,
       change: (change) => this.set(change),
     });
-    this.links = new ServerLinks(ctx, this.questions.provider, (text) => this.notify(text));
+    // A URL-mode question's page is opened after the person's yes in its form (url-open.ts).
+    const provider = withUrlOpening(ctx, this.questions.provider, { person: true, say: (text) => this.notify(text) });
+    this.links = new ServerLinks(ctx, provider, (text) => this.notify(text));
   }
 
   // --- the external-store protocol (useSyncExternalStore) ---

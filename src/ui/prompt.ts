@@ -11,6 +11,8 @@ import type { InputProvider } from "../tasks/input.js";
 import { isSampling } from "../tasks/sampling.js";
 import { schemaProblem } from "../tasks/schema.js";
 import { askSampling } from "./sampling-prompt.js";
+import { isUrlRequest } from "../tasks/url-elicitation.js";
+import { askUrl } from "./url-prompt.js";
 
 export function linePrompt(io: IO): InputProvider {
   let queue = Promise.resolve();
@@ -36,6 +38,7 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
     say(`mcp-task: the server asks for ${sanitizeLine(request.method)}; mcp-task has no model, so it is declined.`);
     return { action: "decline" };
   }
+  if (isUrlRequest(request)) return askUrl(io, request, taskId);
   // readline is loaded when a question comes, not by every command that might ask one.
   const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });

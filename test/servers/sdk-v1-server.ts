@@ -13,7 +13,10 @@
 //   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
 //   - sample {prompt}: asks for a model's reply (sampling/createMessage, with the metadata) instead of a form; a
 //     client that did not declare sampling is not asked (action "no-sampling").
-// The result's text is the answer as JSON: {"item":..., "action":..., "content":...}.
+// The result's text is the answer as JSON: {"item":..., "action":..., "content":...}. Over HTTP only, URL mode:
+//   - open-page {url?}: asks a URL-mode elicitation (with the metadata) of its own page `/page?id=`, or of `url`;
+//     once accepted and the page fetched, it sends notifications/elicitation/complete and completes.
+//   - needs-page: a plain tool refused with -32042 (URLElicitationRequiredError) until its page was fetched.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -23,7 +26,7 @@ import {
   InMemoryTaskMessageQueue,
   InMemoryTaskStore,
 } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 
 const argv = process.argv.slice(2);
@@ -44,6 +47,16 @@ const FORM = {
 };
 
 const taskStore = new InMemoryTaskStore();
+/** The server's own address (HTTP), and its pages: fetching `/page?id=` marks one visited. */
+let base = "";
+const pages = new Map<string, { visited: boolean; wake: () => void; seen: Promise<void> }>();
+function page(): string {
+  const id = randomUUID();
+  let wake!: () => void;
+  const seen = new Promise<void>((resolve) => (wake = resolve));
+  pages.set(id, { visited: false, wake, seen });
+  return id;
+}
 
 function makeServer(): McpServer {
   const server = new McpServer(
@@ -194,6 +207,48 @@ function makeServer(): McpServer {
       getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
     },
   );
+  server.experimental.tasks.registerToolTask(
+    "open-page",
+    {
+      description: "asks a URL-mode elicitation",
+      inputSchema: { url: z.string().optional() },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ url }, extra) {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        const id = page();
+        void finish(task.taskId, "page", async () => {
+          await taskStore.updateTaskStatus(task.taskId, "input_required", "asks to open a page");
+          const answer = await server.server.elicitInput(
+            {
+              mode: "url",
+              message: "Sign in to the test service",
+              url: url ?? `${base}/page?id=${id}`,
+              elicitationId: id,
+            },
+            { relatedTask: { taskId: task.taskId }, timeout: ANSWER_TIMEOUT_MS },
+          );
+          if (answer.action !== "accept" || url) return answer;
+          await pages.get(id)!.seen;
+          await server.server.createElicitationCompletionNotifier(id)();
+          return { ...answer, visited: true };
+        });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  let needed: string | undefined; // this session's page for needs-page
+  server.registerTool("needs-page", { description: "refused with -32042 until its page was fetched" }, async () => {
+    if (needed && pages.get(needed)!.visited) return { content: [{ type: "text", text: "paid: page visited" }] };
+    const id = (needed = page());
+    void pages.get(id)!.seen.then(() => server.server.createElicitationCompletionNotifier(id)());
+    throw new UrlElicitationRequiredError([
+      { mode: "url", message: "Confirm the payment", url: `${base}/page?id=${id}`, elicitationId: id },
+    ]);
+  });
   return server;
 }
 
@@ -210,6 +265,12 @@ if (argv.includes("--stdio")) {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {
     try {
+      if (req.url?.startsWith("/page")) {
+        const entry = pages.get(new URL(req.url, base).searchParams.get("id") ?? "");
+        if (entry) ((entry.visited = true), entry.wake());
+        res.writeHead(entry ? 200 : 404, { "content-type": "text/plain" }).end(entry ? "done" : "no such page");
+        return;
+      }
       const sessionId = req.headers["mcp-session-id"] as string | undefined;
       const body = req.method === "POST" ? await readBody(req) : undefined;
       let transport = sessionId ? sessions.get(sessionId) : undefined;
@@ -234,6 +295,7 @@ if (argv.includes("--stdio")) {
   });
   http.listen(Number(flag("--port") ?? 0), "127.0.0.1", () => {
     const address = http.address() as { port: number };
+    base = `http://127.0.0.1:${address.port}`;
     process.stdout.write(`listening http://127.0.0.1:${address.port}/mcp\n`);
   });
 }

@@ -489,17 +489,48 @@ describe("ElicitationForm", () => {
     for (const bad of ["[2J", "]0;", "\u0007", "[5m", "[31m", "[1A", "[H", "\u009b"]) expect(frame).not.toContain(bad);
   });
 
-  it("offers only decline for a URL-mode elicitation", async () => {
+  it("a URL-mode elicitation: the host on its own line, then open, decline or cancel", async () => {
     const request: InputRequest = {
       key: "u1",
       method: "elicitation/create",
-      params: { mode: "url", message: "Sign in", url: "https://example.com/auth", elicitationId: "e1" },
+      params: {
+        mode: "url",
+        message: "Sign in \u001b[31mnow",
+        url: "http://bank.example@xn--pple-43d.com/auth",
+        elicitationId: "e1",
+      },
     };
     const { tree, onRespond } = elicitationForm(request);
     const ui = await mount(tree);
-    expect(ui.lastFrame()).toContain("https://example.com/auth");
-    expect(ui.lastFrame()).toContain("can only be declined");
-    expect(ui.lastFrame()).not.toContain("Accept");
+    const frame = ui.lastFrame()!;
+    expect(frame).toContain("host: http://xn--pple-43d.com");
+    expect(frame).toContain("url:  http://bank.example@xn--pple-43d.com/auth");
+    expect(frame).toMatch(/warning: not https/);
+    expect(frame).toMatch(/warning: the host is punycode/);
+    expect(frame).toMatch(/warning: the address carries a user name before the host/);
+    expect(frame).toContain("[ Open in browser (o) ]");
+    expect(frame).not.toContain("\u001b[31m");
+    await press(ui, "d");
+    await press(ui, "c");
+    await press(ui, "o");
+    expect(onRespond.mock.calls).toEqual([
+      [{ action: "decline" }],
+      [{ action: "cancel" }],
+      [{ action: "accept", content: {} }],
+    ]);
+  });
+
+  it("a URL-mode elicitation of an address that is no web page offers no open", async () => {
+    const request: InputRequest = {
+      key: "u2",
+      method: "elicitation/create",
+      params: { mode: "url", message: "Run", url: "javascript:alert(1)", elicitationId: "e2" },
+    };
+    const { tree, onRespond } = elicitationForm(request);
+    const ui = await mount(tree);
+    expect(ui.lastFrame()).not.toContain("Open in browser");
+    expect(ui.lastFrame()).toMatch(/not a web page: it is not opened/);
+    await press(ui, "o");
     await press(ui, "d");
     expect(onRespond.mock.calls).toEqual([[{ action: "decline" }]]);
   });

@@ -50,7 +50,10 @@ export const respond: Leaf<RespondOptions, [string]> = {
       jsonOption("one JSON document on stdout"),
     ),
   parse: ([id], flags) => {
-    if (flags.template && (flags.input !== undefined || flags.decline || flags.samplingReply !== undefined))
+    if (
+      flags.template &&
+      (flags.input !== undefined || flags.decline || flags.samplingReply !== undefined || flags.openUrl !== undefined)
+    )
       throw new UsageError("--template prints the question's skeleton: it takes no answer");
     return {
       ...taskRef(id, flags),

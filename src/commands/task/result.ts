@@ -29,6 +29,7 @@ export const result: Leaf<FollowCommandOptions, [string]> = {
   parse: ([id], flags) => ({
     ...taskRef(id, flags),
     decline: false,
+    openUrl: [],
     timeoutMs: timeoutFlag(flags),
     json: jsonFlag(flags),
     resultOnly: true,

@@ -10,6 +10,8 @@ import { requestedForm } from "../../tasks/fields.js";
 import { SchemaForm, type FormAction } from "./SchemaForm.js";
 import { SamplingReply } from "./SamplingReply.js";
 import { UnsupportedRequest } from "./UnsupportedRequest.js";
+import { isUrlRequest } from "../../tasks/url-elicitation.js";
+import { UrlConsent } from "./UrlConsent.js";
 
 export interface ElicitationFormProps {
   readonly request: InputRequest;
@@ -59,6 +61,8 @@ export function ElicitationForm(props: ElicitationFormProps) {
           onCancel={onClose}
           extraActions={actions}
         />
+      ) : isUrlRequest(request) ? (
+        <UrlConsent key={request.key} request={request} width={width} onRespond={onRespond} onClose={onClose} />
       ) : (
         <UnsupportedRequest
           key={request.key}

@@ -15,6 +15,7 @@ import type { JsonObject, TaskProgram } from "../../../demo-server/task.js";
 import { answerOf, elicitForm, numArg, strArg, textResult as text } from "../../../demo-server/tools/args.js";
 import type { TaskOverrides, ToolDef } from "../../../demo-server/tools/tool.js";
 import { resetCounts, snapshotCounts } from "./stats.js";
+import { URL_TOOLS } from "./url-tools.js";
 
 const INTERNAL_ERROR = -32603;
 
@@ -315,5 +316,6 @@ export function testTools(): ToolDef[] {
     },
     ...fixtures.filter((tool) => tool.name !== "greet"),
     ...OWN_TOOLS,
+    ...URL_TOOLS,
   ];
 }

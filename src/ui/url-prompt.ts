@@ -1,0 +1,25 @@
+// The line prompt's URL-mode question: the page's host and address shown plainly (../tasks/url-elicitation.ts),
+// and consent asked; the opening itself is done by whoever wraps the prompt (./url-open.ts), only after a yes.
+import type { IO } from "../context.js";
+import type { InputRequest, InputResponse } from "../protocol/wire.js";
+import { sanitizeLine } from "../sanitize.js";
+import { describeUrlRequest } from "../tasks/url-elicitation.js";
+
+export async function askUrl(io: IO, request: InputRequest, taskId: string | null): Promise<InputResponse> {
+  const say = (text: string) => io.stderr.write(`${text}\n`);
+  const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
+  const [first, ...rest] = describeUrlRequest(request);
+  say(`\n? ${first}${where}`);
+  for (const line of rest) say(`  ${line}`);
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
+  try {
+    const choice = (await rl.question("  open it in the browser? yes, no (decline) or cancel [y/N/c] ")).trim();
+    if (/^(y|yes)$/i.test(choice)) return { action: "accept", content: {} };
+    return /^c/i.test(choice) ? { action: "cancel" } : { action: "decline" };
+  } catch {
+    return { action: "cancel" }; // stdin closed: nobody said yes
+  } finally {
+    rl.close();
+  }
+}
