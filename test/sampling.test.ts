@@ -62,7 +62,7 @@ describe("server-everything: a plain call that samples", { timeout: 60_000 }, ()
       model: "ada",
       stopReason: "endTurn",
     });
-    expect(declared(trace)).toEqual([{ elicitation: { form: {} }, sampling: {} }]);
+    expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} }, sampling: {} }]);
   });
 
   it("no reply and nobody to ask: sampling is not declared, and the server does without (no sampling tool)", async () => {
@@ -77,7 +77,7 @@ describe("server-everything: a plain call that samples", { timeout: 60_000 }, ()
     );
     expect(call.code).toBe(2);
     expect(call.stderr).toMatch(/has no tool named trigger-sampling-request/);
-    expect(declared(trace)).toEqual([{ elicitation: { form: {} } }, { elicitation: { form: {} } }]);
+    expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} } }, { elicitation: { form: {}, url: {} } }]);
   });
 
   it("the line prompt (a person, stdout not a terminal): the request shown clean, the typed reply sent", async () => {
@@ -134,7 +134,7 @@ describe.each(transports)("SDK v1 server over $name: sampling during a task", { 
       content: { role: "assistant", content: { type: "text", text: reply }, model: "human", stopReason: "endTurn" },
     });
     // Over stdio the broker's own connection made the handshake; over HTTP this command did (the keeper resumes).
-    expect(declared(trace)).toEqual([{ elicitation: { form: {} }, sampling: {} }]);
+    expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} }, sampling: {} }]);
   });
 
   it("no reply in a pipeline: exit 6 with the question kept; a later respond --sampling-reply @file completes", async () => {

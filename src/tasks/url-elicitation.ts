@@ -122,6 +122,7 @@ export function urlAware(inner: InputProvider, policy: UrlPolicy): InputProvider
     // Always: with nobody to ask, the question is still received, to be refused with what it asks (a page on which
     // host, and the --open-url hint) and kept by whoever holds it (the broker) for a later command.
     available: true,
+    sampling: inner.sampling,
     answer: async (request, taskId, signal) => {
       if (!isUrlRequest(request)) {
         // What the engine would have said had the question not been let in (see `available`).
