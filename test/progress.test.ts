@@ -28,7 +28,11 @@ describe("progress", { timeout: 60_000 }, () => {
       const run = await call(home, 4, 4, [], env);
       expect(run.code, `${round}: ${run.stderr}`).toBe(0);
       expect(run.stdout).toContain("Long running operation completed");
-      expect(run.stderr).toMatch(/progress 1\/4 \(25%\)[\s\S]*progress 4\/4 \(100%\)/);
+      // The bar, the percentage, and from the second report on the rate and the time left.
+      expect(run.stderr).toMatch(
+        /progress 1\/4 ▕█{5} {15}▏ 25 %\n[\s\S]*progress 2\/4 ▕.+▏ 50 % · [\d.]+\/s · ~\d+s left/,
+      );
+      expect(run.stderr).toMatch(/progress 4\/4 ▕█{20}▏ 100 % · [\d.]+\/s\n/);
     }
     // One step longer than the timeout: no report comes in time, and the call times out (exit 4).
     const slow = await call(home, 3, 1, [], env);

@@ -124,7 +124,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       signal: wait.signal,
       // Shown as it comes, and kept on the handle once there is one (a later watch shows the last).
       onProgress: (progress) => {
-        if (!options.detach) printer.progress(taskId, progress);
+        if (!options.detach) printer.progress(taskId, progress, new Date(ctx.clock.now()));
         tracked?.progressed(progress);
       },
     });

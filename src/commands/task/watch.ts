@@ -102,7 +102,8 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   try {
     if (!options.resultOnly) info(printer);
     // The last progress the server reported (to whichever process was following then).
-    if (!options.resultOnly && handle.progress) printer.progress(handle.taskId, handle.progress);
+    if (!options.resultOnly && handle.progress)
+      printer.progress(handle.taskId, handle.progress, new Date(Date.parse(handle.progress.at) || ctx.clock.now()));
     let first;
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
