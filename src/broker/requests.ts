@@ -36,18 +36,21 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     listTools: async () => wire.listTools(),
     callTool: async (client, p) => {
       questions.caller = client;
-      // Progress of the call (and of its task, where the token lasts) goes to the command that made it.
+      // Progress of the call (and of its task, where the token lasts) goes to the command that made it, and once
+      // there is a task onto its handle (the command may have left: --detach, Ctrl-C), so a later watch shows it.
       const progressId = typeof p.progressId === "number" ? p.progressId : undefined;
-      const onProgress =
-        progressId === undefined
-          ? undefined
-          : (progress: Progress) => send(client.socket, { method: "progress", params: { progressId, progress } });
-      const options = { ...(p.options as CallOptions), ...(onProgress ? { onProgress } : {}) };
+      let taskId: string | undefined;
+      const onProgress = (progress: Progress) => {
+        if (progressId !== undefined) send(client.socket, { method: "progress", params: { progressId, progress } });
+        if (taskId !== undefined) tasks.progressed(taskId, progress);
+      };
+      const options = { ...(p.options as CallOptions), onProgress };
       const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, options);
       questions.calls.add(call);
       try {
         const outcome = await call;
         if (outcome.kind === "task") {
+          taskId = outcome.snapshot.taskId;
           questions.madeTask(call, outcome.snapshot.taskId, client);
           tasks.remember(outcome.snapshot);
         }

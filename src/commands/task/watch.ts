@@ -75,10 +75,17 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
       },
       true,
     );
+  // The last progress the server reported (to whichever process was following then: a command, or the broker).
+  const lastProgress = (printer: Printer) => {
+    const saved = handle.progress;
+    if (!options.resultOnly && saved)
+      printer.progress(handle.taskId, saved, new Date(Date.parse(saved.at) || ctx.clock.now()));
+  };
   if (handle.outcome) {
     // Known already: no need to reach the server.
     const printer = createPrinter(ctx.io, options.json);
     if (!options.resultOnly) info(printer);
+    lastProgress(printer);
     printer.result(handle.outcome);
     return exitCodeOf(handle.outcome);
   }
@@ -101,9 +108,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
     if (!options.resultOnly) info(printer);
-    // The last progress the server reported (to whichever process was following then).
-    if (!options.resultOnly && handle.progress)
-      printer.progress(handle.taskId, handle.progress, new Date(Date.parse(handle.progress.at) || ctx.clock.now()));
+    lastProgress(printer);
     let first;
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
