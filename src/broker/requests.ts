@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:net";
 import type { Clock } from "../context.js";
 import type { CallOptions, Progress, Snapshot, Wire } from "../protocol/wire.js";
+import { isLogLevel } from "../protocol/logging.js";
 import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
@@ -70,6 +71,7 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
     },
     cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
+    setLogLevel: async (_client, p) => (isLogLevel(p.level) ? ((await wire.setLogLevel?.(p.level)) ?? false) : false),
     listTasks: async (_client, p) => wire.listTasks(p.cursor as string | undefined),
     watch: async (client, p) => {
       tasks.watch(client, p.taskIds as string[]);

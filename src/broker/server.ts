@@ -87,6 +87,10 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     if (owner && clients.has(owner))
       send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
   };
+  // The server's log messages go to every command attached (the connection is theirs alike).
+  wire.onLog = (log) => {
+    for (const client of clients) send(client.socket, { method: "log", params: { log } });
+  };
   // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
   wire.onTaskMoved = (taskId, token) => {
     for (const client of clients) send(client.socket, { method: "moved", params: { taskId, token } });

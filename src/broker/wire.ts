@@ -3,6 +3,7 @@
 // back into what a direct wire would do. The engine above cannot tell the difference.
 import type { Socket } from "node:net";
 import { ServerError } from "../errors.js";
+import type { LogLevel, LogMessage } from "../protocol/logging.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -31,6 +32,7 @@ export class BrokerWire implements Wire {
   handsQuestionsOnce?: boolean;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  onLog?: (log: LogMessage) => void;
   /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
   private readonly asking = new Map<number, AbortController>();
   onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
@@ -89,6 +91,8 @@ export class BrokerWire implements Wire {
     } else if ("method" in message && message.method === "uncertain") {
       const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
       this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
+    } else if ("method" in message && message.method === "log") {
+      this.onLog?.((message.params as { log: LogMessage }).log);
     } else if ("method" in message && message.method === "progress") {
       const { progressId, progress } = message.params as { progressId: number; progress: Progress };
       this.progress.get(progressId)?.(progress);
@@ -169,6 +173,9 @@ export class BrokerWire implements Wire {
   }
   async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {
     return (await this.call("serviceInput", { snapshot, answered: [...options.answered] }, options.signal)) as string[];
+  }
+  async setLogLevel(level: LogLevel): Promise<boolean> {
+    return (await this.call("setLogLevel", { level })) === true;
   }
   async cancelTask(taskId: string): Promise<Snapshot | undefined> {
     return ((await this.call("cancelTask", { taskId })) as Snapshot | null) ?? undefined;

@@ -4,6 +4,7 @@ import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Progress, Snapshot, TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../model.js";
+import type { LogMessage } from "../protocol/logging.js";
 import { renderResult } from "./render.js";
 import { ProgressPace, progressLine } from "./progress-bar.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
@@ -27,6 +28,8 @@ export interface Printer {
   input(taskId: string, request: InputRequest): void;
   /** Progress the server reports (`taskId` null: a plain call's), seen `at`. */
   progress(taskId: string | null, progress: Progress, at: Date): void;
+  /** A log message the server sent (`notifications/message`), seen `at` while following `taskId` (null: none yet). */
+  log(taskId: string | null, log: LogMessage, at: Date): void;
   result(outcome: FinalOutcome): void;
   error(report: ErrorReport): void;
   /** A side remark for a person (stderr; nothing in JSON mode). */
@@ -41,6 +44,12 @@ export function createPrinter(io: IO, json: boolean): Printer {
 
 /** Server text in a line on stderr: without control characters, and cut at MAX_ERROR_TEXT (a 10 MB question is one line). */
 const clip = (text: string) => cutText(sanitizeLine(text));
+
+/** A log message as one line of text: "warning [logger] the data" (data that is not a string as JSON); not yet safe. */
+export function logText(log: LogMessage): string {
+  const data = typeof log.data === "string" ? log.data : JSON.stringify(log.data);
+  return `${log.level}${log.logger ? ` [${log.logger}]` : ""} ${data}`;
+}
 
 /** The columns a status line of progress keeps to (stderr's width is not known; a terminal has at least these). */
 const STATUS_COLUMNS = 80;
@@ -72,6 +81,9 @@ function textPrinter(io: IO): Printer {
       const rate = pace.see(taskId ?? "", progress, at.getTime());
       const line = progressLine(progress, { width: STATUS_COLUMNS - head.length, rate });
       err(`${p.dim("mcp-task:")}${head.slice("mcp-task:".length)}${line}`);
+    },
+    log(_taskId, log) {
+      err(`${p.dim("mcp-task: log")} ${clip(logText(log))}`);
     },
     result(outcome) {
       if (outcome.result) {
@@ -132,6 +144,9 @@ function jsonPrinter(io: IO): Printer {
         message: progress.message ?? null,
         at: at.toISOString(),
       });
+    },
+    log(taskId, log, at) {
+      line({ type: "log", taskId, level: log.level, logger: log.logger ?? null, data: log.data, at: at.toISOString() });
     },
     result(outcome) {
       line({

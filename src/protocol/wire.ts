@@ -1,3 +1,4 @@
+import type { LogLevel, LogMessage } from "./logging.js";
 // The generation-neutral face of a connected MCP server. Everything above src/protocol sees only this;
 // the two adapters (v1.ts for 2025-11-25 core tasks, v2.ts for the 2026-07-28 tasks extension) implement it.
 
@@ -162,6 +163,13 @@ export interface Wire {
    * input handler's signal for it aborts too.
    */
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
+  /** Told of each logging notification (`notifications/message`) the server sends on this connection. */
+  onLog?: (log: LogMessage) => void;
+  /**
+   * Asks the server to send log messages at `level` and above (`logging/setLevel`), where it declares the `logging`
+   * capability; false where it does not (nothing sent).
+   */
+  setLogLevel?(level: LogLevel): Promise<boolean>;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   /**

@@ -7,7 +7,7 @@ import { useSyncExternalStore } from "react";
 import type { Context, Terminal } from "../context.js";
 import { applyColour } from "./colour.js";
 import { McpTaskError } from "../errors.js";
-import { createPrinter, type Printer } from "../output/printer.js";
+import { createPrinter, logText, type Printer } from "../output/printer.js";
 import { ProgressPace } from "../output/progress-bar.js";
 import type { InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
@@ -74,6 +74,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     status: (snapshot) => set({ snapshot, notice: undefined }),
     input: () => {},
     progress: (taskId, progress, at) => set({ progress: { ...progress, rate: pace.see(taskId ?? "", progress, +at) } }),
+    log: (_taskId, log) => set({ notice: `log ${logText(log)}` }),
     result: (outcome) => {
       close();
       plain.status(
