@@ -6,7 +6,7 @@ import type { Clock } from "./model.js";
 import type { Settings } from "./store/settings.js";
 export type { Clock };
 import type { ServerDescriptor } from "./protocol/server.js";
-import type { Trace } from "./protocol/trace.js";
+import type { WireTap } from "./protocol/trace.js";
 import type { ResumeToken, Wire } from "./protocol/wire.js";
 import type { Tracker } from "./tasks/tracker.js";
 import { MAX_TIMER_MS } from "./limits.js";
@@ -70,7 +70,7 @@ export interface Context {
   trace?: string;
   /** A sink that also hears the wire trace of this process's connections opened from now on (the dashboard's wire
    *  view), whether or not a trace is written. */
-  wireTap?: Trace;
+  wireTap?: WireTap;
   /** Aborted on Ctrl-C. */
   interrupt: AbortSignal;
   /** Ctrl-C as seen by a raw-mode terminal UI (where the terminal sends no SIGINT): aborts `interrupt`. */

@@ -1,12 +1,13 @@
 // What the dashboard's detail view shows of the wire: the last messages about each task (its tasks/* requests and
 // their replies, its status notifications, the questions tagged with it) and the last log messages of each server,
-// each as one line made safe. It is a sink of the wire trace (src/protocol/trace.ts) of the dashboard's own
-// connections, so it sees what a trace file would, with nothing more to plumb; a server reached through a broker
-// (a V1 task) is traced in the broker, not here. Bounded: MAX_WIRE_VIEW_MESSAGES per task, MAX_DASHBOARD_LOGS per
+// each as one line made safe. A sink of the wire trace (src/protocol/trace.ts) of the dashboard's own connections,
+// so it sees what a trace file would, with nothing more to plumb (a server reached through a broker, as a V1 task
+// is, is traced in the broker, not here); the log messages come from every connection's wire (a broker relays
+// them), through `log`. Bounded: MAX_WIRE_VIEW_MESSAGES per task, MAX_DASHBOARD_LOGS per
 // server, and as many tasks and pending request ids as WIRE_VIEW_TASKS.
 import { MAX_DASHBOARD_LOGS, MAX_WIRE_VIEW_MESSAGES, MAX_WIRE_VIEW_SUMMARY } from "../limits.js";
-import { parseLog } from "../protocol/logging.js";
-import type { Trace, TraceEvent } from "../protocol/trace.js";
+import type { LogMessage } from "../protocol/logging.js";
+import type { TraceEvent, WireTap } from "../protocol/trace.js";
 import { logText } from "../output/printer.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
 
@@ -76,7 +77,7 @@ function append(map: Map<string, string[]>, key: string, line: string, max: numb
 /** A Map iterates in insertion order: its first key is its oldest. */
 const bound = (map: Map<string, unknown>) => map.size > WIRE_VIEW_TASKS && map.delete(map.keys().next().value!);
 
-export class WireLog implements Trace {
+export class WireLog implements WireTap {
   private readonly byTask = new Map<string, string[]>();
   private readonly byServer = new Map<string, string[]>();
   /** Our requests awaiting their reply: their id (as JSON) → the task they are about. */
@@ -85,12 +86,8 @@ export class WireLog implements Trace {
   write(event: TraceEvent): void {
     if (event.dir === "http") return;
     const message = event.message as Message;
-    if (message.method === "notifications/message" && event.dir === "in") {
-      const log = parseLog(message.params);
-      const line = log && sanitizeLine(cut(`${event.t.slice(11, 19)} ${logText(log)}`));
-      if (line) append(this.byServer, event.server, line, MAX_DASHBOARD_LOGS);
-      return;
-    }
+    // Log messages come through `log`, from every connection (a broker's too), not from the trace.
+    if (message.method === "notifications/message") return;
     const key = message.id === undefined ? undefined : safeJson(message.id);
     let taskId = taskOf(message);
     if (key !== undefined && typeof message.method === "string") {
@@ -101,6 +98,16 @@ export class WireLog implements Trace {
       this.pending.delete(key);
     }
     if (taskId) append(this.byTask, taskId, wireLine(event.t, event.dir, message), MAX_WIRE_VIEW_MESSAGES);
+  }
+
+  /** A log message of a server (by the name its connection was opened with), seen `at`. */
+  log(server: string, log: LogMessage, at: Date): void {
+    append(
+      this.byServer,
+      server,
+      sanitizeLine(cut(`${at.toISOString().slice(11, 19)} ${logText(log)}`)),
+      MAX_DASHBOARD_LOGS,
+    );
   }
 
   /** The last messages about a task, oldest first. */

@@ -2,10 +2,12 @@
 // dashboard's own connections, one safe line each; and the last log messages of the task's server under its detail.
 // The view over a real model and our V2 server; the wire log (src/ui/wire-log.ts) as a pure sink of trace events,
 // with hostile text and its bounds.
+import { join } from "node:path";
 import { render } from "ink-testing-library";
 import { act } from "react";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { MAX_DASHBOARD_LOGS, MAX_WIRE_VIEW_MESSAGES } from "../../src/limits.js";
+import { parseLog } from "../../src/protocol/logging.js";
 import { Dashboard } from "../../src/ui/Dashboard.js";
 import { logLines, wireLines } from "../../src/ui/Detail.js";
 import { helpKeys } from "../../src/ui/modes.js";
@@ -13,7 +15,7 @@ import { DashboardModel } from "../../src/ui/model.js";
 import { WireLog, taskOf } from "../../src/ui/wire-log.js";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
-import { startV2Http, type RunningServer } from "../helpers/servers.js";
+import { ROOT, startV2Http, type RunningServer } from "../helpers/servers.js";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -84,6 +86,32 @@ it("w in the detail view shows the task's last messages on the wire, and w again
   }
 });
 
+it("the detail view lists the log messages of a V1 task's server, relayed by its broker", async () => {
+  const home = tempHome();
+  const stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
+  const run = await runCli(["call", "progress", "steps=40", "stepMs=250", "--stdio", stdio, "--detach"], { home });
+  expect(run.code, run.stderr).toBe(0);
+  const ctx = await testContext(home);
+  const wire = new WireLog();
+  ctx.wireTap = wire;
+  const model = new DashboardModel(ctx);
+  await model.start();
+  const props = { model, clock: ctx.clock, servers: [], width: 110, height: 30, wire };
+  const app = render(<Dashboard {...props} onExit={() => {}} onPager={() => {}} onCopy={() => {}} />);
+  try {
+    await eventually(app.lastFrame, /1 tasks, 1 followed/);
+    await act(async () => void app.stdin.write("\r"));
+    const frame = await eventually(
+      app.lastFrame,
+      /Server log \(last \d+\)[\s\S]*info \[progress-tool\] \{"step":\d+,"of":40\}/,
+    );
+    expect(frame).toMatch(/\d\d:\d\d:\d\d info \[progress-tool\]/);
+  } finally {
+    app.unmount();
+    await model.close();
+  }
+});
+
 it("the wire log files messages by task (params, related-task metadata, results, replies by id), made safe", () => {
   const log = new WireLog();
   const write = (dir: "in" | "out", message: unknown) => log.write({ t: T, server: "s", dir, message });
@@ -115,15 +143,14 @@ it("the wire log files messages by task (params, related-task metadata, results,
   expect(log.messages("t3")).toHaveLength(MAX_WIRE_VIEW_MESSAGES);
   expect(log.messages("t3").at(-1)).toContain(`s${MAX_WIRE_VIEW_MESSAGES + 9}`);
   for (let i = 0; i < MAX_DASHBOARD_LOGS + 5; i++)
-    write("in", {
-      jsonrpc: "2.0",
-      method: "notifications/message",
-      params: { level: "error", data: `boom ${i}\u001b[31m` },
-    });
-  write("in", { jsonrpc: "2.0", method: "notifications/message", params: { level: "loud", data: "not a level" } });
+    log.log("s", { level: "error", logger: "db\u001b]0;x\u0007", data: `boom ${i}\u001b[31m` }, new Date(T));
+  // Log messages come through log(), from the wire (a broker relays them), not from the trace: never twice.
+  write("in", { jsonrpc: "2.0", method: "notifications/message", params: { level: "error", data: "traced" } });
+  expect(parseLog({ level: "loud", data: "not a level" })).toBeUndefined();
   const logs = log.logs("s");
   expect(logs).toHaveLength(MAX_DASHBOARD_LOGS);
-  expect(logs.at(-1)).toMatch(/^12:00:01 error boom 24/);
+  expect(logs.at(-1)).toMatch(/^12:00:01 error \[db.*\] boom 24/);
+  expect(logs.join("\n")).not.toContain("traced");
   for (const line of logs) expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
   expect(log.messages("s")).toEqual([]); // log messages are not a task's
 });
