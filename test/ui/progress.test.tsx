@@ -4,7 +4,7 @@
 import { render } from "ink-testing-library";
 import { expect, it } from "vitest";
 import { bar, percentOf, progressLine, ProgressPace, rateOf } from "../../src/output/progress-bar.js";
-import { summarize } from "../../src/store/handle-file.js";
+import { parseHandle, summarize } from "../../src/store/handle-file.js";
 import type { Handle } from "../../src/model.js";
 import { LiveView } from "../../src/ui/LiveView.js";
 import { TaskList, type ListRow } from "../../src/ui/TaskList.js";
@@ -122,4 +122,18 @@ it("the dashboard row shows the bar in its message column at 80 columns, with th
   const done = handle({ last: { taskId: "x", status: "completed", inputRequests: [] } });
   const finished = { ...row, summary: summarize(done.taskId, done, 0), progress };
   expect(frame(finished, 80)).not.toContain("%");
+});
+
+it("a saved handle's progress: a malformed first report is dropped, the last kept; a malformed last drops both", () => {
+  const at = new Date(NOW).toISOString();
+  const read = (progress: unknown) => parseHandle(JSON.stringify({ ...handle(), progress })).progress;
+  expect(read({ progress: 3, total: 4, at, first: { progress: 1, at } })).toEqual({
+    progress: 3,
+    total: 4,
+    at,
+    first: { progress: 1, at },
+  });
+  expect(read({ progress: 3, total: 4, at, first: { progress: "1", at } })).toEqual({ progress: 3, total: 4, at });
+  expect(read({ progress: 3, at, first: "x" })).toEqual({ progress: 3, at });
+  expect(read({ progress: null, first: { progress: 1, at } })).toBeUndefined();
 });
