@@ -70,6 +70,7 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       questions.askedBy(client, snapshot.taskId);
       return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
     },
+    tapWire: async (client) => ((client.tapped = true), null),
     cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
     setLogLevel: async (_client, p) => (isLogLevel(p.level) ? ((await wire.setLogLevel?.(p.level)) ?? false) : false),
     listTasks: async (_client, p) => wire.listTasks(p.cursor as string | undefined),

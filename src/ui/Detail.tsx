@@ -34,11 +34,7 @@ export function wireLines(taskId: string, messages: readonly string[]): Line[] {
     text: `Wire: the last ${messages.length} messages about task ${sanitizeLine(taskId)}`,
     bold: true,
   };
-  if (messages.length === 0)
-    return [
-      head,
-      { text: "  none seen by this dashboard (a task reached through a broker is traced there)", dim: true },
-    ];
+  if (messages.length === 0) return [head, { text: "  none seen since this dashboard connected", dim: true }];
   return [head, ...messages.map((text) => ({ text: `  ${text}` }))];
 }
 

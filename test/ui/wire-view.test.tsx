@@ -86,7 +86,7 @@ it("w in the detail view shows the task's last messages on the wire, and w again
   }
 });
 
-it("the detail view lists the log messages of a V1 task's server, relayed by its broker", async () => {
+it("a V1 task reached through its broker: the server's log messages in the detail, the broker's wire in the wire view", async () => {
   const home = tempHome();
   const stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
   const run = await runCli(["call", "progress", "steps=40", "stepMs=250", "--stdio", stdio, "--detach"], { home });
@@ -106,6 +106,9 @@ it("the detail view lists the log messages of a V1 task's server, relayed by its
       /Server log \(last \d+\)[\s\S]*info \[progress-tool\] \{"step":\d+,"of":40\}/,
     );
     expect(frame).toMatch(/\d\d:\d\d:\d\d info \[progress-tool\]/);
+    // Its wire is the broker's: the broker's trace comes over, and the wire view shows the task's reads there.
+    await act(async () => void app.stdin.write("w"));
+    await eventually(app.lastFrame, /→ tasks\/get #"mt-\d+" \{"taskId":"[^"]+"\}[\s\S]*← #"mt-\d+" working/);
   } finally {
     app.unmount();
     await model.close();
@@ -164,7 +167,7 @@ it("the detail's lines: the server log under the facts, the wire view's head, an
   ]);
   expect(wireLines("t1", []).map((l) => l.text)).toEqual([
     "Wire: the last 0 messages about task t1",
-    "  none seen by this dashboard (a task reached through a broker is traced there)",
+    "  none seen since this dashboard connected",
   ]);
   expect(helpKeys({ kind: "detail" })).toContainEqual(["w", "wire"]);
   expect(helpKeys({ kind: "detail", wire: true })).toContainEqual(["w", "details"]);
