@@ -6,6 +6,7 @@ import type { Clock } from "./model.js";
 import type { Settings } from "./store/settings.js";
 export type { Clock };
 import type { ServerDescriptor } from "./protocol/server.js";
+import type { WireTap } from "./protocol/trace.js";
 import type { ResumeToken, Wire } from "./protocol/wire.js";
 import type { Tracker } from "./tasks/tracker.js";
 import { MAX_TIMER_MS } from "./limits.js";
@@ -68,6 +69,9 @@ export interface Context {
    * undefined: no trace. MCP_TASK_TRACE sets it; `--trace[=FILE]` (src/cli.ts) overrides it.
    */
   trace?: string;
+  /** A sink that also hears the wire trace of this process's connections opened from now on (the dashboard's wire
+   *  view), whether or not a trace is written. */
+  wireTap?: WireTap;
   /** Aborted on Ctrl-C. */
   interrupt: AbortSignal;
   /** Ctrl-C as seen by a raw-mode terminal UI (where the terminal sends no SIGINT): aborts `interrupt`. */

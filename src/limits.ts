@@ -137,6 +137,15 @@ export const LIST_WATCH_INTERVAL_MS = 1000;
 /** How long a request that reports progress may stay open in all: each progress report restarts its timeout
  *  (MCP_TASK_REQUEST_TIMEOUT), but a server that reports progress forever cannot hold a request forever. */
 export const MAX_PROGRESS_WAIT_MS = 60 * 60 * 1000;
+/** Characters of a log message's data (as JSON) and logger name kept (`notifications/message`): shown in one line,
+ *  an NDJSON `log` event and the dashboard's detail view. */
+export const MAX_LOG_DATA_CHARS = 2000;
+/** Log messages the dashboard keeps per server for its detail view (the newest). */
+export const MAX_DASHBOARD_LOGS = 20;
+/** Messages the dashboard keeps per task for its wire view (the newest). */
+export const MAX_WIRE_VIEW_MESSAGES = 50;
+/** Characters of a message's summary in the dashboard's wire view (one line). */
+export const MAX_WIRE_VIEW_SUMMARY = 200;
 /** Characters of a progress message kept (it is shown in one status line). */
 export const MAX_PROGRESS_MESSAGE = 500;
 /** The shortest wait before reconnecting an SSE stream, whatever `retry:` the server sends (`retry: 0` was a

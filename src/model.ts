@@ -66,8 +66,11 @@ export interface Handle {
   outcome?: FinalOutcome;
   /** Set when the server no longer knows the task (expired, or lost). */
   gone?: { at: string; reason: string };
-  /** The last progress the server reported (`notifications/progress`), and when: a later `watch` shows it. */
-  progress?: Progress & { at: string };
+  /**
+   * The last progress the server reported (`notifications/progress`), and when: a later `watch` shows it; with the
+   * first report the same process saw, for the rate (the dashboard's row).
+   */
+  progress?: Progress & { at: string; first?: { progress: number; at: string } };
 }
 
 /**

@@ -88,7 +88,10 @@ export function createContext(parts: ContextParts): Context {
             ? undefined
             : openTrace(traced === "-" ? { stderr: io.stderr } : { file: traced, stderr: io.stderr });
       }
-      return trace;
+      const tap = ctx.wireTap;
+      if (!tap) return trace;
+      const written = trace;
+      return { write: (event) => (written?.write(event), tap.write(event)) };
     },
   });
   return ctx;

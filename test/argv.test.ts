@@ -73,8 +73,14 @@ describe("call", () => {
         openUrl: [],
         timeoutMs: undefined,
         json: false,
+        logLevel: undefined,
       },
     });
+  });
+
+  it("--log-level: one of the eight levels", async () => {
+    expect(await options("call", "t", "--log-level", "debug")).toMatchObject({ logLevel: "debug" });
+    await commanderError(["call", "t", "--log-level", "loud"], "commander.invalidArgument");
   });
 
   it("--no-task, --ttl, --timeout, --json, -s, --args @file, --input - (read when the call runs)", async () => {
@@ -168,7 +174,10 @@ describe("watch, result, respond", () => {
       json: false,
       resultOnly: false,
       noWait: false,
+      logLevel: undefined,
     });
+    expect(await options("watch", "abcd", "--log-level", "error")).toMatchObject({ logLevel: "error" });
+    await commanderError(["watch", "abcd", "--log-level", "loud"], "commander.invalidArgument");
     expect(await options("watch", "abcd", "--decline", "--timeout", "30s", "-s", "srv", "--json")).toMatchObject({
       decline: true,
       timeoutMs: 30_000,

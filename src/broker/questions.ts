@@ -14,6 +14,8 @@ import { decodeError, send, type WireError } from "./protocol.js";
 export interface Client {
   socket: Socket;
   watching: Set<string>;
+  /** It hears the broker's wire trace (tapWire). */
+  tapped?: boolean;
 }
 
 interface PendingInput {

@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:net";
 import type { Clock } from "../context.js";
 import type { CallOptions, Progress, Snapshot, Wire } from "../protocol/wire.js";
+import { isLogLevel } from "../protocol/logging.js";
 import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
@@ -37,18 +38,21 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     listTools: async () => wire.listTools(),
     callTool: async (client, p) => {
       questions.caller = client;
-      // Progress of the call (and of its task, where the token lasts) goes to the command that made it.
+      // Progress of the call (and of its task, where the token lasts) goes to the command that made it, and once
+      // there is a task onto its handle (the command may have left: --detach, Ctrl-C), so a later watch shows it.
       const progressId = typeof p.progressId === "number" ? p.progressId : undefined;
-      const onProgress =
-        progressId === undefined
-          ? undefined
-          : (progress: Progress) => send(client.socket, { method: "progress", params: { progressId, progress } });
-      const options = { ...(p.options as CallOptions), ...(onProgress ? { onProgress } : {}) };
+      let taskId: string | undefined;
+      const onProgress = (progress: Progress) => {
+        if (progressId !== undefined) send(client.socket, { method: "progress", params: { progressId, progress } });
+        if (taskId !== undefined) tasks.progressed(taskId, progress);
+      };
+      const options = { ...(p.options as CallOptions), onProgress };
       const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, options);
       questions.calls.add(call);
       try {
         const outcome = await call;
         if (outcome.kind === "task") {
+          taskId = outcome.snapshot.taskId;
           questions.madeTask(call, outcome.snapshot.taskId, client);
           tasks.remember(outcome.snapshot);
         }
@@ -67,7 +71,9 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       questions.askedBy(client, snapshot.taskId);
       return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
     },
+    tapWire: async (client) => ((client.tapped = true), null),
     cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
+    setLogLevel: async (_client, p) => (isLogLevel(p.level) ? ((await wire.setLogLevel?.(p.level)) ?? false) : false),
     listTasks: async (_client, p) => wire.listTasks(p.cursor as string | undefined),
     watch: async (client, p) => {
       tasks.watch(client, p.taskIds as string[]);

@@ -58,6 +58,13 @@ function readSpec(paths: BrokerPaths, key: string): BrokerSpec {
 /** Connects to the server, and listens on the broker's socket once it is connected. */
 async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promise<Lifecycle> {
   const spec = readSpec(paths, key);
+  const clients = new Set<Client>();
+  // The broker's wire, message by message, to the commands that asked (the dashboard's wire view, tapWire).
+  ctx.wireTap = {
+    write: (event) => {
+      for (const client of clients) if (client.tapped) send(client.socket, { method: "trace", params: { event } });
+    },
+  };
   // `direct`: this process is the one that holds the connection (a kept session is resumed, not initialized again).
   const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true });
   const meta: BrokerMeta = {
@@ -70,7 +77,6 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     server: refOf(wire.serverPid),
     startedAt: new Date(ctx.clock.now()).toISOString(),
   };
-  const clients = new Set<Client>();
   const stop = new AbortController();
   const questions: Questions = new Questions(
     wire,
@@ -86,6 +92,10 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     const owner = questions.owners.get(delivery.taskId);
     if (owner && clients.has(owner))
       send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
+  };
+  // The server's log messages go to every command attached (the connection is theirs alike).
+  wire.onLog = (log) => {
+    for (const client of clients) send(client.socket, { method: "log", params: { log } });
   };
   // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
   wire.onTaskMoved = (taskId, token) => {

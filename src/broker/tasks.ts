@@ -4,7 +4,7 @@
 // task's ttl and MAX_BROKER_FOLLOW_MS) or an outcome is still to be written.
 import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, type Snapshot, type Wire } from "../protocol/wire.js";
+import { isTerminal, type Progress, type Snapshot, type Wire } from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { ttlEnd } from "../tasks/expiry.js";
@@ -70,6 +70,11 @@ export class HeldTasks {
     this.known.set(snapshot.taskId, snapshot);
     void this.recorder.record(snapshot);
     if (isTerminal(snapshot.status)) this.idleSince = this.ctx.clock.now();
+  }
+
+  /** Progress the server reported for a task: onto its handle. */
+  progressed(taskId: string, progress: Progress): void {
+    this.recorder.progressed(taskId, progress);
   }
 
   /** A snapshot a command's request brought: seen, and the task followed while it runs. */

@@ -3,6 +3,8 @@
 // back into what a direct wire would do. The engine above cannot tell the difference.
 import type { Socket } from "node:net";
 import { ServerError } from "../errors.js";
+import type { LogLevel, LogMessage } from "../protocol/logging.js";
+import type { TraceEvent } from "../protocol/trace.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -33,6 +35,8 @@ export class BrokerWire implements Wire {
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   onElicitationComplete?: (elicitationId: string) => void;
+  onLog?: (log: LogMessage) => void;
+  private traceListener?: (event: TraceEvent) => void;
   /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
   private readonly asking = new Map<number, AbortController>();
   onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
@@ -93,6 +97,10 @@ export class BrokerWire implements Wire {
     } else if ("method" in message && message.method === "uncertain") {
       const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
       this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
+    } else if ("method" in message && message.method === "trace") {
+      this.traceListener?.((message.params as { event: TraceEvent }).event);
+    } else if ("method" in message && message.method === "log") {
+      this.onLog?.((message.params as { log: LogMessage }).log);
     } else if ("method" in message && message.method === "progress") {
       const { progressId, progress } = message.params as { progressId: number; progress: Progress };
       this.progress.get(progressId)?.(progress);
@@ -175,6 +183,14 @@ export class BrokerWire implements Wire {
   }
   async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {
     return (await this.call("serviceInput", { snapshot, answered: [...options.answered] }, options.signal)) as string[];
+  }
+  /** The broker's wire trace from now on, message by message (the server's connection is the broker's). */
+  async watchWire(listener: (event: TraceEvent) => void): Promise<void> {
+    this.traceListener = listener;
+    await this.call("tapWire");
+  }
+  async setLogLevel(level: LogLevel): Promise<boolean> {
+    return (await this.call("setLogLevel", { level })) === true;
   }
   async cancelTask(taskId: string): Promise<Snapshot | undefined> {
     return ((await this.call("cancelTask", { taskId })) as Snapshot | null) ?? undefined;

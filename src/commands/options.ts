@@ -1,6 +1,7 @@
 // The option sets several commands share, declared once: which server, which saved task's server, the answers to a
 // task's questions, how long to wait, JSON output. Each set comes with the function that reads it from commander's
 // parsed values (pure; a bad value is a UsageError). A command applies a set with `withOptions`.
+import { LOG_LEVELS, isLogLevel, type LogLevel } from "../protocol/logging.js";
 import { Argument, Option, type Command } from "commander";
 import { UsageError } from "../errors.js";
 import { parseDuration } from "../duration.js";
@@ -106,6 +107,18 @@ export const timeoutOption = (description = "stop waiting after this long (the t
 export function timeoutFlag(flags: Flags): number | undefined {
   return flags.timeout !== undefined ? parseDuration(flags.timeout as string, "--timeout") : undefined;
 }
+
+// --- the server's log messages ---
+
+/** `--log-level`: shown from this level up, and asked of the server (`logging/setLevel`) where it logs. */
+export const logLevelOption = (): Option =>
+  new Option(
+    "--log-level <level>",
+    "show the server's log messages from this level up (default in text: warning), and ask the server for them",
+  ).choices(LOG_LEVELS);
+
+export const logLevelFlag = (flags: Flags): LogLevel | undefined =>
+  isLogLevel(flags.logLevel) ? flags.logLevel : undefined;
 
 // --- JSON output ---
 

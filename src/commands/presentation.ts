@@ -2,6 +2,8 @@
 // lines with answers from the flags elsewhere, a line prompt when a person is there but stdout is not a terminal.
 import type { Context } from "../context.js";
 import { createPrinter, type Printer } from "../output/printer.js";
+import { atLeast, type LogLevel } from "../protocol/logging.js";
+import type { Wire } from "../protocol/wire.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import { HUMAN_MODEL, type SamplingReply } from "../tasks/sampling.js";
 import { linePrompt } from "../ui/prompt.js";
@@ -27,6 +29,29 @@ export async function presentation(
   }
   return { printer: createPrinter(ctx.io, options.json), provider: inputProvider(ctx, options), close: () => {} };
 }
+
+/**
+ * The server's log messages while a command follows a task: in text those at or above `logLevel` (default
+ * warning), as NDJSON every one (or those at or above the level given). With a level given, the server is asked
+ * to send from that level up (`logging/setLevel`, where it declares logging).
+ */
+export async function showLogs(
+  ctx: Context,
+  wire: Wire,
+  printer: Printer,
+  options: { json: boolean; logLevel?: LogLevel },
+  taskId: () => string | null,
+): Promise<void> {
+  const threshold = options.logLevel ?? (options.json ? "debug" : DEFAULT_LOG_LEVEL);
+  wire.onLog = (log) => {
+    if (atLeast(log.level, threshold)) printer.log(taskId(), log, new Date(ctx.clock.now()));
+  };
+  // Not being able to choose the level is no reason to fail the command: the levels are filtered here anyway.
+  if (options.logLevel) await wire.setLogLevel?.(options.logLevel).catch(() => false);
+}
+
+/** The level from which a command shows the server's log messages in text when no --log-level is given. */
+export const DEFAULT_LOG_LEVEL: LogLevel = "warning";
 
 /** The answers the flags give: `--input`'s object, `--decline`, the sampling reply, the hosts of `--open-url`. */
 export interface Answers {

@@ -4,7 +4,9 @@ import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
 import type { Generation, InputRequest, Progress, Snapshot, TaskStatus } from "../protocol/wire.js";
 import type { FinalOutcome } from "../model.js";
+import type { LogMessage } from "../protocol/logging.js";
 import { renderResult } from "./render.js";
+import { ProgressPace, progressLine } from "./progress-bar.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
 import { paint } from "./style.js";
 
@@ -24,8 +26,10 @@ export interface Printer {
   task(info: TaskInfo, resumed?: boolean): void;
   status(snapshot: Snapshot, at: Date): void;
   input(taskId: string, request: InputRequest): void;
-  /** Progress the server reports (`taskId` null: a plain call's). */
-  progress(taskId: string | null, progress: Progress): void;
+  /** Progress the server reports (`taskId` null: a plain call's), seen `at`. */
+  progress(taskId: string | null, progress: Progress, at: Date): void;
+  /** A log message the server sent (`notifications/message`), seen `at` while following `taskId` (null: none yet). */
+  log(taskId: string | null, log: LogMessage, at: Date): void;
   result(outcome: FinalOutcome): void;
   error(report: ErrorReport): void;
   /** A side remark for a person (stderr; nothing in JSON mode). */
@@ -41,18 +45,21 @@ export function createPrinter(io: IO, json: boolean): Printer {
 /** Server text in a line on stderr: without control characters, and cut at MAX_ERROR_TEXT (a 10 MB question is one line). */
 const clip = (text: string) => cutText(sanitizeLine(text));
 
-/** "3/5 (60%)", or "3" when the server gives no total. */
-export function progressText(progress: Progress): string {
-  if (progress.total === undefined) return String(progress.progress);
-  const percent = Math.max(0, Math.min(100, Math.floor((progress.progress / progress.total) * 100)));
-  return `${progress.progress}/${progress.total} (${percent}%)`;
+/** A log message as one line of text: "warning [logger] the data" (data that is not a string as JSON); not yet safe. */
+export function logText(log: LogMessage): string {
+  const data = typeof log.data === "string" ? log.data : JSON.stringify(log.data);
+  return `${log.level}${log.logger ? ` [${log.logger}]` : ""} ${data}`;
 }
+
+/** The columns a status line of progress keeps to (stderr's width is not known; a terminal has at least these). */
+const STATUS_COLUMNS = 80;
 
 const short = (taskId: string) => sanitizeLine(taskId.length > 12 ? `${taskId.slice(0, 8)}…` : taskId);
 
 function textPrinter(io: IO): Printer {
   const p = paint(io.color);
   const err = (line: string) => io.stderr.write(`${line}\n`);
+  const pace = new ProgressPace();
   return {
     task(info, resumed) {
       err(
@@ -67,9 +74,16 @@ function textPrinter(io: IO): Printer {
       const message = clip(typeof request.params.message === "string" ? request.params.message : request.method);
       err(`${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}`);
     },
-    progress(taskId, progress) {
-      const message = progress.message ? ` ${p.dim("-")} ${clip(progress.message)}` : "";
-      err(`${p.dim("mcp-task:")} ${taskId ? `${short(taskId)} ` : ""}progress ${progressText(progress)}${message}`);
+    progress(taskId, progress, at) {
+      // "mcp-task: 1234abcd… progress 3/5 ▕████████████    ▏ 60 % · 1.2/s · ~2s left - server text", in 80 columns.
+      const count = progress.total === undefined ? "" : `${progress.progress}/${progress.total} `;
+      const head = `mcp-task: ${taskId ? `${short(taskId)} ` : ""}progress ${count}`;
+      const rate = pace.see(taskId ?? "", progress, at.getTime());
+      const line = progressLine(progress, { width: STATUS_COLUMNS - head.length, rate });
+      err(`${p.dim("mcp-task:")}${head.slice("mcp-task:".length)}${line}`);
+    },
+    log(_taskId, log) {
+      err(`${p.dim("mcp-task: log")} ${clip(logText(log))}`);
     },
     result(outcome) {
       if (outcome.result) {
@@ -121,14 +135,18 @@ function jsonPrinter(io: IO): Printer {
     input(taskId, request) {
       line({ type: "input", taskId, key: request.key, request: { method: request.method, params: request.params } });
     },
-    progress(taskId, progress) {
+    progress(taskId, progress, at) {
       line({
         type: "progress",
         taskId,
         progress: progress.progress,
         total: progress.total ?? null,
         message: progress.message ?? null,
+        at: at.toISOString(),
       });
+    },
+    log(taskId, log, at) {
+      line({ type: "log", taskId, level: log.level, logger: log.logger ?? null, data: log.data, at: at.toISOString() });
     },
     result(outcome) {
       line({

@@ -106,14 +106,14 @@ async function connectOnce(
   prior: PriorDiscovery | undefined,
   session?: ResumeToken,
 ): Promise<Wire> {
-  const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = await open(
-    descriptor,
-    options,
-    prior,
-    session,
+  // Logging notifications go to whoever the wire tells, from the first connection and any renewed one.
+  const logs = (opened: Opened) => ((opened.rpc.onLog = (log) => wire.onLog?.(log)), opened);
+  const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = logs(
+    await open(descriptor, options, prior, session),
   );
   // V1 over HTTP: when the server no longer knows the session (it restarted), the wire opens a new one this way.
-  const renew = descriptor.transport === "http" ? () => open(descriptor, options, { kind: "legacy" }) : undefined;
+  const renew =
+    descriptor.transport === "http" ? async () => logs(await open(descriptor, options, { kind: "legacy" })) : undefined;
   const modern =
     era === "modern"
       ? new V2Wire(client, rpc, protocolVersion, serverName, descriptor.transport === "http")
@@ -122,6 +122,12 @@ async function connectOnce(
   const wire: Wire = modern
     ? modern
     : new V1Wire(client, rpc, protocolVersion, serverName, session?.capabilities, sessionId, renew);
+  wire.setLogLevel = async (level) => {
+    const capabilities = client.getServerCapabilities() ?? session?.capabilities;
+    if (!capabilities?.logging) return false;
+    await client.setLoggingLevel(level);
+    return true;
+  };
   if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport)
     wire.serverPid = transport.pid ?? undefined;
   return transport instanceof SSEClientTransport ? plainCallsOnly(wire) : wire;

@@ -6,6 +6,7 @@
 // wrapper around `transport.onmessage`; everything else (handshake, server-to-client requests, notifications)
 // still flows through the SDK client.
 import type { Transport } from "@modelcontextprotocol/client";
+import { parseLog, type LogMessage } from "./logging.js";
 import { ProgressListeners, requestTimer } from "./progress.js";
 import type { Progress } from "./wire.js";
 import {
@@ -86,6 +87,9 @@ export class RawChannel {
     id: unknown,
   ) => { code: number; message: string } | "held" | undefined;
 
+  /** Told of each logging notification (`notifications/message`); without it they are dropped. */
+  onLog?: (log: LogMessage) => void;
+
   constructor(
     private readonly transport: Transport,
     /** Describes why the connection closed (e.g. with a stdio server's stderr tail). */
@@ -102,6 +106,11 @@ export class RawChannel {
       }
       if (msg.method === "notifications/progress" && this.progress.take((message as { params?: unknown }).params))
         return;
+      if (msg.method === "notifications/message" && msg.id === undefined) {
+        const log = parseLog((message as { params?: unknown }).params);
+        if (log) this.onLog?.(log);
+        return;
+      }
       const refusal =
         typeof msg.method === "string" && msg.id !== undefined
           ? this.screenRequest?.(msg.method, (message as { params?: Record<string, unknown> }).params ?? {}, msg.id)

@@ -9,6 +9,7 @@
 import { appendFileSync } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/client";
 import { MAX_TRACE_LINE } from "../limits.js";
+import type { LogMessage } from "./logging.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
 
 export type TraceEvent =
@@ -27,6 +28,11 @@ export type TraceEvent =
 /** Where trace events go. */
 export interface Trace {
   write(event: TraceEvent): void;
+}
+
+/** A trace sink that also hears every server's log messages, through a broker too (the dashboard's: Context.wireTap). */
+export interface WireTap extends Trace {
+  log?(server: string, log: LogMessage, at: Date): void;
 }
 
 /** Request and response headers a trace shows (others are noise); credential ones only as "[redacted]". */

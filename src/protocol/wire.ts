@@ -1,3 +1,5 @@
+import type { LogLevel, LogMessage } from "./logging.js";
+import type { TraceEvent } from "./trace.js";
 // The generation-neutral face of a connected MCP server. Everything above src/protocol sees only this;
 // the two adapters (v1.ts for 2025-11-25 core tasks, v2.ts for the 2026-07-28 tasks extension) implement it.
 
@@ -186,6 +188,15 @@ export interface Wire {
    * refused call): a call refused with -32042 is made again once its pages were opened. Undefined: it can (V1).
    */
   readonly hearsElicitationComplete?: boolean;
+  /** Told of each logging notification (`notifications/message`) the server sends on this connection. */
+  onLog?: (log: LogMessage) => void;
+  /**
+   * Asks the server to send log messages at `level` and above (`logging/setLevel`), where it declares the `logging`
+   * capability; false where it does not (nothing sent).
+   */
+  setLogLevel?(level: LogLevel): Promise<boolean>;
+  /** A wire whose connection is another process's (a broker's): that connection's trace from now on, to `listener`. */
+  watchWire?(listener: (event: TraceEvent) => void): Promise<void>;
   /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   /**

@@ -109,5 +109,15 @@ export function parseHandle(text: string): Handle {
   // Progress is shown, never acted on: one that is not a number is dropped, not a reason to refuse the handle.
   if (value.progress !== undefined && !(isObject(value.progress) && Number.isFinite(value.progress.progress)))
     delete value.progress;
+  else if (
+    isObject(value.progress) &&
+    value.progress.first !== undefined &&
+    !(
+      isObject(value.progress.first) &&
+      Number.isFinite(value.progress.first.progress) &&
+      typeof value.progress.first.at === "string"
+    )
+  )
+    delete value.progress.first;
   return value as unknown as Handle;
 }

@@ -7,6 +7,7 @@ import { connectionScope, type ResumeToken, type Wire } from "../protocol/wire.j
 import { TaskEngine } from "./engine.js";
 import { withdrawnNote, type InputProvider } from "./input.js";
 import { saveMoves, type TrackedTask } from "./tracker.js";
+import type { WireTap } from "../protocol/trace.js";
 
 /** What reaching a server needs of the context. */
 export interface ReconnectContext {
@@ -16,6 +17,8 @@ export interface ReconnectContext {
     how?: { resume?: ResumeToken; outlive?: boolean; sampling?: boolean },
   ): Promise<Wire>;
   clock: Clock;
+  /** Hears the log messages of every server reached (the dashboard's detail view). */
+  wireTap?: WireTap;
 }
 
 export interface Link {
@@ -52,7 +55,7 @@ export class ServerLinks {
 
   /** The connection for new calls to `server` (their tasks outlive the command: see Context.connect). */
   linkTo(server: { name: string; descriptor: ServerDescriptor }): Promise<Link> {
-    return this.shared(`${descriptorKey(server.descriptor)}|`, () =>
+    return this.shared(`${descriptorKey(server.descriptor)}|`, server.name, () =>
       this.ctx.connect(server.descriptor, server.name, { outlive: true }),
     );
   }
@@ -61,7 +64,7 @@ export class ServerLinks {
   async linkOf(tracked: TrackedTask | { handle: Handle; markGone?: undefined }): Promise<Link> {
     const { server, resume } = tracked.handle;
     try {
-      return await this.shared(`${descriptorKey(server.descriptor)}|${connectionScope(resume)}`, () =>
+      return await this.shared(`${descriptorKey(server.descriptor)}|${connectionScope(resume)}`, server.name, () =>
         this.ctx.connect(server.descriptor, server.name, { resume, sampling: this.input.sampling }),
       );
     } catch (error) {
@@ -74,11 +77,11 @@ export class ServerLinks {
   }
 
   /** One connection per key, opened on first use; one that failed is opened again by the next that needs it. */
-  private shared(key: string, connect: () => Promise<Wire>): Promise<Link> {
+  private shared(key: string, name: string, connect: () => Promise<Wire>): Promise<Link> {
     let link = this.links.get(key);
     if (!link) {
       const serverKey = key.slice(0, key.indexOf("|"));
-      link = connect().then((wire) => this.engineOver(wire, serverKey));
+      link = connect().then((wire) => this.engineOver(wire, serverKey, name));
       this.links.set(key, link);
       link.catch(() => this.links.delete(key));
     }
@@ -92,9 +95,13 @@ export class ServerLinks {
     await Promise.all(links.map((link) => link.then((l) => l.wire.close()).catch(() => {})));
   }
 
-  private engineOver(wire: Wire, serverKey: string): Link {
+  private engineOver(wire: Wire, serverKey: string, name: string): Link {
     saveMoves(wire, (taskId) => this.tracked.get(`${serverKey}|${taskId}`), this.note);
     wire.onQuestionWithdrawn = (_taskId, request) => this.note?.(withdrawnNote(request));
+    const tap = this.ctx.wireTap;
+    if (tap?.log) wire.onLog = (log) => tap.log!(name, log, new Date(this.ctx.clock.now()));
+    // A broker's connection is traced there: its trace comes over (the dashboard's wire view of a V1 task).
+    if (tap && wire.watchWire) void wire.watchWire((event) => tap.write(event)).catch(() => {});
     return { wire, engine: new TaskEngine(wire, this.ctx.clock, this.input) };
   }
 }

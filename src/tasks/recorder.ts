@@ -3,7 +3,7 @@
 // so that a task's outcome outlives the broker: a later `result`, `watch` or `get` reads it from the handle.
 import type { Clock } from "../model.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, type Snapshot, type ToolInfo, type Wire } from "../protocol/wire.js";
+import { isTerminal, type Progress, type Snapshot, type ToolInfo, type Wire } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
 import { finalOutcome } from "./engine.js";
@@ -88,6 +88,11 @@ export class Recorder {
     const tracked = new TrackedTask(this.store, this.clock, stem, handle);
     this.tracked.set(taskId, tracked);
     return tracked;
+  }
+
+  /** Keeps the last progress of a task on its handle (batched like status messages); none before it is saved. */
+  progressed(taskId: string, progress: Progress): void {
+    this.find(taskId)?.progressed(progress);
   }
 
   /** Writes what is still batched (status messages) now. */

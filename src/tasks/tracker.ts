@@ -102,7 +102,13 @@ export class TrackedTask {
   /** Keeps the last progress the server reported (written with the next batch: see `later`). */
   progressed(progress: Progress): void {
     const at = this.at();
-    this.later((handle) => (handle.progress = { ...progress, at }));
+    this.later((handle) => {
+      // The first report of this run stays for the rate; one that goes backwards starts a new run.
+      const before =
+        handle.progress?.first ?? (handle.progress && { progress: handle.progress.progress, at: handle.progress.at });
+      const first = before && before.progress <= progress.progress ? before : { progress: progress.progress, at };
+      handle.progress = { ...progress, at, first };
+    });
   }
 
   async answered(keys: string[]): Promise<void> {

@@ -5,7 +5,8 @@ import { useEffect, useMemo, useState } from "react";
 import { sanitizeLine } from "../sanitize.js";
 import type { InputResponse } from "../protocol/wire.js";
 import type { Line } from "../output/describe.js";
-import { Detail, detailLines, unreadableLines } from "./Detail.js";
+import { Detail, detailLines, logLines, unreadableLines, wireLines } from "./Detail.js";
+import type { WireLog } from "./wire-log.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";
 import { HelpBar } from "./HelpBar.js";
@@ -29,9 +30,11 @@ export interface DashboardProps {
   onExit(): void;
   onPager(text: string): void;
   onCopy(text: string): void;
+  /** What the detail view shows of the wire and of the servers' logs (none: no wire view). */
+  wire?: WireLog;
 }
 
-export function Dashboard({ model, clock, servers, width, height, onExit, onPager, onCopy }: DashboardProps) {
+export function Dashboard({ model, clock, servers, width, height, onExit, onPager, onCopy, wire }: DashboardProps) {
   const state = useDashboard(model);
   const view = useViewState();
   const { mode, setMode, text, status, sort } = view;
@@ -59,7 +62,15 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   const question = selected && state.questions.find((q) => q.taskId === selected.summary.taskId);
   // The task open in the detail view: the model holds its full handle (read from its file when opened).
   const opened = selected && mode.kind === "detail" ? state.rows.find((r) => r.stem === selected.stem) : undefined;
-  const lines = useMemo(() => openedLines(opened, now), [opened, now]);
+  const wireView = mode.kind === "detail" && mode.wire === true;
+  const lines = useMemo(
+    () =>
+      wireView && opened
+        ? wireLines(opened.summary.taskId, wire?.messages(opened.summary.taskId) ?? [])
+        : [...openedLines(opened, now), ...(opened ? logLines(wire?.logs(opened.summary.server) ?? []) : [])],
+    // The wire log is read on each change of the model's state (every poll of a followed task changes it).
+    [opened, now, wire, wireView, state.version],
+  );
   useEffect(() => model.open(mode.kind === "detail" ? selected?.stem : undefined), [model, mode.kind, selected?.stem]);
   const select = (i: number) => view.setSelectedStem(rows[Math.max(0, Math.min(rows.length - 1, i))]?.stem);
   const answerNext = () => {

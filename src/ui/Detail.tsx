@@ -18,6 +18,26 @@ export function detailLines(handle: Handle, now: number): Line[] {
   return [...describeTask({ ...summary, ttlMs: handle.ttlMs }, shown), ...describeRecord(handle)];
 }
 
+/** The last log messages of the task's server, under its detail (lines made safe by ./wire-log.ts). */
+export function logLines(logs: readonly string[]): Line[] {
+  if (logs.length === 0) return [];
+  return [
+    { text: "" },
+    { text: `Server log (last ${logs.length})`, bold: true },
+    ...logs.map((text) => ({ text: `  ${text}` })),
+  ];
+}
+
+/** The wire view of a task: its last JSON-RPC messages, one a line (made safe by ./wire-log.ts), oldest first. */
+export function wireLines(taskId: string, messages: readonly string[]): Line[] {
+  const head: Line = {
+    text: `Wire: the last ${messages.length} messages about task ${sanitizeLine(taskId)}`,
+    bold: true,
+  };
+  if (messages.length === 0) return [head, { text: "  none seen since this dashboard connected", dim: true }];
+  return [head, ...messages.map((text) => ({ text: `  ${text}` }))];
+}
+
 /** What can be shown of a task whose saved handle cannot be read: its summary, and why. */
 export function unreadableLines(summary: HandleSummary, reason: string, now: number): Line[] {
   const shown = { status: rowStatus(summary, now), ttlLeftMs: ttlLeft(summary, now) };

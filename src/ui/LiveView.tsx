@@ -6,7 +6,8 @@ import { Spinner } from "@inkjs/ui";
 import type { TaskInfo } from "../output/printer.js";
 import { COLOR, SYMBOL } from "../output/palette.js";
 import { sanitizeLine } from "../sanitize.js";
-import { isTerminal, type InputRequest, type InputResponse, type Snapshot } from "../protocol/wire.js";
+import { progressLine } from "../output/progress-bar.js";
+import { isTerminal, type InputRequest, type InputResponse, type Progress, type Snapshot } from "../protocol/wire.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { short } from "./format.js";
 
@@ -14,6 +15,8 @@ export interface LiveState {
   info?: TaskInfo;
   notice?: string;
   snapshot?: Snapshot;
+  /** The last progress the server reported, with its rate (units a second) where known. */
+  progress?: Progress & { rate?: number };
   question?: { request: InputRequest; taskId: string | null; resolve(r: InputResponse): void };
   version: number;
 }
@@ -44,6 +47,9 @@ export function LiveView({ state: s, elapsedMs, width, onRespond, onClose }: Liv
         </Text>
       </Box>
       {s.snapshot?.statusMessage ? <Text>{`  ${sanitizeLine(s.snapshot.statusMessage)}`}</Text> : null}
+      {s.progress && !isTerminal(status) ? (
+        <Text wrap="truncate">{`  ${progressLine(s.progress, { width: width - 2, rate: s.progress.rate })}`}</Text>
+      ) : null}
       {s.notice ? <Text color="yellow">{`  ${sanitizeLine(s.notice)}`}</Text> : null}
       <Text
         dimColor

@@ -2,11 +2,23 @@
 import { Box, Text } from "ink";
 import { sanitizeLine } from "../sanitize.js";
 import { COLOR, SYMBOL } from "../output/palette.js";
+import { progressLine, rateOf } from "../output/progress-bar.js";
 import { ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.js";
 import type { TaskRow } from "./state.js";
 
 /** A row of the list: the model's row (./model.ts) without its full handle, and whether the task asks a question. */
-export type ListRow = Pick<TaskRow, "stem" | "summary" | "connection"> & { asking: boolean };
+export type ListRow = Pick<TaskRow, "stem" | "summary" | "connection" | "progress"> & { asking: boolean };
+
+/** The message column: the progress bar while the task runs and reports it, then the status message. */
+export function messageCell(row: ListRow, status: string, width: number): string {
+  const note = row.connection === "error" ? "(unreachable)" : row.connection === "reconnecting" ? "(reconnecting)" : "";
+  const text = `${note}${note ? " " : ""}${row.summary.statusMessage ?? ""}`;
+  const p = row.progress;
+  if (!p || (status !== "working" && status !== "input_required")) return fit(sanitizeLine(text), width);
+  const first = p.first && { progress: p.first.progress, at: Date.parse(p.first.at) };
+  const rate = rateOf(first, { progress: p.progress, at: Date.parse(p.at) });
+  return fit(progressLine(p, { width, rate, text: text || undefined }), width);
+}
 
 export interface TaskListProps {
   rows: readonly ListRow[];
@@ -44,8 +56,6 @@ export function TaskList({ rows, selected, width, height, now }: TaskListProps) 
       {visible.map((row, i) => {
         const status = rowStatus(row.summary, now);
         const isSelected = start + i === selected;
-        const note =
-          row.connection === "error" ? "(unreachable)" : row.connection === "reconnecting" ? "(reconnecting)" : "";
         return (
           <Text key={row.stem} inverse={isSelected} wrap="truncate">
             <Text color={COLOR[status]} bold={row.asking}>
@@ -59,7 +69,7 @@ export function TaskList({ rows, selected, width, height, now }: TaskListProps) 
             {col(short(ageOf(row.summary, now)), 6)}
             {col(short(inStatus(row.summary, now)), 6)}
             {col(short(ttlLeft(row.summary, now)), 6)}
-            {fit(sanitizeLine(`${note}${note ? " " : ""}${row.summary.statusMessage ?? ""}`), message)}
+            {messageCell(row, status, message)}
           </Text>
         );
       })}

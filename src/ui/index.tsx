@@ -10,6 +10,7 @@ import { applyColour } from "./colour.js";
 import { Dashboard } from "./Dashboard.js";
 import { useTerminalSize } from "./hooks.js";
 import { DashboardModel } from "./model.js";
+import { WireLog } from "./wire-log.js";
 import type { ServerChoice } from "./NewCall.js";
 
 const ENTER_ALT_SCREEN = "\u001b[?1049h\u001b[H";
@@ -17,6 +18,9 @@ const LEAVE_ALT_SCREEN = "\u001b[?1049l";
 
 export async function runDashboard(ctx: Context, terminal: Terminal): Promise<number> {
   applyColour(ctx.io);
+  // Hears the dashboard's own connections (opened from now on) for the detail view's wire view and server logs.
+  const wire = new WireLog();
+  ctx.wireTap = wire;
   const model = new DashboardModel(ctx);
   await model.start();
   const servers: ServerChoice[] = Object.entries((await ctx.loadSettings()).servers()).map(([name, descriptor]) => ({
@@ -37,6 +41,7 @@ export async function runDashboard(ctx: Context, terminal: Terminal): Promise<nu
         width={width}
         height={height}
         onExit={finish}
+        wire={wire}
         onCopy={(text) => {
           // OSC 52: the terminal (and tmux with set-clipboard) puts the text on the clipboard.
           terminal.stdout.write(`\u001b]52;c;${Buffer.from(text).toString("base64")}\u0007`);

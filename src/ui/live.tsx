@@ -7,7 +7,8 @@ import { useSyncExternalStore } from "react";
 import type { Context, Terminal } from "../context.js";
 import { applyColour } from "./colour.js";
 import { McpTaskError } from "../errors.js";
-import { createPrinter, progressText, type Printer } from "../output/printer.js";
+import { createPrinter, logText, type Printer } from "../output/printer.js";
+import { ProgressPace } from "../output/progress-bar.js";
 import type { InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
 import { useNow, useTerminalSize } from "./hooks.js";
@@ -31,6 +32,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     listeners.forEach((l) => l());
   };
   const subscribe = (l: () => void) => (listeners.add(l), () => listeners.delete(l));
+  const pace = new ProgressPace();
 
   function View() {
     const s = useSyncExternalStore(subscribe, () => state);
@@ -71,8 +73,8 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     task: (info) => set({ info }),
     status: (snapshot) => set({ snapshot, notice: undefined }),
     input: () => {},
-    progress: (_taskId, progress) =>
-      set({ notice: `progress ${progressText(progress)}${progress.message ? ` - ${progress.message}` : ""}` }),
+    progress: (taskId, progress, at) => set({ progress: { ...progress, rate: pace.see(taskId ?? "", progress, +at) } }),
+    log: (_taskId, log) => set({ notice: `log ${logText(log)}` }),
     result: (outcome) => {
       close();
       plain.status(

@@ -260,12 +260,19 @@ export class DashboardModel {
   ): Promise<void> {
     try {
       const { wire, engine } = await this.links.linkTo(server);
-      const started = await engine.call(tool, args, { task: "auto" });
+      let stem: string | undefined; // progress goes to the row (in memory) once there is one
+      const started = await engine.call(tool, args, {
+        task: "auto",
+        onProgress: (p, at = new Date(this.ctx.clock.now()).toISOString()) =>
+          stem &&
+          this.updateRow(stem, (r) => ({ ...r, progress: { ...p, at, first: r.progress?.first ?? { ...p, at } } })),
+      });
       if (started.kind === "result") {
         this.notify(`${tool} answered at once (no task)${started.outcome.result?.isError ? ": tool error" : ""}`);
         return;
       }
       const tracked = await this.ctx.tracker.start(server, wire, tool, args, started.snapshot);
+      stem = tracked.stem;
       const row: TaskRow = {
         stem: tracked.stem,
         summary: summarize(tracked.stem, tracked.handle, 0),

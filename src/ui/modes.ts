@@ -7,7 +7,7 @@ import type { Sort, StatusFilter } from "./rows.js";
 
 export type Mode =
   | { kind: "list" }
-  | { kind: "detail" }
+  | { kind: "detail"; wire?: boolean }
   | { kind: "answer"; question: Question }
   | { kind: "filter" }
   | { kind: "confirm"; what: "cancel" | "forget"; stem: string }
@@ -18,6 +18,7 @@ type Keys = ReadonlyArray<readonly [string, string]>;
 const DETAIL: Keys = [
   ["↑↓", "scroll"],
   ["esc", "back"],
+  ["w", "wire"],
   ["a", "answer"],
   ["c", "cancel"],
   ["p", "pager"],
@@ -50,6 +51,7 @@ const LIST: Keys = [
 
 /** The keys the help bar shows in a mode. */
 export function helpKeys(mode: Mode): Keys {
+  if (mode.kind === "detail" && mode.wire) return DETAIL.map(([key, what]) => [key, key === "w" ? "details" : what]);
   return mode.kind === "detail" ? DETAIL : mode.kind === "filter" ? FILTER : mode.kind === "confirm" ? CONFIRM : LIST;
 }
 

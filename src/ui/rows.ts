@@ -24,6 +24,7 @@ export function visibleRows(
       stem: row.stem,
       summary: row.summary,
       connection: row.connection,
+      progress: row.progress ?? row.handle?.progress,
       asking: asking.has(row.summary.taskId),
       status: rowStatus(row.summary, options.now),
     }))

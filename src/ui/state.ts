@@ -16,6 +16,8 @@ export interface TaskRow {
   /** Following state of a task that is not finished. */
   connection: Connection;
   error?: string;
+  /** The last progress the server reported for it (a call this dashboard started; else its handle's, if followed). */
+  progress?: Handle["progress"];
 }
 
 export interface DashboardState {

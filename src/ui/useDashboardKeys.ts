@@ -67,6 +67,12 @@ function detailKey(k: DashboardKeys, input: string, key: Key): void {
   else if (key.downArrow || input === "j") k.view.setScroll((s) => s + 1);
   else if (key.pageUp) k.view.setScroll((s) => Math.max(0, s - k.listHeight));
   else if (key.pageDown || input === " ") k.view.setScroll((s) => s + k.listHeight);
+  else if (input === "w") {
+    // The wire view of the task and back: each starts at its top.
+    const mode = k.view.modeRef.current;
+    k.view.setScroll(0);
+    k.view.setMode({ kind: "detail", wire: !(mode.kind === "detail" && mode.wire) });
+  }
 }
 
 function listKey(k: DashboardKeys, input: string, key: Key): void {

@@ -13,6 +13,9 @@
 //   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
 //   - sample {prompt}: asks for a model's reply (sampling/createMessage, with the metadata) instead of a form; a
 //     client that did not declare sampling is not asked (action "no-sampling").
+// And `progress {steps, stepMs}`: during its task, reports progress step/steps every stepMs with the call's
+// progressToken (2025-11-25: it stays valid for the task's life) and logs each step (notifications/message, level
+// warning on the last step, info before), then completes.
 // The result's text is the answer as JSON: {"item":..., "action":..., "content":...}. Over HTTP only, URL mode:
 //   - open-page {url?}: asks a URL-mode elicitation (with the metadata) of its own page `/page?id=`, or of `url`;
 //     once accepted and the page fetched, it sends notifications/elicitation/complete and completes.
@@ -62,7 +65,7 @@ function makeServer(): McpServer {
   const server = new McpServer(
     { name: "sdk-v1-test-server", version: "1.0.0" },
     {
-      capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
+      capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} }, logging: {} },
       taskStore,
       taskMessageQueue: new InMemoryTaskMessageQueue(),
     },
@@ -100,6 +103,36 @@ function makeServer(): McpServer {
           // A task cancelled meanwhile keeps its status: the store refuses a result for a terminal task.
           void taskStore.storeTaskResult(task.taskId, fail ? "failed" : "completed", result).catch(() => {});
         }, ms);
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "progress",
+    {
+      description: "reports progress (and logs) during its task, one step every stepMs, then completes",
+      inputSchema: { steps: z.number().int().min(1).default(4), stepMs: z.number().int().min(0).default(300) },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ steps, stepMs }, extra) {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        const progressToken = extra._meta?.progressToken;
+        void finish(task.taskId, "progress", async () => {
+          for (let step = 1; step <= steps; step++) {
+            await new Promise((resolve) => setTimeout(resolve, stepMs));
+            if (progressToken !== undefined)
+              await server.server.notification({
+                method: "notifications/progress",
+                params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` },
+              });
+            const level = step === steps ? "warning" : "info";
+            await server.server.sendLoggingMessage({ level, logger: "progress-tool", data: { step, of: steps } });
+          }
+          return { action: "done" };
+        });
         return { task };
       },
       getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,

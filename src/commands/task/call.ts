@@ -14,13 +14,16 @@ import { noAnswers, withdrawnNote } from "../../tasks/input.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
 import { resolveServer } from "../resolve-server.js";
-import { inputProvider, presentation, readAnswers, servesSampling, type Answers } from "../presentation.js";
+import { inputProvider, presentation, readAnswers, servesSampling, showLogs, type Answers } from "../presentation.js";
+import type { LogLevel } from "../../protocol/logging.js";
 import {
   answerFlags,
   answerOptions,
   JSON_EVENTS,
   jsonFlag,
   jsonOption,
+  logLevelFlag,
+  logLevelOption,
   serverFlags,
   serverOptions,
   timeoutFlag,
@@ -41,6 +44,7 @@ export interface CallOptions extends ServerFlags, AnswerFlags {
   detach: boolean;
   timeoutMs?: number;
   json: boolean;
+  logLevel?: LogLevel;
 }
 
 export const call: Leaf<CallOptions, [string, string[]]> = {
@@ -63,6 +67,7 @@ export const call: Leaf<CallOptions, [string, string[]]> = {
       new Option("--no-task", "make a plain call, never a task"),
       ...answerOptions(),
       timeoutOption(),
+      logLevelOption(),
       jsonOption(JSON_EVENTS),
     ),
   parse: ([tool, pairs], flags: Flags): CallOptions => {
@@ -78,6 +83,7 @@ export const call: Leaf<CallOptions, [string, string[]]> = {
       ...answers,
       timeoutMs: timeoutFlag(flags),
       json: jsonFlag(flags),
+      logLevel: logLevelFlag(flags),
     };
   },
   run: (options, ctx) => runCall(options, ctx),
@@ -113,6 +119,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const { printer, provider, close } = await shownFor(options, answers, ctx);
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
   try {
+    await showLogs(ctx, wire, printer, options, () => taskId);
     const engine = new TaskEngine(wire, ctx.clock, provider);
     await checkedTool(engine, server.name, options.tool, args, (support) => settings.saveTaskSupport(key, support));
     const started = await engine.call(options.tool, args, {
@@ -121,7 +128,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       signal: wait.signal,
       // Shown as it comes, and kept on the handle once there is one (a later watch shows the last).
       onProgress: (progress) => {
-        if (!options.detach) printer.progress(taskId, progress);
+        if (!options.detach) printer.progress(taskId, progress, new Date(ctx.clock.now()));
         tracked?.progressed(progress);
       },
     });

@@ -10,13 +10,16 @@ import { exitCodeOf, followSettings, followTask, printerHooks } from "../../task
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { shellWord } from "../../sanitize.js";
-import { inputProvider, presentation, readAnswers } from "../presentation.js";
+import { inputProvider, presentation, readAnswers, showLogs } from "../presentation.js";
+import type { LogLevel } from "../../protocol/logging.js";
 import {
   answerFlags,
   answerOptions,
   JSON_EVENTS,
   jsonFlag,
   jsonOption,
+  logLevelFlag,
+  logLevelOption,
   pickServer,
   timeoutFlag,
   timeoutOption,
@@ -33,6 +36,8 @@ export interface FollowCommandOptions extends TaskRef, AnswerFlags {
   /** `result`: no status lines; with noWait, do not wait for a running task. */
   resultOnly: boolean;
   noWait: boolean;
+  /** The server's log messages shown from this level up (and asked of the server): see showLogs. */
+  logLevel?: LogLevel;
 }
 
 export const watch: Leaf<FollowCommandOptions, [string]> = {
@@ -45,6 +50,7 @@ export const watch: Leaf<FollowCommandOptions, [string]> = {
       pickServer(),
       ...answerOptions(),
       timeoutOption(),
+      logLevelOption(),
       jsonOption(JSON_EVENTS),
     ),
   parse: ([id], flags) => ({
@@ -54,6 +60,7 @@ export const watch: Leaf<FollowCommandOptions, [string]> = {
     json: jsonFlag(flags),
     resultOnly: false,
     noWait: false,
+    logLevel: logLevelFlag(flags),
   }),
   run: (options, ctx) => runFollow(options, ctx),
 };
@@ -75,10 +82,17 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
       },
       true,
     );
+  // The last progress the server reported (to whichever process was following then: a command, or the broker).
+  const lastProgress = (printer: Printer) => {
+    const saved = handle.progress;
+    if (!options.resultOnly && saved)
+      printer.progress(handle.taskId, saved, new Date(Date.parse(saved.at) || ctx.clock.now()));
+  };
   if (handle.outcome) {
     // Known already: no need to reach the server.
     const printer = createPrinter(ctx.io, options.json);
     if (!options.resultOnly) info(printer);
+    lastProgress(printer);
     printer.result(handle.outcome);
     return exitCodeOf(handle.outcome);
   }
@@ -100,9 +114,9 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
   );
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
+    if (!options.resultOnly) await showLogs(ctx, wire, printer, options, () => handle.taskId);
     if (!options.resultOnly) info(printer);
-    // The last progress the server reported (to whichever process was following then).
-    if (!options.resultOnly && handle.progress) printer.progress(handle.taskId, handle.progress);
+    lastProgress(printer);
     let first;
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
