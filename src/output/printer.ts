@@ -71,7 +71,9 @@ function textPrinter(io: IO): Printer {
       err(`${p.dim("mcp-task:")} ${short(snapshot.taskId)} ${p.status(snapshot.status)}${message}`);
     },
     input(taskId, request) {
-      const message = clip(typeof request.params.message === "string" ? request.params.message : request.method);
+      const asked =
+        request.method === "sampling/createMessage" ? "a model's reply (sampling/createMessage)" : request.method;
+      const message = clip(typeof request.params.message === "string" ? request.params.message : asked);
       err(`${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}`);
     },
     progress(taskId, progress, at) {

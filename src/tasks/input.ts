@@ -42,8 +42,8 @@ function answerHint(taskId: string | null): string {
 /** How to give a reply to a sampling request later (see answerHint). */
 function samplingHint(taskId: string | null): string {
   return taskId
-    ? `mcp-task respond --sampling-reply TEXT ${shellWord(taskId)}  (or --decline)`
-    : "call again with --sampling-reply TEXT or --decline";
+    ? `mcp-task respond --sampling-reply TEXT ${shellWord(taskId)}`
+    : "call again with --sampling-reply TEXT";
 }
 
 /** The error for a task that waits for input nobody here can give. */

@@ -35,7 +35,9 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
   const say = (text: string) => io.stderr.write(`${text}\n`);
   if (isSampling(request)) return askSampling(io, request, taskId);
   if (request.method !== "elicitation/create") {
-    say(`mcp-task: the server asks for ${sanitizeLine(request.method)}; mcp-task has no model, so it is declined.`);
+    say(
+      `mcp-task: the server asks for ${sanitizeLine(request.method)}; mcp-task does not support it, so it is declined.`,
+    );
     return { action: "decline" };
   }
   if (isUrlRequest(request)) return askUrl(io, request, taskId);

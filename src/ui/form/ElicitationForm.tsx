@@ -1,7 +1,7 @@
 // A server's question (an InputRequest) as a form: the message, the task it belongs to, the fields of its
 // requestedSchema, and accept / decline / cancel. Esc closes without answering (onClose), which is not the
 // cancel action (that one is an answer: {action: "cancel"}). A sampling request gets SamplingReply (a person writes
-// the model's reply); requests mcp-task cannot serve (URL mode, other methods) get UnsupportedRequest: decline only.
+// the model's reply), a URL-mode page UrlConsent; other methods get UnsupportedRequest: decline only.
 import { Box, Text } from "ink";
 import { useMemo } from "react";
 import { sanitize, sanitizeLine } from "../../sanitize.js";
