@@ -14,6 +14,8 @@ import { decodeError, send, type WireError } from "./protocol.js";
 export interface Client {
   socket: Socket;
   watching: Set<string>;
+  /** The command traces its wire: the broker relays what concerns it (relay.ts). */
+  traced?: boolean;
 }
 
 interface PendingInput {

@@ -8,7 +8,8 @@ import { chmodSync, rmSync } from "node:fs";
 import { MAX_BROKER_RECORD_BYTES } from "../limits.js";
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import type { Context } from "../context.js";
-import type { ServerDescriptor } from "../protocol/server.js";
+import { credentialed, secretsOf, type ServerDescriptor } from "../protocol/server.js";
+import { teeTrace } from "../protocol/trace.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { encodeError, send } from "./protocol.js";
 import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
@@ -17,6 +18,8 @@ import { Questions, type Client } from "./questions.js";
 import { HeldTasks } from "./tasks.js";
 import { brokerServer } from "./requests.js";
 import { Lifecycle } from "./lifecycle.js";
+import { TraceRelay } from "./relay.js";
+import { brokerTraceFile } from "./trace-file.js";
 
 export interface BrokerSpec {
   name: string;
@@ -58,8 +61,14 @@ function readSpec(paths: BrokerPaths, key: string): BrokerSpec {
 /** Connects to the server, and listens on the broker's socket once it is connected. */
 async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promise<Lifecycle> {
   const spec = readSpec(paths, key);
+  const clients = new Set<Client>();
+  // Its connection is traced always, to its own file (secrets redacted: those of the server as connect resolves
+  // them), and relayed to the commands that trace.
+  const secrets = secretsOf(credentialed(spec.descriptor, (await ctx.loadSettings()).servers()), ctx.env);
+  const relay = new TraceRelay(clients, (taskId) => questions.owners.get(taskId));
+  const trace = teeTrace(brokerTraceFile(paths.trace, secrets), relay);
   // `direct`: this process is the one that holds the connection (a kept session is resumed, not initialized again).
-  const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true });
+  const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true, trace });
   const meta: BrokerMeta = {
     key,
     name: spec.name,
@@ -70,7 +79,6 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     server: refOf(wire.serverPid),
     startedAt: new Date(ctx.clock.now()).toISOString(),
   };
-  const clients = new Set<Client>();
   const stop = new AbortController();
   const questions: Questions = new Questions(
     wire,
