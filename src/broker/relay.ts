@@ -6,7 +6,9 @@
 //
 // Which command a message is for: a request to the server is sent in the async context of the command's request to
 // the broker (requests.ts runs each handler in `requestScope`); its reply, and the progress of its token, are
-// matched to it by id. The broker's own work (following a task, tasks.ts) runs outside any command's scope.
+// matched to it by id. The broker's own work (following a task, tasks.ts) runs outside any command's scope. A
+// command that starts to trace is first given the connection's opening (initialize and its reply: what the broker
+// declared), which happened before any command could attach.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Trace, TraceEvent } from "../protocol/trace.js";
 import { send } from "./protocol.js";
@@ -17,6 +19,8 @@ export const requestScope = new AsyncLocalStorage<Client>();
 
 /** Ids awaiting their reply are forgotten past this many (a server that never answers cannot grow the map). */
 const MAX_AWAITED = 10_000;
+/** The connection's opening kept for the commands that trace (initialize, its reply, initialized...). */
+const MAX_OPENING = 16;
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 type Rpc = { id?: string | number; method?: string; params?: Record<string, unknown> };
@@ -40,6 +44,9 @@ export class TraceRelay implements Trace {
   private readonly ours = new Map<string | number, Client>();
   private readonly theirs = new Map<string | number, Client[]>();
   private readonly tokens = new Map<string | number, Client>();
+  /** How the connection was opened (before any command could attach): given to each command that traces. */
+  private readonly start: TraceEvent[] = [];
+  private opening = true;
 
   constructor(
     private readonly clients: ReadonlySet<Client>,
@@ -47,7 +54,18 @@ export class TraceRelay implements Trace {
     private readonly ownerOf: (taskId: string) => Client | undefined,
   ) {}
 
+  /** The connection is open: what was traced until now is its opening. */
+  opened(): void {
+    this.opening = false;
+  }
+
+  /** The opening of the connection, for a command that starts to trace. */
+  get openingEvents(): readonly TraceEvent[] {
+    return this.start;
+  }
+
   write(event: TraceEvent): void {
+    if (this.opening && this.start.length < MAX_OPENING) this.start.push(event);
     let traced = false;
     for (const client of this.clients) traced ||= client.traced === true;
     if (!traced) return;

@@ -7,7 +7,7 @@ import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
 import type { HeldTasks } from "./tasks.js";
-import { requestScope } from "./relay.js";
+import { requestScope, type TraceRelay } from "./relay.js";
 
 export interface BrokerParts {
   wire: Wire;
@@ -16,6 +16,7 @@ export interface BrokerParts {
   clients: Set<Client>;
   tasks: HeldTasks;
   questions: Questions;
+  relay: TraceRelay;
   /** Stops the broker (its server with it). */
   shutdown(): void;
 }
@@ -91,7 +92,7 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     // The command traces its wire: what the broker's connection carries for it is relayed (relay.ts).
     trace: async (client) => {
       client.traced = true;
-      return null;
+      return { opening: parts.relay.openingEvents };
     },
   };
 }

@@ -69,6 +69,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   const trace = teeTrace(brokerTraceFile(paths.trace, secrets), relay);
   // `direct`: this process is the one that holds the connection (a kept session is resumed, not initialized again).
   const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true, trace });
+  relay.opened();
   const meta: BrokerMeta = {
     key,
     name: spec.name,
@@ -100,7 +101,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     for (const client of clients) send(client.socket, { method: "moved", params: { taskId, token } });
   };
   const shutdown = () => void lifecycle.shutdown(0);
-  const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, shutdown });
+  const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown });
   const lifecycle = new Lifecycle(ctx, paths, key, { server, wire, meta, clients, tasks, stop });
   lifecycle.leaveWithServer();
 

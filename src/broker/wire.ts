@@ -66,7 +66,11 @@ export class BrokerWire implements Wire {
   static async open(socket: Socket, trace?: Trace): Promise<BrokerWire> {
     const wire = new BrokerWire(socket, trace);
     // Asked for only when tracing: nothing is relayed otherwise. A broker older than relaying refuses it: no relay.
-    if (trace) await wire.call("trace").catch(() => {});
+    if (trace) {
+      // First, how the broker opened its connection (what it declared): it happened before this command attached.
+      const started = (await wire.call("trace").catch(() => null)) as { opening?: TraceEvent[] } | null;
+      for (const event of started?.opening ?? []) wire.relayed(event);
+    }
     const hello = (await wire.call("hello")) as {
       generation: Generation;
       protocolVersion: string;
@@ -94,8 +98,7 @@ export class BrokerWire implements Wire {
       if (confirmed) this.confirmed.add(snapshot.taskId);
       for (const [listener, ids] of this.listeners) if (ids.has(snapshot.taskId)) listener(snapshot);
     } else if ("method" in message && message.method === "trace") {
-      const { event } = message.params as { event: TraceEvent };
-      if (typeof event?.t === "string" && typeof event.dir === "string") this.trace?.write({ ...event, via: "broker" });
+      this.relayed((message.params as { event: TraceEvent }).event);
     } else if ("method" in message && message.method === "uncertain") {
       const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
       this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
@@ -132,6 +135,11 @@ export class BrokerWire implements Wire {
         else waiter.resolve((message as { result: unknown }).result);
       });
     }
+  }
+
+  /** An event of the broker's wire, relayed to this command: written to its trace, marked. */
+  private relayed(event: TraceEvent | undefined): void {
+    if (typeof event?.t === "string" && typeof event.dir === "string") this.trace?.write({ ...event, via: "broker" });
   }
 
   /** One request to the broker. */
