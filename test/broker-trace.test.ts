@@ -130,6 +130,36 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
     expect(quiet.stderr).not.toMatch(/→|←/);
   });
 
+  it("a V1 question of the task (the SDK v1 server over stdio): its elicitation/create and the answer, traced once", async () => {
+    const home = tempHome();
+    const file = join(home, "call.ndjson");
+    const stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
+    const answer = '{"name":"a","count":2}';
+    const run = await runCli(["call", "confirm", "item=x", "--stdio", stdio, "--input", answer, `--trace=${file}`], {
+      home,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const trace = ndjson(readFileSync(file, "utf8"));
+    // Once: a handler set over the traced one (protocol/rpc.ts over the SDK's) does not trace the message again.
+    const asked = trace.filter((e) => e.dir === "in" && e.message.method === "elicitation/create");
+    expect(asked).toHaveLength(1);
+    expect(asked[0].via).toBe("broker");
+    const replies = trace.filter((e) => e.dir === "out" && e.message.id === asked[0].message.id && !e.message.method);
+    expect(replies).toHaveLength(1);
+    expect(replies[0].message).toMatchObject({ result: { action: "accept", content: { name: "a", count: 2 } } });
+  });
+
+  it("server logs --wire keeps the trace of a broker whose server crashed", async () => {
+    const home = tempHome();
+    await detach(home, ["task_slow", "ms=60000", "--stdio", v2Stdio()]);
+    const [broker] = JSON.parse((await runCli(["server", "ps", "--json"], { home })).stdout);
+    process.kill(broker.serverPid, "SIGKILL");
+    await gone(broker.pid);
+    const logs = await runCli(["server", "logs", v2Stdio(), "--wire", "--json"], { home });
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(exchange(ndjson(logs.stdout), "tools/call", { name: "task_slow" }).reply).toBeDefined();
+  });
+
   it("the bound holds: a chatty stdio task does not grow the broker's trace past MAX_BROKER_TRACE_BYTES", async () => {
     const home = tempHome();
     const big = "x".repeat(40_000);

@@ -92,6 +92,9 @@ export function traceTransport<T extends Transport>(transport: T, trace: Trace, 
     return send(message, options);
   };
   let handler = transport.onmessage;
+  // A handler set over another reads the traced one and calls it (protocol/rpc.ts wraps the SDK's): each message is
+  // traced once, by the first wrapper it passes through, not once per layer.
+  const traced = new WeakSet<object>();
   Object.defineProperty(transport, "onmessage", {
     configurable: true,
     enumerable: true,
@@ -100,7 +103,8 @@ export function traceTransport<T extends Transport>(transport: T, trace: Trace, 
       handler =
         next &&
         ((message, extra) => {
-          trace.write({ t: stamp(), server, dir: "in", message });
+          if (!traced.has(message)) trace.write({ t: stamp(), server, dir: "in", message });
+          traced.add(message);
           next(message, extra as never);
         });
     },
