@@ -5,7 +5,7 @@ import { parseDuration } from "./duration.js";
 import { credentialed, descriptorKey, secretsOf, type ServerDescriptor } from "./protocol/server.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
 import type { Settings } from "./store/settings.js";
-import type { Trace } from "./protocol/trace.js";
+import { teeTrace, type Trace } from "./protocol/trace.js";
 
 export interface ConnectDeps {
   /** The mcp-task directory (brokers' sockets and records live under it). */
@@ -25,7 +25,7 @@ export interface ConnectDeps {
   io: IO;
   /** Aborted on Ctrl-C: a sign-in waiting for its redirect stops. */
   interrupt?: AbortSignal;
-  /** The wire trace of this process's own connections, if one is on (a broker traces its own: MCP_TASK_TRACE). */
+  /** The wire trace of this process's connections, if one is on (through a broker: what the broker relays). */
   trace?: () => Trace | undefined;
 }
 
@@ -41,11 +41,12 @@ export function requestTimeoutMs(env: Record<string, string | undefined>): numbe
  */
 export function createConnect(deps: ConnectDeps): Context["connect"] {
   const { home, env, self, clock } = deps;
-  const reach = { home, env, self, clock };
+  // The command's trace, if on: a broker relays to it what its connection carries for this command.
+  const reach = () => ({ home, env, self, clock, trace: deps.trace?.() });
   const broker = () => import("./broker/client.js");
   /** The keeper of a V1 HTTP session (a broker started on demand); its own connection takes a saved server's credentials. */
   const keeper = async (given: Extract<ServerDescriptor, { transport: "http" }>, session: ResumeToken, name?: string) =>
-    (await broker()).connectBroker({ ...reach, descriptor: given, name: name ?? given.url, start: true, session });
+    (await broker()).connectBroker({ ...reach(), descriptor: given, name: name ?? given.url, start: true, session });
   return async (given, name, how = {}) => {
     const settings = await deps.settings();
     // Credentials only for servers the person saved (protocol/server.ts: credentialed).
@@ -76,11 +77,16 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
     if (given.transport === "stdio" && how.resume) {
       // A stdio server dies with the process that started it: a saved task is reached through the broker that
       // runs it, found by the server's configuration (an address here: nothing is started, nothing resolved).
-      return (await broker()).connectBroker({ ...reach, descriptor: given, name: name ?? given.command, start: false });
+      return (await broker()).connectBroker({
+        ...reach(),
+        descriptor: given,
+        name: name ?? given.command,
+        start: false,
+      });
     }
     if (descriptor.transport === "stdio" && how.outlive) {
       // Tasks that must outlive the command go through the server's broker, started on demand.
-      return (await broker()).connectBroker({ ...reach, descriptor, name: name ?? descriptor.command, start: true });
+      return (await broker()).connectBroker({ ...reach(), descriptor, name: name ?? descriptor.command, start: true });
     }
     return direct(deps, settings, descriptor, how, name);
   };
@@ -91,7 +97,7 @@ async function direct(
   deps: ConnectDeps,
   settings: Settings,
   descriptor: ServerDescriptor,
-  how: { resume?: ResumeToken; direct?: boolean; outlive?: boolean; sampling?: boolean },
+  how: { resume?: ResumeToken; direct?: boolean; outlive?: boolean; sampling?: boolean; trace?: Trace },
   name?: string,
 ): Promise<Wire> {
   const { env, clock } = deps;
@@ -117,7 +123,7 @@ async function direct(
     // Sampling is declared where a reply can come: from this command (a person, --sampling-reply), or later, from
     // the process that keeps the question (a broker's own connection; a task's session, handed to its keeper).
     sampling: how.direct === true || how.outlive === true || how.sampling === true,
-    trace: deps.trace?.(),
+    trace: teeTrace(deps.trace?.(), how.trace),
     serverStderr,
     verdicts: {
       get: (key) => settings.verdict(key, clock.now()),

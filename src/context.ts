@@ -8,6 +8,7 @@ export type { Clock };
 import type { ServerDescriptor } from "./protocol/server.js";
 import type { WireTap } from "./protocol/trace.js";
 import type { ResumeToken, Wire } from "./protocol/wire.js";
+import type { Trace } from "./protocol/trace.js";
 import type { Tracker } from "./tasks/tracker.js";
 import { MAX_TIMER_MS } from "./limits.js";
 
@@ -55,12 +56,13 @@ export interface Context {
    * through a broker started on demand. Tasks whose server hands questions over once (V1) are reached through a
    * broker that holds their questions: on stdio the server's, over HTTP the session's keeper. `direct`: the broker's
    * own connection (never through a broker). `sampling`: this command can answer a sampling request (declared only
-   * where one can be answered). The policy: src/connections.ts.
+   * where one can be answered). `trace`: a trace of this connection besides the command's (a broker's own).
+   * The policy: src/connections.ts.
    */
   connect(
     server: ServerDescriptor,
     name?: string,
-    how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean; sampling?: boolean },
+    how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean; sampling?: boolean; trace?: Trace },
   ): Promise<Wire>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];

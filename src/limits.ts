@@ -100,6 +100,13 @@ export const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
 export const MAX_BROKER_RECORD_BYTES = 1024 * 1024;
 /** A broker's log is emptied when a broker starts with it past this size (it is appended to by every start). */
 export const MAX_BROKER_LOG_BYTES = 1024 * 1024;
+/** A broker's trace of its server connection (brokers/<key>.trace, `server logs --trace`), always kept: past this size
+ *  the file is moved to <key>.trace.1 (replacing the one before) and begun again, so at most twice this is on disk
+ *  per broker, and a chatty task cannot grow it further. 256 KiB holds ~500 polls of a task with their replies. */
+export const MAX_BROKER_TRACE_BYTES = 256 * 1024;
+/** One event of a broker's trace: a longer message is kept as the start of its JSON text (a 4 MB result does not
+ *  flush the rest of the trace out). */
+export const MAX_BROKER_TRACE_EVENT_BYTES = 16 * 1024;
 /** What a broker writes of its stdio server's stderr to its log in its life (`server logs`): a chatty server cannot
  *  fill the disk through a broker that runs for hours. */
 export const MAX_SERVER_STDERR_LOG_BYTES = 512 * 1024;

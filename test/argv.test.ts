@@ -433,7 +433,11 @@ describe("server", () => {
   it("list, remove, use, ps, stop, logs, import", async () => {
     expect(await parse("server", "logs", "node s.js", "--json")).toEqual({
       command: "server logs",
-      options: { name: "node s.js", json: true },
+      options: { name: "node s.js", json: true, wire: false },
+    });
+    expect(await parse("server", "logs", "node s.js", "--wire")).toEqual({
+      command: "server logs",
+      options: { name: "node s.js", json: false, wire: true },
     });
     expect(await parse("server", "list", "--json")).toEqual({ command: "server list", options: { json: true } });
     expect(await parse("server", "remove", "n")).toEqual({ command: "server remove", options: { name: "n" } });

@@ -8,6 +8,7 @@ import type { Clock } from "../context.js";
 import { InterruptedError, McpTaskError, ServerError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import type { ResumeToken, Wire } from "../protocol/wire.js";
+import type { Trace } from "../protocol/trace.js";
 import { decodeError, type WireError } from "./protocol.js";
 import { BrokerWire } from "./wire.js";
 import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
@@ -33,6 +34,8 @@ export interface BrokerOptions {
   /** The broker's environment (the context's: the real process's, or a test's); default this process's. */
   env?: Record<string, string | undefined>;
   clock: Clock;
+  /** This command's wire trace, if on: the broker relays to it what its connection carries for this command. */
+  trace?: Trace;
 }
 
 const START_TIMEOUT_MS = 30_000;
@@ -42,7 +45,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   const key = keeper !== undefined ? sessionBrokerKey(options.descriptor, keeper) : brokerKey(options.descriptor);
   const paths = brokerPaths(options.home, key);
   const socket = await dial(paths.socket);
-  if (socket) return BrokerWire.open(socket);
+  if (socket) return BrokerWire.open(socket, options.trace);
   if (!options.start) {
     cleanUpAfter(paths);
     throw new ServerError(
@@ -58,7 +61,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   try {
     // Another command may have started it while we waited for the lock: then there is one broker, not two.
     const raced = await dial(paths.socket);
-    if (raced) return BrokerWire.open(raced);
+    if (raced) return BrokerWire.open(raced, options.trace);
     cleanUpAfter(paths);
     const spec: BrokerSpec = {
       name: options.name,
@@ -71,7 +74,9 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     const child = spawn(options.self[0], [...options.self.slice(1), "broker", key], {
       detached: true,
       stdio: ["ignore", log, log],
-      env: options.env ?? process.env,
+      // Not MCP_TASK_TRACE: a broker keeps its own trace (`server logs --trace`) and relays to each tracing command
+      // what concerns it; writing the command's file too would write each event there twice.
+      env: { ...(options.env ?? process.env), MCP_TASK_TRACE: undefined },
     });
     closeSync(log);
     let exited: number | null = null;
@@ -80,7 +85,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     const until = options.clock.now() + START_TIMEOUT_MS;
     while (options.clock.now() < until) {
       const ready = await dial(paths.socket);
-      if (ready) return BrokerWire.open(ready);
+      if (ready) return BrokerWire.open(ready, options.trace);
       if (exited !== null) break;
       await options.clock.sleep(50);
     }

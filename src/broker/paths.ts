@@ -31,6 +31,8 @@ export interface BrokerPaths {
   /** What `server ps` shows and what the next command needs to clean up after a killed broker. */
   meta: string;
   log: string;
+  /** Its trace of its server connection (trace-file.ts), kept like its log; `<trace>.1` holds the part before. */
+  trace: string;
   lock: string;
   /** Why the broker could not start (an encoded error, protocol.ts), written by the broker for the starting command. */
   failed: string;
@@ -44,6 +46,7 @@ export function brokerPaths(home: string, key: string): BrokerPaths {
     socket: socketPath(home, dir, key),
     meta: join(dir, `${key}.json`),
     log: join(dir, `${key}.log`),
+    trace: join(dir, `${key}.trace`),
     lock: join(dir, `${key}.start`),
     failed: join(dir, `${key}.failed`),
   };

@@ -16,6 +16,8 @@ export interface Client {
   watching: Set<string>;
   /** It hears the broker's wire trace (tapWire). */
   tapped?: boolean;
+  /** The command traces its wire: the broker relays what concerns it (relay.ts). */
+  traced?: boolean;
 }
 
 interface PendingInput {

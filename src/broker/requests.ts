@@ -8,6 +8,7 @@ import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
 import type { HeldTasks } from "./tasks.js";
+import { requestScope, type TraceRelay } from "./relay.js";
 
 export interface BrokerParts {
   wire: Wire;
@@ -16,6 +17,7 @@ export interface BrokerParts {
   clients: Set<Client>;
   tasks: HeldTasks;
   questions: Questions;
+  relay: TraceRelay;
   /** Stops the broker (its server with it). */
   shutdown(): void;
 }
@@ -94,6 +96,11 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       setImmediate(() => parts.shutdown());
       return null;
     },
+    // The command traces its wire: what the broker's connection carries for it is relayed (relay.ts).
+    trace: async (client) => {
+      client.traced = true;
+      return { opening: parts.relay.openingEvents };
+    },
   };
 }
 
@@ -111,13 +118,16 @@ export function brokerServer(parts: BrokerParts): Server {
             id: message.id,
             error: { name: "ProtocolViolation", message: `unknown broker method ${message.method}` },
           });
-        handler(client, (message.params ?? {}) as Record<string, unknown>).then(
-          (result) => send(socket, { id: message.id, result: result ?? null }),
-          (error: unknown) => send(socket, { id: message.id, error: encodeError(error) }),
-        );
+        // In the command's scope: the messages this request sends to the server are traced for it (relay.ts).
+        requestScope
+          .run(client, () => handler(client, (message.params ?? {}) as Record<string, unknown>))
+          .then(
+            (result) => send(socket, { id: message.id, result: result ?? null }),
+            (error: unknown) => send(socket, { id: message.id, error: encodeError(error) }),
+          );
       } else if ("id" in message && message.id < 0) {
         // The client's answer to an input request.
-        parts.questions.answer(client, message as Answer);
+        requestScope.run(client, () => parts.questions.answer(client, message as Answer));
       }
     });
     socket.on("close", () => {

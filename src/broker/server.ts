@@ -8,7 +8,8 @@ import { chmodSync, rmSync } from "node:fs";
 import { MAX_BROKER_RECORD_BYTES } from "../limits.js";
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import type { Context } from "../context.js";
-import type { ServerDescriptor } from "../protocol/server.js";
+import { credentialed, secretsOf, type ServerDescriptor } from "../protocol/server.js";
+import { teeTrace } from "../protocol/trace.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { encodeError, send } from "./protocol.js";
 import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
@@ -17,6 +18,8 @@ import { Questions, type Client } from "./questions.js";
 import { HeldTasks } from "./tasks.js";
 import { brokerServer } from "./requests.js";
 import { Lifecycle } from "./lifecycle.js";
+import { TraceRelay } from "./relay.js";
+import { brokerTraceFile } from "./trace-file.js";
 
 export interface BrokerSpec {
   name: string;
@@ -62,11 +65,17 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   // The broker's wire, message by message, to the commands that asked (the dashboard's wire view, tapWire).
   ctx.wireTap = {
     write: (event) => {
-      for (const client of clients) if (client.tapped) send(client.socket, { method: "trace", params: { event } });
+      for (const client of clients) if (client.tapped) send(client.socket, { method: "tap", params: { event } });
     },
   };
+  // Its connection is traced always, to its own file (secrets redacted: those of the server as connect resolves
+  // them), and relayed to the commands that trace.
+  const secrets = secretsOf(credentialed(spec.descriptor, (await ctx.loadSettings()).servers()), ctx.env);
+  const relay = new TraceRelay(clients, (taskId) => questions.owners.get(taskId));
+  const trace = teeTrace(brokerTraceFile(paths.trace, secrets), relay);
   // `direct`: this process is the one that holds the connection (a kept session is resumed, not initialized again).
-  const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true });
+  const wire: Wire = await ctx.connect(spec.descriptor, spec.name, { resume: spec.resume, direct: true, trace });
+  relay.opened();
   const meta: BrokerMeta = {
     key,
     name: spec.name,
@@ -106,7 +115,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     for (const client of clients) send(client.socket, { method: "elicitationComplete", params: { elicitationId } });
   };
   const shutdown = () => void lifecycle.shutdown(0);
-  const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, shutdown });
+  const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown });
   const lifecycle = new Lifecycle(ctx, paths, key, { server, wire, meta, clients, tasks, stop });
   lifecycle.leaveWithServer();
 

@@ -13,6 +13,7 @@ import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { brokerKey } from "./paths.js";
 import { send } from "./protocol.js";
 import type { Client } from "./questions.js";
+import { requestScope } from "./relay.js";
 
 export class HeldTasks {
   /** Every task the broker has heard of, with its latest snapshot (undefined until one is read). */
@@ -105,7 +106,12 @@ export class HeldTasks {
   }
 
   /** The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave). */
-  async follow(taskId: string): Promise<void> {
+  follow(taskId: string): Promise<void> {
+    // The broker's own work, outside the scope of the command whose request started it (not traced for it).
+    return requestScope.exit(() => this.following(taskId));
+  }
+
+  private async following(taskId: string): Promise<void> {
     if (this.followed.has(taskId)) return;
     this.followed.add(taskId);
     void this.wire.watchNotifications([taskId], this.broadcast).catch(() => {});

@@ -20,6 +20,7 @@ import type {
   UncertainDelivery,
   Wire,
 } from "../protocol/wire.js";
+import type { Trace, TraceEvent } from "../protocol/trace.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 
 /** The Wire of a server behind a broker. */
@@ -53,7 +54,11 @@ export class BrokerWire implements Wire {
   private resolveClosed!: (error: Error) => void;
   readonly closed = new Promise<Error>((resolve) => (this.resolveClosed = resolve));
 
-  private constructor(private readonly socket: Socket) {
+  private constructor(
+    private readonly socket: Socket,
+    /** This command's trace: the broker's wire for this command is relayed to it. */
+    private readonly trace?: Trace,
+  ) {
     onMessages(socket, (message) => this.receive(message));
     socket.on("close", () => {
       const error = new ServerError("the connection to the server's broker closed (the broker or its server stopped)");
@@ -64,8 +69,14 @@ export class BrokerWire implements Wire {
     socket.on("error", () => socket.destroy());
   }
 
-  static async open(socket: Socket): Promise<BrokerWire> {
-    const wire = new BrokerWire(socket);
+  static async open(socket: Socket, trace?: Trace): Promise<BrokerWire> {
+    const wire = new BrokerWire(socket, trace);
+    // Asked for only when tracing: nothing is relayed otherwise. A broker older than relaying refuses it: no relay.
+    if (trace) {
+      // First, how the broker opened its connection (what it declared): it happened before this command attached.
+      const started = (await wire.call("trace").catch(() => null)) as { opening?: TraceEvent[] } | null;
+      for (const event of started?.opening ?? []) wire.relayed(event);
+    }
     const hello = (await wire.call("hello")) as {
       generation: Generation;
       protocolVersion: string;
@@ -94,10 +105,12 @@ export class BrokerWire implements Wire {
       const { snapshot, confirmed } = message.params as { snapshot: Snapshot; confirmed: boolean };
       if (confirmed) this.confirmed.add(snapshot.taskId);
       for (const [listener, ids] of this.listeners) if (ids.has(snapshot.taskId)) listener(snapshot);
+    } else if ("method" in message && message.method === "trace") {
+      this.relayed((message.params as { event: TraceEvent }).event);
     } else if ("method" in message && message.method === "uncertain") {
       const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
       this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
-    } else if ("method" in message && message.method === "trace") {
+    } else if ("method" in message && message.method === "tap") {
       this.traceListener?.((message.params as { event: TraceEvent }).event);
     } else if ("method" in message && message.method === "log") {
       this.onLog?.((message.params as { log: LogMessage }).log);
@@ -136,6 +149,11 @@ export class BrokerWire implements Wire {
         else waiter.resolve((message as { result: unknown }).result);
       });
     }
+  }
+
+  /** An event of the broker's wire, relayed to this command: written to its trace, marked. */
+  private relayed(event: TraceEvent | undefined): void {
+    if (typeof event?.t === "string" && typeof event.dir === "string") this.trace?.write({ ...event, via: "broker" });
   }
 
   /** One request to the broker. */

@@ -12,7 +12,7 @@ import { MAX_TRACE_LINE } from "../limits.js";
 import type { LogMessage } from "./logging.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
 
-export type TraceEvent =
+export type TraceEvent = (
   | { t: string; server: string; dir: "out" | "in"; message: unknown }
   | {
       t: string;
@@ -23,7 +23,13 @@ export type TraceEvent =
       status: number | null;
       headers: Record<string, string>;
       error?: string;
-    };
+    }
+) & {
+  /** "broker": the message passed on the connection of the server's broker, relayed to this command. */
+  via?: "broker";
+  /** In a broker's own trace file: the message was this many bytes, and only its start is kept (as a string). */
+  cut?: number;
+};
 
 /** Where trace events go. */
 export interface Trace {
@@ -56,20 +62,28 @@ export function openTrace(target: { file?: string; stderr: { write(text: string)
   return { write: (event) => target.stderr.write(`${readable(event)}\n`) };
 }
 
+/** One trace written to each of `traces` (those given). */
+export function teeTrace(...traces: Array<Trace | undefined>): Trace | undefined {
+  const given = traces.filter((trace): trace is Trace => trace !== undefined);
+  if (given.length <= 1) return given[0];
+  return { write: (event) => given.forEach((trace) => trace.write(event)) };
+}
+
 /** One event as a line for a person: time, direction, server, then the message (cut at MAX_TRACE_LINE). */
 export function readable(event: TraceEvent): string {
   const time = event.t.slice(11, 23);
   const cut = (text: string) => (text.length > MAX_TRACE_LINE ? `${text.slice(0, MAX_TRACE_LINE)}…` : text);
+  const server = event.via === "broker" ? `${event.server} (broker)` : event.server;
   switch (event.dir) {
     case "out":
     case "in": {
       const arrow = event.dir === "out" ? "→" : "←";
-      return `${time} ${arrow} ${sanitizeLine(event.server)} ${cut(safeJson(event.message))}`;
+      return `${time} ${arrow} ${sanitizeLine(server)} ${cut(safeJson(event.message))}`;
     }
     case "http": {
       const status = event.status === null ? `failed (${event.error ?? "no response"})` : String(event.status);
       const headers = Object.entries(event.headers).map(([name, value]) => ` ${name}: ${value}`);
-      return cut(sanitizeLine(`${time} ⇄ ${event.server} ${event.method} ${event.url} ${status}${headers.join(";")}`));
+      return cut(sanitizeLine(`${time} ⇄ ${server} ${event.method} ${event.url} ${status}${headers.join(";")}`));
     }
   }
 }
@@ -84,6 +98,9 @@ export function traceTransport<T extends Transport>(transport: T, trace: Trace, 
     return send(message, options);
   };
   let handler = transport.onmessage;
+  // A handler set over another reads the traced one and calls it (protocol/rpc.ts wraps the SDK's): each message is
+  // traced once, by the first wrapper it passes through, not once per layer.
+  const traced = new WeakSet<object>();
   Object.defineProperty(transport, "onmessage", {
     configurable: true,
     enumerable: true,
@@ -92,7 +109,8 @@ export function traceTransport<T extends Transport>(transport: T, trace: Trace, 
       handler =
         next &&
         ((message, extra) => {
-          trace.write({ t: stamp(), server, dir: "in", message });
+          if (!traced.has(message)) trace.write({ t: stamp(), server, dir: "in", message });
+          traced.add(message);
           next(message, extra as never);
         });
     },
