@@ -4,7 +4,6 @@
 import type { Socket } from "node:net";
 import { ServerError } from "../errors.js";
 import type { LogLevel, LogMessage } from "../protocol/logging.js";
-import type { TraceEvent } from "../protocol/trace.js";
 import type {
   CallOptions,
   CallOutcome,
