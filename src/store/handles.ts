@@ -13,7 +13,7 @@ import { tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
 import { formatBytes } from "./safe-fs.js";
 import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
-import { readSummaries, readSummary } from "./summaries.js";
+import { readRawListing, readSummaries, readSummary, type RawListing } from "./summaries.js";
 import { findHandle } from "./find.js";
 
 export class HandleStore {
@@ -147,6 +147,11 @@ export class HandleStore {
   /** The summary of every handle (see readSummaries); unreadable files are reported through `onBad`. */
   async summaries(onBad?: OnBad): Promise<HandleSummary[]> {
     return readSummaries(this.dir, this.index, onBad);
+  }
+
+  /** `list --json`'s rows, finished tasks' unparsed, when the index allows it (see readRawListing). */
+  rawListing(onBad?: OnBad): RawListing | undefined {
+    return readRawListing(this.dir, this.index, onBad);
   }
 
   /**

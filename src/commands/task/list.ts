@@ -4,6 +4,8 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
+import { escapeJsonUnsafe, safeJson } from "../../sanitize.js";
+import { newestFirst, type RawListing } from "../../store/summaries.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { viewOfSummary } from "../../tasks/views.js";
 import type { HandleView } from "../../model.js";
@@ -47,6 +49,15 @@ export const list: Leaf<ListOptions, []> = {
 
 export async function runList(options: ListOptions, ctx: Context): Promise<number> {
   const now = ctx.clock.now();
+  if (options.json && !options.status && options.server === undefined && !options.remote) {
+    const skipped = new Skipped();
+    const raw = ctx.tracker.store.rawListing(skipped.add);
+    if (raw) {
+      printRawListing(raw, now, ctx);
+      skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
+      return 0;
+    }
+  }
   const wanted = options.status;
   if (options.server !== undefined || options.remote) await ctx.loadSettings();
   const server =
@@ -89,10 +100,23 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   // A task past its ttl or lost shows as `expired` or `gone`, whatever status it last had: filtered as shown.
   if (wanted)
     rows = rows.filter((row) => wanted.includes(shownStatus(row)) || (row.expired && wanted.includes("expired")));
-  rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)); // ISO times: plain comparison, ~10x cheaper than localeCompare
+  rows.sort(newestFirst);
   const printer = createPrinter(ctx.io, options.json);
   printer.document(rows, () => rows.map((row) => rowLine(row, now)).join("\n"));
   // On stderr in --json mode too (whose printer keeps notes off stdout's one document): the user must hear of it.
   skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
   return 0;
+}
+
+/**
+ * `list --json` from rows the index holds as JSON (finished tasks: JSON.stringify's text of the same view that
+ * printer.document would write), the others encoded here: one document, without an object per row.
+ */
+function printRawListing(raw: RawListing, now: number, ctx: Context): void {
+  const { rows, others, plain } = raw;
+  const encode = plain ? safeJson : JSON.stringify;
+  for (const summary of others) rows.push({ createdAt: summary.createdAt, json: encode(viewOfSummary(summary, now)) });
+  rows.sort(newestFirst);
+  const json = `[${rows.map((row) => row.json).join(",")}]`;
+  ctx.io.stdout.write(`${plain ? json : escapeJsonUnsafe(json)}\n`);
 }
