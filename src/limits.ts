@@ -141,6 +141,9 @@ export const MAX_TRACE_LINE = 2000;
 /** How often `list --watch` reads the store for changes: each read costs what a `list` costs (10,000 handles: a
  *  few ms from the index), and a person needs no faster. */
 export const LIST_WATCH_INTERVAL_MS = 1000;
+/** `list` on a terminal shows the newest this many tasks and the count of the others (`--all`, a pipe or `--json`:
+ *  every one): 100,000 lines scroll past a person, and cost ~1 s to make. */
+export const LIST_PAGE_ROWS = 50;
 /** How long a request that reports progress may stay open in all: each progress report restarts its timeout
  *  (MCP_TASK_REQUEST_TIMEOUT), but a server that reports progress forever cannot hold a request forever. */
 export const MAX_PROGRESS_WAIT_MS = 60 * 60 * 1000;

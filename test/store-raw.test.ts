@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { fileStem } from "../src/store/handle-file.js";
 import { runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 
 const ALL = "--status=working,input_required,completed,failed,cancelled,expired,gone";
 
@@ -69,4 +70,31 @@ it("list --json from a stamped index prints what the parsing path prints, byte f
   writeFileSync(file, JSON.stringify(handle));
   expect(JSON.parse(await list()).find((r: { taskId: string }) => r.taskId === "t-0").status).toBe("failed");
   expect(await list()).toBe(await list(ALL));
+});
+
+it("list on a terminal shows the newest page and the count of the rest, from the stamped index or not; --all every task", async () => {
+  const home = tempHome();
+  const dir = join(home, "tasks");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  for (let i = 0; i < 3400; i++) save(dir, `t-${i}`, i, i % 100 !== 0);
+  const list = async (...args: string[]) => {
+    const run = await runInProcess(["list", ...args], { home, stdoutIsTTY: true });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout.trimEnd().split("\n");
+  };
+  const fromFiles = await list();
+  const past = (Date.now() - 60_000) / 1000;
+  utimesSync(dir, past, past);
+  await list(); // stamps the index
+  const fromIndex = await list();
+  for (const lines of [fromFiles, fromIndex]) {
+    expect(lines).toHaveLength(51);
+    expect(lines[0]).toMatch(/^t-3399 +completed/);
+    expect(lines[49]).toMatch(/^t-3350 +completed/);
+    expect(lines[50]).toBe("… and 3350 more (newest 50 of 3400 shown; --all or --json for every task)");
+  }
+  expect(fromIndex).toEqual(fromFiles);
+  expect(await list("--all")).toHaveLength(3400);
+  expect(await list("--status", "working")).toHaveLength(34); // 34 unfinished: no line under them
 });

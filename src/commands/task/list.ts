@@ -5,10 +5,11 @@ import type { Leaf } from "../command.js";
 import { UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { escapeJsonUnsafe, safeJson } from "../../sanitize.js";
+import { LIST_PAGE_ROWS } from "../../limits.js";
 import { newestFirst, type RawListing } from "../../store/summaries.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { viewOfSummary } from "../../tasks/views.js";
-import type { HandleView } from "../../model.js";
+import type { HandleSummary, HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
@@ -23,6 +24,10 @@ export const list: Leaf<ListOptions, []> = {
       new Option("--status <s,...>", `only these statuses (${TASK_STATUSES.join(", ")}, expired, gone)`),
       new Option("--remote", "add the server's tasks/list (2025-11-25 servers that offer it)"),
       new Option("--watch", "then print each change (added, changed, removed) as it happens, until Ctrl-C"),
+      new Option(
+        "--all",
+        `on a terminal too, every task (else its newest ${LIST_PAGE_ROWS} and the count of the rest)`,
+      ),
       jsonOption(`${JSON_DOCUMENT}; with --watch, one JSON line per task, then per change`),
     ),
   parse: (_args, flags) => {
@@ -41,6 +46,7 @@ export const list: Leaf<ListOptions, []> = {
       remote: Boolean(flags.remote),
       watch: Boolean(flags.watch),
       json: jsonFlag(flags),
+      all: Boolean(flags.all),
     };
   },
   run: (options, ctx) => (options.watch ? runListWatch(options, ctx) : runList(options, ctx)),
@@ -49,11 +55,14 @@ export const list: Leaf<ListOptions, []> = {
 
 export async function runList(options: ListOptions, ctx: Context): Promise<number> {
   const now = ctx.clock.now();
-  if (options.json && !options.status && options.server === undefined && !options.remote) {
+  // A page on a terminal, unless --all: the newest rows, and how many more there are.
+  const page = !options.json && !options.all && ctx.io.stdoutIsTTY ? LIST_PAGE_ROWS : Infinity;
+  if ((options.json || page < Infinity) && !options.status && options.server === undefined && !options.remote) {
     const skipped = new Skipped();
     const raw = ctx.tracker.store.rawListing(skipped.add);
     if (raw) {
-      printRawListing(raw, now, ctx);
+      if (options.json) printRawListing(raw, now, ctx);
+      else printRawPage(raw, page, now, ctx);
       skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
       return 0;
     }
@@ -102,7 +111,9 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
     rows = rows.filter((row) => wanted.includes(shownStatus(row)) || (row.expired && wanted.includes("expired")));
   rows.sort(newestFirst);
   const printer = createPrinter(ctx.io, options.json);
-  printer.document(rows, () => rows.map((row) => rowLine(row, now)).join("\n"));
+  printer.document(rows, () =>
+    [...rows.slice(0, page).map((row) => rowLine(row, now)), ...more(rows.length, page)].join("\n"),
+  );
   // On stderr in --json mode too (whose printer keeps notes off stdout's one document): the user must hear of it.
   skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
   return 0;
@@ -119,4 +130,22 @@ function printRawListing(raw: RawListing, now: number, ctx: Context): void {
   rows.sort(newestFirst);
   const json = `[${rows.map((row) => row.json).join(",")}]`;
   ctx.io.stdout.write(`${plain ? json : escapeJsonUnsafe(json)}\n`);
+}
+
+/** The line under a page that leaves tasks out: how many, and how to see them. */
+function more(total: number, page: number): string[] {
+  if (total <= page) return [];
+  return [`… and ${total - page} more (newest ${page} of ${total} shown; --all or --json for every task)`];
+}
+
+/** A terminal's page from the index's rows: only the rows shown are parsed. */
+function printRawPage(raw: RawListing, page: number, now: number, ctx: Context): void {
+  const rows: Array<{ createdAt: string; json?: string; summary?: HandleSummary }> = raw.rows;
+  for (const summary of raw.others) rows.push({ createdAt: summary.createdAt, summary });
+  rows.sort(newestFirst);
+  // A row's JSON is a view the stamping reader checked (see readRawListing).
+  const view = (row: (typeof rows)[number]) =>
+    row.summary ? viewOfSummary(row.summary, now) : (JSON.parse(row.json!) as HandleView);
+  const lines = rows.slice(0, page).map((row) => rowLine(view(row), now));
+  createPrinter(ctx.io, false).document(null, () => [...lines, ...more(rows.length, page)].join("\n"));
 }
