@@ -161,11 +161,12 @@ export function readRawListing(dir: string, index: SummaryIndex, onBad?: OnBad):
   const raw = index.raw(lstatSync(dir).mtimeMs);
   if (!raw) return undefined;
   const latest = new Map<string, string | HandleSummary>();
+  const escapes = raw.text.includes("\\"); // most logs have none: then no line is searched for one
   try {
     for (const line of raw.text.split("\n")) {
       if (!line) continue;
       // A summary without an escape in it: its stem is its first string, up to the next quote.
-      if (line.startsWith('[3,"') && !line.includes("\\")) {
+      if (line.startsWith('[3,"') && !(escapes && line.includes("\\"))) {
         latest.set(line.slice(4, line.indexOf('"', 4)), line);
         continue;
       }

@@ -109,7 +109,7 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   // A task past its ttl or lost shows as `expired` or `gone`, whatever status it last had: filtered as shown.
   if (wanted)
     rows = rows.filter((row) => wanted.includes(shownStatus(row)) || (row.expired && wanted.includes("expired")));
-  rows.sort(newestFirst);
+  sortNewestFirst(rows);
   const printer = createPrinter(ctx.io, options.json);
   printer.document(rows, () =>
     [...rows.slice(0, page).map((row) => rowLine(row, now)), ...more(rows.length, page)].join("\n"),
@@ -127,9 +127,12 @@ function printRawListing(raw: RawListing, now: number, ctx: Context): void {
   const { rows, others, plain } = raw;
   const encode = plain ? safeJson : JSON.stringify;
   for (const summary of others) rows.push({ createdAt: summary.createdAt, json: encode(viewOfSummary(summary, now)) });
-  rows.sort(newestFirst);
-  const json = `[${rows.map((row) => row.json).join(",")}]`;
-  ctx.io.stdout.write(`${plain ? json : escapeJsonUnsafe(json)}\n`);
+  sortNewestFirst(rows);
+  // Written in three pieces: the rows' 25 MB (100,000 of them) are not copied again to add the brackets.
+  const json = rows.map((row) => row.json).join(",");
+  ctx.io.stdout.write("[");
+  ctx.io.stdout.write(plain ? json : escapeJsonUnsafe(json));
+  ctx.io.stdout.write("]\n");
 }
 
 /** The line under a page that leaves tasks out: how many, and how to see them. */
@@ -142,10 +145,23 @@ function more(total: number, page: number): string[] {
 function printRawPage(raw: RawListing, page: number, now: number, ctx: Context): void {
   const rows: Array<{ createdAt: string; json?: string; summary?: HandleSummary }> = raw.rows;
   for (const summary of raw.others) rows.push({ createdAt: summary.createdAt, summary });
-  rows.sort(newestFirst);
+  sortNewestFirst(rows);
   // A row's JSON is a view the stamping reader checked (see readRawListing).
   const view = (row: (typeof rows)[number]) =>
     row.summary ? viewOfSummary(row.summary, now) : (JSON.parse(row.json!) as HandleView);
   const lines = rows.slice(0, page).map((row) => rowLine(view(row), now));
   createPrinter(ctx.io, false).document(null, () => [...lines, ...more(rows.length, page)].join("\n"));
+}
+
+/**
+ * Sorted newest first, unless they are already (the index is compacted newest first): one pass over them instead
+ * of the sort's calls of its comparison function (100,000 rows: ~100 ms of a loaded machine's profile).
+ */
+function sortNewestFirst(rows: Array<{ createdAt: string }>): void {
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i - 1].createdAt < rows[i].createdAt) {
+      rows.sort(newestFirst);
+      return;
+    }
+  }
 }
