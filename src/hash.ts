@@ -10,8 +10,12 @@ export function sha256(text: string): Buffer {
   return crypto.createHash("sha256").update(text).digest();
 }
 
-export function sha256Hex(text: string): string {
-  return sha256(text).toString("hex");
+export function sha256Hex(text: string | Array<string | Uint8Array>): string {
+  if (typeof text === "string") return sha256(text).toString("hex");
+  crypto ??= load("node:crypto") as typeof import("node:crypto");
+  const hash = crypto.createHash("sha256");
+  for (const part of text) hash.update(part);
+  return hash.digest("hex");
 }
 
 /** A short random suffix for a temp file name: with the pid and exclusive creation it only needs to be unlikely to

@@ -92,7 +92,14 @@ export const MAX_SAVED_RESULT_CHARS = 1_000_000;
 export const MAX_HANDLE_BYTES = 32 * 1024 * 1024;
 /** The index (tasks/.index.ndjson): ~200 bytes a line, compacted past twice its handles, so 64 MiB is ~150,000
  *  handles; past it the index is rebuilt from the handle files instead of read. */
-export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+export const MAX_INDEX_BYTES = 160 * 1024 * 1024;
+/** How old the tasks directory's mtime must be for a reader to stamp the index with it (src/store/summary-index.ts,
+ *  DirStamp): far past the file system's clock tick (ext4: a few ms), so that no later change can keep that mtime. */
+export const DIR_STAMP_MARGIN_MS = 2000;
+/** From this size (~5,000 handles) a directory stamp carries the log's hash, and `list --json` copies finished
+ *  tasks' rows from the stamped log unparsed (src/store/summary-index.ts): below it, parsing costs less than hashing
+ *  (and loading node:crypto). */
+export const RAW_INDEX_MIN_BYTES = 1024 * 1024;
 /** settings.json (saved servers, verdicts, tools' task support): kilobytes in use; past 16 MiB it is refused. */
 export const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
 /** A broker's records (brokers/<key>.json, .json.spec and .failed: a server descriptor, a pid, a time, an error): a
@@ -141,6 +148,9 @@ export const MAX_TRACE_LINE = 2000;
 /** How often `list --watch` reads the store for changes: each read costs what a `list` costs (10,000 handles: a
  *  few ms from the index), and a person needs no faster. */
 export const LIST_WATCH_INTERVAL_MS = 1000;
+/** `list` on a terminal shows the newest this many tasks and the count of the others (`--all`, a pipe or `--json`:
+ *  every one): 100,000 lines scroll past a person, and cost ~1 s to make. */
+export const LIST_PAGE_ROWS = 50;
 /** How long a request that reports progress may stay open in all: each progress report restarts its timeout
  *  (MCP_TASK_REQUEST_TIMEOUT), but a server that reports progress forever cannot hold a request forever. */
 export const MAX_PROGRESS_WAIT_MS = 60 * 60 * 1000;

@@ -279,6 +279,7 @@ describe("get, cancel, list, forget, prune, export, import", () => {
       remote: false,
       watch: false,
       json: false,
+      all: false,
     });
     expect(await options("list", "--status", "working, expired", "--remote", "-s", "srv", "--json")).toEqual({
       server: "srv",
@@ -286,7 +287,9 @@ describe("get, cancel, list, forget, prune, export, import", () => {
       remote: true,
       watch: false,
       json: true,
+      all: false,
     });
+    expect(await options("list", "--all")).toMatchObject({ all: true, json: false });
     expect(await options("list", "--watch", "--json")).toMatchObject({ watch: true, json: true });
     await usageError(["list", "--watch", "--remote"], /takes no --remote/);
     await usageError(["list", "--status", "working,bogus"], /unknown status: bogus/);

@@ -269,7 +269,9 @@ it("malformed handles and index lines are skipped, named in one line, and never 
   const stem = "good-0.00000000";
   appendFileSync(
     join(tasks, ".index.ndjson"),
-    `${JSON.stringify([2, stem, 1, 42, {}, "t", "v2", 1, null, "x", null, "x", null, null, null, true, null, true])}\n`,
+    `${JSON.stringify([2, stem, 1, 42, {}, "t", "v2", 1, null, "x", null, "x", null, null, null, true, null, true])}\n` +
+      // The same in the current format: its view with a number for an id and one field more.
+      `${JSON.stringify([3, stem, 1, true, null, true, null, { taskId: 5, server: {}, evil: "\u001b[31m" }])}\n`,
   );
 
   for (const args of [["list"], ["list", "--json"], ["list", "--status", "working"]]) {
@@ -319,7 +321,7 @@ it("a forged index line cannot make prune delete a live task's handle; the index
     .split("\n")
     .map((l) => JSON.parse(l) as unknown[]);
   expect(lines).toHaveLength(4);
-  expect(lines.find((l) => l[1] === stem)?.[7]).toBe("working");
+  expect((lines.find((l) => l[1] === stem)?.[7] as { status: string }).status).toBe("working");
 
   // Without --older-than: the finished ones go, the live ones stay.
   appendFileSync(

@@ -214,7 +214,7 @@ it("an index written in an older format (1: no statusAt, no outcome) is rebuilt 
     .split("\n")
     .map((line) => JSON.parse(line) as unknown[]);
   expect(lines.map((line) => [line[0], line.length])).toEqual([
-    [2, 18],
-    [2, 18],
+    [3, 8],
+    [3, 8],
   ]);
 });

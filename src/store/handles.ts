@@ -2,7 +2,7 @@
 // that concurrent processes never collide on a file and a process killed mid-write leaves the store readable.
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
-import { constants, lstatSync, statSync, type Stats } from "node:fs";
+import { constants, statSync } from "node:fs";
 import { link, lstat, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
@@ -11,8 +11,9 @@ import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex } from "./summary-index.js";
 import { tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
-import { formatBytes, readOwnText } from "./safe-fs.js";
-import { badReason, parseHandle, readHandle, summarize, type OnBad } from "./handle-file.js";
+import { formatBytes } from "./safe-fs.js";
+import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
+import { readRawListing, readSummaries, readSummary, type RawListing } from "./summaries.js";
 import { findHandle } from "./find.js";
 
 export class HandleStore {
@@ -143,56 +144,14 @@ export class HandleStore {
     return out;
   }
 
-  /**
-   * The summary of every handle, from the index (one file) checked against the directory: entries whose file is
-   * gone are dropped, files without an entry are read, and unfinished tasks' entries are read again when their
-   * file's mtime moved. What had to be read is written back; a log grown well past its handles is compacted.
-   */
+  /** The summary of every handle (see readSummaries); unreadable files are reported through `onBad`. */
   async summaries(onBad?: OnBad): Promise<HandleSummary[]> {
-    // The directory is listed on libuv's thread pool while this thread reads and parses the index: for 10,000
-    // handles, ~9 ms of listing hidden behind ~25 ms of parsing. (Either order is right: only listed files count,
-    // and an entry is trusted only as the comments below say.)
-    const listing = readdir(this.dir);
-    const { entries, lines, damaged } = this.index.load();
-    const names = await listing;
-    const out: HandleSummary[] = [];
-    const healed: HandleSummary[] = [];
-    for (const name of names) {
-      if (!name.endsWith(".json") || name.startsWith(".")) continue;
-      const stem = name.slice(0, -5);
-      const entry = entries.get(stem);
-      if (entry?.final) {
-        out.push(entry);
-        continue;
-      }
-      const path = join(this.dir, name);
-      try {
-        // lstat: a link planted under a handle's name has a time of its own, never its target's. Without an entry
-        // the file is read at once (the open file's fstat gives its time): one system call fewer per file.
-        if (entry) {
-          const stats = lstatSync(path);
-          if (stats.mtimeMs === entry.mtime && stats.isFile()) {
-            out.push(entry);
-            continue;
-          }
-        }
-        const summary = this.readSummary(stem, path);
-        out.push(summary);
-        healed.push(summary);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") onBad?.(name, badReason(error));
-      }
-    }
-    if (damaged || lines > 2 * out.length + 1000) this.index.compact(out);
-    else this.index.append(healed);
-    return out;
+    return readSummaries(this.dir, this.index, onBad);
   }
 
-  /** A handle's summary read from its file now (the file's own mtime, from the open file). */
-  private readSummary(stem: string, path: string): HandleSummary {
-    let stats: Stats | undefined;
-    const handle = parseHandle(readOwnText(path, MAX_HANDLE_BYTES, (s) => (stats = s)));
-    return summarize(stem, handle, stats!.mtimeMs);
+  /** `list --json`'s rows, finished tasks' unparsed, when the index allows it (see readRawListing). */
+  rawListing(onBad?: OnBad): RawListing | undefined {
+    return readRawListing(this.dir, this.index, onBad);
   }
 
   /**
@@ -206,7 +165,7 @@ export class HandleStore {
     for (const entry of (await this.summaries(onBad)).filter(wanted)) {
       let summary: HandleSummary;
       try {
-        summary = this.readSummary(entry.stem, this.path(entry.stem));
+        summary = readSummary(entry.stem, this.path(entry.stem));
       } catch (error) {
         disagreed = true;
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") onBad?.(`${entry.stem}.json`, badReason(error));
@@ -225,7 +184,7 @@ export class HandleStore {
     for (const name of await readdir(this.dir)) {
       if (!name.endsWith(".json") || name.startsWith(".")) continue;
       try {
-        out.push(this.readSummary(name.slice(0, -5), join(this.dir, name)));
+        out.push(readSummary(name.slice(0, -5), join(this.dir, name)));
       } catch {
         /* not a handle: left out (a listing reports it) */
       }

@@ -7,105 +7,22 @@
 // its file is still in the directory and, for tasks not yet finished, still has the modification time the entry
 // recorded; anything else (a writer killed between its rename and its append, an append lost to a concurrent
 // compaction, a file copied in by hand) is read from its file and the index healed. Finished tasks' files are not
-// checked: after the outcome nothing but `forget`/`prune` (which the directory listing shows) changes them.
+// checked: after the outcome nothing but `forget`/`prune` (which the directory listing shows) changes them. While
+// the directory is as a stamp at the log's end found it (see DirStamp), it is not listed at all.
 import { isAscii } from "node:buffer";
 import { join } from "node:path";
-import { MAX_INDEX_BYTES } from "../limits.js";
-import { TASK_STATUSES } from "../protocol/wire.js";
+import { MAX_INDEX_BYTES, RAW_INDEX_MIN_BYTES } from "../limits.js";
 import type { HandleSummary } from "../model.js";
+import { sha256Hex } from "../hash.js";
 import { appendOwnFile, readOwnFile, writeOwnFile } from "./safe-fs.js";
-
-type Line = HandleSummary | { stem: string; removed: true };
-
-// On disk a summary is a positional array, not an object: half the bytes and half the parse time of the same
-// fields with their names (10,000 summaries: ~14 ms instead of ~25). The first element is the format: a summary
-// is [FORMAT, ...FIELDS], a removed handle [0, stem]; anything else marks the index damaged (and it is rebuilt:
-// so an index written with other fields, by an older version, is read from the files again, never misread).
-const FORMAT = 2;
-const FIELDS = [
-  "stem",
-  "mtime",
-  "taskId",
-  "server",
-  "tool",
-  "generation",
-  "status",
-  "statusMessage",
-  "createdAt",
-  "taskCreatedAt",
-  "updatedAt",
-  "ttlMs",
-  "pollIntervalMs",
-  "gone",
-  "final",
-  "statusAt",
-  "outcome",
-] as const satisfies ReadonlyArray<keyof HandleSummary>;
-
-function encode(line: Line): string {
-  if ("removed" in line) return JSON.stringify([0, line.stem]);
-  return JSON.stringify([FORMAT, ...FIELDS.map((field) => line[field])]);
-}
-
-const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
-const str = (v: unknown) => typeof v === "string";
-const strOrNull = (v: unknown) => v === null || typeof v === "string";
-const numOrNull = (v: unknown) => v === null || typeof v === "number";
-
-/**
- * Every field of a summary line has its type checked (a line is data from disk, like a handle): a line with a
- * wrong type marks the index damaged, so it is rebuilt, and never reaches a listing's code as a number where a
- * string goes, or as a status that is none.
- */
-function decode(v: unknown): Line | undefined {
-  if (!Array.isArray(v)) return undefined;
-  if (v[0] === 0 && typeof v[1] === "string" && v.length === 2) return { stem: v[1], removed: true };
-  if (v[0] !== FORMAT || v.length !== FIELDS.length + 1) return undefined;
-  if (
-    !str(v[1]) ||
-    typeof v[2] !== "number" ||
-    !str(v[3]) ||
-    !str(v[4]) ||
-    !str(v[5]) ||
-    !str(v[6]) ||
-    !STATUSES.has(v[7])
-  )
-    return undefined;
-  if (
-    !strOrNull(v[8]) ||
-    !str(v[9]) ||
-    !strOrNull(v[10]) ||
-    !str(v[11]) ||
-    !numOrNull(v[12]) ||
-    !numOrNull(v[13]) ||
-    !strOrNull(v[14])
-  )
-    return undefined;
-  if (typeof v[15] !== "boolean" || !strOrNull(v[16]) || typeof v[17] !== "boolean") return undefined;
-  // A literal, in FIELDS' order: one hidden class for all, where keys set in a loop cost twice the time and memory.
-  return {
-    stem: v[1],
-    mtime: v[2],
-    taskId: v[3],
-    server: v[4],
-    tool: v[5],
-    generation: v[6],
-    status: v[7],
-    statusMessage: v[8],
-    createdAt: v[9],
-    taskCreatedAt: v[10],
-    updatedAt: v[11],
-    ttlMs: v[12],
-    pollIntervalMs: v[13],
-    gone: v[14],
-    final: v[15],
-    statusAt: v[16],
-    outcome: v[17],
-  };
-}
+import { decode, encode, peekStamp, type DirStamp, type Line } from "./index-line.js";
 
 export class SummaryIndex {
   readonly path: string;
+  /** The log as the last load read it: a stamp written after it covers it (see stamp). */
+  private loaded: Buffer | undefined;
+  /** Read by raw() and not taken: load() parses it instead of reading the file again. */
+  private unused: Buffer | undefined;
 
   constructor(dir: string) {
     this.path = join(dir, ".index.ndjson");
@@ -113,48 +30,110 @@ export class SummaryIndex {
 
   /** Appends changes; a failure is not fatal (the next reader heals the index from the files). */
   append(lines: Line[]): void {
-    if (lines.length === 0) return;
+    if (lines.length > 0) this.appendText(lines.map((line) => `${encode(line)}\n`).join(""));
+  }
+
+  private appendText(text: string): void {
     try {
       // Never through a link or into a FIFO planted as the index (appendOwnFile refuses them; the next reader
       // finds the index unreadable and replaces it).
-      appendOwnFile(this.path, lines.map((line) => `${encode(line)}\n`).join(""));
+      appendOwnFile(this.path, text);
     } catch {
       /* the index is a cache */
     }
   }
 
-  /** The latest summary of each stem, how many lines the log holds, and whether every line parsed. */
-  load(): { entries: Map<string, HandleSummary>; lines: number; damaged: boolean } {
-    const entries = new Map<string, HandleSummary>();
-    let text: string;
+  /**
+   * Appends changes, then a stamp of the directory (see DirStamp) that covers the log as the last load read it and
+   * these lines: a line another process appended since then leaves the stamp where it does not stand.
+   */
+  stamp(lines: Line[], dirMtime: number, count: number): void {
+    if (!this.loaded) return;
+    const text = lines.map((line) => `${encode(line)}\n`).join("");
+    const bytes = this.loaded.length + Buffer.byteLength(text);
+    // Hashed only where copying rows unparsed pays (see raw): node:crypto is not loaded for a small store.
+    const hash = bytes >= RAW_INDEX_MIN_BYTES ? sha256Hex([this.loaded, text]) : null;
+    this.appendText(`${text}${encode({ dirMtime, count, bytes, hash })}\n`);
+  }
+
+  private read(): Buffer | undefined {
+    const unused = this.unused;
+    this.unused = undefined;
     try {
-      // Read as bytes, then made a string: ids, names and times are ASCII, and an ASCII buffer becomes a string
-      // without UTF-8 decoding (2 MB of index: ~3 ms instead of ~7).
       // A link, FIFO or device as the index, or one past MAX_INDEX_BYTES, is not read: it is rebuilt from the files.
-      const bytes = readOwnFile(this.path, MAX_INDEX_BYTES);
-      text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
+      return unused ?? readOwnFile(this.path, MAX_INDEX_BYTES);
     } catch {
-      return { entries, lines: 0, damaged: true };
+      return undefined;
     }
+  }
+
+  /**
+   * The log's text before its stamp, unparsed, when the stamp stands for this directory mtime and covers a large
+   * log whose bytes are as the stamping reader checked them (their hash): `list --json` copies its finished rows as
+   * they are. Else undefined (and the bytes read are kept for load).
+   */
+  raw(dirMtime: number): { text: string; stamp: DirStamp; plain: boolean } | undefined {
+    const bytes = this.read();
+    if (!bytes) return undefined;
+    const stamp = peekStamp(bytes);
+    if (stamp?.dirMtime === dirMtime && stamp.hash !== null) {
+      const before = bytes.subarray(0, stamp.bytes);
+      if (sha256Hex([before]) === stamp.hash) {
+        this.loaded = bytes;
+        const ascii = isAscii(before);
+        return { text: before.toString(ascii ? "latin1" : "utf8"), stamp, plain: ascii && before.indexOf(0x7f) === -1 };
+      }
+    }
+    this.unused = bytes;
+    return undefined;
+  }
+
+  /**
+   * The latest summary of each stem, how many lines the log holds, whether every line parsed, and the directory
+   * stamp when it stands at the log's end (a line after it, or a damaged one, leaves none). `onPeek` is told of the
+   * stamp on the last line before the rest is parsed: a caller that must list the directory without one starts.
+   */
+  load(onPeek?: (stamp: DirStamp | undefined) => void): {
+    entries: Map<string, HandleSummary>;
+    lines: number;
+    damaged: boolean;
+    outdated?: boolean;
+    stamp?: DirStamp;
+  } {
+    const entries = new Map<string, HandleSummary>();
+    const bytes = this.read();
+    this.loaded = bytes;
+    const peeked = bytes && peekStamp(bytes);
+    onPeek?.(peeked);
+    if (!bytes) return { entries, lines: 0, damaged: true };
+    // Made a string without UTF-8 decoding when ASCII (ids, names and times are): 2 MB of index, ~3 ms instead of ~7.
+    const text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
     let lines = 0;
     let damaged = false;
+    let outdated = false; // lines in format 2: read, and the log compacted in the current one
+    let last: Line | undefined;
     for (const raw of text.split("\n")) {
       if (!raw) continue;
       lines++;
       try {
-        const line = decode(JSON.parse(raw));
+        const line = (last = decode(JSON.parse(raw)));
         if (!line) damaged = true;
-        else if ("removed" in line) entries.delete(line.stem);
-        else entries.set(line.stem, line);
+        else if (raw.charCodeAt(1) === 50) outdated = true;
+        if (!line) continue;
+        if ("removed" in line) entries.delete(line.stem);
+        else if (!("dirMtime" in line)) entries.set(line.stem, line);
       } catch {
         damaged = true; // a line cut by a crash; the files tell the truth
+        last = undefined;
       }
     }
-    return { entries, lines, damaged };
+    const stands = !damaged && last !== undefined && "dirMtime" in last;
+    return { entries, lines, damaged, outdated, stamp: stands && !outdated ? peeked : undefined };
   }
 
   /** Rewrites the log as one line per live handle (temp file + rename; appends racing with it are healed later). */
   compact(summaries: Iterable<HandleSummary>): void {
+    this.loaded = undefined; // renamed into the directory: no stamp of it stands
     try {
       let text = "";
       for (const summary of summaries) text += `${encode(summary)}\n`;

@@ -17,6 +17,8 @@ export interface TestContextOptions {
   env?: Record<string, string | undefined>;
   /** What stdin holds, then ends; without it stdin stays open and empty. */
   input?: Buffer | string;
+  /** stdout taken for a terminal (what `list` pages for); nothing is drawn. */
+  stdoutIsTTY?: boolean;
 }
 
 export type TestContext = Context & { out: { stdout: string; stderr: string } };
@@ -44,7 +46,7 @@ function testParts(
       stderr: { write: (s: string) => (out.stderr += redacted(s)) },
       stdin,
       stdinIsTTY: false,
-      stdoutIsTTY: false,
+      stdoutIsTTY: options.stdoutIsTTY ?? false,
       stderrIsTTY: false,
       color: false,
       interactive: false,
@@ -64,6 +66,7 @@ export interface InProcessOptions {
   env?: Record<string, string>;
   input?: Buffer | string;
   timeoutMs?: number;
+  stdoutIsTTY?: boolean;
 }
 
 /**
@@ -79,7 +82,7 @@ export async function runInProcess(
 ): Promise<CliResult> {
   const argv = [process.execPath, "mcp-task", ...args];
   const env = cliEnv(options.home, options.env);
-  const parts = testParts(options.home, { env, input: options.input ?? "" }, out);
+  const parts = testParts(options.home, { env, input: options.input ?? "", stdoutIsTTY: options.stdoutIsTTY }, out);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -11,6 +11,8 @@ export interface ListOptions {
   /** Go on after the list: a line (or JSON line) for each change, until Ctrl-C. */
   watch: boolean;
   json: boolean;
+  /** Every task on a terminal too (else the newest LIST_PAGE_ROWS there). */
+  all: boolean;
 }
 
 /** One task as a line of the list. */

@@ -1,0 +1,100 @@
+// `list --json` of a large store whose index is stamped: finished tasks' rows are copied from the index unparsed.
+// The output must be byte for byte what the parsing path prints, odd ids included (quotes, backslashes, characters
+// safeJson escapes), and unfinished tasks still checked against their files.
+import { readFileSync, utimesSync, writeFileSync, mkdirSync, chmodSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { fileStem } from "../src/store/handle-file.js";
+import { runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
+
+const ALL = "--status=working,input_required,completed,failed,cancelled,expired,gone";
+
+function save(dir: string, taskId: string, i: number, done: boolean): void {
+  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+  const handle = {
+    version: 1,
+    taskId,
+    server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
+    resume: { generation: "v2", protocolVersion: "2026-07-28", serverName: "bench" },
+    tool: "bench",
+    arguments: {},
+    createdAt: at,
+    updatedAt: at,
+    ttlMs: null,
+    pollIntervalMs: 1000,
+    last: { taskId, status: done ? "completed" : "working", statusMessage: `message of ${taskId}`, inputRequests: [] },
+    history: [{ status: done ? "completed" : "working", at }],
+    answered: [],
+    ...(done ? { outcome: { taskId, status: "completed", result: { content: [] } } } : {}),
+  };
+  writeFileSync(join(dir, `${fileStem(taskId, "00000000")}.json`), JSON.stringify(handle), { mode: 0o600 });
+}
+
+it("list --json from a stamped index prints what the parsing path prints, byte for byte", async () => {
+  const home = tempHome();
+  const dir = join(home, "tasks");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  // ~3,400 handles: an index past RAW_INDEX_MIN_BYTES (1 MiB).
+  for (let i = 0; i < 3400; i++) save(dir, `t-${i}`, i, i % 100 !== 0);
+  const odd = ['q"uote', "back\\slash", "del\u007fx", "rtl\u202eevil", "é-ü", '{"taskId":1}'];
+  odd.forEach((id, k) => save(dir, id, 4000 + k, true));
+  const list = async (...args: string[]) => {
+    const run = await runCli(["list", "--json", ...args], { home });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout;
+  };
+  const index = () => readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n");
+  await list(); // builds the index from the files
+  const past = (Date.now() - 60_000) / 1000;
+  utimesSync(dir, past, past);
+  const parsed = await list(); // lists the directory, stamps the index
+  const stamp = JSON.parse(index().at(-1)!);
+  expect(stamp[0]).toBe("dir");
+  expect(stamp[4]).toMatch(/^[0-9a-f]{64}$/); // hashed: the next list may copy rows
+  const copied = await list();
+  expect(copied).toBe(parsed);
+  expect(copied).toBe(await list(ALL)); // the filtered path parses every row
+  const rows = JSON.parse(copied) as Array<{ taskId: string; status: string }>;
+  expect(rows).toHaveLength(3406);
+  expect(rows.map((r) => r.taskId).slice(0, odd.length)).toEqual([...odd].reverse()); // newest first
+  expect(copied).toContain("del\\u007fx"); // escaped as safeJson escapes it
+  expect(copied).not.toContain("\u202e");
+
+  // An unfinished task's file edited in place: the copy path still reads it.
+  const file = join(dir, `${fileStem("t-0", "00000000")}.json`);
+  const handle = JSON.parse(readFileSync(file, "utf8"));
+  handle.last.status = "failed";
+  await new Promise((r) => setTimeout(r, 20));
+  writeFileSync(file, JSON.stringify(handle));
+  expect(JSON.parse(await list()).find((r: { taskId: string }) => r.taskId === "t-0").status).toBe("failed");
+  expect(await list()).toBe(await list(ALL));
+});
+
+it("list on a terminal shows the newest page and the count of the rest, from the stamped index or not; --all every task", async () => {
+  const home = tempHome();
+  const dir = join(home, "tasks");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  for (let i = 0; i < 3400; i++) save(dir, `t-${i}`, i, i % 100 !== 0);
+  const list = async (...args: string[]) => {
+    const run = await runInProcess(["list", ...args], { home, stdoutIsTTY: true });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout.trimEnd().split("\n");
+  };
+  const fromFiles = await list();
+  const past = (Date.now() - 60_000) / 1000;
+  utimesSync(dir, past, past);
+  await list(); // stamps the index
+  const fromIndex = await list();
+  for (const lines of [fromFiles, fromIndex]) {
+    expect(lines).toHaveLength(51);
+    expect(lines[0]).toMatch(/^t-3399 +completed/);
+    expect(lines[49]).toMatch(/^t-3350 +completed/);
+    expect(lines[50]).toBe("… and 3350 more (newest 50 of 3400 shown; --all or --json for every task)");
+  }
+  expect(fromIndex).toEqual(fromFiles);
+  expect(await list("--all")).toHaveLength(3400);
+  expect(await list("--status", "working")).toHaveLength(34); // 34 unfinished: no line under them
+});
