@@ -19,6 +19,8 @@ export class HeldTasks {
   readonly known = new Map<string, Snapshot | undefined>();
   private readonly firstSeen = new Map<string, number>();
   private readonly followed = new Set<string>();
+  /** The latest snapshot of each task that a command's request returned (what that command knows). */
+  private readonly handed = new Map<string, Snapshot>();
   private readonly recorder: Recorder;
   /** Since when nothing happened that keeps the broker up (a task ended, a command left). */
   idleSince: number;
@@ -72,9 +74,10 @@ export class HeldTasks {
     if (isTerminal(snapshot.status)) this.idleSince = this.ctx.clock.now();
   }
 
-  /** A snapshot a command's request brought: seen, and the task followed while it runs. */
+  /** A snapshot a command's request brought (and the command has): seen, and the task followed while it runs. */
   remember(snapshot: Snapshot): void {
     this.seen(snapshot);
+    this.handed.set(snapshot.taskId, snapshot);
     if (!isTerminal(snapshot.status)) void this.follow(snapshot.taskId);
   }
 
@@ -98,8 +101,10 @@ export class HeldTasks {
     for (const taskId of taskIds) {
       client.watching.add(taskId);
       const last = this.known.get(taskId);
-      if (last) send(client.socket, { method: "snapshot", params: this.update(this.heldFor(last)) });
-      else this.known.set(taskId, undefined);
+      // Only news: the reply a command already has is no push (it would postpone the command's next poll).
+      if (last && last !== this.handed.get(taskId))
+        send(client.socket, { method: "snapshot", params: this.update(this.heldFor(last)) });
+      if (!last) this.known.set(taskId, undefined);
       void this.follow(taskId);
     }
   }
@@ -114,6 +119,11 @@ export class HeldTasks {
     if (this.followed.has(taskId)) return;
     this.followed.add(taskId);
     void this.wire.watchNotifications([taskId], this.broadcast).catch(() => {});
+    // Where the server answers a read only once the task has ended (V1), its end is a push of its own.
+    void this.wire
+      .awaitEnd?.(taskId, this.stop)
+      .then((snapshot) => this.broadcast(snapshot))
+      .catch(() => {});
     const ended = () => {
       const last = this.known.get(taskId);
       return (last !== undefined && isTerminal(last.status)) || !this.running(last, taskId);

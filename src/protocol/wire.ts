@@ -193,6 +193,12 @@ export interface Wire {
   listTasks(cursor?: string): Promise<TaskPage>;
   /** True once the server has confirmed it will push this task's changes (V2 subscriptions acknowledge). */
   pushConfirmed?(taskId: string): boolean;
+  /**
+   * The task's final state, once it has ended, where the server can be asked to answer only then (V1's
+   * `tasks/result`, then one `tasks/get`): a broker, which keeps one connection per server, waits on it beside its
+   * unhurried polls, and passes the end on as a push. Absent where the server pushes changes instead (V2).
+   */
+  awaitEnd?(taskId: string, signal?: AbortSignal): Promise<Snapshot>;
   /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
   watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
   close(): Promise<void>;
