@@ -7,6 +7,7 @@ import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
 import type { HeldTasks } from "./tasks.js";
+import { schemaProblem } from "../tasks/schema.js";
 
 export interface BrokerParts {
   wire: Wire;
@@ -34,6 +35,8 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       handsQuestionsOnce: wire.handsQuestionsOnce,
     }),
     listTools: async () => wire.listTools(),
+    schemaProblem: async (_client, p) =>
+      (await schemaProblem(p.schema as Record<string, unknown>, p.value, String(p.what))) ?? null,
     callTool: async (client, p) => {
       questions.caller = client;
       // Progress of the call (and of its task, where the token lasts) goes to the command that made it.
