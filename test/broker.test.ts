@@ -164,6 +164,15 @@ it("a task that ends before its call's command watches it is seen ended by its p
   expect((await runCli(["server", "stop", server], { home })).code).toBe(0);
 });
 
+it("a call's arguments are checked by its broker against the tool's inputSchema: exit 2, nothing started", async () => {
+  const home = tempHome();
+  const run = await runCli(["call", "task_complete", "ms=soon", "--stdio", v2Stdio()], { home });
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr).toMatch(/the arguments do not fit task_complete's inputSchema: .*ms/);
+  expect(brokers(home)).toHaveLength(1); // the call went through the broker, which checked it
+  expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)).toHaveLength(0);
+});
+
 it("a broker killed mid-task: the next watch exits 4, nothing is left behind, the next call starts a fresh broker", async () => {
   const home = tempHome();
   const id = await detach(home, "simulate-research-query", "topic=go", "--stdio", everythingStdio);
