@@ -4,12 +4,17 @@
 //     and apify's mcpc (pinned devDependencies), and the floor: `node -e 0` plus the server's own start;
 //   - `mcp-task --help`, `list` with 0 / 10,000 / 100,000 handles (BENCH_BIG=0 skips 100,000);
 //   - requests per task and time from a server-side status change to its display, with and without push;
-//   - the dashboard (scripts/bench-dashboard.mjs): first frame, keys, CPU and memory.
+//   - the dashboard (scripts/bench-dashboard.mjs): first frame, keys, CPU and memory;
+//   - scripts/bench-tasks.mjs: a task call through a warm broker beside the MCP Inspector daemon's warm call, the
+//     trace's cost, a signed-in call, and `wait` over 100 tasks.
+// BENCH_ONLY=section[,section] runs only those (call, start, list, polling, dashboard, broker, trace, auth, wait).
+// Each figure with a goal (issue 17's, or the figure before it: nothing slower than before) says whether it meets it.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { authSection, brokerSection, traceSection, waitSection } from "./bench-tasks.mjs";
 
 const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin/mcp-task.js");
@@ -18,10 +23,50 @@ const everything = join(root, "node_modules/@modelcontextprotocol/server-everyth
 const node22 = join(root, "conformance/node_modules/node/bin/node");
 const runs = Number(process.env.BENCH_RUNS ?? 7);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",")) : undefined;
+const want = (section) => !only || only.has(section);
 const rows = [];
-const row = (section, what, value, unit = "ms") => {
-  rows.push([section, what, typeof value === "number" ? value.toFixed(unit === "ms" ? 0 : 1) : value, unit]);
-  console.log(`${section.padEnd(12)} ${what.padEnd(62)} ${String(rows.at(-1)[2]).padStart(8)} ${unit}`);
+/**
+ * The figures of 2026-11-30 (the BENCHMARKS.md before issue 17's work) that have no goal of their own: nothing
+ * slower than before. Absolute times move with the machine's load; ratios are the goals that carry.
+ */
+const BEFORE = {
+  "mcp-task / fastest peer": 0.25,
+  "mcp-task / floor (node -e 0 + server start)": 1.05,
+  "mcp-task --help / node -e 0 (timed in turns)": 1.5,
+  "list of 10,000 / node -e 0 (timed in turns)": 2,
+  "list of 100,000 / node -e 0": 5,
+  "tasks/get per 5 s task, poll interval 1 s, with push notifications": 1,
+  "tasks/get per 5 s task, poll interval 1 s, polling only (MCP_TASK_PUSH=off)": 5,
+  "first frame, 1000 handles (ms)": 573,
+  'key "G" to the end shown, 1000 handles (ms)': 82,
+  "filter key shown, 1000 handles (ms)": 23,
+  "RSS MiB, 1000 handles": 121,
+  "first frame, 10000 handles (ms)": 699,
+  'key "G" to the end shown, 10000 handles (ms)': 159,
+  "filter key shown, 10000 handles (ms)": 47,
+  "idle CPU %, 10000 handles": 0.6,
+  "first frame, 1000 live tasks (ms)": 630,
+  // issue 17's goals
+  "RSS MiB, 10000 handles": 100,
+  "CPU % following 1000 live tasks": 10,
+  "RSS MiB following 1000 live tasks": 150,
+};
+/** A figure; `goal` is { max, text } (at most max), or taken from BEFORE by its label. */
+const row = (section, what, value, unit = "ms", goal = undefined) => {
+  goal ??= BEFORE[what] !== undefined ? { max: BEFORE[what], text: `≤ ${BEFORE[what]}${unit}` } : undefined;
+  const shown = typeof value === "number" ? value.toFixed(unit === "ms" ? 0 : unit === "x" ? 2 : 1) : value;
+  const meets = !goal
+    ? ""
+    : typeof value !== "number" || !Number.isFinite(value)
+      ? "?"
+      : value <= goal.max
+        ? "yes"
+        : "no";
+  rows.push([section, what, shown, unit, goal?.text ?? "", meets]);
+  console.log(
+    `${section.padEnd(10)} ${what.padEnd(78)} ${String(shown).padStart(8)} ${unit.padEnd(4)} ${goal?.text ?? ""} ${meets}`,
+  );
 };
 
 function once(command, args, options = {}) {
@@ -55,148 +100,168 @@ const home = mkdtempSync(join(tmpdir(), "bench-home-"));
 const env = { ...process.env, MCP_TASK_HOME: home, MCP_TASK_BROKER_GRACE: "1s" };
 spawnSync(process.execPath, [bin, "call", "echo", "message=warm", "--stdio", `node ${everything} stdio`], { env }); // caches verdict + tool support
 const floorScript = `const {spawn}=require("child_process");const c=spawn(process.execPath,[${JSON.stringify(everything)},"stdio"],{stdio:["pipe","pipe","ignore"]});c.stdin.write(JSON.stringify({jsonrpc:"2.0",id:1,method:"initialize",params:{protocolVersion:"2025-11-25",capabilities:{},clientInfo:{name:"f",version:"0"}}})+"\\n");c.stdout.on("data",d=>{if(String(d).includes('"id":1')){c.kill();process.exit(0)}})`;
-const nodeFloor = time(process.execPath, ["-e", "0"]);
-const serverFloor = time(process.execPath, ["-e", floorScript]);
-row("call", "floor: node -e 0", nodeFloor);
-row("call", "floor: start server-everything + initialize (one node process)", serverFloor);
-const ours = time(process.execPath, [bin, "call", "echo", "message=hi", "--stdio", `node ${everything} stdio`], {
-  env,
-});
-row("call", "mcp-task call echo (stdio, verdict cached)", ours);
-let inspector = NaN;
-try {
-  inspector = time(node22, [
-    join(root, "node_modules/.bin/mcp-inspector"),
-    "--cli",
-    "node",
-    everything,
-    "stdio",
-    "--method",
-    "tools/call",
-    "--tool-name",
-    "echo",
-    "--tool-arg",
-    "message=hi",
-  ]);
-  row("call", "MCP Inspector CLI 2.12.0 (on Node 22, which it requires)", inspector);
-} catch (error) {
-  row("call", `MCP Inspector CLI: failed (${String(error.message).slice(0, 40)})`, "-", "");
-}
-let mcpc = NaN;
-try {
-  const mcpcHome = mkdtempSync(join(tmpdir(), "bench-mcpc-"));
-  const config = join(mcpcHome, "mcp.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { ev: { command: "node", args: [everything, "stdio"] } } }));
-  const mcpcBin = join(root, "node_modules/.bin/mcpc");
-  const menv = { ...process.env, HOME: mcpcHome };
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    for (const args of [
-      ["connect", `${config}:ev`, "@b"],
-      ["@b", "tools-call", "echo", "message:=hi"],
-      ["close", "@b"],
-    ]) {
-      const r = spawnSync(mcpcBin, args, { env: menv, stdio: ["ignore", "pipe", "pipe"] });
-      if (r.status !== 0) throw new Error(`mcpc ${args.join(" ")}: ${r.stderr}`);
-    }
-    samples.push(performance.now() - t0);
+if (want("call")) {
+  const nodeFloor = time(process.execPath, ["-e", "0"]);
+  const serverFloor = time(process.execPath, ["-e", floorScript]);
+  row("call", "floor: node -e 0", nodeFloor);
+  row("call", "floor: start server-everything + initialize (one node process)", serverFloor);
+  const ours = time(process.execPath, [bin, "call", "echo", "message=hi", "--stdio", `node ${everything} stdio`], {
+    env,
+  });
+  row("call", "mcp-task call echo (stdio, verdict cached)", ours);
+  let inspector = NaN;
+  try {
+    inspector = time(node22, [
+      join(root, "node_modules/.bin/mcp-inspector"),
+      "--cli",
+      "node",
+      everything,
+      "stdio",
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "echo",
+      "--tool-arg",
+      "message=hi",
+    ]);
+    row("call", "MCP Inspector CLI 2.12.0 (on Node 22, which it requires)", inspector);
+  } catch (error) {
+    row("call", `MCP Inspector CLI: failed (${String(error.message).slice(0, 40)})`, "-", "");
   }
-  mcpc = median(samples);
-  row("call", "apify mcpc 0.2.6 (connect + tools-call + close)", mcpc);
-} catch (error) {
-  row("call", `apify mcpc: failed (${String(error.message).slice(0, 40)})`, "-", "");
+  let mcpc = NaN;
+  try {
+    const mcpcHome = mkdtempSync(join(tmpdir(), "bench-mcpc-"));
+    const config = join(mcpcHome, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { ev: { command: "node", args: [everything, "stdio"] } } }));
+    const mcpcBin = join(root, "node_modules/.bin/mcpc");
+    const menv = { ...process.env, HOME: mcpcHome };
+    const samples = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      for (const args of [
+        ["connect", `${config}:ev`, "@b"],
+        ["@b", "tools-call", "echo", "message:=hi"],
+        ["close", "@b"],
+      ]) {
+        const r = spawnSync(mcpcBin, args, { env: menv, stdio: ["ignore", "pipe", "pipe"] });
+        if (r.status !== 0) throw new Error(`mcpc ${args.join(" ")}: ${r.stderr}`);
+      }
+      samples.push(performance.now() - t0);
+    }
+    mcpc = median(samples);
+    row("call", "apify mcpc 0.2.6 (connect + tools-call + close)", mcpc);
+  } catch (error) {
+    row("call", `apify mcpc: failed (${String(error.message).slice(0, 40)})`, "-", "");
+  }
+  const fastestPeer = Math.min(...[inspector, mcpc].filter(Number.isFinite));
+  row("call", "mcp-task / fastest peer", ours / fastestPeer, "x");
+  row("call", "mcp-task / floor (node -e 0 + server start)", ours / (nodeFloor + serverFloor), "x");
 }
-const fastestPeer = Math.min(...[inspector, mcpc].filter(Number.isFinite));
-row("call", "mcp-task / fastest peer", ours / fastestPeer, "x");
-row("call", "mcp-task / floor (node -e 0 + server start)", ours / (nodeFloor + serverFloor), "x");
 
 // --- start-up and list ---
-row("start", "mcp-task --help", time(process.execPath, [bin, "--help"], { env }));
-const sizes = process.env.BENCH_BIG === "0" ? [0, 10000] : [0, 10000, 100000];
-for (const n of sizes) {
-  const h = mkdtempSync(join(tmpdir(), "bench-list-"));
-  for (let done = 0; done < n; done += 5000)
-    execFileSync(process.execPath, [
-      writer,
-      h,
-      "create",
-      `h${done}`,
-      String(Math.min(5000, n - done)),
-      "200",
-      "completed",
-    ]);
-  const list = [process.execPath, [bin, "list", "--json"], { env: { ...env, MCP_TASK_HOME: h }, maxBuffer: 1 << 30 }];
-  if (n !== 10000) {
-    row("list", `mcp-task list --json, ${n} handles`, time(...list));
-    continue;
+if (want("start")) {
+  const [help, node] = timePair([process.execPath, [bin, "--help"], { env }], [process.execPath, ["-e", "0"]]);
+  row("start", "mcp-task --help", help);
+  row("start", "mcp-task --help / node -e 0 (timed in turns)", help / node, "x");
+}
+if (want("list")) {
+  const sizes = process.env.BENCH_BIG === "0" ? [0, 10000] : [0, 10000, 100000];
+  for (const n of sizes) {
+    const h = mkdtempSync(join(tmpdir(), "bench-list-"));
+    for (let done = 0; done < n; done += 5000)
+      execFileSync(process.execPath, [
+        writer,
+        h,
+        "create",
+        `h${done}`,
+        String(Math.min(5000, n - done)),
+        "200",
+        "completed",
+      ]);
+    const list = [process.execPath, [bin, "list", "--json"], { env: { ...env, MCP_TASK_HOME: h }, maxBuffer: 1 << 30 }];
+    if (n === 0) {
+      row("list", `mcp-task list --json, ${n} handles`, time(...list));
+      continue;
+    }
+    const [node, listed] = timePair([process.execPath, ["-e", "0"]], list);
+    row("list", `mcp-task list --json, ${n} handles`, listed);
+    row("list", "node -e 0, timed in turns with it", node);
+    const ratio = n === 10000 ? "list of 10,000 / node -e 0 (timed in turns)" : "list of 100,000 / node -e 0";
+    row("list", ratio, listed / node, "x");
   }
-  const [node, listed] = timePair([process.execPath, ["-e", "0"]], list);
-  row("list", `mcp-task list --json, ${n} handles`, listed);
-  row("list", "node -e 0, timed in turns with it", node);
-  row("list", "list of 10,000 / node -e 0 (timed in turns)", listed / node, "x");
 }
 
 // --- requests per task and display latency, with and without push ---
-const server = spawn(
-  process.execPath,
-  [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--poll-interval", "1000"],
-  { stdio: ["ignore", "pipe", "pipe"] },
-);
-const url = await new Promise((resolve) =>
-  createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))),
-);
-const changes = [];
-createInterface({ input: server.stderr }).on("line", (line) => {
-  const m = /task (\w+) \S+ -> (\w+)/.exec(line);
-  if (m) changes.push({ id: m[1], status: m[2], at: Date.now() });
-});
-// Run asynchronously: the server's log lines (the moment of each status change) must be read as they come.
-const run = (args, extraEnv = {}) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...env, ...extraEnv },
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.on("exit", (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`mcp-task ${args.join(" ")} exited ${code}`)),
-    );
+if (want("polling")) {
+  const server = spawn(
+    process.execPath,
+    [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--poll-interval", "1000"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const url = await new Promise((resolve) =>
+    createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))),
+  );
+  const changes = [];
+  createInterface({ input: server.stderr }).on("line", (line) => {
+    const m = /task (\w+) \S+ -> (\w+)/.exec(line);
+    if (m) changes.push({ id: m[1], status: m[2], at: Date.now() });
   });
-const stats = async () => JSON.parse(await run(["call", "_stats", "-s", url]));
-for (const push of [true, false]) {
-  const gets = [];
-  const lags = [];
-  for (let i = 0; i < 3; i++) {
-    const before = (await stats())["tasks/get"] ?? 0;
-    const out = await run(["call", "task_complete", "ms=5000", "--json", "-s", url], {
-      MCP_TASK_PUSH: push ? "on" : "off",
+  // Run asynchronously: the server's log lines (the moment of each status change) must be read as they come.
+  const run = (args, extraEnv = {}) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, ...args], {
+        env: { ...env, ...extraEnv },
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.on("exit", (code) =>
+        code === 0 ? resolve(out) : reject(new Error(`mcp-task ${args.join(" ")} exited ${code}`)),
+      );
     });
-    const events = out
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    const shown = events.find((e) => e.type === "status" && e.status === "completed");
-    const change = changes.findLast((c) => events[0].taskId.startsWith(c.id) && c.status === "completed");
-    gets.push(((await stats())["tasks/get"] ?? 0) - before);
-    if (shown && change) lags.push(Date.parse(shown.at) - change.at);
+  const stats = async () => JSON.parse(await run(["call", "_stats", "-s", url]));
+  for (const push of [true, false]) {
+    const gets = [];
+    const lags = [];
+    for (let i = 0; i < 3; i++) {
+      const before = (await stats())["tasks/get"] ?? 0;
+      const out = await run(["call", "task_complete", "ms=5000", "--json", "-s", url], {
+        MCP_TASK_PUSH: push ? "on" : "off",
+      });
+      const events = out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      const shown = events.find((e) => e.type === "status" && e.status === "completed");
+      const change = changes.findLast((c) => events[0].taskId.startsWith(c.id) && c.status === "completed");
+      gets.push(((await stats())["tasks/get"] ?? 0) - before);
+      if (shown && change) lags.push(Date.parse(shown.at) - change.at);
+    }
+    const label = push ? "with push notifications" : "polling only (MCP_TASK_PUSH=off)";
+    row("polling", `tasks/get per 5 s task, poll interval 1 s, ${label}`, median(gets), "reqs");
+    row("polling", `status change to display, ${label}`, median(lags));
   }
-  const label = push ? "with push notifications" : "polling only (MCP_TASK_PUSH=off)";
-  row("polling", `tasks/get per 5 s task, poll interval 1 s, ${label}`, median(gets), "reqs");
-  row("polling", `status change to display, ${label}`, median(lags));
+  row("polling", "protocol minimum without push: one read per interval (5 s / 1 s)", 5, "reqs");
+  server.kill();
 }
-row("polling", "protocol minimum without push: one read per interval (5 s / 1 s)", 5, "reqs");
-server.kill();
+
+// --- scripts/bench-tasks.mjs: the broker, the trace, a signed-in call, wait over 100 tasks ---
+const shared = { root, bin, everything, node22, runs, env, row, once, timePair };
+if (want("broker")) brokerSection(shared);
+if (want("trace")) traceSection(shared);
+if (want("auth")) await authSection(shared);
+if (want("wait")) await waitSection(shared);
 
 // --- the dashboard ---
-const dash = spawnSync(process.execPath, [join(root, "scripts/bench-dashboard.mjs")], {
-  encoding: "utf8",
-  env: { ...process.env, BENCH_LIVE: process.env.BENCH_LIVE ?? "1000" },
-});
-for (const line of dash.stdout.split("\n").slice(1)) {
-  const m = /^(.*?)\s{2,}(\S+)$/.exec(line.trim());
-  if (m) row("dashboard", m[1], m[2], "");
+if (want("dashboard")) {
+  const dash = spawnSync(process.execPath, [join(root, "scripts/bench-dashboard.mjs")], {
+    encoding: "utf8",
+    env: { ...process.env, BENCH_LIVE: process.env.BENCH_LIVE ?? "1000" },
+  });
+  for (const line of dash.stdout.split("\n").slice(1)) {
+    const m = /^(.*?)\s{2,}(\S+)$/.exec(line.trim());
+    if (m) row("dashboard", m[1], Number.isFinite(Number(m[2])) ? Number(m[2]) : m[2], "");
+  }
 }
 
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`;
@@ -207,7 +272,16 @@ writeFileSync(
     `unless its unit says otherwise. \`list\` of 10,000 handles and \`node -e 0\` beside it are timed in turns, ${2 * runs + 1}\n` +
     `runs each, so that their ratio compares the same minutes of the machine. The dashboard figures come from\n` +
     `scripts/bench-dashboard.mjs: a real terminal\n` +
-    `(tmux), CPU from /proc/<pid>/stat over 5-10 s, memory as RSS.\n\n| section | what | value | unit |\n|---|---|---:|---|\n` +
+    `(tmux), CPU from /proc/<pid>/stat over 5-10 s, memory as RSS.\n\n` +
+    `The broker, trace and auth figures are timed in turns with what they are compared to (${2 * runs + 1} runs each):\n` +
+    `a task call through a warm broker (its broker and server already running, a 10 ms task, poll interval 200 ms)\n` +
+    `beside the MCP Inspector daemon's warm plain call (\`mcpdo @ev tools/call echo\`, its connection to\n` +
+    `server-everything up, on Node 22); a plain call with \`--trace=FILE\` and without; \`tools\` on the OAuth test\n` +
+    `server with the token already in the store and on the same V1 server unprotected. \`wait\` follows 100 tasks\n` +
+    `detached on our V2 server over HTTP (poll interval 1 s, pushes on) and counts the server's requests (\`_stats\`).\n` +
+    `A goal is issue 17's, or the figure before (2026-11-30): nothing slower than before; ratios carry across\n` +
+    `machines, absolute times do not.${only ? ` Sections run: ${[...only].join(", ")}.` : ""}\n\n` +
+    `| section | what | value | unit | goal | meets |\n|---|---|---:|---|---|---|\n` +
     rows.map((r) => `| ${r.join(" | ")} |`).join("\n") +
     "\n",
 );

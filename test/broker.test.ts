@@ -140,6 +140,39 @@ it("a V2 stdio server's tasks work through the broker too", async () => {
   expect((await runCli(["result", id], { home })).stdout.trim()).toBe("Hello, Kay");
 });
 
+it("a task that ends before its call's command watches it is seen ended by its push: no poll, then or later", async () => {
+  const home = tempHome();
+  const server = v2Stdio("--poll-interval", "200", "--quiet");
+  // A broker that stays (its grace is longer than the wait below), started by a first call.
+  const warm = await runCli(["call", "task_complete", "ms=10", "--stdio", server], {
+    home,
+    env: { MCP_TASK_BROKER_GRACE: "30s" },
+  });
+  expect(warm.code).toBe(0);
+  const run = await runCli(["call", "task_complete", "ms=10", "--json", "--stdio", server], { home });
+  expect(run.code, run.stderr).toBe(0);
+  const id = events(run.stdout)[0].taskId as string;
+  const reads = async () => {
+    const stats = await runCli(["call", "_stats", `taskId=${id}`, "--stdio", server], { home });
+    return (JSON.parse(stats.stdout) as Record<string, number>)["tasks/get"] ?? 0;
+  };
+  // The command watches after the call's reply, by when the task has ended: the broker passes on what it saw.
+  expect(await reads()).toBe(0);
+  // Nor does the broker's own follow (5 s apart) read a task it knows ended.
+  await sleep(5_500);
+  expect(await reads()).toBe(0);
+  expect((await runCli(["server", "stop", server], { home })).code).toBe(0);
+});
+
+it("a call's arguments are checked by its broker against the tool's inputSchema: exit 2, nothing started", async () => {
+  const home = tempHome();
+  const run = await runCli(["call", "task_complete", "ms=soon", "--stdio", v2Stdio()], { home });
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr).toMatch(/the arguments do not fit task_complete's inputSchema: .*ms/);
+  expect(brokers(home)).toHaveLength(1); // the call went through the broker, which checked it
+  expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)).toHaveLength(0);
+});
+
 it("a broker killed mid-task: the next watch exits 4, nothing is left behind, the next call starts a fresh broker", async () => {
   const home = tempHome();
   const id = await detach(home, "simulate-research-query", "topic=go", "--stdio", everythingStdio);

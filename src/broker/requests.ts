@@ -9,6 +9,7 @@ import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
 import type { HeldTasks } from "./tasks.js";
 import { requestScope, type TraceRelay } from "./relay.js";
+import { schemaProblem } from "../tasks/schema.js";
 
 export interface BrokerParts {
   wire: Wire;
@@ -24,6 +25,34 @@ export interface BrokerParts {
 
 type Handler = (client: Client, params: Record<string, unknown>) => Promise<unknown>;
 
+/** A command's tools/call, through the broker's connection. */
+async function callTool(parts: BrokerParts, client: Client, p: Record<string, unknown>): Promise<unknown> {
+  const { wire, tasks, questions } = parts;
+  questions.caller = client;
+  // Progress of the call (and of its task, where the token lasts) goes to the command that made it, and once
+  // there is a task onto its handle (the command may have left: --detach, Ctrl-C), so a later watch shows it.
+  const progressId = typeof p.progressId === "number" ? p.progressId : undefined;
+  let taskId: string | undefined;
+  const onProgress = (progress: Progress) => {
+    if (progressId !== undefined) send(client.socket, { method: "progress", params: { progressId, progress } });
+    if (taskId !== undefined) tasks.progressed(taskId, progress);
+  };
+  const options = { ...(p.options as CallOptions), onProgress };
+  const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, options);
+  questions.calls.add(call);
+  try {
+    const outcome = await call;
+    if (outcome.kind === "task") {
+      taskId = outcome.snapshot.taskId;
+      questions.madeTask(call, outcome.snapshot.taskId, client);
+      tasks.remember(outcome.snapshot);
+    }
+    return outcome;
+  } finally {
+    questions.callEnded(call);
+  }
+}
+
 function requestHandlers(parts: BrokerParts): Record<string, Handler> {
   const { wire, tasks, questions, clients, meta, clock } = parts;
   return {
@@ -38,31 +67,9 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       hearsElicitationComplete: wire.hearsElicitationComplete,
     }),
     listTools: async () => wire.listTools(),
-    callTool: async (client, p) => {
-      questions.caller = client;
-      // Progress of the call (and of its task, where the token lasts) goes to the command that made it, and once
-      // there is a task onto its handle (the command may have left: --detach, Ctrl-C), so a later watch shows it.
-      const progressId = typeof p.progressId === "number" ? p.progressId : undefined;
-      let taskId: string | undefined;
-      const onProgress = (progress: Progress) => {
-        if (progressId !== undefined) send(client.socket, { method: "progress", params: { progressId, progress } });
-        if (taskId !== undefined) tasks.progressed(taskId, progress);
-      };
-      const options = { ...(p.options as CallOptions), onProgress };
-      const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, options);
-      questions.calls.add(call);
-      try {
-        const outcome = await call;
-        if (outcome.kind === "task") {
-          taskId = outcome.snapshot.taskId;
-          questions.madeTask(call, outcome.snapshot.taskId, client);
-          tasks.remember(outcome.snapshot);
-        }
-        return outcome;
-      } finally {
-        questions.callEnded(call);
-      }
-    },
+    schemaProblem: async (_client, p) =>
+      (await schemaProblem(p.schema as Record<string, unknown>, p.value, String(p.what))) ?? null,
+    callTool: (client, p) => callTool(parts, client, p),
     getTask: async (_client, p) => {
       const snapshot = questions.heldFor(await wire.getTask(String(p.taskId)));
       tasks.remember(snapshot);

@@ -20,6 +20,8 @@ export class HeldTasks {
   readonly known = new Map<string, Snapshot | undefined>();
   private readonly firstSeen = new Map<string, number>();
   private readonly followed = new Set<string>();
+  /** The latest snapshot of each task that a command's request returned (what that command knows). */
+  private readonly handed = new Map<string, Snapshot>();
   private readonly recorder: Recorder;
   /** Since when nothing happened that keeps the broker up (a task ended, a command left). */
   idleSince: number;
@@ -78,9 +80,10 @@ export class HeldTasks {
     this.recorder.progressed(taskId, progress);
   }
 
-  /** A snapshot a command's request brought: seen, and the task followed while it runs. */
+  /** A snapshot a command's request brought (and the command has): seen, and the task followed while it runs. */
   remember(snapshot: Snapshot): void {
     this.seen(snapshot);
+    this.handed.set(snapshot.taskId, snapshot);
     if (!isTerminal(snapshot.status)) void this.follow(snapshot.taskId);
   }
 
@@ -90,19 +93,31 @@ export class HeldTasks {
     this.seen(snapshot);
     // Whether the server has confirmed it pushes this task's changes travels with each update, so that a command
     // behind the broker relaxes its polling as it would on a direct connection.
-    const confirmed = this.wire.pushConfirmed?.(snapshot.taskId) ?? false;
+    const params = this.update(snapshot);
     for (const client of this.clients)
-      if (client.watching.has(snapshot.taskId))
-        send(client.socket, { method: "snapshot", params: { snapshot, confirmed } });
+      if (client.watching.has(snapshot.taskId)) send(client.socket, { method: "snapshot", params });
   };
 
-  /** A command watches these tasks: they are followed, and their changes sent to it. */
+  /**
+   * A command watches these tasks: they are followed, and their changes sent to it, starting with the latest seen
+   * (a change that came before the command asked, such as the end of a task that ended before its call's reply was
+   * read, would otherwise wait for the command's next poll).
+   */
   watch(client: Client, taskIds: string[]): void {
     for (const taskId of taskIds) {
       client.watching.add(taskId);
-      if (!this.known.has(taskId)) this.known.set(taskId, undefined);
+      const last = this.known.get(taskId);
+      // Only news: the reply a command already has is no push (it would postpone the command's next poll).
+      if (last && last !== this.handed.get(taskId))
+        send(client.socket, { method: "snapshot", params: this.update(this.heldFor(last)) });
+      if (!last) this.known.set(taskId, undefined);
       void this.follow(taskId);
     }
+  }
+
+  /** A snapshot as sent to the commands: with whether the server confirmed it pushes this task's changes. */
+  private update(snapshot: Snapshot): { snapshot: Snapshot; confirmed: boolean } {
+    return { snapshot, confirmed: this.wire.pushConfirmed?.(snapshot.taskId) ?? false };
   }
 
   /** The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave). */
@@ -115,12 +130,21 @@ export class HeldTasks {
     if (this.followed.has(taskId)) return;
     this.followed.add(taskId);
     void this.wire.watchNotifications([taskId], this.broadcast).catch(() => {});
-    while (!this.stop.aborted) {
+    // Where the server answers a read only once the task has ended (V1), its end is a push of its own.
+    void this.wire
+      .awaitEnd?.(taskId, this.stop)
+      .then((snapshot) => this.broadcast(snapshot))
+      .catch(() => {});
+    const ended = () => {
       const last = this.known.get(taskId);
-      if ((last && isTerminal(last.status)) || !this.running(last, taskId)) return;
+      return (last !== undefined && isTerminal(last.status)) || !this.running(last, taskId);
+    };
+    while (!this.stop.aborted && !ended()) {
+      const last = this.known.get(taskId);
       // At least 5 s apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already).
       await this.ctx.clock.sleep(Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000), this.stop);
-      if (this.stop.aborted) return;
+      // Seen ended meanwhile (a push, a command's read): nothing left to read.
+      if (this.stop.aborted || ended()) return;
       try {
         const snapshot = this.heldFor(await this.wire.getTask(taskId));
         if (snapshot.status !== this.known.get(taskId)?.status) this.broadcast(snapshot);

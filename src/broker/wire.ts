@@ -195,6 +195,9 @@ export class BrokerWire implements Wire {
       options.signal,
     )) as CallOutcome;
   }
+  async schemaProblem(schema: Record<string, unknown>, value: unknown, what: string): Promise<string | undefined> {
+    return ((await this.call("schemaProblem", { schema, value, what })) as string | null) ?? undefined;
+  }
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     return (await this.call("getTask", { taskId }, signal)) as Snapshot;
   }

@@ -14,19 +14,8 @@ import { closeConnection, type RawChannel, type RawRequestOptions } from "./rpc.
 import { V1Questions } from "./v1-questions.js";
 import { V1Results } from "./v1-results.js";
 import { listToolPages, toolFromV1 } from "./tools.js";
-import type {
-  CallOptions,
-  CallOutcome,
-  InputHandler,
-  InputRequest,
-  ResumeToken,
-  ServiceInputOptions,
-  Snapshot,
-  TaskPage,
-  ToolInfo,
-  UncertainDelivery,
-  Wire,
-} from "./wire.js";
+import type { CallOptions, CallOutcome, InputHandler, InputRequest, ResumeToken, ServiceInputOptions } from "./wire.js";
+import type { Snapshot, TaskPage, ToolInfo, UncertainDelivery, Wire } from "./wire.js";
 
 const INVALID_PARAMS = -32602;
 /** One connection to a V1 server: the SDK client (handshake, the server's requests), our channel, its session. */
@@ -209,6 +198,11 @@ export class V1Wire implements Wire {
     }
     // tasks/result of a completed task is its result: a JSON-RPC error there is the server contradicting itself.
     return completedOrThrow(snapshot);
+  }
+
+  /** See Wire.awaitEnd: tasks/result, then tasks/get (for the status; the outcome is known by then). */
+  async awaitEnd(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
+    return this.results.fetch(taskId, signal).then(() => this.getTask(taskId, signal));
   }
 
   async serviceInput(snapshot: Snapshot, _options: ServiceInputOptions): Promise<string[]> {

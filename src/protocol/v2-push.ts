@@ -3,7 +3,7 @@
 // the source of truth.
 import type { Client } from "@modelcontextprotocol/client";
 import { snapshotFromV2 } from "./parse.js";
-import type { Snapshot } from "./wire.js";
+import { isTerminal, type Snapshot } from "./wire.js";
 
 export class V2Push {
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
@@ -33,6 +33,9 @@ export class V2Push {
       } catch {
         return; // Ignored: polling remains the source of truth.
       }
+      // An ended task has nothing more to push: the next stream leaves it out (a broker's stream would otherwise
+      // name every task of its life, and the server send each one's state again at every new call).
+      if (isTerminal(snapshot.status)) this.wanted.delete(snapshot.taskId);
       for (const listener of this.listeners) listener(snapshot);
     };
   }

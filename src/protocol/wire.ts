@@ -230,6 +230,18 @@ export interface Wire {
   pushConfirmed?(taskId: string): boolean;
   /** Requests a client must not send, for `mcp-task check` (V2). */
   readonly probes?: WireProbes;
+  /**
+   * What is wrong with `value` against `schema` (undefined: it fits), checked where the connection is kept: a
+   * broker has its checker loaded and its schemas compiled, which a command would load anew for one call.
+   * Absent where the checking is this process's own (tasks/schema.ts schemaProblem).
+   */
+  schemaProblem?(schema: Record<string, unknown>, value: unknown, what: string): Promise<string | undefined>;
+  /**
+   * The task's final state, once it has ended, where the server can be asked to answer only then (V1's
+   * `tasks/result`, then one `tasks/get`): a broker, which keeps one connection per server, waits on it beside its
+   * unhurried polls, and passes the end on as a push. Absent where the server pushes changes instead (V2).
+   */
+  awaitEnd?(taskId: string, signal?: AbortSignal): Promise<Snapshot>;
   /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
   watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
   close(): Promise<void>;

@@ -1,14 +1,15 @@
-// Settings: saved servers, the default server, and the cached generation verdicts. Kept with `conf` (atomic
-// writes); task handles will not live here, since conf rewrites one file per change and loses concurrent writes
-// (see docs/stack.md#conf).
+// Settings: saved servers, the default server, and the cached generation verdicts, in settings.json, read and
+// written whole with the store's own owner-only files (safe-fs.ts: read only if a regular file of this user; written
+// as a temp file renamed over it). Task handles do not live here: one file rewritten per change loses concurrent
+// writes (see docs/stack.md#conf). `conf` did this before; it loads AJV (300 KB, for a schema option not used
+// here) and semver on import, a quarter of what a warm-broker call loaded.
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type Conf from "conf";
 import envPaths from "env-paths";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
 import { MAX_SETTINGS_BYTES } from "../limits.js";
-import { checkOwnFile, UnsafeFileError } from "./safe-fs.js";
+import { checkOwnFile, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 
 export interface SavedVerdict {
@@ -91,51 +92,65 @@ export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}, inside =
 }
 
 export class Settings {
-  private readonly conf: Conf<SettingsData>;
+  private readonly file: string;
 
-  /** Opens the settings; conf (with its AJV and semver) is loaded only now, by the commands that need it. */
+  /** Opens the settings (asynchronous, as it was while they were loaded with conf). */
   static async open(home: string): Promise<Settings> {
-    const { default: ConfClass } = await import("conf");
-    return new Settings(home, ConfClass);
+    return new Settings(home);
   }
 
-  private constructor(
-    readonly home: string,
-    ConfClass: typeof Conf,
-  ) {
+  private constructor(readonly home: string) {
     ensurePrivateDir(home);
-    // conf reads settings.json with readFileSync (a link followed, a FIFO waited on, /dev/zero read until memory runs
-    // out): the file is checked first, the way the store checks its own (its contents are conf's to read).
-    const file = join(home, "settings.json");
+    this.file = join(home, "settings.json");
+    // A link followed, a FIFO waited on, /dev/zero read until memory runs out: refused before anything is read.
     try {
-      checkOwnFile(file, MAX_SETTINGS_BYTES);
+      checkOwnFile(this.file, MAX_SETTINGS_BYTES);
     } catch (error) {
       if (error instanceof UnsafeFileError)
         throw new UsageError(
-          `cannot read ${file}: it is ${error.reason}`,
+          `cannot read ${this.file}: it is ${error.reason}`,
           "remove it or put your settings back in a regular file",
         );
-      /* missing (conf makes it) or unreadable (conf says so below) */
+      /* missing (written on the first change) or unreadable (said below) */
     }
+    this.data();
+  }
+
+  /** The settings as the file has them now (read each time: another command may have changed them). */
+  private data(): SettingsData {
+    let text: string;
     try {
-      this.conf = new ConfClass<SettingsData>({
-        cwd: home,
-        configName: "settings",
-        projectSuffix: "",
-        configFileMode: 0o600,
-        defaults: { servers: {}, verdicts: {} },
-        clearInvalidConfig: false,
-      });
+      text = readOwnText(this.file, MAX_SETTINGS_BYTES);
     } catch (error) {
-      throw new UsageError(
-        `cannot read ${join(home, "settings.json")}: ${(error as Error).message}`,
-        "fix or remove the file",
-      );
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { servers: {}, verdicts: {} };
+      throw new UsageError(`cannot read ${this.file}: ${(error as Error).message}`, "fix or remove the file");
     }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`cannot read ${this.file}: ${(error as Error).message}`, "fix or remove the file");
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      throw new UsageError(`cannot read ${this.file}: not a JSON object`, "fix or remove the file");
+    const data = parsed as Partial<SettingsData>;
+    return { ...data, servers: data.servers ?? {}, verdicts: data.verdicts ?? {} };
+  }
+
+  private get<K extends keyof SettingsData>(key: K): SettingsData[K] {
+    return this.data()[key];
+  }
+
+  /** Sets (or, with undefined, removes) one key, the others as the file has them now. */
+  private set<K extends keyof SettingsData>(key: K, value: SettingsData[K] | undefined): void {
+    const data: Partial<SettingsData> = this.data();
+    if (value === undefined) delete data[key];
+    else data[key] = value;
+    writeOwnFile(this.file, `${JSON.stringify(data, null, "\t")}\n`);
   }
 
   servers(): Record<string, ServerDescriptor> {
-    return this.conf.get("servers");
+    return this.get("servers");
   }
 
   server(name: string): ServerDescriptor | undefined {
@@ -144,65 +159,65 @@ export class Settings {
   }
 
   saveServer(name: string, descriptor: ServerDescriptor): void {
-    this.conf.set("servers", { ...this.servers(), [name]: descriptor });
+    this.set("servers", { ...this.servers(), [name]: descriptor });
   }
 
   removeServer(name: string): boolean {
     const servers = this.servers();
     if (!Object.hasOwn(servers, name)) return false;
     delete servers[name];
-    this.conf.set("servers", servers);
-    if (this.defaultServer() === name) this.conf.delete("defaultServer");
+    this.set("servers", servers);
+    if (this.defaultServer() === name) this.set("defaultServer", undefined);
     this.saveClient(name, undefined);
     return true;
   }
 
   defaultServer(): string | undefined {
-    return this.conf.get("defaultServer");
+    return this.get("defaultServer");
   }
 
   setDefaultServer(name: string): void {
-    this.conf.set("defaultServer", name);
+    this.set("defaultServer", name);
   }
 
   verdict(key: string, now: number): PriorDiscovery | undefined {
-    const saved = this.conf.get("verdicts")[key];
+    const saved = this.get("verdicts")[key];
     if (!saved) return undefined;
     if (saved.verdict.kind === "legacy" && now - saved.at > LEGACY_VERDICT_MAX_AGE_MS) return undefined;
     return saved.verdict;
   }
 
   saveVerdict(key: string, verdict: PriorDiscovery, now: number): void {
-    this.conf.set("verdicts", { ...this.conf.get("verdicts"), [key]: { verdict, at: now } });
+    this.set("verdicts", { ...this.get("verdicts"), [key]: { verdict, at: now } });
   }
 
   taskSupport(key: string): Record<string, string> | undefined {
-    return this.conf.get("taskSupport")?.[key];
+    return this.get("taskSupport")?.[key];
   }
 
   saveTaskSupport(key: string, tools: Record<string, string>): void {
-    const all = this.conf.get("taskSupport") ?? {};
+    const all = this.get("taskSupport") ?? {};
     if (JSON.stringify(all[key]) === JSON.stringify(tools)) return;
-    this.conf.set("taskSupport", { ...all, [key]: tools });
+    this.set("taskSupport", { ...all, [key]: tools });
   }
 
   /** The pre-registered OAuth client of a saved server, if it has one. */
   client(name: string): OAuthClientSettings | undefined {
-    const clients = this.conf.get("clients") ?? {};
+    const clients = this.get("clients") ?? {};
     return Object.hasOwn(clients, name) ? clients[name] : undefined;
   }
 
   saveClient(name: string, client: OAuthClientSettings | undefined): void {
-    const clients = { ...(this.conf.get("clients") ?? {}) };
+    const clients = { ...(this.get("clients") ?? {}) };
     if (!client && !Object.hasOwn(clients, name)) return;
     if (client) clients[name] = client;
     else delete clients[name];
-    this.conf.set("clients", clients);
+    this.set("clients", clients);
   }
 
   forgetVerdict(key: string): void {
-    const verdicts = this.conf.get("verdicts");
+    const verdicts = this.get("verdicts");
     delete verdicts[key];
-    this.conf.set("verdicts", verdicts);
+    this.set("verdicts", verdicts);
   }
 }

@@ -13,7 +13,7 @@ import type {
   Wire,
 } from "../protocol/wire.js";
 import { forTask, type InputProvider } from "./input.js";
-import { checkQuestion, outputProblem } from "./schema.js";
+import { checkQuestion, outputProblem, schemaProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK, URL_ELICITATION_WAIT_MS } from "../limits.js";
 import { shellWord } from "../sanitize.js";
 import { completedOrThrow } from "../protocol/checks.js";
@@ -105,6 +105,11 @@ export class TaskEngine {
   /** Why the server's tool `name` was left out of the listing (an invalid declaration), if it was. */
   toolExclusion(name: string): string | undefined {
     return this.wire.toolExclusion?.(name);
+  }
+
+  /** What is wrong with a call's arguments against the tool's schema, checked by the wire where it can. */
+  argumentsProblem(schema: Record<string, unknown>, args: Record<string, unknown>, what: string) {
+    return this.wire.schemaProblem ? this.wire.schemaProblem(schema, args, what) : schemaProblem(schema, args, what);
   }
 
   /** The server's tools (listed once per engine). */

@@ -3,7 +3,6 @@ import { UsageError } from "../errors.js";
 import { excludedTool } from "../protocol/param-headers.js";
 import type { ToolInfo } from "../protocol/wire.js";
 import type { TaskEngine } from "./engine.js";
-import { schemaProblem } from "./schema.js";
 
 /**
  * The tool `name` of the server behind `engine`, with `args` checked against its inputSchema (a UsageError when it
@@ -22,7 +21,7 @@ export async function checkedTool(
   const excluded = tool ? undefined : engine.toolExclusion(name);
   if (excluded) throw excludedTool(name, excluded);
   if (!tool) throw new UsageError(`${serverName} has no tool named ${name}`, "list the tools with: mcp-task tools");
-  const problem = await schemaProblem(tool.inputSchema, args, `tool ${name}'s inputSchema`);
+  const problem = await engine.argumentsProblem(tool.inputSchema, args, `tool ${name}'s inputSchema`);
   if (problem)
     throw new UsageError(
       `the arguments do not fit ${name}'s inputSchema: ${problem}`,
