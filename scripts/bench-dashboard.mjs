@@ -176,11 +176,11 @@ rows.push([`${LIVE} live tasks started (s)`, ((performance.now() - t0) / 1000).t
 if (started < LIVE) rows.push([`live tasks started (of ${LIVE})`, started]);
 const prof = process.env.BENCH_PROF;
 if (prof) mkdirSync(prof, { recursive: true });
-const session = open(
-  home,
-  "live",
-  prof ? `--cpu-prof --cpu-prof-dir=${prof} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${prof}` : "",
-);
+// BENCH_NODE_FLAGS: other flags for the live dashboard's node (with BENCH_PROF: e.g. --heap-prof --heap-prof-dir=DIR).
+const flags =
+  process.env.BENCH_NODE_FLAGS ??
+  (prof ? `--cpu-prof --cpu-prof-dir=${prof} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${prof}` : "");
+const session = open(home, "live", flags);
 rows.push([
   `first frame, ${LIVE} live tasks (ms)`,
   (await waitFor(session, new RegExp(`${started} tasks`))).toFixed(0),
@@ -195,7 +195,7 @@ rows.push(
 );
 if (prof) {
   // The heap as the window leaves it; then the dashboard leaves ("q"), which writes its CPU profile.
-  process.kill(pid, "SIGUSR2");
+  if (flags.includes("--heapsnapshot-signal")) process.kill(pid, "SIGUSR2");
   await sleep(15_000);
   tmux("send-keys", "-t", session, "q");
   for (let i = 0; i < 600 && spawnSync("kill", ["-0", String(pid)]).status === 0; i++) await sleep(100);
