@@ -136,18 +136,8 @@ export class TaskWatch {
     return this.intervalOf(snapshot) * (this.shared.wire.pushConfirmed?.(this.taskId) ? PUSH_GRACE : 1);
   }
 
-  /** The fingerprint of `last` as of a number of answered keys (the set only grows): one per snapshot, not two. */
-  private lastPrint?: { of: Snapshot; answered: number; print: string };
-
   private changed(next: Snapshot): boolean {
-    if (!this.last) return true;
-    const { last, answered } = this;
-    const known = this.lastPrint?.of === last && this.lastPrint.answered === answered.size ? this.lastPrint : undefined;
-    const before = known?.print ?? fingerprint(last, answered);
-    const print = fingerprint(next, answered);
-    // Changed: the caller keeps `next` as its last; unchanged: it keeps the one it had.
-    this.lastPrint = { of: before !== print ? next : last, answered: answered.size, print };
-    return before !== print;
+    return !this.last || fingerprint(this.last, this.answered) !== fingerprint(next, this.answered);
   }
 
   /** Handles the latest push; true when it ended the watch. */
