@@ -1,6 +1,9 @@
 // Measures the dashboard in a real terminal (tmux): time to the first frame with 1,000 and 10,000 saved
 // handles (and 100,000 with BENCH_100K=1), the time a key takes to show (scroll, filter), and CPU and memory while
-// idle and while following 100 live tasks on our V2 test server. Not a test: it prints a table.
+// idle and while following BENCH_LIVE (default 1,000) live tasks on our V2 test server. Not a test: it prints a table.
+//   BENCH_LIVE_ONLY=1   only the live tasks' figures
+//   BENCH_PROF=<dir>    the live dashboard runs with --cpu-prof (written as it leaves, after the CPU window) and
+//                       --heapsnapshot-signal (a heap snapshot taken at the end of the window), both into <dir>
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,7 +48,7 @@ async function cpuOver(pid, ms) {
 }
 
 const sessions = [];
-function open(home, name) {
+function open(home, name, nodeFlags = "") {
   const session = `bench-${name}-${process.pid}`;
   sessions.push(session);
   tmux(
@@ -57,7 +60,7 @@ function open(home, name) {
     "140",
     "-y",
     "45",
-    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${bin} dashboard; sleep 30`,
+    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${nodeFlags} ${bin} dashboard; sleep 30`,
   );
   return session;
 }
@@ -108,7 +111,8 @@ process.on("exit", () => {
   server?.kill("SIGKILL"); // the test server's graceful close can wait on a socket forever
   for (const session of sessions) spawnSync("tmux", ["kill-session", "-t", session], { stdio: "ignore" });
 });
-for (const n of process.env.BENCH_100K === "1" ? [1000, 10000, 100000] : [1000, 10000]) {
+const idleSizes = process.env.BENCH_100K === "1" ? [1000, 10000, 100000] : [1000, 10000];
+for (const n of process.env.BENCH_LIVE_ONLY === "1" ? [] : idleSizes) {
   const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
   // Up to 10,000: saved by the store itself (one process per 2,500), the index as real use leaves it behind.
   if (n >= 100000) quickStore(home, n);
@@ -146,8 +150,9 @@ for (const n of process.env.BENCH_100K === "1" ? [1000, 10000, 100000] : [1000, 
   rmSync(home, { recursive: true, force: true });
 }
 
-// BENCH_LIVE (default 100) live tasks on our V2 server (poll interval 1 s, push notifications on).
-const LIVE = Number(process.env.BENCH_LIVE ?? 100);
+// BENCH_LIVE (default 1000) live tasks on our V2 test server (poll interval 1 s, push notifications on), each
+// with a status message that changes every second (task_slow: "<elapsed>/<ms> ms").
+const LIVE = Number(process.env.BENCH_LIVE ?? 1000);
 server = spawn(
   process.execPath,
   [join(root, "dist/test-servers/v2-server.js"), "--port", "0", "--quiet", "--poll-interval", "1000"],
@@ -157,25 +162,25 @@ const url = await new Promise((resolve) =>
   createInterface({ input: server.stdout }).on("line", (l) => l.startsWith("listening ") && resolve(l.slice(10))),
 );
 const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
-// Tasks of 10 minutes: none ends before all are started and followed, even on a loaded machine. A call that fails
-// (it can, under load) is counted out.
-let started = 0;
-for (let i = 0; i < LIVE; i += 10) {
-  await Promise.all(
-    Array.from(
-      { length: 10 },
-      () =>
-        new Promise((r) =>
-          spawn(process.execPath, [bin, "call", "task_slow", "ms=600000", "--detach", "-s", url], {
-            env: { ...process.env, MCP_TASK_HOME: home },
-            stdio: "ignore",
-          }).on("exit", (code) => r(code === 0 && started++)),
-        ),
-    ),
-  );
-}
+// Tasks of 20 minutes (and a ttl to match): none ends before all are started and followed, even on a loaded
+// machine. Started by `call --detach` run in one process (scripts/live-tasks.mjs); a call that fails (it can,
+// under load) is counted out.
+const t0 = performance.now();
+const made = spawnSync(
+  process.execPath,
+  [join(root, "scripts/live-tasks.mjs"), home, url, String(LIVE), "task_slow", "ms=1200000", "ttlMs=3600000"],
+  { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+);
+const started = Number(made.stdout.trim()) || 0;
+rows.push([`${LIVE} live tasks started (s)`, ((performance.now() - t0) / 1000).toFixed(1)]);
 if (started < LIVE) rows.push([`live tasks started (of ${LIVE})`, started]);
-const session = open(home, "live");
+const prof = process.env.BENCH_PROF;
+if (prof) mkdirSync(prof, { recursive: true });
+// BENCH_NODE_FLAGS: other flags for the live dashboard's node (with BENCH_PROF: e.g. --heap-prof --heap-prof-dir=DIR).
+const flags =
+  process.env.BENCH_NODE_FLAGS ??
+  (prof ? `--cpu-prof --cpu-prof-dir=${prof} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${prof}` : "");
+const session = open(home, "live", flags);
 rows.push([
   `first frame, ${LIVE} live tasks (ms)`,
   (await waitFor(session, new RegExp(`${started} tasks`))).toFixed(0),
@@ -188,6 +193,13 @@ rows.push(
   [`CPU % following ${LIVE} live tasks`, live.cpuPct.toFixed(1)],
   [`RSS MiB following ${LIVE} live tasks`, live.rss.toFixed(0)],
 );
+if (prof) {
+  // The heap as the window leaves it; then the dashboard leaves ("q"), which writes its CPU profile.
+  if (flags.includes("--heapsnapshot-signal")) process.kill(pid, "SIGUSR2");
+  await sleep(15_000);
+  tmux("send-keys", "-t", session, "q");
+  for (let i = 0; i < 600 && spawnSync("kill", ["-0", String(pid)]).status === 0; i++) await sleep(100);
+}
 tmux("kill-session", "-t", session);
 server.kill();
 await sleep(500);

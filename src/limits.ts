@@ -47,6 +47,12 @@ export const MAX_TIMESTAMP_LENGTH = 64;
  * its message or interval on every read costs one fsync'd write and one index line per 5 s, not one per read.
  */
 export const HANDLE_BATCH_MS = 5000;
+/**
+ * The most batched handle writes (above) a process makes a second, whatever the number of tasks it follows: with
+ * more than 100 tasks changing their message, each task's batch waits longer than HANDLE_BATCH_MS (1,000 tasks: one
+ * write per task per 50 s). Each write is a locked read, an fsync'd write and an index line.
+ */
+export const HANDLE_BATCH_WRITES_PER_S = 20;
 /** The most status-history entries a handle keeps: past it the oldest message-only entries go first (then the oldest). */
 export const MAX_HISTORY_ENTRIES = 100;
 

@@ -6,7 +6,10 @@ import { snapshotFromV2 } from "./parse.js";
 import { isTerminal, type Snapshot } from "./wire.js";
 
 export class V2Push {
-  private readonly listeners = new Set<(snapshot: Snapshot) => void>();
+  /** The listeners of each watched task: a notification reaches its own task's listeners, not every watcher's (a
+   *  dashboard following 1,000 tasks would otherwise call 1,000 listeners per notification). */
+  private readonly listeners = new Map<string, Set<(snapshot: Snapshot) => void>>();
+  private watches = 0;
   private subscription?: { taskIds: string[]; abort: AbortController };
   private readonly wanted = new Set<string>();
   /** Task ids the server acknowledged in subscriptions/listen. */
@@ -36,7 +39,7 @@ export class V2Push {
       // An ended task has nothing more to push: the next stream leaves it out (a broker's stream would otherwise
       // name every task of its life, and the server send each one's state again at every new call).
       if (isTerminal(snapshot.status)) this.wanted.delete(snapshot.taskId);
-      for (const listener of this.listeners) listener(snapshot);
+      for (const listener of this.listeners.get(snapshot.taskId) ?? []) listener(snapshot);
     };
   }
 
@@ -44,8 +47,13 @@ export class V2Push {
     return this.acknowledged.has(taskId);
   }
 
+  /** Calls `listener` with each pushed state of these tasks; returns the function that stops it. */
   watch(taskIds: string[], listener: (snapshot: Snapshot) => void): () => void {
-    this.listeners.add(listener);
+    this.watches++;
+    for (const id of taskIds) {
+      const set = this.listeners.get(id) ?? new Set();
+      this.listeners.set(id, set.add(listener));
+    }
     // Many watches start together (a dashboard): one subscriptions/listen for all of them, not one each.
     for (const id of taskIds) this.wanted.add(id);
     if (!this.resubscribing) {
@@ -55,9 +63,16 @@ export class V2Push {
         this.resubscribe([...this.wanted]);
       });
     }
+    let stopped = false;
     return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.subscription?.abort.abort();
+      if (stopped) return;
+      stopped = true;
+      for (const id of taskIds) {
+        const set = this.listeners.get(id);
+        set?.delete(listener);
+        if (set?.size === 0) this.listeners.delete(id);
+      }
+      if (--this.watches === 0) this.subscription?.abort.abort();
     };
   }
 

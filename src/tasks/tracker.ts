@@ -6,7 +6,13 @@ import { descriptorKey } from "../protocol/server.js";
 import { isTerminal, type Progress, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
-import { HANDLE_BATCH_MS, MAX_CLOCK_SKEW_MS, MAX_HISTORY_ENTRIES, MAX_SAVED_RESULT_CHARS } from "../limits.js";
+import {
+  HANDLE_BATCH_MS,
+  HANDLE_BATCH_WRITES_PER_S,
+  MAX_CLOCK_SKEW_MS,
+  MAX_HISTORY_ENTRIES,
+  MAX_SAVED_RESULT_CHARS,
+} from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
 
 /** The part of a snapshot kept as `last` (the result lives in `outcome`). */
@@ -14,6 +20,9 @@ function withoutResult(snapshot: Snapshot): Omit<Snapshot, "result"> {
   const { result: _result, ...rest } = snapshot;
   return rest;
 }
+
+/** The tasks of this process with a batch waiting to be written (see `later`). */
+let batching = 0;
 
 export class TrackedTask {
   constructor(
@@ -42,6 +51,7 @@ export class TrackedTask {
 
   /** Writes every pending change now, in one read-modify-write under the handle's lock. */
   async flush(): Promise<void> {
+    if (this.flushTimer) batching--;
     this.flushTimer?.abort();
     this.flushTimer = undefined;
     if (this.pending.length === 0) return;
@@ -53,13 +63,18 @@ export class TrackedTask {
     });
   }
 
-  /** Applies a change in memory at once and writes it within HANDLE_BATCH_MS (with whatever follows). */
+  /**
+   * Applies a change in memory at once and writes it within HANDLE_BATCH_MS (with whatever follows), or later when
+   * many tasks of this process batch theirs: at most HANDLE_BATCH_WRITES_PER_S batched writes a second in all.
+   */
   private later(apply: (handle: Handle) => void): void {
     apply(this.handle);
     this.pending.push(apply);
     if (this.flushTimer) return;
     const timer = (this.flushTimer = new AbortController());
-    void this.clock.sleep(HANDLE_BATCH_MS, timer.signal).then(() => {
+    batching++;
+    const wait = Math.max(HANDLE_BATCH_MS, (batching * 1000) / HANDLE_BATCH_WRITES_PER_S);
+    void this.clock.sleep(wait, timer.signal).then(() => {
       if (!timer.signal.aborted) void this.flush().catch(() => {});
     });
   }

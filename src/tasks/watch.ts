@@ -14,6 +14,8 @@ const MAX_BACKOFF_MS = 30_000;
 const PUSH_TRUST_MS = 30_000;
 /** After a push, the next poll waits this many poll intervals. */
 const PUSH_GRACE = 3;
+/** The reason a watch's sleep is cut short (see TaskWatch.wakeUp). */
+const WOKEN = "woken";
 
 export interface WatchOptions extends AnswerOptions {
   /** The user's floor on the poll interval. */
@@ -63,9 +65,11 @@ export class TaskWatch {
     });
   }
 
+  // Aborted with a reason of our own: abort() without one makes a DOMException (a stack trace each time), and a
+  // push wakes every followed task about once a second.
   private readonly wakeUp = () => {
     this.woken = true;
-    this.wake.abort();
+    this.wake.abort(WOKEN);
   };
 
   /** Yields each changed snapshot until the task is terminal. */
@@ -86,6 +90,9 @@ export class TaskWatch {
     if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) this.last = options.initial;
     this.due = this.last ? this.clock.now() + this.intervalOf(this.last) : this.clock.now();
     shared.doubts.set(taskId, (delivery) => this.answers.doubted(delivery));
+    // The caller's signal wakes the sleep below (once, here: an AbortSignal.any per sleep leaves a dependent signal
+    // on the caller's long-lived one each time, which only the garbage collector removes).
+    options.signal?.addEventListener("abort", this.wakeUp);
     try {
       for (;;) {
         if (options.signal?.aborted) throw options.signal.reason;
@@ -101,14 +108,13 @@ export class TaskWatch {
           if (step === "end") return;
           if (step === "retry") continue;
         }
-        if (!this.woken) {
-          const signals = options.signal ? [options.signal, this.wake.signal] : [this.wake.signal];
-          await this.clock.sleep(this.due - this.clock.now(), AbortSignal.any(signals));
-        }
+        if (!this.woken && !options.signal?.aborted)
+          await this.clock.sleep(this.due - this.clock.now(), this.wake.signal);
         this.woken = false;
         if (this.wake.signal.aborted) this.wake = new AbortController();
       }
     } finally {
+      options.signal?.removeEventListener("abort", this.wakeUp);
       this.answers.close();
       shared.wakers.delete(taskId);
       shared.deliveries.delete(taskId);

@@ -2,21 +2,20 @@
 // live state of the tasks still running, and the questions they ask. A plain class that emits change events,
 // consumed by one React hook (useDashboard) so that the views stay pure functions of props. All async work
 // (connections, watching, answering) lives here, not in components. Full handles are read only where needed: the
-// tasks being followed, the one open in the detail view, and the one a key acts on (cancel, pager). Its parts:
-// ./state.ts (the state's shape), ./scan.ts (what changed in the store), ../tasks/reconnect.ts (one connection and engine per
-// server), ./questions.ts (the questions waiting for the person).
+// tasks being followed, the one open in the detail view, and the one a key acts on (cancel, pager). Its parts: ./state.ts,
+// ./scan.ts (store changes), ./follow-row.ts, ./row-changes.ts, ./questions.ts, ../tasks/reconnect.ts (ServerLinks).
 import type { Context } from "../context.js";
 import { TaskNotFoundError, describeError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputResponse } from "../protocol/wire.js";
-import { deliveryNote } from "../tasks/input.js";
 import { TrackedTask } from "../tasks/tracker.js";
-import { followSettings, followTask } from "../tasks/run.js";
+import { followRow } from "./follow-row.js";
 import { summarize } from "../store/handle-file.js";
 import type { Handle } from "../model.js";
 import { ServerLinks } from "../tasks/reconnect.js";
 import { StoreScan } from "./scan.js";
 import { QuestionQueue } from "./questions.js";
+import { RowChanges } from "./row-changes.js";
 import type { Connection, DashboardState, TaskRow } from "./state.js";
 import { withUrlOpening } from "./url-open.js";
 
@@ -25,6 +24,9 @@ const RESCAN_MS = 5000;
 /** The shortest time between two notifications of the views: drawing (Ink measures every character of every
  *  line) is what following many tasks costs most, and a status board needs no more than a few frames a second. */
 const FRAME_MS = 250;
+/** Rows that changed are drawn at the next whole second: with the clock's tick (hooks.ts: useNow), which redraws the
+ *  ages of running tasks then anyway, one frame a second however many followed tasks change in between. */
+const ROW_FRAME_MS = 1000;
 
 export class DashboardModel {
   private state: DashboardState = { rows: [], questions: [], version: 0 };
@@ -54,23 +56,46 @@ export class DashboardModel {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   };
-  getState = (): DashboardState => this.state;
+  getState = (): DashboardState => {
+    this.settle();
+    return this.state;
+  };
 
-  private emitting = false;
+  /** The next notification of the listeners, when one is due. */
+  private emitTimer?: { at: number; stop: AbortController };
+  /** Row changes not yet applied: applied together when the state is next read (a frame). */
+  private readonly rowChanges = new RowChanges();
+
+  private settle(): void {
+    const rows = this.rowChanges.apply(this.state.rows);
+    if (rows) this.state = { ...this.state, rows, version: this.state.version + 1 };
+  }
 
   /** Updates the state at once; listeners (React) hear of it at most every FRAME_MS, however many tasks change. */
   private set(change: Partial<DashboardState>): void {
+    this.settle();
     this.state = { ...this.state, ...change, version: this.state.version + 1 };
-    if (this.emitting) return;
-    this.emitting = true;
-    void this.ctx.clock.sleep(FRAME_MS).then(() => {
-      this.emitting = false;
+    this.emit(this.ctx.clock.now() + FRAME_MS);
+  }
+
+  /** Tells the listeners of what changed at `at` at the latest (once, however much changes meanwhile). */
+  private emit(at: number): void {
+    if (this.emitTimer && this.emitTimer.at <= at) return;
+    this.emitTimer?.stop.abort();
+    const timer = { at, stop: new AbortController() };
+    this.emitTimer = timer;
+    void this.ctx.clock.sleep(at - this.ctx.clock.now(), timer.stop.signal).then(() => {
+      if (timer.stop.signal.aborted) return;
+      this.emitTimer = undefined;
       for (const listener of this.listeners) listener();
     });
   }
 
+  /** Changes one row: applied with the others' at the next read of the state (settle), in order. */
   private updateRow(stem: string, change: (row: TaskRow) => TaskRow): void {
-    this.set({ rows: this.state.rows.map((row) => (row.stem === stem ? change(row) : row)) });
+    this.rowChanges.add(stem, change);
+    const now = this.ctx.clock.now();
+    this.emit(now - (now % ROW_FRAME_MS) + ROW_FRAME_MS);
   }
 
   notify(notice: string): void {
@@ -100,7 +125,11 @@ export class DashboardModel {
     const { changed, removed } = found;
     for (const stem of removed) this.unfollowable.delete(stem);
     const gone = new Set(removed);
-    const byStem = new Map(this.state.rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
+    const byStem = new Map(
+      this.getState()
+        .rows.filter((row) => !gone.has(row.stem))
+        .map((row) => [row.stem, row]),
+    );
     for (const summary of changed) {
       const { stem } = summary;
       const row = byStem.get(stem);
@@ -151,7 +180,7 @@ export class DashboardModel {
     const before = this.opened;
     this.opened = stem;
     this.set({
-      rows: this.state.rows.map((row) => {
+      rows: this.getState().rows.map((row) => {
         if (this.following.has(row.stem) || (row.stem !== stem && row.stem !== before)) return row;
         return this.withHandle(row);
       }),
@@ -160,7 +189,7 @@ export class DashboardModel {
 
   /** The full handle of a task: the one in memory, else read from its file (undefined if gone or unreadable). */
   handleOf(stem: string): Handle | undefined {
-    const row = this.state.rows.find((r) => r.stem === stem);
+    const row = this.getState().rows.find((r) => r.stem === stem);
     if (row?.handle) return row.handle;
     try {
       return this.ctx.tracker.store.load(stem);
@@ -187,31 +216,11 @@ export class DashboardModel {
         connection,
         error,
       }));
+    const signal = AbortSignal.any([abort.signal, this.stop.signal]);
+    const notify = (text: string) => this.notify(text);
     void (async () => {
-      setRow("connecting");
       try {
-        const { engine } = await this.links.linkFor(tracked);
-        setRow("following");
-        // The same follow loop as the commands' (tasks/run.ts), with the same settings.
-        await followTask(engine, tracked, undefined, {
-          clock: this.ctx.clock,
-          signal: AbortSignal.any([abort.signal, this.stop.signal]),
-          settings: followSettings(this.ctx),
-          hooks: {
-            snapshot: () => setRow("following"),
-            // The server unreachable for a while: the row says so until a read succeeds again.
-            retry: (error) => setRow("reconnecting", error.message),
-            // What the server made of the answer: delivered (the task's next state shows what it did with it).
-            delivered: () => this.notify(`answer delivered to ${handle.tool} (${handle.taskId.slice(0, 8)})`),
-            // The connection dropped with an answer on its way: what the next read says became of it.
-            delivery: (event) => this.notify(`${handle.tool} (${handle.taskId.slice(0, 8)}): ${deliveryNote(event)}`),
-          },
-        });
-        setRow("idle");
-      } catch (error) {
-        if (abort.signal.aborted || this.stop.signal.aborted) return;
-        setRow("error", describeError(error).message);
-        this.notify(`${handle.tool} (${handle.taskId.slice(0, 8)}): ${describeError(error).message}`);
+        await followRow({ ctx: this.ctx, links: this.links, tracked, signal, setRow, notify });
       } finally {
         await tracked.flush().catch(() => {});
         this.following.delete(stem);
@@ -234,9 +243,9 @@ export class DashboardModel {
   }
 
   async cancel(stem: string): Promise<void> {
-    if (!this.state.rows.some((r) => r.stem === stem)) return;
+    if (!this.getState().rows.some((r) => r.stem === stem)) return;
     try {
-      const handle = this.state.rows.find((r) => r.stem === stem)?.handle ?? this.ctx.tracker.store.load(stem);
+      const handle = this.getState().rows.find((r) => r.stem === stem)?.handle ?? this.ctx.tracker.store.load(stem);
       if (!handle) throw new TaskNotFoundError("the saved handle disappeared (forgotten by another command?)");
       const { engine } = await this.links.linkOf({ handle });
       const after = await engine.cancel(handle.taskId);
@@ -249,7 +258,7 @@ export class DashboardModel {
   async forget(stem: string): Promise<void> {
     this.following.get(stem)?.abort();
     await this.ctx.tracker.store.remove(stem);
-    this.set({ rows: this.state.rows.filter((row) => row.stem !== stem), notice: "forgotten" });
+    this.set({ rows: this.getState().rows.filter((row) => row.stem !== stem), notice: "forgotten" });
   }
 
   /** Starts a tool call from the dashboard; a task is saved and followed like any other. */
@@ -279,7 +288,7 @@ export class DashboardModel {
         handle: tracked.handle,
         connection: "idle",
       };
-      this.set({ rows: [...this.state.rows, row], notice: `started ${tool}` });
+      this.set({ rows: [...this.getState().rows, row], notice: `started ${tool}` });
       this.follow(tracked.stem, tracked.handle);
     } catch (error) {
       this.notify(`call failed: ${describeError(error).message}`);

@@ -49,7 +49,12 @@ export function visibleRows(
         sanitizeLine(field).toLowerCase().includes(needle),
       );
     });
-  const byCreated = (a: ListRow, b: ListRow) => b.summary.createdAt.localeCompare(a.summary.createdAt);
+  // Times in one ISO format compare as strings: no localeCompare (each one a call into ICU, 10,000 a sort).
+  const byCreated = (a: ListRow, b: ListRow) => {
+    const x = a.summary.createdAt;
+    const y = b.summary.createdAt;
+    return x < y ? 1 : x > y ? -1 : 0;
+  };
   const compare: Record<Sort, (a: (typeof out)[number], b: (typeof out)[number]) => number> = {
     newest: byCreated,
     oldest: (a, b) => -byCreated(a, b),

@@ -1,0 +1,50 @@
+// Following one task of the dashboard until it ends, told to its row: the same follow loop as the commands'
+// (tasks/run.ts), with the same settings, over the connection the model's ServerLinks keep for its server.
+import type { Context } from "../context.js";
+import { describeError } from "../errors.js";
+import { deliveryNote } from "../tasks/input.js";
+import type { ServerLinks } from "../tasks/reconnect.js";
+import { followSettings, followTask } from "../tasks/run.js";
+import type { TrackedTask } from "../tasks/tracker.js";
+import type { Connection } from "./state.js";
+
+export interface RowFollow {
+  ctx: Context;
+  links: ServerLinks;
+  tracked: TrackedTask;
+  /** Stops following (the task goes on). */
+  signal: AbortSignal;
+  /** Tells the row its following state (its summary is the tracked handle's). */
+  setRow(connection: Connection, error?: string): void;
+  notify(text: string): void;
+}
+
+/** Follows the task to its end; a failure is told to the row and the notice, unless following was stopped. */
+export async function followRow({ ctx, links, tracked, signal, setRow, notify }: RowFollow): Promise<void> {
+  const { tool, taskId } = tracked.handle;
+  const label = `${tool} (${taskId.slice(0, 8)})`;
+  setRow("connecting");
+  try {
+    const { engine } = await links.linkFor(tracked);
+    setRow("following");
+    await followTask(engine, tracked, undefined, {
+      clock: ctx.clock,
+      signal,
+      settings: followSettings(ctx),
+      hooks: {
+        snapshot: () => setRow("following"),
+        // The server unreachable for a while: the row says so until a read succeeds again.
+        retry: (error) => setRow("reconnecting", error.message),
+        // What the server made of the answer: delivered (the task's next state shows what it did with it).
+        delivered: () => notify(`answer delivered to ${label}`),
+        // The connection dropped with an answer on its way: what the next read says became of it.
+        delivery: (event) => notify(`${label}: ${deliveryNote(event)}`),
+      },
+    });
+    setRow("idle");
+  } catch (error) {
+    if (signal.aborted) return;
+    setRow("error", describeError(error).message);
+    notify(`${label}: ${describeError(error).message}`);
+  }
+}

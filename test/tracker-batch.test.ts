@@ -1,0 +1,66 @@
+// Batched handle writes (src/tasks/tracker.ts): message-only changes of many tasks wait longer the more tasks batch
+// (HANDLE_BATCH_WRITES_PER_S), and a terminal status is written at once with whatever was pending. No server: the
+// tracker sees only snapshots, made here by hand; the clock's sleeps never end by themselves, so that only what the
+// tracker writes at once (or on flush) reaches the files.
+import { describe, expect, it } from "vitest";
+import { HandleStore } from "../src/store/handles.js";
+import { Tracker, type TrackedTask } from "../src/tasks/tracker.js";
+import type { Snapshot, Wire } from "../src/protocol/wire.js";
+import { HANDLE_BATCH_MS, HANDLE_BATCH_WRITES_PER_S } from "../src/limits.js";
+import { tempHome } from "./helpers/cli.js";
+
+function heldClock() {
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => Date.now(),
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        sleeps.push(ms);
+        signal?.addEventListener("abort", () => resolve(), { once: true });
+      }),
+  };
+}
+
+const wire = {
+  resumeToken: () => ({ generation: "v2", protocolVersion: "2026-07-28", serverName: "test" }),
+} as unknown as Wire;
+const server = { name: "test", descriptor: { transport: "http" as const, url: "http://127.0.0.1:1/mcp" } };
+const snapshot = (taskId: string, status: Snapshot["status"], statusMessage: string): Snapshot => ({
+  taskId,
+  status,
+  statusMessage,
+  pollIntervalMs: 1000,
+  inputRequests: [],
+});
+
+describe("batched handle writes", () => {
+  it("spread many tasks' message changes out and never lose a terminal status", async () => {
+    const home = tempHome();
+    const store = new HandleStore(home);
+    const clock = heldClock();
+    const tracker = new Tracker(store, clock);
+    const count = HANDLE_BATCH_WRITES_PER_S * 10; // enough that the last ones wait past HANDLE_BATCH_MS
+    const tasks: TrackedTask[] = [];
+    for (let i = 0; i < count; i++)
+      tasks.push(await tracker.start(server, wire, "slow", {}, snapshot(`t-${i}`, "working", "0 s")));
+    for (const task of tasks) await task.observe(snapshot(task.taskId, "working", "1 s"));
+    // Kept in memory, not written yet; the later a task's batch starts, the longer it waits.
+    expect(tasks[0].handle.last.statusMessage).toBe("1 s");
+    expect(store.load(tasks[0].stem)?.last.statusMessage).toBe("0 s");
+    expect(clock.sleeps[0]).toBe(HANDLE_BATCH_MS);
+    expect(clock.sleeps.at(-1)).toBe((count * 1000) / HANDLE_BATCH_WRITES_PER_S);
+
+    // A terminal status is written at once, with the message change still pending before it.
+    const last = tasks.at(-1)!;
+    await last.observe(snapshot(last.taskId, "working", "2 s"));
+    await last.observe(snapshot(last.taskId, "completed", "done"));
+    const saved = store.load(last.stem)!;
+    expect(saved.last.status).toBe("completed");
+    expect(saved.history.map((entry) => entry.statusMessage)).toEqual(["0 s", "1 s", "2 s", "done"]);
+
+    // What is still pending is written by a flush (the dashboard's close).
+    await Promise.all(tasks.map((task) => task.flush()));
+    expect(store.load(tasks[0].stem)?.last.statusMessage).toBe("1 s");
+  });
+});
