@@ -6,7 +6,8 @@ import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { connectionScope, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "./engine.js";
 import { withdrawnNote, type InputProvider } from "./input.js";
-import { saveMoves, type TrackedTask } from "./tracker.js";
+import { saveMoves } from "./handle-events.js";
+import type { TrackedTask } from "./tracker.js";
 import type { WireTap } from "../protocol/trace.js";
 
 /** What reaching a server needs of the context. */

@@ -7,7 +7,8 @@ import { ExitCode } from "../errors.js";
 import { isTerminal, type InputRequest, type Snapshot } from "../protocol/wire.js";
 import type { TaskEngine } from "./engine.js";
 import { deliveryNote } from "./input.js";
-import { markingGone, type TrackedTask } from "./tracker.js";
+import { markingGone } from "./handle-events.js";
+import type { TrackedTask } from "./tracker.js";
 
 /** How every follower follows a task, from the environment. */
 export interface FollowSettings {

@@ -15,6 +15,7 @@ import type { Handle } from "../model.js";
 import { ServerLinks } from "../tasks/reconnect.js";
 import { StoreScan } from "./scan.js";
 import { QuestionQueue } from "./questions.js";
+import { Frames } from "./frames.js";
 import { RowChanges } from "./row-changes.js";
 import type { Connection, DashboardState, TaskRow } from "./state.js";
 import { withUrlOpening } from "./url-open.js";
@@ -38,6 +39,8 @@ export class DashboardModel {
   private readonly flushed = new Map<string, () => Promise<void>>();
   /** The tasks being followed, by stem: one its wire reaches through a new session gets its handle updated. */
   private readonly stop = new AbortController();
+  /** When the listeners hear of a change (./frames.ts). */
+  private readonly frames: Frames;
   /** Made on the first rescan (the store is the context's, read when needed). */
   private scan?: StoreScan;
 
@@ -49,6 +52,7 @@ export class DashboardModel {
     // A URL-mode question's page is opened after the person's yes in its form (url-open.ts).
     const provider = withUrlOpening(ctx, this.questions.provider, { person: true, say: (text) => this.notify(text) });
     this.links = new ServerLinks(ctx, provider, (text) => this.notify(text));
+    this.frames = new Frames(ctx.clock, () => this.listeners.forEach((listener) => listener()));
   }
 
   // --- the external-store protocol (useSyncExternalStore) ---
@@ -61,8 +65,6 @@ export class DashboardModel {
     return this.state;
   };
 
-  /** The next notification of the listeners, when one is due. */
-  private emitTimer?: { at: number; stop: AbortController };
   /** Row changes not yet applied: applied together when the state is next read (a frame). */
   private readonly rowChanges = new RowChanges();
 
@@ -75,27 +77,14 @@ export class DashboardModel {
   private set(change: Partial<DashboardState>): void {
     this.settle();
     this.state = { ...this.state, ...change, version: this.state.version + 1 };
-    this.emit(this.ctx.clock.now() + FRAME_MS);
-  }
-
-  /** Tells the listeners of what changed at `at` at the latest (once, however much changes meanwhile). */
-  private emit(at: number): void {
-    if (this.emitTimer && this.emitTimer.at <= at) return;
-    this.emitTimer?.stop.abort();
-    const timer = { at, stop: new AbortController() };
-    this.emitTimer = timer;
-    void this.ctx.clock.sleep(at - this.ctx.clock.now(), timer.stop.signal).then(() => {
-      if (timer.stop.signal.aborted) return;
-      this.emitTimer = undefined;
-      for (const listener of this.listeners) listener();
-    });
+    this.frames.due(this.ctx.clock.now() + FRAME_MS);
   }
 
   /** Changes one row: applied with the others' at the next read of the state (settle), in order. */
   private updateRow(stem: string, change: (row: TaskRow) => TaskRow): void {
     this.rowChanges.add(stem, change);
     const now = this.ctx.clock.now();
-    this.emit(now - (now % ROW_FRAME_MS) + ROW_FRAME_MS);
+    this.frames.due(now - (now % ROW_FRAME_MS) + ROW_FRAME_MS);
   }
 
   notify(notice: string): void {
