@@ -162,7 +162,9 @@ describe("check", { timeout: 60_000 }, () => {
     const junit = join(mkdtempSync(join(tmpdir(), "mcp-task-check-")), "none.xml");
     const run = await runInProcess(["check", "-s", v2.url, "--tool", "echo", "--junit", junit], { home: tempHome() });
     expect(run.code, run.stdout).toBe(1);
-    expect(run.stdout).toMatch(/warn +answers a task-augmented call with a task: it answered with a result/);
+    expect(run.stdout).toMatch(
+      /warn +answers a task-augmented call with a task: no task: echo answered with a result, not a task\n/,
+    );
     expect(run.stdout).not.toMatch(/no check failed/);
     expect(run.stdout).toMatch(
       /\nnothing was checked: no task was created; name a tool that runs as a task with: --tool NAME --args JSON\n$/,

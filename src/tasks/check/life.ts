@@ -1,9 +1,14 @@
 // The life of one task, as `mcp-task check` follows it: the server's tools, a task created, read back, followed at
 // the server's pace to its end, its outcome read, and its end kept.
+import { describeError } from "../../errors.js";
 import { isTerminal } from "../../protocol/wire.js";
+import type { TaskEngine } from "../engine.js";
 import { candidates } from "./pick.js";
 import { PushProbe } from "./push.js";
-import { spec, type Check } from "./types.js";
+import { spec, type Check, type CheckOptions } from "./types.js";
+
+const callCandidate = (engine: TaskEngine, tool: string, args: Record<string, unknown>, options: CheckOptions) =>
+  engine.call(tool, args, { task: "auto", signal: options.signal });
 
 export const LIFE_CHECKS: Check[] = [
   {
@@ -41,10 +46,16 @@ export const LIFE_CHECKS: Check[] = [
     async run(engine, options, learned) {
       const answered: string[] = [];
       for (const { tool, args } of learned.candidates ?? []) {
-        const started = await engine.call(tool.name, args, { task: "auto", signal: options.signal });
+        const started = await callCandidate(engine, tool.name, args, options).catch((error: unknown) => {
+          // A tool check picked, called with arguments it filled in, may refuse them: the next one is tried.
+          if (options.tool !== undefined || options.signal?.aborted) throw error;
+          answered.push(`${tool.name}: ${describeError(error).message}`);
+          return undefined;
+        });
+        if (!started) continue;
         if (started.kind === "result") {
           if (tool.taskSupport === "required") return ["fail", `${tool.name} answered with a result, not a task`];
-          answered.push(tool.name);
+          answered.push(`${tool.name} answered with a result, not a task`);
           continue;
         }
         [learned.tool, learned.args] = [tool, args];
@@ -53,7 +64,7 @@ export const LIFE_CHECKS: Check[] = [
         return ["pass", `task ${started.snapshot.taskId}, ${started.snapshot.status} (${tool.name})`];
       }
       if (answered.length === 0) return ["skip", "no tool to call"];
-      return ["warn", `it answered with a result, not a task (${answered.join(", ")})`];
+      return ["warn", `no task: ${answered.join("; ")}`];
     },
   },
   {
