@@ -1,5 +1,6 @@
 // The life of one task, as `mcp-task check` follows it: the server's tools, a task created, read back, followed at
-// the server's pace to its end, its outcome read, and its end kept.
+// the server's pace to its end, its outcome read, and its end kept. The task is made with --tool, else with the
+// first of the tools pick.ts picks that answers with one.
 import { describeError } from "../../errors.js";
 import { isTerminal } from "../../protocol/wire.js";
 import type { TaskEngine } from "../engine.js";
@@ -47,7 +48,7 @@ export const LIFE_CHECKS: Check[] = [
       const answered: string[] = [];
       for (const { tool, args } of learned.candidates ?? []) {
         const started = await callCandidate(engine, tool.name, args, options).catch((error: unknown) => {
-          // A tool check picked, called with arguments it filled in, may refuse them: the next one is tried.
+          // A tool that check picked, called with arguments it filled in, may refuse them: the next one is tried.
           if (options.tool !== undefined || options.signal?.aborted) throw error;
           answered.push(`${tool.name}: ${describeError(error).message}`);
           return undefined;
