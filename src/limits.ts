@@ -216,6 +216,9 @@ export const MAX_SAMPLING_TEXT_SHOWN = 4000;
 export const MAX_CHECK_PUSH_READS = 5;
 /** `mcp-task check`: how many pages of V1 `tasks/list` are read looking for the task it created. */
 export const MAX_CHECK_LIST_PAGES = 20;
+/** `mcp-task check` without --tool: how many task tools are tried, in turn, until one answers with a task (a V2
+ *  server decides per call, so a tool it lists may answer with a result). */
+export const MAX_CHECK_TOOL_TRIES = 5;
 /** How long a call refused with -32042 (URLElicitationRequiredError) waits, once its web pages were opened, for the
  *  server's `notifications/elicitation/complete` of each before it gives up (exit 6, the pages listed): a person
  *  signs in or pays in the browser. */

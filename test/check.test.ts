@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { systemClock } from "../src/context.js";
 import { junitReport } from "../src/output/junit.js";
 import { connect } from "../src/protocol/connect.js";
@@ -13,6 +14,7 @@ import { checkServer, type CheckResult } from "../src/tasks/check.js";
 import { TaskEngine } from "../src/tasks/engine.js";
 import {
   ROOT,
+  everythingStdio,
   startDemoHttp,
   startEverythingHttp,
   startHostileHttp,
@@ -125,12 +127,74 @@ describe("check", { timeout: 60_000 }, () => {
     expect(results["unknown-task"]!.status, results["unknown-task"]!.detail).not.toBe("fail");
   });
 
-  it("a tool that does not exist fails task-support and the task checks are skipped, not failed", async () => {
-    const results = byName(await check(v2.url, "no_such_tool"));
-    expect(results["task-support"]!.status).toBe("fail");
-    expect(results["task-support"]!.detail).toMatch(/no tool named no_such_tool/);
-    expect(results["task-created"]!.status).toBe("skip");
-    expect(results["tools-list"]!.status).toBe("pass");
+  it("a --tool the server does not list, or --args it would refuse, is a usage error (exit 2), not a failed check", async () => {
+    const home = tempHome();
+    const missing = await runInProcess(["check", "-s", v2.url, "--tool", "nope"], { home });
+    expect(missing.code, missing.stdout).toBe(2);
+    expect(missing.stdout).toBe("");
+    expect(missing.stderr).toMatch(/^mcp-task: error: .* has no tool named nope\n/);
+    expect(missing.stderr).toContain(`hint: list the tools with: mcp-task tools -s ${v2.url}`);
+    const bad = await runInProcess(["check", "-s", v2.url, "--tool", "task_slow", "--args", '{"ms":"x"}'], { home });
+    expect(bad.code, bad.stdout).toBe(2);
+    expect(bad.stderr).toMatch(/the arguments do not fit task_slow's inputSchema/);
+    const stdio = await runInProcess(["check", "--stdio", v2Stdio(), "--tool", "nope"], { home });
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain(`hint: list the tools with: mcp-task tools --stdio '${v2Stdio()}'`);
+  });
+
+  it("without --tool, check tries the task tools whose arguments it can fill until one makes a task", async () => {
+    const home = tempHome();
+    // Our V2 server decides per call: echo, greet (its required name filled) and _stats answer with a result.
+    const v2Run = await runInProcess(["check", "--stdio", v2Stdio(), "--json"], { home });
+    expect(v2Run.code, v2Run.stdout).toBe(0);
+    const v2Checks = byName(JSON.parse(v2Run.stdout).checks);
+    expect(v2Checks["task-created"]!.detail).toMatch(/^task \S+, working \(slow_compute\)$/);
+    expect(failures(Object.values(v2Checks))).toEqual([]);
+    // server-everything's one task tool needs a topic, which its schema leaves to a placeholder.
+    const ev = await runInProcess(["check", "--stdio", everythingStdio, "--json"], { home });
+    expect(ev.code, ev.stdout).toBe(0);
+    const evChecks = byName(JSON.parse(ev.stdout).checks);
+    expect(evChecks["task-created"]!.detail).toMatch(/\(simulate-research-query\)$/);
+    expect(evChecks["task-ends"]!.status).toBe("pass");
+  });
+
+  it("a check that created no task checked nothing: exit 1, a line that says so, a failed JUnit case", async () => {
+    const junit = join(mkdtempSync(join(tmpdir(), "mcp-task-check-")), "none.xml");
+    const run = await runInProcess(["check", "-s", v2.url, "--tool", "echo", "--junit", junit], { home: tempHome() });
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.stdout).toMatch(
+      /warn +answers a task-augmented call with a task: no task: echo answered with a result, not a task\n/,
+    );
+    expect(run.stdout).not.toMatch(/no check failed/);
+    expect(run.stdout).toMatch(
+      /\nnothing was checked: no task was created; name a tool that runs as a task with: --tool NAME --args JSON\n$/,
+    );
+    const xml = readFileSync(junit, "utf8");
+    expect(xml).toMatch(/<testsuite [^>]*tests="21" failures="1" errors="0"/);
+    expect(xml).toContain('name="nothing-checked" time="0.000">\n    <failure message="nothing was checked');
+    const json = await runInProcess(["check", "-s", v2.url, "--tool", "echo", "--json"], { home: tempHome() });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).created).toBe(false);
+  });
+
+  it("--junit on a server that cannot be reached still writes a report: one errored case naming the cause", async () => {
+    const junit = join(mkdtempSync(join(tmpdir(), "mcp-task-check-")), "down.xml");
+    const down = await startV2Http();
+    await down.stop();
+    const run = await runInProcess(["check", "-s", down.url, "--junit", junit], { home: tempHome() });
+    expect(run.code, run.stderr).toBe(4);
+    const xml = readFileSync(junit, "utf8");
+    expect(xml).toMatch(/<testsuite [^>]*tests="1" failures="0" errors="1"/);
+    expect(xml).toMatch(
+      /<testcase [^>]*name="check"[^>]*>\n {4}<error message="cannot (connect to|reach) [^"]+" type="server"\/>/,
+    );
+    // A server that exits before it answers: the same.
+    const crashed = junit.replace("down.xml", "crashed.xml");
+    const crash = await runInProcess(["check", "--stdio", "node -e 'process.exit(3)'", "--junit", crashed], {
+      home: tempHome(),
+    });
+    expect(crash.code, crash.stderr).toBe(4);
+    expect(readFileSync(crashed, "utf8")).toMatch(/<error message="[^"]+" type="server"\/>/);
   });
 
   it("a result that breaks its outputSchema fails task-result; a tasks/get for another task fails task-get", async () => {
@@ -251,11 +315,30 @@ describe("check", { timeout: 60_000 }, () => {
       { name: "d", title: "gated", spec: "2026-07-28 x#<y>", status: "fail", detail: "answered", ms: 1 },
       { name: "c", title: "later", status: "skip", detail: "no task", ms: 0 },
     ]);
-    expect(xml).toContain('<testsuite name="mcp-task check http://x/&lt;mcp&gt;" tests="4" failures="2" skipped="1"');
+    expect(xml).toContain(
+      '<testsuite name="mcp-task check http://x/&lt;mcp&gt;" tests="4" failures="2" errors="0" skipped="1"',
+    );
     expect(xml).toContain('<property name="spec" value="2026-07-28 x#&lt;y&gt;"/>');
     expect(xml).toContain('<failure message="answered (spec: 2026-07-28 x#&lt;y&gt;)"/>');
-    expect(xml).toContain('<failure message="said &quot;&lt;done&gt;&quot; &amp; [31mred"/>');
+    expect(xml).toContain('<failure message="said &quot;&lt;done&gt;&quot; &amp; red"/>');
     expect(xml).toContain('<skipped message="no task"/>');
     expect(xml).not.toMatch(/[\u0000-\u0008\u001b]/);
+  });
+
+  it("the JUnit report carries no terminal controls: C1, CSI, bidi and CR are taken out before XML escaping", async () => {
+    const xml = junitReport("srv\u202e", [
+      { name: "a\u009b2J", title: "t\u0090x\u009c", status: "warn", detail: "one\r\u009b2Jtwo\u202eevil\u202c", ms: 1 },
+      { name: "b", title: "bad", status: "fail", detail: "x\u001b[2Jy\u0090z\u009c\r", ms: 1 },
+    ]);
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(xml).toContain("<system-out>warn: onetwoevil</system-out>");
+    expect(xml).toContain('<failure message="xy"/>');
+    // End to end: a server whose every text carries escapes.
+    const junit = join(mkdtempSync(join(tmpdir(), "mcp-task-check-")), "escapes.xml");
+    const hostile = `node ${join(ROOT, "dist/test-servers/hostile-server.js")} --case escapes --generation v2 --stdio`;
+    await runInProcess(["check", "--stdio", hostile, "--junit", junit], { home: tempHome() });
+    const report = readFileSync(junit, "utf8");
+    expect(report).toMatch(/<testsuite [^>]*tests="20"/);
+    expect(report).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
 });

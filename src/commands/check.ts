@@ -1,15 +1,18 @@
 // `mcp-task check`: is this task server right? The checks of src/tasks/check.ts against a server, as lines, one
 // JSON document, or a JUnit file for CI (`--junit FILE`); a failed or warned check names the spec section it enforces.
-// Exit 1 when a check fails; warnings and skips pass.
+// Exit 1 when a check fails or no task was created (nothing was checked); warnings and skips pass. A --tool the
+// server does not list, or --args that do not fit it, is a usage error (exit 2). With --junit, a check that cannot
+// run (the server unreachable: exit 4) still writes a report.
 import { writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import type { Context } from "../context.js";
-import { ExitCode, UsageError } from "../errors.js";
+import { ExitCode, UsageError, describeError } from "../errors.js";
 import { junitReport } from "../output/junit.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../sanitize.js";
-import { checkServer, type CheckResult } from "../tasks/check.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
+import { checkServer, taskCreated, type CheckResult } from "../tasks/check.js";
 import { TaskEngine } from "../tasks/engine.js";
+import { checkedTool } from "../tasks/tool-check.js";
 import { jsonObjectArg, readJsonArg, type JsonObjectArg } from "./args.js";
 import type { Leaf } from "./command.js";
 import {
@@ -44,7 +47,10 @@ export const check: Leaf<CheckOptions, []> = {
         .command("check")
         .summary("check a task server: tasks created, read, followed, ended, cancelled, unknown ids refused"),
       ...serverOptions(),
-      new Option("--tool <name>", "the tool to run as a task (default: the first task tool that needs no arguments)"),
+      new Option(
+        "--tool <name>",
+        "the tool to run as a task (default: task tools whose required arguments the schema can fill, in turn)",
+      ),
       new Option("--args <json>", "its arguments: a JSON object, @file or - for stdin"),
       new Option("--timeout <duration>", "how long a task may take to end (default 60s)"),
       new Option("--junit <file>", "also write the checks as a JUnit XML report"),
@@ -62,43 +68,98 @@ export const check: Leaf<CheckOptions, []> = {
 };
 
 export async function runCheck(options: CheckOptions, ctx: Context): Promise<number> {
-  const args = options.args ? await readJsonArg(options.args, "--args", ctx) : undefined;
-  const server = await resolveServer(options, ctx);
-  const wire = await ctx.connect(server.descriptor, server.name);
-  let results: CheckResult[];
+  let serverName = options.stdio ?? options.server ?? "server";
   try {
-    results = await checkServer(new TaskEngine(wire, ctx.clock), {
-      tool: options.tool,
-      args,
-      timeoutMs: options.timeoutMs,
-      clock: ctx.clock,
-      signal: ctx.interrupt,
-    });
-  } finally {
-    await wire.close();
-  }
-  if (options.junit) {
+    const args = options.args ? await readJsonArg(options.args, "--args", ctx) : undefined;
+    const server = await resolveServer(options, ctx);
+    serverName = server.name;
+    const wire = await ctx.connect(server.descriptor, server.name);
+    let results: CheckResult[];
     try {
-      writeFileSync(options.junit, junitReport(server.name, results));
-    } catch (error) {
-      throw new UsageError(
-        `cannot write ${sanitizeLine(options.junit)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      const engine = new TaskEngine(wire, ctx.clock);
+      if (options.tool !== undefined) await namedTool(engine, options, server.name, args);
+      const run = { tool: options.tool, args, timeoutMs: options.timeoutMs, clock: ctx.clock, signal: ctx.interrupt };
+      results = await checkServer(engine, run);
+    } finally {
+      await wire.close();
     }
+    return report(
+      options,
+      ctx,
+      { name: server.name, generation: wire.generation, protocol: wire.protocolVersion },
+      results,
+    );
+  } catch (error) {
+    // A check that could not run still leaves a report for CI to read: one errored case naming the cause.
+    if (options.junit && !(error instanceof ReportNotWritten)) {
+      const { code, message } = describeError(error);
+      writeJunit(options.junit, junitReport(serverName, [], { kind: "error", name: "check", message, type: code }));
+    }
+    throw error;
   }
+}
+
+/**
+ * The tool --tool names, checked before any check runs: one the server does not list, one that never runs as a task
+ * or arguments that do not fit its inputSchema are the user's to fix (exit 2, as `call` refuses them), not a
+ * failed check of the server.
+ */
+async function namedTool(
+  engine: TaskEngine,
+  options: CheckOptions,
+  server: string,
+  args: Record<string, unknown> | undefined,
+): Promise<void> {
+  const tools = `mcp-task tools ${options.stdio !== undefined ? "--stdio" : "-s"} ${shellWord(options.stdio ?? server)}`;
+  const tool = await checkedTool(engine, sanitizeLine(server), options.tool!, args ?? {}, () => {}, tools);
+  if (tool.taskSupport === "forbidden")
+    throw new UsageError(`${sanitizeLine(tool.name)} does not run as a task`, `see the task tools with: ${tools}`);
+}
+
+/** Thrown when the JUnit file cannot be written: no second attempt at it. */
+class ReportNotWritten extends UsageError {}
+
+function writeJunit(file: string, xml: string): void {
+  try {
+    writeFileSync(file, xml);
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ReportNotWritten(`cannot write ${sanitizeLine(file)}: ${why}`);
+  }
+}
+
+const NOTHING_CHECKED = "nothing was checked: no task was created";
+const NAME_A_TOOL = "name a tool that runs as a task with: --tool NAME --args JSON";
+
+function report(
+  options: CheckOptions,
+  ctx: Context,
+  server: { name: string; generation: string; protocol: string },
+  results: CheckResult[],
+): number {
+  const created = taskCreated(results);
+  const nothing = created ? undefined : { kind: "failure" as const, name: "nothing-checked", message: NOTHING_CHECKED };
+  if (options.junit) writeJunit(options.junit, junitReport(server.name, results, nothing));
   const failed = results.filter((r) => r.status === "fail").length;
   createPrinter(ctx.io, options.json).document(
-    { server: server.name, generation: wire.generation, protocolVersion: wire.protocolVersion, checks: results },
+    { server: server.name, generation: server.generation, protocolVersion: server.protocol, created, checks: results },
     () =>
       [
-        `${sanitizeLine(server.name)}: ${wire.generation.toUpperCase()} (protocol ${sanitizeLine(wire.protocolVersion)})`,
+        `${sanitizeLine(server.name)}: ${server.generation.toUpperCase()} (protocol ${sanitizeLine(server.protocol)})`,
         ...results.map(
           (r) =>
             `  ${MARK[r.status]}  ${r.title}: ${sanitizeLine(r.detail)}` +
             (r.spec && (r.status === "fail" || r.status === "warn") ? `\n        spec: ${r.spec}` : ""),
         ),
-        failed ? `${failed} of ${results.length} checks failed` : `no check failed (${results.length} checks)`,
-      ].join("\n"),
+        failed
+          ? `${failed} of ${results.length} checks failed`
+          : created
+            ? `no check failed (${results.length} checks)`
+            : "",
+        ...(created ? [] : [`${NOTHING_CHECKED}; ${NAME_A_TOOL}`]),
+      ]
+        .filter(Boolean)
+        .join("\n"),
   );
-  return failed ? ExitCode.failed : ExitCode.ok;
+  return failed || !created ? ExitCode.failed : ExitCode.ok;
 }

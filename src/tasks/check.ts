@@ -42,3 +42,7 @@ export async function checkServer(engine: TaskEngine, options: CheckOptions): Pr
   }
   return results;
 }
+
+/** Whether the checks created a task: without one, the checks of its life checked nothing. */
+export const taskCreated = (results: readonly CheckResult[]): boolean =>
+  results.some((r) => r.name === "task-created" && r.status === "pass");

@@ -14,18 +14,20 @@ export async function checkedTool(
   name: string,
   args: Record<string, unknown>,
   seen: (taskSupport: Record<string, ToolInfo["taskSupport"]>) => void,
+  /** The command that lists the tools, for the hint. */
+  toolsCommand = "mcp-task tools",
 ): Promise<ToolInfo> {
   const tools = await engine.listTools();
   seen(Object.fromEntries(tools.map((t) => [t.name, t.taskSupport])));
   const tool = tools.find((t) => t.name === name);
   const excluded = tool ? undefined : engine.toolExclusion(name);
   if (excluded) throw excludedTool(name, excluded);
-  if (!tool) throw new UsageError(`${serverName} has no tool named ${name}`, "list the tools with: mcp-task tools");
+  if (!tool) throw new UsageError(`${serverName} has no tool named ${name}`, `list the tools with: ${toolsCommand}`);
   const problem = await engine.argumentsProblem(tool.inputSchema, args, `tool ${name}'s inputSchema`);
   if (problem)
     throw new UsageError(
       `the arguments do not fit ${name}'s inputSchema: ${problem}`,
-      "see the schema with: mcp-task tools",
+      `see the schema with: ${toolsCommand}`,
     );
   return tool;
 }

@@ -66,7 +66,7 @@ export const CONTROL_CHECKS: Check[] = [
     spec: spec("task-cancellation", "task-cancellation"),
     async run(engine, options, learned) {
       if (!learned.tool || !learned.task) return ["skip", "no task"];
-      const started = await engine.call(learned.tool.name, options.args ?? {}, {
+      const started = await engine.call(learned.tool.name, learned.args ?? {}, {
         task: "auto",
         signal: options.signal,
       });

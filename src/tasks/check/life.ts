@@ -1,8 +1,15 @@
 // The life of one task, as `mcp-task check` follows it: the server's tools, a task created, read back, followed at
-// the server's pace to its end, its outcome read, and its end kept.
+// the server's pace to its end, its outcome read, and its end kept. The task is made with --tool, else with the
+// first of the tools pick.ts picks that answers with one.
+import { describeError } from "../../errors.js";
 import { isTerminal } from "../../protocol/wire.js";
+import type { TaskEngine } from "../engine.js";
+import { candidates } from "./pick.js";
 import { PushProbe } from "./push.js";
-import { spec, type Check } from "./types.js";
+import { spec, type Check, type CheckOptions } from "./types.js";
+
+const callCandidate = (engine: TaskEngine, tool: string, args: Record<string, unknown>, options: CheckOptions) =>
+  engine.call(tool, args, { task: "auto", signal: options.signal });
 
 export const LIFE_CHECKS: Check[] = [
   {
@@ -21,14 +28,16 @@ export const LIFE_CHECKS: Check[] = [
     async run(_engine, options, learned) {
       const tools = learned.tools ?? [];
       const taskable = tools.filter((tool) => tool.taskSupport !== "forbidden");
-      if (options.tool) {
-        learned.tool = tools.find((tool) => tool.name === options.tool);
-        if (!learned.tool) return ["fail", `no tool named ${options.tool}`];
-        if (learned.tool.taskSupport === "forbidden") return ["fail", `${options.tool} does not run as a task`];
-      } else learned.tool = taskable.find((tool) => !(tool.inputSchema.required as unknown[] | undefined)?.length);
+      const named = options.tool === undefined ? undefined : tools.find((tool) => tool.name === options.tool);
+      if (named) learned.candidates = [{ tool: named, args: options.args ?? {} }];
+      else if (options.tool !== undefined) return ["fail", `no tool named ${options.tool}`];
+      else learned.candidates = await candidates(tools, options.args);
+      if (named?.taskSupport === "forbidden") return ["fail", `${named.name} does not run as a task`];
       if (taskable.length === 0) return ["fail", "no tool may run as a task"];
-      if (!learned.tool) return ["warn", "every task tool needs arguments: give --tool NAME --args JSON"];
-      return ["pass", `${taskable.length} tool(s); checking with ${learned.tool.name} (${learned.tool.taskSupport})`];
+      if (learned.candidates.length === 0)
+        return ["warn", "no task tool's arguments could be filled: give --tool NAME --args JSON"];
+      const names = learned.candidates.map((c) => `${c.tool.name} (${c.tool.taskSupport})`).join(", ");
+      return ["pass", `${taskable.length} tool(s); trying ${names}`];
     },
   },
   {
@@ -36,16 +45,27 @@ export const LIFE_CHECKS: Check[] = [
     title: "answers a task-augmented call with a task",
     spec: spec("creating-tasks", "task-creation"),
     async run(engine, options, learned) {
-      if (!learned.tool) return ["skip", "no tool to call"];
-      const started = await engine.call(learned.tool.name, options.args ?? {}, {
-        task: "auto",
-        signal: options.signal,
-      });
-      if (started.kind === "result")
-        return [learned.tool.taskSupport === "required" ? "fail" : "warn", "it answered with a result, not a task"];
-      learned.task = learned.last = started.snapshot;
-      learned.reads.push(started.snapshot);
-      return ["pass", `task ${started.snapshot.taskId}, ${started.snapshot.status}`];
+      const answered: string[] = [];
+      for (const { tool, args } of learned.candidates ?? []) {
+        const started = await callCandidate(engine, tool.name, args, options).catch((error: unknown) => {
+          // A tool that check picked, called with arguments it filled in, may refuse them: the next one is tried.
+          if (options.tool !== undefined || options.signal?.aborted) throw error;
+          answered.push(`${tool.name}: ${describeError(error).message}`);
+          return undefined;
+        });
+        if (!started) continue;
+        if (started.kind === "result") {
+          if (tool.taskSupport === "required") return ["fail", `${tool.name} answered with a result, not a task`];
+          answered.push(`${tool.name} answered with a result, not a task`);
+          continue;
+        }
+        [learned.tool, learned.args] = [tool, args];
+        learned.task = learned.last = started.snapshot;
+        learned.reads.push(started.snapshot);
+        return ["pass", `task ${started.snapshot.taskId}, ${started.snapshot.status} (${tool.name})`];
+      }
+      if (answered.length === 0) return ["skip", "no tool to call"];
+      return ["warn", `no task: ${answered.join("; ")}`];
     },
   },
   {

@@ -3,6 +3,7 @@
 import type { Clock } from "../../model.js";
 import type { Generation, Snapshot, TaskStatus, ToolInfo } from "../../protocol/wire.js";
 import type { TaskEngine } from "../engine.js";
+import type { Candidate } from "./pick.js";
 
 export type CheckStatus = "pass" | "fail" | "warn" | "skip";
 
@@ -19,7 +20,7 @@ export interface CheckResult {
 }
 
 export interface CheckOptions {
-  /** The tool to run as a task; else the first that may run as one and needs no arguments. */
+  /** The tool to run as a task (the caller checked it is listed and `args` fit); else pick.ts picks. */
   tool?: string;
   args?: Record<string, unknown>;
   /** How long a task may take to end (ms). */
@@ -40,7 +41,11 @@ export interface PushReport {
 /** What the checks learn as they go (each later check builds on the earlier). */
 export interface Learned {
   tools?: ToolInfo[];
+  /** The tools to try as a task, in turn, with their arguments (pick.ts; the one given with --tool). */
+  candidates?: Candidate[];
+  /** The tool that made the task, and the arguments it was called with. */
   tool?: ToolInfo;
+  args?: Record<string, unknown>;
   task?: Snapshot;
   last?: Snapshot;
   pushed?: boolean;
