@@ -86,6 +86,7 @@ export class TaskWatch {
     if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) this.last = options.initial;
     this.due = this.last ? this.clock.now() + this.intervalOf(this.last) : this.clock.now();
     shared.doubts.set(taskId, (delivery) => this.answers.doubted(delivery));
+    shared.askers.set(taskId, (request) => this.answers.asked(request));
     try {
       for (;;) {
         if (options.signal?.aborted) throw options.signal.reason;
@@ -113,6 +114,7 @@ export class TaskWatch {
       shared.wakers.delete(taskId);
       shared.deliveries.delete(taskId);
       shared.doubts.delete(taskId);
+      shared.askers.delete(taskId);
       shared.reasked.delete(taskId);
       for (const key of [...shared.resend.keys()]) if (key.startsWith(resendKey(taskId, ""))) shared.resend.delete(key);
       unsubscribe();
