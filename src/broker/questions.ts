@@ -104,11 +104,19 @@ export class Questions {
     reject(new Error("question withdrawn"));
   }
 
-  /** A task with a question held here waits for input, whatever the server's status says (it may not say so). */
+  /**
+   * A task with a question held here waits for input, whatever the server's status says (it may not say so), and
+   * its reads carry the questions held for it (V1 lists none of its own): `get`, `respond --template`, a watch's
+   * `input` events and the dashboard see them without answering them. They stay held here.
+   */
   heldFor(snapshot: Snapshot): Snapshot {
-    return snapshot.status === "working" && this.pending.some((input) => input.taskId === snapshot.taskId)
-      ? { ...snapshot, status: "input_required" }
-      : snapshot;
+    if (snapshot.status !== "working" && snapshot.status !== "input_required") return snapshot;
+    const listed = new Set(snapshot.inputRequests.map((request) => request.key));
+    const held = this.pending
+      .filter((input) => input.taskId === snapshot.taskId && !listed.has(input.request.key))
+      .map((input) => input.request);
+    if (held.length === 0) return snapshot;
+    return { ...snapshot, status: "input_required", inputRequests: [...snapshot.inputRequests, ...held] };
   }
 
   /** A call made a task: questions asked while it was on its way are this task's. */

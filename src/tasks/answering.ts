@@ -22,6 +22,11 @@ export interface EngineShared {
   readonly wakers: Map<string, () => void>;
   /** Per watched task: told each time an answer reached the server. */
   readonly deliveries: Map<string, () => void>;
+  /**
+   * Per watched task: told of each question handed to the input handler (V1's come that way only, not on the task's
+   * reads), to show it as the task's reads show theirs.
+   */
+  readonly askers: Map<string, (request: InputRequest) => void>;
   /** Per watched task: told of answers whose delivery is in doubt. */
   readonly doubts: Map<string, (delivery: UncertainDelivery) => void>;
   /** Answers the server did not take after a dropped connection, sent again without asking again (task + key). */
@@ -75,6 +80,12 @@ export class TaskAnswers {
   private readonly ignored = new Map<string, Lasting>();
   /** input_required with nothing asked (V2: an empty inputRequests), since when. */
   private unasked?: Lasting;
+  /**
+   * The keys of the questions shown (onInput) already. A question the server lists (V2) shows each time it is
+   * listed anew (asked again after an answer it did not take); one it does not list (V1, held by a broker) shows
+   * once, whether read on the task or handed to the input handler.
+   */
+  private readonly shown = new Set<string>();
 
   /** `wake` wakes the watch; `readNow` makes it read the task at once. */
   constructor(
@@ -206,7 +217,7 @@ export class TaskAnswers {
     }
     if (this.inputJob) return;
     const open = snapshot.inputRequests.filter((request) => !this.answered.has(request.key));
-    if (open.length) options.onInput?.(taskId, open);
+    this.show(open, snapshot.inputListed === true);
     if (!options.answerInput) return;
     // Every listed question is answered already: the server has yet to take the answers in.
     if (snapshot.inputListed && open.length === 0) return;
@@ -221,6 +232,17 @@ export class TaskAnswers {
       return;
     }
     this.inputJob = this.answer(snapshot);
+  }
+
+  /** A question handed to the input handler (V1's only way): shown unless the task's reads showed it already. */
+  asked(request: InputRequest): void {
+    this.show([request], false);
+  }
+
+  private show(requests: InputRequest[], listed: boolean): void {
+    const fresh = listed ? requests : requests.filter((request) => !this.shown.has(request.key));
+    for (const request of fresh) this.shown.add(request.key);
+    if (fresh.length) this.options.onInput?.(this.taskId, fresh);
   }
 
   private async answer(snapshot: Snapshot): Promise<void> {

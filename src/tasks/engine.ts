@@ -42,6 +42,7 @@ export class TaskEngine {
       inputErrors: new Map(),
       wakers: new Map(),
       deliveries: new Map(),
+      askers: new Map(),
       doubts: new Map(),
       resend: new Map(),
       reasked: new Map(),
@@ -56,7 +57,7 @@ export class TaskEngine {
    * and the server asks again), else the input provider's, within MAX_ANSWERS_PER_TASK per task.
    */
   private async answer(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse> {
-    const { input, resend, reasked, deliveries, inputErrors, wakers } = this.shared;
+    const { input, resend, reasked, deliveries, inputErrors, wakers, askers } = this.shared;
     if (!input) throw new ServerError("internal: no input provider");
     const again = taskId ? resend.get(resendKey(taskId, request.key)) : undefined;
     const asked = taskId ? reasked.get(taskId) : undefined;
@@ -71,6 +72,8 @@ export class TaskEngine {
       deliveries.get(taskId!)?.();
       return again;
     }
+    // Shown (an `input` event, the `asks:` line) before it is answered, declined or refused.
+    if (taskId) askers.get(taskId)?.(request);
     try {
       if (taskId) {
         const count = (this.answerCounts.get(taskId) ?? 0) + 1;

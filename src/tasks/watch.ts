@@ -93,6 +93,7 @@ export class TaskWatch {
     // The caller's signal wakes the sleep below (once, here: an AbortSignal.any per sleep leaves a dependent signal
     // on the caller's long-lived one each time, which only the garbage collector removes).
     options.signal?.addEventListener("abort", this.wakeUp);
+    shared.askers.set(taskId, (request) => this.answers.asked(request));
     try {
       for (;;) {
         if (options.signal?.aborted) throw options.signal.reason;
@@ -119,6 +120,7 @@ export class TaskWatch {
       shared.wakers.delete(taskId);
       shared.deliveries.delete(taskId);
       shared.doubts.delete(taskId);
+      shared.askers.delete(taskId);
       shared.reasked.delete(taskId);
       for (const key of [...shared.resend.keys()]) if (key.startsWith(resendKey(taskId, ""))) shared.resend.delete(key);
       unsubscribe();

@@ -18,7 +18,9 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
   const id = shellWord(handle.taskId);
   if (handle.outcome)
     throw new UsageError(`task ${handle.taskId} has ended (${handle.outcome.status}): nothing to answer`);
-  let questions: InputRequest[] = handle.last.inputRequests.filter((q) => !handle.answered.includes(q.key));
+  // A 2025-11-25 task's questions are those its broker holds now (one saved on the handle may be answered since).
+  const v1 = handle.resume.generation === "v1";
+  let questions: InputRequest[] = v1 ? [] : handle.last.inputRequests.filter((q) => !handle.answered.includes(q.key));
   if (questions.length === 0) {
     const { wire } = await reconnect(tracked, ctx, preparedAnswers({}));
     try {
@@ -30,11 +32,12 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
     }
   }
   const question = questions.find((q) => q.method === "elicitation/create");
+  if (!question && questions.length === 0 && v1) throw noQuestionHeld(handle.taskId, handle.last.status);
   if (!question)
     throw new InputRequiredError(
       questions.length
         ? `task ${handle.taskId} asks something other than a form (${sanitizeLine(questions[0]!.method)})`
-        : `task ${handle.taskId} lists no question (${handle.last.status}); a 2025-11-25 server hands its questions over on a stream`,
+        : `task ${handle.taskId} lists no question (${handle.last.status})`,
       `see the question as it comes with: mcp-task watch ${id}`,
       handle.taskId,
     );
@@ -51,4 +54,18 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
     printer.note(`answer with: mcp-task respond ${id} --input @answer.json`);
   }
   return 0;
+}
+
+/**
+ * A 2025-11-25 task with no question held for it: its server hands each question over once, on the stream of a read
+ * of the task's result, and none has come to its broker yet (or it was answered). A watch with no answer fetches it
+ * and leaves it held (exit 6 once it has come).
+ */
+function noQuestionHeld(taskId: string, status: string): InputRequiredError {
+  const id = shellWord(taskId);
+  return new InputRequiredError(
+    `no question of task ${taskId} is held (${status}): a 2025-11-25 server hands each question over once, as mcp-task reads the task, and none is waiting for an answer now`,
+    `fetch it with: mcp-task watch ${id} </dev/null  (it exits 6 once the question has come, and keeps it for respond); then: mcp-task respond --template ${id}`,
+    taskId,
+  );
 }

@@ -1,0 +1,140 @@
+// A 2025-11-25 ("V1") task's questions are shown to scripts and people as V2's are: an `input` event (and the text
+// `asks:` line) whenever a question is handed to the command, answered, declined or refused (exit 6 after the
+// event); `get` and `respond --template` show the question its broker (stdio) or the session's keeper (HTTP) holds,
+// without answering it. Against the server on the official SDK's v1 line (test/servers/sdk-v1-server.ts), over
+// stdio and Streamable HTTP; each later step is a new process.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+
+const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
+const FORM = {
+  type: "object",
+  properties: { name: { type: "string", title: "Name" }, count: { type: "integer", title: "Count", minimum: 1 } },
+  required: ["name", "count"],
+};
+
+let http: RunningServer;
+beforeAll(async () => {
+  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
+});
+afterAll(async () => {
+  await http?.stop();
+});
+
+const transports = [
+  { name: "stdio", server: () => ["--stdio", `node ${SDK_V1_SERVER} --stdio`] },
+  { name: "Streamable HTTP", server: () => ["-s", http.url] },
+];
+
+type Event = Record<string, unknown> & { type: string };
+
+/** The answer the SDK server put in its result: {"item", "action", "content"}. */
+async function answerIn(home: string, taskId: string): Promise<Record<string, unknown>> {
+  const result = await runCli(["result", taskId, "--json"], { home });
+  expect(result.code, result.stderr).toBe(0);
+  const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
+  return JSON.parse(last.result.content[0].text) as Record<string, unknown>;
+}
+
+describe.each(transports)("V1 questions shown, over $name", ({ server }) => {
+  it("call --json without an answer: an input event with the form, then exit 6; get and respond --template show it; respond --input @file completes", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "confirm", "item=shown", ...server(), "--json"], { home });
+    expect(call.code, call.stderr).toBe(6);
+    const out = events(call.stdout) as Event[];
+    const taskId = String(out[0].taskId);
+    const input = out.find((event) => event.type === "input");
+    expect(input, call.stdout).toMatchObject({
+      taskId,
+      key: expect.stringMatching(/^v1:/),
+      request: { method: "elicitation/create", params: { message: "Confirm shown", requestedSchema: FORM } },
+    });
+    expect(out.filter((event) => event.type === "input")).toHaveLength(1);
+    // The event comes before the refusal.
+    expect(out.findIndex((event) => event.type === "input")).toBeLessThan(
+      out.findIndex((event) => event.type === "error"),
+    );
+    expect(out.at(-1)).toMatchObject({ type: "error", exitCode: 6, code: "input_required" });
+
+    // A later watch with no answer (a new process): the held question once, then exit 6; it stays held.
+    const watched = await runCli(["watch", taskId, "--json"], { home });
+    expect(watched.code, watched.stderr).toBe(6);
+    const again = (events(watched.stdout) as Event[]).filter((event) => event.type === "input");
+    expect(again).toEqual([input]);
+
+    const got = await runCli(["get", taskId], { home });
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toMatch(new RegExp(`asks \\(${String(input!.key)}\\): Confirm shown`));
+    const gotJson = JSON.parse((await runCli(["get", taskId, "--json"], { home })).stdout) as Record<string, unknown>;
+    expect(gotJson.inputRequests).toEqual([
+      { key: input!.key, method: "elicitation/create", message: "Confirm shown" },
+    ]);
+
+    const template = await runCli(["respond", "--template", taskId], { home });
+    expect(template.code, template.stderr).toBe(0);
+    expect(JSON.parse(template.stdout)).toEqual({ name: "", count: 0 });
+    expect(template.stderr).toMatch(/question: Confirm shown/);
+    expect(template.stderr).toMatch(/name: string, required/);
+    expect(template.stderr).toMatch(/count: integer, required/);
+    // Reading the template answered nothing: the question is still there for the next one.
+    expect((await runCli(["respond", "--template", taskId], { home })).code).toBe(0);
+
+    const file = join(home, "answer.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(template.stdout), name: "Ann", count: 3 }));
+    const responded = await runCli(["respond", taskId, "--input", `@${file}`], { home });
+    expect(responded.code, responded.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toEqual({
+      item: "shown",
+      action: "accept",
+      content: { name: "Ann", count: 3 },
+    });
+  });
+
+  it("call with --input: the input event (and the text asks: line), then the answer completes the task", async () => {
+    const home = tempHome();
+    const call = await runCli(
+      ["call", "confirm", "item=given", ...server(), "--input", '{"name":"Bo","count":1}', "--json"],
+      {
+        home,
+      },
+    );
+    expect(call.code, call.stderr).toBe(0);
+    const inputs = (events(call.stdout) as Event[]).filter((event) => event.type === "input");
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]).toMatchObject({ request: { params: { message: "Confirm given" } } });
+    const text = await runCli(["call", "confirm", "item=text", ...server(), "--decline"], { home });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(/asks: Confirm text$/m);
+  });
+
+  it("a sampling request: its input event, then exit 6", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "sample", "prompt=hello", ...server(), "--json"], { home });
+    expect(call.code, call.stderr).toBe(6);
+    const input = (events(call.stdout) as Event[]).find((event) => event.type === "input");
+    expect(input, call.stdout).toMatchObject({
+      key: expect.stringMatching(/^v1:/),
+      request: { method: "sampling/createMessage" },
+    });
+  });
+
+  it("respond --template with no question held says so, and its hint (watch) fetches the question for it", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "confirm", "item=later", ...server(), "--detach"], { home });
+    expect(call.code, call.stderr).toBe(0);
+    const taskId = call.stdout.trim();
+    const none = await runCli(["respond", "--template", taskId], { home });
+    expect(none.code, none.stderr).toBe(6);
+    expect(none.stderr).toMatch(/no question of task \S+ is held/);
+    expect(none.stderr).toMatch(new RegExp(`^hint: fetch it with: mcp-task watch ${taskId} </dev/null`, "m"));
+    const watched = await runCli(["watch", taskId, "--json"], { home });
+    expect(watched.code, watched.stderr).toBe(6);
+    expect((events(watched.stdout) as Event[]).some((event) => event.type === "input")).toBe(true);
+    const template = await runCli(["respond", "--template", taskId], { home });
+    expect(template.code, template.stderr).toBe(0);
+    expect(JSON.parse(template.stdout)).toEqual({ name: "", count: 0 });
+  });
+});
