@@ -6,7 +6,7 @@
 //     engine, the printer), as one CommonJS file. Node's CommonJS loader starts a file ~20 ms sooner than its ES
 //     module loader does the same code as ES modules (measured on `list`: 117 against 135 ms, `node -e 0` 83).
 //   - dist/lazy/, ES modules loaded with import() when a command needs them: the MCP SDK, the broker, the Ink
-//     views (Ink and yoga-layout use top-level await, which CommonJS cannot hold), conf, proper-lockfile, AJV.
+//     views (Ink and yoga-layout use top-level await, which CommonJS cannot hold), proper-lockfile, AJV.
 // A module of the core that lazy code imports (the errors, the store, the tracker...) must not be bundled a second
 // time into dist/lazy: a second copy of a class breaks `instanceof` (a UsageError thrown by the dashboard would be
 // reported as an internal error) and a second copy of a module's state splits it. So the core puts its modules'
