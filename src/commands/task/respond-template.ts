@@ -29,26 +29,46 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
       await wire.close();
     }
   }
-  const question = questions.find((q) => q.method === "elicitation/create");
-  if (!question)
-    throw new InputRequiredError(
-      questions.length
-        ? `task ${handle.taskId} asks something other than a form (${sanitizeLine(questions[0]!.method)})`
-        : `task ${handle.taskId} lists no question (${handle.last.status}); a 2025-11-25 server hands its questions over on a stream`,
-      `see the question as it comes with: mcp-task watch ${id}`,
-      handle.taskId,
-    );
-  const { template, notes } = templateOf(requestedForm(question));
-  const message = typeof question.params.message === "string" ? question.params.message : "";
-  createPrinter(ctx.io, options.json).document(
-    { taskId: handle.taskId, key: question.key, message, template, fields: notes },
-    () => safeJson(template, 2),
-  );
+  // Every form the task lists, in one object: one `--input` object answers each question it has fields for.
+  const forms = questions.filter((q) => q.method === "elicitation/create");
+  if (!forms.length) throw nothingToTemplate(handle.taskId, handle.last.status, questions);
+  const template: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const form of forms) {
+    const skeleton = templateOf(requestedForm(form));
+    Object.assign(template, skeleton.template);
+    notes.push(...skeleton.notes);
+  }
+  const messages = forms.map((q) => (typeof q.params.message === "string" ? q.params.message : ""));
+  const doc = { taskId: handle.taskId, key: forms[0]!.key, keys: forms.map((q) => q.key), message: messages[0]! };
+  createPrinter(ctx.io, options.json).document({ ...doc, template, fields: notes }, () => safeJson(template, 2));
   if (!options.json) {
     const printer = createPrinter(ctx.io, false);
-    if (message) printer.note(`question: ${sanitizeLine(message)}`);
+    for (const message of messages) if (message) printer.note(`question: ${sanitizeLine(message)}`);
     for (const note of notes) printer.note(`  ${sanitizeLine(note)}`);
-    printer.note(`answer with: mcp-task respond ${id} --input @answer.json`);
+    printer.note(`answer with: mcp-task respond --input @answer.json ${id}`);
   }
   return 0;
+}
+
+/** Why there is no form to sketch: the task asks something else, or nothing yet, or its server asks on a stream (V1). */
+function nothingToTemplate(taskId: string, status: string, questions: InputRequest[]): InputRequiredError {
+  const id = shellWord(taskId);
+  if (questions.length)
+    return new InputRequiredError(
+      `task ${taskId} asks something other than a form (${sanitizeLine(questions[0]!.method)})`,
+      `see the question as it comes with: mcp-task watch ${id}`,
+      taskId,
+    );
+  if (status !== "input_required")
+    return new InputRequiredError(
+      `task ${taskId} asks nothing yet (${status})`,
+      `ask again once it waits for input (input_required), or answer it as it asks with: mcp-task watch ${id}`,
+      taskId,
+    );
+  return new InputRequiredError(
+    `task ${taskId} lists no question (${status}); a 2025-11-25 server hands its questions over on a stream`,
+    `see the question as it comes with: mcp-task watch ${id}`,
+    taskId,
+  );
 }
