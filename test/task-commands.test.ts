@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, tempHome } from "./helpers/cli.js";
+import { events, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import {
   ROOT,
@@ -55,6 +55,18 @@ describe("wait --any stopped before any task ended", { timeout: 60_000 }, () => 
     const json = await runInProcess(["wait", id, "--any", "--timeout", "1s", "--json"], { home });
     expect(json.code, json.stderr).toBe(7);
     expect(events(json.stdout)).toEqual([expect.objectContaining({ type: "error", code: "still_running" })]);
+  });
+
+  it("Ctrl-C (a process, SIGINT): exit 130 with the error line and the wait hint", async () => {
+    const home = tempHome();
+    const id = await detach(home, ["-s", v2.url], "task_slow", "ms=20000");
+    const waiting = startCli(["wait", id, "--any"], { home });
+    // Interrupted once it follows the task (its first read done).
+    await new Promise((done) => setTimeout(done, 1500));
+    waiting.child.kill("SIGINT");
+    expect(await waiting.exited).toBe(130);
+    expect(waiting.output.stderr).toMatch(/interrupted; 1 task\(s\) keep running/);
+    expect(waiting.output.stderr).toContain(`hint: wait for them again with: mcp-task wait --any ${id}`);
   });
 });
 
