@@ -61,7 +61,13 @@ export function sanitizeLine(text: string): string {
  * not take it for an option: put it last on the command line.
  */
 export function shellWord(text: string): string {
-  return `${sanitizeLine(text).startsWith("-") ? "-- " : ""}${shellValue(text)}`;
+  return shellWords([text]);
+}
+
+/** Several operands, as shellWord: one `--` before them all when one starts with `-` (options go before it). */
+export function shellWords(texts: string[]): string {
+  const dash = texts.some((text) => sanitizeLine(text).startsWith("-"));
+  return `${dash ? "-- " : ""}${texts.map(shellValue).join(" ")}`;
 }
 
 /**

@@ -340,7 +340,9 @@ describe("tools, dashboard, demo, demo-server, broker", () => {
   it("demo and demo-server: defaults, every option, a bad generation or port", async () => {
     expect(await options("demo")).toEqual({ generation: "v2", speed: 1 });
     expect(await options("demo", "--generation", "v1", "--speed", "4")).toEqual({ generation: "v1", speed: 4 });
-    expect(await options("demo", "--speed", "-2")).toEqual({ generation: "v2", speed: 1 });
+    await usageError(["demo", "--speed", "-2"], /--speed takes a number above 0, not -2/);
+    await usageError(["demo", "--speed", "abc"], /--speed takes a number above 0, not abc/);
+    await usageError(["demo", "--speed", "0"], /--speed takes a number above 0/);
     await usageError(["demo", "--generation", "v3"], /unknown generation: v3/);
     expect(await options("demo-server")).toEqual({
       generation: "v2",

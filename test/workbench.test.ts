@@ -57,7 +57,7 @@ describe("workbench", { timeout: 90_000 }, () => {
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ name: "" });
     expect(run.stderr).toMatch(/name: string, required/);
-    expect(run.stderr).toMatch(new RegExp(`answer with: mcp-task respond ${id} --input @answer.json`));
+    expect(run.stderr).toMatch(new RegExp(`answer with: mcp-task respond --input @answer.json ${id}`));
     const file = join(home, "answer.json");
     writeFileSync(file, JSON.stringify({ ...JSON.parse(run.stdout), name: "Ada" }));
     const answered = await runCli(["respond", id, "--input", `@${file}`], { home });

@@ -5,6 +5,7 @@ import { Option, type Command } from "commander";
 import type { Context } from "../context.js";
 import type { Leaf } from "./command.js";
 import { UsageError } from "../errors.js";
+import { sanitizeLine } from "../sanitize.js";
 import { parseMilliseconds } from "./args.js";
 import { withOptions, type Flags } from "./options.js";
 
@@ -70,7 +71,9 @@ function demoFlags(flags: Flags): DemoOptions {
   if (generation !== "v1" && generation !== "v2")
     throw new UsageError(`unknown generation: ${generation}`, "use --generation v1 or v2");
   const speed = Number(flags.speed);
-  return { generation, speed: speed > 0 ? speed : 1 };
+  if (!Number.isFinite(speed) || speed <= 0)
+    throw new UsageError(`--speed takes a number above 0, not ${sanitizeLine(String(flags.speed))}`);
+  return { generation, speed };
 }
 
 async function runDemoServer(options: DemoServerOptions, ctx: Context): Promise<number> {

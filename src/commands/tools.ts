@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Leaf } from "./command.js";
 import { createPrinter } from "../output/printer.js";
-import { safeJson, sanitizeLine, shellWord } from "../sanitize.js";
+import { safeJson, sanitizeLine, shellValue } from "../sanitize.js";
 import { UsageError } from "../errors.js";
 import type { ToolInfo } from "../protocol/wire.js";
 import { resolveServer } from "./resolve-server.js";
@@ -71,7 +71,7 @@ function showTool(name: string, tools: ToolInfo[], server: string, ctx: Context,
   if (!tool)
     throw new UsageError(
       `${sanitizeLine(server)} has no tool named ${sanitizeLine(name)}`,
-      `see its tools with: mcp-task tools -s ${shellWord(server)}`,
+      `see its tools with: mcp-task tools -s ${shellValue(server)}`,
     );
   createPrinter(ctx.io, json).document(tool, () =>
     [

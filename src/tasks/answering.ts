@@ -20,8 +20,8 @@ export interface EngineShared {
   readonly inputErrors: Map<string | null, Error>;
   /** Per watched task: wakes the watch at once. */
   readonly wakers: Map<string, () => void>;
-  /** Per watched task: told each time an answer reached the server. */
-  readonly deliveries: Map<string, () => void>;
+  /** Per watched task: told each time an answer reached the server, with the keys of the questions it answered. */
+  readonly deliveries: Map<string, (keys: string[]) => void>;
   /**
    * Per watched task: told of each question handed to the input handler (V1's come that way only, not on the task's
    * reads), to show it as the task's reads show theirs.
@@ -53,7 +53,7 @@ export interface AnswerOptions {
   /** Called with the keys whose answers were delivered (to persist them); awaited before the next answer. */
   onAnswered?: (keys: string[]) => Promise<void> | void;
   /** Called each time an answer reaches the server (both generations). */
-  onDelivered?: () => void;
+  onDelivered?: (keys: string[]) => void;
   /** Called when input requests are seen (for display); keys already answered are left out. */
   onInput?: (taskId: string, requests: InputRequest[]) => void;
   /** Told when an answer's delivery is in doubt, and what the next read of the task says about it. */
@@ -252,7 +252,7 @@ export class TaskAnswers {
     try {
       const keys = await shared.wire.serviceInput(snapshot, { answered: this.answered, signal });
       for (const key of keys) this.answered.add(key);
-      if (keys.length) options.onDelivered?.();
+      if (keys.length) options.onDelivered?.(keys);
       await options.onAnswered?.(keys);
     } catch (error) {
       if (!abort.signal.aborted) {

@@ -64,12 +64,12 @@ export class TaskEngine {
     const same = asked?.findIndex((entry) => entry.question === questionOf(request)) ?? -1;
     if (same >= 0) {
       const [{ response }] = asked!.splice(same, 1);
-      deliveries.get(taskId!)?.();
+      deliveries.get(taskId!)?.([request.key]);
       return response;
     }
     if (again) {
       resend.delete(resendKey(taskId!, request.key));
-      deliveries.get(taskId!)?.();
+      deliveries.get(taskId!)?.([request.key]);
       return again;
     }
     // Shown (an `input` event, the `asks:` line) before it is answered, declined or refused.
@@ -89,7 +89,7 @@ export class TaskEngine {
       checkQuestion(request); // a form past the bounds is refused, unanswered (exit 4)
       const response = await input.answer(request, taskId, signal);
       // Returned to the server by the wire (V1 answers the server's request with it).
-      if (taskId) deliveries.get(taskId)?.();
+      if (taskId) deliveries.get(taskId)?.([request.key]);
       return response;
     } catch (error) {
       // A question withdrawn because the task moved on is not a failure.

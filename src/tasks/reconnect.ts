@@ -1,7 +1,7 @@
 // Reaching saved tasks' servers again from a later process (their V1 session where they have one; on stdio, the
 // server's broker): one connection per server and session, shared by every task followed through it.
 import type { Clock, Handle } from "../model.js";
-import { ServerError } from "../errors.js";
+import { McpTaskError, ServerError } from "../errors.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { connectionScope, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "./engine.js";
@@ -73,6 +73,8 @@ export class ServerLinks {
       // record it on the handle. (A broker writes the outcome of every task it held before it leaves.)
       if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome)
         await tracked.markGone?.(error.message).catch(() => {});
+      // The error is about this task (`get --json` names it in its error line).
+      if (error instanceof McpTaskError && error.taskId === null) error.taskId = tracked.handle.taskId;
       throw error;
     }
   }

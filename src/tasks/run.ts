@@ -36,8 +36,8 @@ export interface FollowHooks {
   retry?(error: Error, retryInMs: number): void;
   /** Questions the task asks (keys already answered left out). */
   input?(taskId: string, requests: InputRequest[]): void;
-  /** An answer reached the server. */
-  delivered?(): void;
+  /** An answer reached the server: the keys of the questions it answered. */
+  delivered?(keys: string[]): void;
   /** An answer's delivery in doubt, and what became of it. */
   delivery?(event: DeliveryEvent): void;
   /** The final outcome, once recorded. */
@@ -49,7 +49,7 @@ export interface FollowOptions {
   settings: FollowSettings;
   hooks: FollowHooks;
   signal?: AbortSignal;
-  /** Stop early, before the task ends, when this says so (used by `respond`). */
+  /** Stop early, before the task ends, when this says so (used by `respond`); a task that ended is read to its outcome. */
   until?: (snapshot: Snapshot, state: { delivered: number }) => boolean;
 }
 
@@ -91,9 +91,9 @@ function follow(
         initial: last,
         onRetry: hooks.retry,
         onAnswered: (keys) => tracked.answered(keys),
-        onDelivered: () => {
+        onDelivered: (keys) => {
           state.delivered++;
-          hooks.delivered?.();
+          hooks.delivered?.(keys);
         },
         onInput: hooks.input,
         onDelivery: hooks.delivery,
@@ -102,7 +102,7 @@ function follow(
         last = snapshot;
         await tracked.observe(snapshot);
         hooks.snapshot?.(snapshot, previous);
-        if (options.until?.(snapshot, state)) return { last };
+        if (!isTerminal(snapshot.status) && options.until?.(snapshot, state)) return { last };
       }
     }
     if (last && isTerminal(last.status) && last.status !== "cancelled" && !last.result && !last.error) {

@@ -6,7 +6,7 @@
 import { domainToUnicode } from "node:url";
 import { cutText, InputRequiredError, RpcError } from "../errors.js";
 import { MAX_URL_ELICITATION_ROUNDS, MAX_URL_SHOWN } from "../limits.js";
-import { sanitize, sanitizeLine, shellWord } from "../sanitize.js";
+import { sanitize, sanitizeLine, shellValue, shellWord } from "../sanitize.js";
 import type { Clock } from "../model.js";
 import type { InputRequest, InputResponse, Wire } from "../protocol/wire.js";
 import { inputUnavailable, type InputProvider } from "./input.js";
@@ -106,7 +106,7 @@ export interface UrlPolicy {
 }
 
 function consentHint(view: UrlView, taskId: string | null): string {
-  const host = shellWord(view.host || "HOST");
+  const host = shellValue(view.host || "HOST");
   return taskId
     ? `open it with consent: mcp-task respond --open-url ${host} ${shellWord(taskId)}  (or --decline)`
     : `call again with --open-url ${host} (or --decline)`;
@@ -207,7 +207,7 @@ function pagesNeeded(requests: InputRequest[], why: string): InputRequiredError 
   const hosts = [...new Set(pages.map((p) => p.host).filter(Boolean))];
   return new InputRequiredError(
     `the tool needs web pages visited first (URLElicitationRequiredError), ${why}: ${pages.map((p) => p.shown).join(", ")}`,
-    `call again with ${hosts.map((h) => `--open-url ${shellWord(h)}`).join(" ") || "--open-url HOST"} (consent to open them)`,
+    `call again with ${hosts.map((h) => `--open-url ${shellValue(h)}`).join(" ") || "--open-url HOST"} (consent to open them)`,
     null,
   );
 }

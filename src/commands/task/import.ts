@@ -18,7 +18,7 @@ import {
   withoutCredentials,
   type ServerDescriptor,
 } from "../../protocol/server.js";
-import { sanitizeLine, shellWord } from "../../sanitize.js";
+import { sanitizeLine, shellValue } from "../../sanitize.js";
 import { confirm } from "../../ui/prompt.js";
 
 export interface ImportOptions {
@@ -84,7 +84,7 @@ export async function runImport(options: ImportOptions, ctx: Context): Promise<n
       throw new UsageError(
         `not imported: ${question}`,
         unsaved.length === 1 && unsaved[0].transport === "http"
-          ? `check it, then import again with --yes, or save it first with: mcp-task server add <name> --url ${shellWord(unsaved[0].url)}`
+          ? `check it, then import again with --yes, or save it first with: mcp-task server add <name> --url ${shellValue(unsaved[0].url)}`
           : "check them, then import again with --yes, or save them first with: mcp-task server add",
       );
     }

@@ -1,7 +1,9 @@
 // What `list` is asked for, and how it shows a task: one line, its status as shown (`gone`, `expired`, else its own).
+import type { Context } from "../../context.js";
 import type { HandleView } from "../../model.js";
 import { sanitizeLine } from "../../sanitize.js";
 import { age } from "../../tasks/views.js";
+import { resolveServer } from "../resolve-server.js";
 
 export interface ListOptions {
   server?: string;
@@ -24,4 +26,17 @@ export function rowLine(row: HandleView & { remoteOnly?: boolean }, now: number)
 /** The status a row shows: `gone` (the server lost it), `expired` (past its ttl, not known finished), else its own. */
 export function shownStatus(row: HandleView): string {
   return row.gone ? "gone" : row.expired ? "expired" : row.status;
+}
+
+/**
+ * The server `-s` picks for a list: one a saved task names (as `get -s` takes it, a `--stdio` command line too), a
+ * saved server or a URL; any other name is exit 2, with or without --watch.
+ */
+export async function serverFilter(
+  wanted: string | undefined,
+  rows: HandleView[],
+  ctx: Context,
+): Promise<string | undefined> {
+  if (wanted === undefined || rows.some((row) => row.server === wanted)) return wanted;
+  return (await resolveServer({ server: wanted }, ctx)).name;
 }

@@ -8,7 +8,7 @@ import type { HandleView } from "../../model.js";
 import { createPrinter } from "../../output/printer.js";
 import { safeJson } from "../../sanitize.js";
 import { viewOfSummary } from "../../tasks/views.js";
-import { rowLine, shownStatus, type ListOptions } from "./list-view.js";
+import { rowLine, serverFilter, shownStatus, type ListOptions } from "./list-view.js";
 import { Skipped } from "./skipped.js";
 
 /** `task`: one of the tasks there at the start; then each change. */
@@ -27,12 +27,15 @@ export async function runListWatch(options: ListOptions, ctx: Context): Promise<
       ? ctx.io.stdout.write(`${safeJson({ type: "change", change, task: { ...row, status: shownStatus(row) } })}\n`)
       : ctx.io.stdout.write(`${change.padEnd(8)} ${rowLine(row, now)}\n`);
   let told = new Map<string, { row: HandleView; print: string }>();
+  let server: string | undefined;
   for (let first = true; !ctx.interrupt.aborted; first = false) {
     const now = ctx.clock.now();
     const skipped = new Skipped();
-    const rows = (await ctx.tracker.store.summaries(skipped.add))
-      .map((summary) => viewOfSummary(summary, now))
-      .filter((row) => options.server === undefined || row.server === options.server)
+    const all = (await ctx.tracker.store.summaries(skipped.add)).map((summary) => viewOfSummary(summary, now));
+    // A server no saved task names, not saved and no URL: exit 2 at once, as without --watch.
+    if (first) server = await serverFilter(options.server, all, ctx);
+    const rows = all
+      .filter((row) => server === undefined || row.server === server)
       .filter(
         (row) =>
           !options.status ||

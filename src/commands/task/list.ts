@@ -14,7 +14,7 @@ import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
 import { runListWatch } from "./list-watch.js";
-import { rowLine, shownStatus, type ListOptions } from "./list-view.js";
+import { rowLine, serverFilter, shownStatus, type ListOptions } from "./list-view.js";
 
 export const list: Leaf<ListOptions, []> = {
   declare: (parent: Command) =>
@@ -69,13 +69,13 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   }
   const wanted = options.status;
   if (options.server !== undefined || options.remote) await ctx.loadSettings();
-  const server =
-    options.server !== undefined || options.remote ? await resolveServer({ server: options.server }, ctx) : undefined;
+  const server = options.remote ? await resolveServer({ server: options.server }, ctx) : undefined;
   const skipped = new Skipped();
   let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(skipped.add)).map(
     (summary) => viewOfSummary(summary, now),
   );
-  if (server) rows = rows.filter((row) => row.server === server.name);
+  const serverName = server ? server.name : await serverFilter(options.server, rows, ctx);
+  if (serverName !== undefined) rows = rows.filter((row) => row.server === serverName);
   if (options.remote && server) {
     const wire = await ctx.connect(server.descriptor, server.name);
     try {

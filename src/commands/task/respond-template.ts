@@ -1,7 +1,7 @@
-// `mcp-task respond <id> --template`: a JSON skeleton of the task's outstanding question, to edit and give back with
+// `mcp-task respond <id> --template`: a JSON skeleton of the task's outstanding forms, to edit and give back with
 // `respond --input @file`: each field's default, else its first choice, else an empty value; a line per field on
-// stderr says what it takes. The question is read from the handle, else from the server (V2 lists its questions); it
-// is never answered here.
+// stderr says what it takes. The questions are read from the server (or the broker or keeper that holds them where
+// the server hands each over once); none is answered here.
 import type { Context } from "../../context.js";
 import { InputRequiredError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
@@ -18,54 +18,73 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
   const id = shellWord(handle.taskId);
   if (handle.outcome)
     throw new UsageError(`task ${handle.taskId} has ended (${handle.outcome.status}): nothing to answer`);
-  // A 2025-11-25 task's questions are those its broker holds now (one saved on the handle may be answered since).
-  const v1 = handle.resume.generation === "v1";
-  let questions: InputRequest[] = v1 ? [] : handle.last.inputRequests.filter((q) => !handle.answered.includes(q.key));
-  if (questions.length === 0) {
-    const { wire } = await reconnect(tracked, ctx, preparedAnswers({}));
-    try {
-      const snapshot = await wire.getTask(handle.taskId, ctx.interrupt);
-      await tracked.observe(snapshot);
-      questions = snapshot.inputRequests.filter((q) => !handle.answered.includes(q.key));
-    } finally {
-      await wire.close();
-    }
+  // The questions as the server lists them now (or, where it hands each over once, as its broker or the session's
+  // keeper holds them): one saved on the handle may have been answered since.
+  const { wire } = await reconnect(tracked, ctx, preparedAnswers({}));
+  let questions: InputRequest[];
+  let once: boolean;
+  try {
+    const snapshot = await wire.getTask(handle.taskId, ctx.interrupt);
+    await tracked.observe(snapshot);
+    questions = snapshot.inputRequests.filter((q) => !handle.answered.includes(q.key));
+    once = wire.handsQuestionsOnce === true;
+  } finally {
+    await wire.close();
   }
-  const question = questions.find((q) => q.method === "elicitation/create");
-  if (!question && questions.length === 0 && v1) throw noQuestionHeld(handle.taskId, handle.last.status);
-  if (!question)
-    throw new InputRequiredError(
-      questions.length
-        ? `task ${handle.taskId} asks something other than a form (${sanitizeLine(questions[0]!.method)})`
-        : `task ${handle.taskId} lists no question (${handle.last.status})`,
-      `see the question as it comes with: mcp-task watch ${id}`,
-      handle.taskId,
-    );
-  const { template, notes } = templateOf(requestedForm(question));
-  const message = typeof question.params.message === "string" ? question.params.message : "";
-  createPrinter(ctx.io, options.json).document(
-    { taskId: handle.taskId, key: question.key, message, template, fields: notes },
-    () => safeJson(template, 2),
-  );
+  // Every form the task lists, in one object: one `--input` object answers each question it has fields for.
+  const forms = questions.filter((q) => q.method === "elicitation/create");
+  if (!forms.length) throw nothingToTemplate(handle.taskId, tracked.handle.last.status, questions, once);
+  const template: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const form of forms) {
+    const skeleton = templateOf(requestedForm(form));
+    Object.assign(template, skeleton.template);
+    notes.push(...skeleton.notes);
+  }
+  const messages = forms.map((q) => (typeof q.params.message === "string" ? q.params.message : ""));
+  const doc = { taskId: handle.taskId, key: forms[0]!.key, keys: forms.map((q) => q.key), message: messages[0]! };
+  createPrinter(ctx.io, options.json).document({ ...doc, template, fields: notes }, () => safeJson(template, 2));
   if (!options.json) {
     const printer = createPrinter(ctx.io, false);
-    if (message) printer.note(`question: ${sanitizeLine(message)}`);
+    for (const message of messages) if (message) printer.note(`question: ${sanitizeLine(message)}`);
     for (const note of notes) printer.note(`  ${sanitizeLine(note)}`);
-    printer.note(`answer with: mcp-task respond ${id} --input @answer.json`);
+    printer.note(`answer with: mcp-task respond --input @answer.json ${id}`);
   }
   return 0;
 }
 
 /**
- * A 2025-11-25 task with no question held for it: its server hands each question over once, on the stream of a read
- * of the task's result, and none has come to its broker yet (or it was answered). A watch with no answer fetches it
- * and leaves it held (exit 6 once it has come).
+ * Why there is no form to sketch: the task asks something else, or its server hands each question over once and
+ * none is held for it now (2025-11-25: a watch with no answer fetches it and leaves it held), or it asks nothing yet.
  */
-function noQuestionHeld(taskId: string, status: string): InputRequiredError {
+function nothingToTemplate(
+  taskId: string,
+  status: string,
+  questions: InputRequest[],
+  once: boolean,
+): InputRequiredError {
   const id = shellWord(taskId);
+  if (questions.length)
+    return new InputRequiredError(
+      `task ${taskId} asks something other than a form (${sanitizeLine(questions[0]!.method)})`,
+      `see the question as it comes with: mcp-task watch ${id}`,
+      taskId,
+    );
+  if (once)
+    return new InputRequiredError(
+      `no question of task ${taskId} is held (${status}): its server hands each question over once, as mcp-task reads the task, and none is waiting for an answer now`,
+      `fetch it with: mcp-task watch ${id} </dev/null  (it exits 6 once the question has come, and keeps it for respond); then: mcp-task respond --template ${id}`,
+      taskId,
+    );
+  if (status !== "input_required")
+    return new InputRequiredError(
+      `task ${taskId} asks nothing yet (${status})`,
+      `ask again once it waits for input (input_required), or answer it as it asks with: mcp-task watch ${id}`,
+      taskId,
+    );
   return new InputRequiredError(
-    `no question of task ${taskId} is held (${status}): a 2025-11-25 server hands each question over once, as mcp-task reads the task, and none is waiting for an answer now`,
-    `fetch it with: mcp-task watch ${id} </dev/null  (it exits 6 once the question has come, and keeps it for respond); then: mcp-task respond --template ${id}`,
+    `task ${taskId} lists no question (${status})`,
+    `see the question as it comes with: mcp-task watch ${id}`,
     taskId,
   );
 }

@@ -2,12 +2,12 @@
 // question if it has not come yet, and returns once the server has taken the answer (the task leaves
 // input_required) or the task ends. With --json it prints one JSON document, like `get`.
 import { Option, type Command } from "commander";
-import { UsageError } from "../../errors.js";
+import { InterruptedError, StillRunningError, UsageError } from "../../errors.js";
 import { runTemplate } from "./respond-template.js";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine, shellWord } from "../../sanitize.js";
+import { safeJson, sanitizeLine, shellValue, shellWord } from "../../sanitize.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
@@ -78,10 +78,12 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
       statusMessage: last.statusMessage ?? null,
       outcome: outcome ?? null,
     };
+    const id = shellWord(tracked.taskId);
+    const name = `task ${sanitizeLine(tracked.taskId)}`;
     printer.document(doc, () =>
       outcome
-        ? `task ${sanitizeLine(tracked.taskId)} finished (${outcome.status}) without waiting for more input; see it with: mcp-task result ${shellWord(tracked.taskId)}`
-        : `answered; task ${sanitizeLine(tracked.taskId)} is ${last.status} again; follow it with: mcp-task watch ${shellWord(tracked.taskId)}`,
+        ? `${answered.length ? "answered; " : ""}${name} ended (${outcome.status}); see it with: mcp-task result ${id}`
+        : `answered; ${name} is ${last.status} again; follow it with: mcp-task watch ${id}`,
     );
     return outcome ? exitCodeOf(outcome) : 0;
   };
@@ -89,6 +91,12 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
   const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, answers), (text) => printer.note(text));
   const answeredBefore = new Set(tracked.handle.answered);
+  // What this command answered: the keys its answers reached the server for (a V1 question's key is never saved
+  // on the handle, and through a broker the handle learns V2 keys only once they are recorded).
+  const delivered = new Set<string>();
+  const answered = () => [
+    ...new Set([...tracked.handle.answered.filter((key) => !answeredBefore.has(key)), ...delivered]),
+  ];
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
     const { outcome, last } = await followTask(engine, tracked, undefined, {
@@ -96,26 +104,44 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
       signal: wait.signal,
       settings: followSettings(ctx),
       // Progress as text on stderr; stdout carries only the final document.
-      hooks: printerHooks(createPrinter(ctx.io, false), ctx.clock, { printResult: false }),
+      hooks: {
+        ...printerHooks(createPrinter(ctx.io, false), ctx.clock, { printResult: false }),
+        delivered: (keys) => keys.forEach((key) => delivered.add(key)),
+      },
       // Done once an answer reached the server and the task moved on. A question answered elsewhere (or that
       // timed out) before this answer got there does not count: wait for the next one, or the end.
       until: (snapshot, state) => state.delivered > 0 && snapshot.status !== "input_required",
     });
-    return report(
-      outcome,
-      last,
-      tracked.handle.answered.filter((key) => !answeredBefore.has(key)),
-    );
+    return report(outcome, last, answered());
   } catch (error) {
     // Some questions answered, another not: say which were taken before the error says what was not.
-    const taken = tracked.handle.answered.filter((key) => !answeredBefore.has(key));
+    const taken = answered();
     if (taken.length)
       createPrinter(ctx.io, false).note(
         `answered ${taken.map((key) => sanitizeLine(key)).join(", ")} (the server has it); not the next question:`,
       );
-    throw withResumeHint(error, tracked.taskId);
+    const resumed = withResumeHint(error, tracked.taskId);
+    // Stopped waiting (--timeout, Ctrl-C) before the answer was taken: the way on is the same answer again.
+    if (!taken.length && (resumed instanceof StillRunningError || resumed instanceof InterruptedError))
+      resumed.hint = `answer it later with: ${respondAgain(options, tracked.taskId)}`;
+    throw resumed;
   } finally {
     wait.dispose();
     await wire.close();
   }
+}
+
+/** The `respond` command line that gives the same answer again (options first: an id may start with `-`). */
+function respondAgain(options: AnswerFlags, taskId: string): string {
+  const { input, decline, samplingReply, samplingModel, openUrl } = options;
+  const words = ["mcp-task respond"];
+  if (input)
+    words.push(
+      `--input ${"file" in input ? shellValue(`@${input.file}`) : "stdin" in input ? "-" : shellValue(safeJson(input.value))}`,
+    );
+  if (decline) words.push("--decline");
+  if (samplingReply !== undefined) words.push(`--sampling-reply ${shellValue(samplingReply)}`);
+  if (samplingModel !== undefined) words.push(`--sampling-model ${shellValue(samplingModel)}`);
+  for (const host of openUrl) words.push(`--open-url ${shellValue(host)}`);
+  return [...words, shellWord(taskId)].join(" ");
 }

@@ -7,7 +7,7 @@ import type { Context } from "../../context.js";
 import { describeError, ExitCode, StillRunningError, UsageError } from "../../errors.js";
 import type { FinalOutcome } from "../../model.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
-import { sanitizeLine, shellWord } from "../../sanitize.js";
+import { sanitizeLine, shellWords } from "../../sanitize.js";
 import { preparedAnswers } from "../../tasks/input.js";
 import { ServerLinks } from "../../tasks/reconnect.js";
 import { exitCodeOf, followSettings, followTask } from "../../tasks/run.js";
@@ -126,9 +126,10 @@ function summarize(
   stopped: unknown,
 ): number {
   const running = tasks.filter((task) => !ended.has(task));
-  if (running.length > 0 && !options.any) {
-    // Ctrl-C or --timeout: the tasks not ended keep running; say how to wait for them again.
-    const ids = running.map((task) => shellWord(task.taskId)).join(" ");
+  // Ctrl-C or --timeout (with --any: before any task ended): the tasks not ended keep running; say how to wait for
+  // them again. (With --any, once one task has ended the others were only stopped being waited for.)
+  if (running.length > 0 && (!options.any || ended.size === 0)) {
+    const ids = `${options.any ? "--any " : ""}${shellWords(running.map((task) => task.taskId))}`;
     const report = describeError(stopped ?? new StillRunningError("stopped waiting"));
     printer.error({
       ...report,
