@@ -27,6 +27,8 @@ export interface EngineShared {
    * reads), to show it as the task's reads show theirs.
    */
   readonly askers: Map<string, (request: InputRequest) => void>;
+  /** Per task: questions handed to the input handler before a watch of the task listened (shown once one does). */
+  readonly unshown: Map<string, InputRequest[]>;
   /** Per watched task: told of answers whose delivery is in doubt. */
   readonly doubts: Map<string, (delivery: UncertainDelivery) => void>;
   /** Answers the server did not take after a dropped connection, sent again without asking again (task + key). */

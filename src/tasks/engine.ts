@@ -43,6 +43,7 @@ export class TaskEngine {
       wakers: new Map(),
       deliveries: new Map(),
       askers: new Map(),
+      unshown: new Map(),
       doubts: new Map(),
       resend: new Map(),
       reasked: new Map(),
@@ -73,7 +74,10 @@ export class TaskEngine {
       return again;
     }
     // Shown (an `input` event, the `asks:` line) before it is answered, declined or refused.
-    if (taskId) askers.get(taskId)?.(request);
+    // (A question handed over before the task's watch began, as a broker does with one it held, is shown then.)
+    const asker = taskId ? askers.get(taskId) : undefined;
+    if (asker) asker(request);
+    else if (taskId) this.shared.unshown.set(taskId, [...(this.shared.unshown.get(taskId) ?? []), request]);
     try {
       if (taskId) {
         const count = (this.answerCounts.get(taskId) ?? 0) + 1;

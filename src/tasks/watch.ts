@@ -94,6 +94,8 @@ export class TaskWatch {
     // on the caller's long-lived one each time, which only the garbage collector removes).
     options.signal?.addEventListener("abort", this.wakeUp);
     shared.askers.set(taskId, (request) => this.answers.asked(request));
+    for (const request of shared.unshown.get(taskId) ?? []) this.answers.asked(request);
+    shared.unshown.delete(taskId);
     try {
       for (;;) {
         if (options.signal?.aborted) throw options.signal.reason;
