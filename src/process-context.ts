@@ -4,7 +4,8 @@
 import { isatty } from "node:tty";
 import { createConnect } from "./connections.js";
 import { systemClock, type Context, type IO } from "./context.js";
-import { ExitCode, InterruptedError } from "./errors.js";
+import { ExitCode, InterruptedError, TerminatedError } from "./errors.js";
+import { SIGTERM_EXIT_MS } from "./limits.js";
 import { createPrinter } from "./output/printer.js";
 import { redactWith } from "./protocol/server.js";
 import { openTrace, type Trace } from "./protocol/trace.js";
@@ -139,6 +140,13 @@ export function processContext(io: IO, exitCode: () => number): Context {
   // which would turn every Ctrl-C into a double one: its listener (and signal-exit's, from proper-lockfile) go.
   process.removeAllListeners("SIGINT");
   process.on("SIGINT", interruptNow);
+  // SIGTERM (a CI runner cancelling) as Ctrl-C: stop waiting, keep the task, the error line with its resume hint;
+  // exit 143. A second one, or a command that has not stopped within SIGTERM_EXIT_MS, exits at once.
+  process.on("SIGTERM", () => {
+    if (interrupt.signal.aborted) process.exit(ExitCode.terminated);
+    setTimeout(() => process.exit(ExitCode.terminated), SIGTERM_EXIT_MS).unref();
+    interrupt.abort(new TerminatedError("terminated (SIGTERM)"));
+  });
   // A reader that goes away (`mcp-task call ... --json | head -1`) ends the command quietly, not with a stack trace.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
