@@ -1,11 +1,13 @@
 // Bad input gets one clear error line and its documented exit code, and a hint names a command that can work: the
 // server option repeated as it was given, the option that fits the question asked, no stack trace, no body dump.
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { brokerPaths } from "../src/broker/paths.js";
-import { startV2Http, v2Stdio, type RunningServer } from "./helpers/servers.js";
+import { ROOT, startV2Http, v2Stdio, type RunningServer } from "./helpers/servers.js";
 
 let v2: RunningServer;
 beforeAll(async () => {
@@ -99,5 +101,16 @@ describe("SIGTERM", { timeout: 90_000 }, () => {
     const last = JSON.parse(lines[lines.length - 1]!);
     expect(last).toMatchObject({ type: "error", exitCode: 143, code: "terminated" });
     expect(last.hint).toMatch(/^resume with: mcp-task watch /);
+  });
+});
+
+describe("the test servers", () => {
+  it("sdk-v1-server --help prints its usage and exits 0 (it does not start listening)", () => {
+    const run = spawnSync(process.execPath, [join(ROOT, "dist/test-servers/sdk-v1-server.js"), "--help"], {
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^usage: node sdk-v1-server\.js --stdio \| --port <n>/);
   });
 });
