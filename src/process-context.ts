@@ -142,11 +142,14 @@ export function processContext(io: IO, exitCode: () => number): Context {
   process.on("SIGINT", interruptNow);
   // SIGTERM (a CI runner cancelling) as Ctrl-C: stop waiting, keep the task, the error line with its resume hint;
   // exit 143. A second one, or a command that has not stopped within SIGTERM_EXIT_MS, exits at once.
-  process.on("SIGTERM", () => {
+  // conf's and proper-lockfile's exit hooks re-raise SIGTERM too (a second one: exit at once): theirs go, as for SIGINT.
+  const terminateNow = () => {
     if (interrupt.signal.aborted) process.exit(ExitCode.terminated);
     setTimeout(() => process.exit(ExitCode.terminated), SIGTERM_EXIT_MS).unref();
     interrupt.abort(new TerminatedError("terminated (SIGTERM)"));
-  });
+  };
+  process.removeAllListeners("SIGTERM");
+  process.on("SIGTERM", terminateNow);
   // A reader that goes away (`mcp-task call ... --json | head -1`) ends the command quietly, not with a stack trace.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
@@ -178,6 +181,8 @@ export function processContext(io: IO, exitCode: () => number): Context {
     onSettingsOpened: () => {
       for (const listener of process.listeners("SIGINT"))
         if (listener !== interruptNow) process.removeListener("SIGINT", listener);
+      for (const listener of process.listeners("SIGTERM"))
+        if (listener !== terminateNow) process.removeListener("SIGTERM", listener);
     },
   });
 }

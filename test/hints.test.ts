@@ -3,10 +3,14 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { brokerPaths } from "../src/broker/paths.js";
+import type { IO } from "../src/context.js";
+import type { InputRequest } from "../src/protocol/wire.js";
+import { askSampling } from "../src/ui/sampling-prompt.js";
 import { ROOT, startV2Http, v2Stdio, type RunningServer } from "./helpers/servers.js";
 
 let v2: RunningServer;
@@ -112,5 +116,47 @@ describe("the test servers", () => {
     });
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^usage: node sdk-v1-server\.js --stdio \| --port <n>/);
+  });
+});
+
+describe("input hints fit the question asked", { timeout: 90_000 }, () => {
+  it("a 2026-07-28 sampling request in a pipe: the hint is --sampling-reply, never --input or --decline", async () => {
+    const home = tempHome();
+    const call = await runInProcess(["call", "task_sampling", "text=hi", "-s", v2.url], { home });
+    expect(call.code, call.stderr).toBe(6);
+    const hint = hintOf(call.stderr);
+    expect(hint).toMatch(/^mcp-task respond --sampling-reply TEXT \S+$/);
+    const taskId = hint.split(" ").at(-1)!;
+    const template = await runInProcess(["respond", taskId, "--template"], { home });
+    expect(template.code).toBe(6);
+    expect(hintOf(template.stderr)).toBe(`reply with: mcp-task respond --sampling-reply TEXT ${taskId}`);
+    const replied = await runInProcess(["respond", taskId, "--sampling-reply", "ok"], { home });
+    expect(replied.code, replied.stderr).toBe(0);
+  });
+
+  it("a 2026-07-28 form in a pipe: --input, or --decline (a form can be declined)", async () => {
+    const call = await runInProcess(["call", "task_input_once", "ms=50", "-s", v2.url], { home: tempHome() });
+    expect(call.code, call.stderr).toBe(6);
+    expect(hintOf(call.stderr)).toMatch(/^mcp-task respond --input '\{\.\.\.\}' \S+ {2}\(or --decline\)$/);
+  });
+
+  it("the line prompt does not offer to decline what cannot be declined: an empty line asks again", async () => {
+    const stdin = new PassThrough();
+    let stderr = "";
+    const io = { stdin, stderr: { write: (s: string) => (stderr += s) } } as unknown as IO;
+    const request: InputRequest = {
+      key: "k",
+      method: "sampling/createMessage",
+      params: { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 },
+      declinable: false,
+    };
+    const answered = askSampling(io, request, "task-1");
+    stdin.write("\n");
+    await new Promise((r) => setTimeout(r, 50));
+    stdin.end("a reply\n");
+    const response = await answered;
+    expect(response.action).toBe("accept");
+    expect(stderr).not.toMatch(/declines/);
+    expect(stderr).toMatch(/cannot be declined: write a reply/);
   });
 });
