@@ -11,7 +11,15 @@ import { brokerPaths } from "../src/broker/paths.js";
 import type { IO } from "../src/context.js";
 import type { InputRequest } from "../src/protocol/wire.js";
 import { askSampling } from "../src/ui/sampling-prompt.js";
-import { ROOT, startV2Http, v2Stdio, type RunningServer } from "./helpers/servers.js";
+import {
+  freePort,
+  ROOT,
+  startEverythingHttp,
+  startListening,
+  startV2Http,
+  v2Stdio,
+  type RunningServer,
+} from "./helpers/servers.js";
 
 let v2: RunningServer;
 beforeAll(async () => {
@@ -158,5 +166,51 @@ describe("input hints fit the question asked", { timeout: 90_000 }, () => {
     expect(response.action).toBe("accept");
     expect(stderr).not.toMatch(/declines/);
     expect(stderr).toMatch(/cannot be declined: write a reply/);
+  });
+});
+
+describe("login", { timeout: 90_000 }, () => {
+  it("an unreachable server: exit 4 naming the cause (refused), no --client-id hint", async () => {
+    const home = tempHome();
+    const url = `http://127.0.0.1:${await freePort()}/mcp`; // nothing listens there
+    expect((await runInProcess(["server", "add", "dead", "--url", url], { home })).code).toBe(0);
+    const run = await runInProcess(["login", "dead", "--no-browser"], { home });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/^mcp-task: error: cannot reach dead at .*: ECONNREFUSED$/m);
+    expect(run.stderr).not.toMatch(/client-id/);
+  });
+
+  it("a server that asks for no authorization (server-everything over HTTP): said, exit 0, no body dumped", async () => {
+    const everything = await startEverythingHttp();
+    try {
+      const home = tempHome();
+      expect((await runInProcess(["server", "add", "open", "--url", everything.url], { home })).code).toBe(0);
+      const run = await runInProcess(["login", "open", "--no-browser"], { home });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/open asks for no authorization/);
+      expect(run.stderr).not.toMatch(/<|html|404/i);
+    } finally {
+      await everything.stop();
+    }
+  });
+
+  it("a failed sign-in's hint to save the client again keeps every saved option (headers, secret, grant)", async () => {
+    const oauth = await startListening([join(ROOT, "dist/test-servers/oauth-server.js")], "oauth server");
+    try {
+      const home = tempHome();
+      const add = [
+        ...["server", "add", "web", "--url", oauth.url, "--header", "X-Team: ${env:TEAM}"],
+        ...["--client-id", "nobody", "--client-secret", "${env:SECRET}", "--grant", "client-credentials"],
+      ];
+      expect((await runInProcess(add, { home })).code).toBe(0);
+      const run = await runInProcess(["login", "web"], { home, env: { SECRET: "wrong", TEAM: "a" } });
+      expect(run.code).toBe(8);
+      expect(hintOf(run.stderr)).toBe(
+        `check the client: mcp-task server add web --url ${oauth.url} --header 'X-Team: \${env:TEAM}' ` +
+          `--client-secret '\${env:SECRET}' --grant client-credentials --client-id ID`,
+      );
+    } finally {
+      await oauth.stop();
+    }
   });
 });
