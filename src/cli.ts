@@ -27,6 +27,7 @@ import type { Context, IO } from "./context.js";
 import { ExitCode, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { processContext, processIO } from "./process-context.js";
+import { checkTraceFile } from "./protocol/trace.js";
 
 export const VERSION = "0.1.0";
 
@@ -58,11 +59,12 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .version(VERSION)
     .option("--no-color", "no colour")
     .option("--trace", "trace the wire (JSON-RPC, HTTP) on stderr; --trace=FILE: as NDJSON to FILE (or MCP_TASK_TRACE)")
-    .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(text),
       writeErr: (text) => ctx.io.stderr.write(text),
+      // A parse error is printed by runProgram the one way errors are printed (one line, or the JSON error line).
+      outputError: () => {},
     })
     .hook("preAction", (_this, action) => {
       json = wantsJson(action.args) || Boolean(action.opts().json);
@@ -122,6 +124,13 @@ export async function runProgram(ctx: Context, given: string[], onExitCode?: (co
   let exitCode: number = ExitCode.ok;
   const { argv, trace } = takeTrace(given);
   if (trace !== undefined) ctx.trace = trace;
+  if (ctx.trace !== undefined && ctx.trace !== "-") {
+    try {
+      checkTraceFile(ctx.trace);
+    } catch (error) {
+      return printFailure(ctx.io, argv, error);
+    }
+  }
   const program = buildProgram(ctx, (code) => {
     exitCode = code;
     onExitCode?.(code);
@@ -136,14 +145,14 @@ export async function runProgram(ctx: Context, given: string[], onExitCode?: (co
         error.code === "commander.help"
       )
         return ExitCode.ok;
-      // Commander has said what was wrong on stderr; a --json caller also gets the error line it expects.
-      if (argv.includes("--json"))
-        createPrinter(ctx.io, true).error({
-          exitCode: ExitCode.usage,
-          code: "usage",
-          message: error.message.replace(/^error: /, ""),
-          taskId: null,
-        });
+      // Commander said nothing (outputError above): one error line, text or JSON, as for every other error.
+      const message = error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ");
+      createPrinter(ctx.io, argv.includes("--json")).error({
+        exitCode: ExitCode.usage,
+        code: "usage",
+        message: `${message} (run with --help for usage)`,
+        taskId: null,
+      });
       return ExitCode.usage;
     }
     return printFailure(ctx.io, argv, error);

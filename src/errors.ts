@@ -15,6 +15,7 @@ export const ExitCode = {
   stillRunning: 7,
   authRequired: 8,
   interrupted: 130,
+  terminated: 143,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -110,8 +111,14 @@ export class StillRunningError extends McpTaskError {
 
 /** Interrupted by the user (Ctrl-C); the task keeps running: exit 130. */
 export class InterruptedError extends McpTaskError {
-  override readonly exitCode = ExitCode.interrupted;
-  override readonly code = "interrupted";
+  override readonly exitCode: ExitCodeValue = ExitCode.interrupted;
+  override readonly code: string = "interrupted";
+}
+
+/** Asked to stop with SIGTERM (a CI runner cancelling a job): as Ctrl-C, the task keeps running, but exit 143. */
+export class TerminatedError extends InterruptedError {
+  override readonly exitCode: ExitCodeValue = ExitCode.terminated;
+  override readonly code: string = "terminated";
 }
 
 export interface ErrorReport {

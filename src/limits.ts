@@ -228,3 +228,6 @@ export const URL_ELICITATION_WAIT_MS = 5 * 60 * 1000;
 export const MAX_URL_ELICITATION_ROUNDS = 3;
 /** A URL-mode elicitation's address, shown at most this long (the rest is cut, saying how much). */
 export const MAX_URL_SHOWN = 500;
+/** After SIGTERM, how long the command has to stop waiting and say so (its error line, the task kept) before the
+ *  process exits 143 whatever it is doing: a CI runner that cancels a job kills it soon after. */
+export const SIGTERM_EXIT_MS = 5000;

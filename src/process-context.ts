@@ -4,7 +4,8 @@
 import { isatty } from "node:tty";
 import { createConnect } from "./connections.js";
 import { systemClock, type Context, type IO } from "./context.js";
-import { ExitCode, InterruptedError } from "./errors.js";
+import { ExitCode, InterruptedError, TerminatedError } from "./errors.js";
+import { SIGTERM_EXIT_MS } from "./limits.js";
 import { createPrinter } from "./output/printer.js";
 import { redactWith } from "./protocol/server.js";
 import { openTrace, type Trace } from "./protocol/trace.js";
@@ -139,6 +140,16 @@ export function processContext(io: IO, exitCode: () => number): Context {
   // which would turn every Ctrl-C into a double one: its listener (and signal-exit's, from proper-lockfile) go.
   process.removeAllListeners("SIGINT");
   process.on("SIGINT", interruptNow);
+  // SIGTERM (a CI runner cancelling) as Ctrl-C: stop waiting, keep the task, the error line with its resume hint;
+  // exit 143. A second one, or a command that has not stopped within SIGTERM_EXIT_MS, exits at once.
+  // conf's and proper-lockfile's exit hooks re-raise SIGTERM too (a second one: exit at once): theirs go, as for SIGINT.
+  const terminateNow = () => {
+    if (interrupt.signal.aborted) process.exit(ExitCode.terminated);
+    setTimeout(() => process.exit(ExitCode.terminated), SIGTERM_EXIT_MS).unref();
+    interrupt.abort(new TerminatedError("terminated (SIGTERM)"));
+  };
+  process.removeAllListeners("SIGTERM");
+  process.on("SIGTERM", terminateNow);
   // A reader that goes away (`mcp-task call ... --json | head -1`) ends the command quietly, not with a stack trace.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {
@@ -170,6 +181,8 @@ export function processContext(io: IO, exitCode: () => number): Context {
     onSettingsOpened: () => {
       for (const listener of process.listeners("SIGINT"))
         if (listener !== interruptNow) process.removeListener("SIGINT", listener);
+      for (const listener of process.listeners("SIGTERM"))
+        if (listener !== terminateNow) process.removeListener("SIGTERM", listener);
     },
   });
 }

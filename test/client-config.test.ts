@@ -86,6 +86,9 @@ describe("client configuration files", () => {
     );
     expect(fetch!.descriptor).toMatchObject({ headers: { "X-Trace": "${env:TRACE_ID}" } });
     expect(repo!.descriptor).toMatchObject({ args: ["/home/ann/project/server.js"] });
+    // A file named from the current folder (`server import .vscode/mcp.json`): the workspace is made absolute.
+    const relative = await read(text, ".vscode/mcp.json");
+    expect(relative.servers[2]!.descriptor).toMatchObject({ args: [`${process.cwd()}/server.js`] });
   });
 
   it("VS Code settings.json (mcp.servers), Cursor (${userHome}) and Windsurf (serverUrl)", async () => {

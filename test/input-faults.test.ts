@@ -147,7 +147,7 @@ it("V2, the server stays away after the answer left: 'answer not delivered' (exi
   );
   const id = last.taskId as string;
   expect(last.hint).toBe(
-    `once the server is back, give it again: mcp-task respond --input '{...}' ${id}  (or --decline; for a sampling request --sampling-reply TEXT)`,
+    `once the server is back, give it again: mcp-task respond --input '{...}' ${id}  (or --decline)`,
   );
   expect((await handleOf(home, id)).answered).toEqual([]);
   await v2(port, store);

@@ -3,9 +3,9 @@
 // registration, PKCE S256, the token exchange and the `iss` check; this file runs the person's side.
 import { randomBytes } from "node:crypto";
 import { extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
-import { AuthRequiredError, McpTaskError } from "../errors.js";
+import { AuthRequiredError, McpTaskError, ServerError } from "../errors.js";
 import { AUTH_REQUEST_TIMEOUT_MS, LOGIN_WAIT_MS } from "../limits.js";
-import { sanitizeLine } from "../sanitize.js";
+import { sanitizeLine, shellValue } from "../sanitize.js";
 import type { OAuthClientSettings } from "../store/settings.js";
 import { opener, openUrl, type OpenPolicy } from "./browser.js";
 import { quietAuth } from "./fetch.js";
@@ -20,6 +20,11 @@ export interface SignIn {
   url: string;
   /** The saved server's name, for messages and hints. */
   name: string;
+  /**
+   * The saved server's options as `server add` flags (`--url <url> --header '…'`), for a hint that saves it again
+   * with a client id and keeps every one of them; default `--url <url>`.
+   */
+  addFlags?: string;
   client?: OAuthClientSettings;
   env: Record<string, string | undefined>;
   policy: OpenPolicy;
@@ -32,35 +37,43 @@ export interface SignIn {
   scope?: string;
 }
 
-export async function signIn(o: SignIn): Promise<void> {
+/**
+ * Signs in to the server; "not-needed" when it answers without a token (it asks for no authorization: nothing is
+ * registered or saved). A server that cannot be reached is a ServerError (exit 4) naming the cause.
+ */
+export async function signIn(o: SignIn): Promise<"signed-in" | "not-needed"> {
   // Discovery, registration and the token exchange go through the proxy the environment names, as the server's
   // requests do.
   const net = (await proxiedFetch(o.env)) ?? fetch;
+  const challenge = await challengeOf(o, net);
+  if (challenge === "open") return "not-needed";
   try {
     if (o.client?.grant === "client_credentials") {
       const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret);
       o.store.saveTokens(o.url, undefined);
-      if (
-        (await quietAuth(provider, { serverUrl: o.url, ...(await challengeOf(o.url, net)), fetchFn: net })) !==
-        "AUTHORIZED"
-      )
+      if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net })) !== "AUTHORIZED")
         throw new AuthRequiredError(`${o.name}'s authorization server gave no token for the client credentials`);
-      return;
+      return "signed-in";
     }
-    await browserSignIn(o, net);
+    await browserSignIn(o, net, challenge);
+    return "signed-in";
   } catch (error) {
     if (error instanceof McpTaskError) throw error;
-    // The SDK's errors (OAuthError and the flow's own) carry the authorization server's text: one sanitized line.
+    // The SDK's errors (OAuthError and the flow's own) carry the authorization server's text: one sanitized line,
+    // without the raw body some of them end with (an HTML error page).
+    const text = sanitizeLine(error instanceof Error ? error.message : String(error));
+    const cut = text.indexOf(" Raw body:");
+    const again = `mcp-task server add ${shellValue(o.name)} ${o.addFlags ?? `--url ${shellValue(o.url)}`} --client-id ID`;
     throw new AuthRequiredError(
-      `cannot sign in to ${o.name}: ${sanitizeLine(error instanceof Error ? error.message : String(error)).slice(0, 500)}`,
+      `cannot sign in to ${o.name}: ${(cut >= 0 ? text.slice(0, cut) : text).slice(0, 500)}`,
       o.client?.clientId
-        ? `check the client: mcp-task server add ${o.name} --url ${o.url} --client-id ID`
-        : `if the server does not register clients itself, give yours: mcp-task server add ${o.name} --url ${o.url} --client-id ID`,
+        ? `check the client: ${again}`
+        : `if the server does not register clients itself, give yours: ${again}`,
     );
   }
 }
 
-async function browserSignIn(o: SignIn, net: typeof fetch): Promise<void> {
+async function browserSignIn(o: SignIn, net: typeof fetch, challenged: Challenge): Promise<void> {
   const state = randomBytes(24).toString("base64url");
   const loopback = await listen(state);
   try {
@@ -83,7 +96,7 @@ async function browserSignIn(o: SignIn, net: typeof fetch): Promise<void> {
     // A new sign-in, not a refresh of the old one; discovery afresh (the server may have moved to another
     // authorization server, where mcp-task registers again: the SDK reads a client stamped for another as absent).
     o.store.update(o.url, (record) => (record.tokens = record.savedAt = record.discovery = undefined));
-    const challenge = { ...(await challengeOf(o.url, net)), ...(o.scope ? { scope: o.scope } : {}) };
+    const challenge = { ...challenged, ...(o.scope ? { scope: o.scope } : {}) };
     if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net })) === "AUTHORIZED") return;
     const params = await loopback.callback(o.waitMs ?? LOGIN_WAIT_MS, o.signal);
     const result = await quietAuth(provider, {
@@ -98,23 +111,34 @@ async function browserSignIn(o: SignIn, net: typeof fetch): Promise<void> {
   }
 }
 
+type Challenge = { resourceMetadataUrl?: URL; scope?: string };
+
 /**
  * What the server's 401 says (RFC 9728 §5.1: where its protected-resource metadata is, the scope it wants), asked
  * with a ping and no token: `auth()` falls back on the well-known addresses when there is no challenge to read.
+ * "open": the server answered the ping without a token, and not with 401 or 403: it asks for no authorization. A server that cannot
+ * be reached at all is a ServerError (exit 4) with the cause (refused, unknown host), not a failed sign-in.
  */
-async function challengeOf(url: string, net: typeof fetch): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function challengeOf(o: SignIn, net: typeof fetch): Promise<Challenge | "open"> {
+  let response: Response;
   try {
-    const response = await net(url, {
+    response = await net(o.url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),
       signal: AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
     });
-    await response.body?.cancel().catch(() => {});
-    if (response.status !== 401 && response.status !== 403) return {};
-    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-    return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
-  } catch {
-    return {};
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new ServerError(
+      `cannot reach ${sanitizeLine(o.name)} at ${sanitizeLine(o.url)}: ${sanitizeLine(cause?.code ?? cause?.message ?? (error as Error).message)}`,
+      "check that the server is running and its URL",
+    );
   }
+  await response.body?.cancel().catch(() => {});
+  // A server that needs a token refuses any request without one (401) before anything else: any other answer (a
+  // result, or 400 for a ping without a session) means it asks for none.
+  if (response.status !== 401 && response.status !== 403) return "open";
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
 }

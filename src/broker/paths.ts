@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { UsageError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
+import { parseDuration } from "../duration.js";
 import { MAX_SOCKET_PATH_BYTES } from "../limits.js";
 import { ensurePrivateDir } from "../store/settings.js";
 import type { ProcessRef } from "./processes.js";
@@ -98,4 +99,10 @@ export interface BrokerMeta {
   process?: ProcessRef;
   server?: ProcessRef;
   startedAt: string;
+}
+
+/** MCP_TASK_BROKER_GRACE: how long an idle broker stays (undefined: its default); a UsageError when not a duration. */
+export function brokerGrace(env: Record<string, string | undefined>): number | undefined {
+  const value = env.MCP_TASK_BROKER_GRACE;
+  return value ? parseDuration(value, "MCP_TASK_BROKER_GRACE") : undefined;
 }

@@ -12,7 +12,7 @@ import { credentialed, secretsOf, type ServerDescriptor } from "../protocol/serv
 import { teeTrace } from "../protocol/trace.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { encodeError, send } from "./protocol.js";
-import { brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
 import { refOf } from "./processes.js";
 import { Questions, type Client } from "./questions.js";
 import { HeldTasks } from "./tasks.js";
@@ -30,10 +30,14 @@ export interface BrokerSpec {
 
 const DEFAULT_GRACE_MS = 30_000;
 
-export async function runBroker(ctx: Context, key: string, graceMs = DEFAULT_GRACE_MS): Promise<number> {
+/** Runs the broker `key` until it leaves; how long it stays idle is MCP_TASK_BROKER_GRACE (default 30 s). */
+export async function runBroker(ctx: Context, key: string): Promise<number> {
   const paths = brokerPaths(ctx.home, key);
   let lifecycle: Lifecycle;
+  let graceMs = DEFAULT_GRACE_MS;
   try {
+    // Read inside: a bad setting is reported through the .failed file like any other reason not to start.
+    graceMs = brokerGrace(ctx.env) ?? DEFAULT_GRACE_MS;
     lifecycle = await startBroker(ctx, key, paths);
   } catch (error) {
     // Why it could not start, as data for the command waiting for it (client.ts); the log, for people, gets the

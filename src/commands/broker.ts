@@ -2,7 +2,6 @@
 // Started by mcp-task itself (src/broker/client.ts), never by a user.
 import type { Command } from "commander";
 import type { Leaf } from "./command.js";
-import { parseDuration } from "../duration.js";
 
 export interface BrokerOptions {
   key: string;
@@ -13,9 +12,6 @@ export const broker: Leaf<BrokerOptions, [string]> = {
   parse: ([key]) => ({ key }),
   run: async (options, ctx) => {
     const { runBroker } = await import("../broker/server.js");
-    const grace = ctx.env.MCP_TASK_BROKER_GRACE
-      ? parseDuration(ctx.env.MCP_TASK_BROKER_GRACE, "MCP_TASK_BROKER_GRACE")
-      : undefined;
-    return runBroker(ctx, options.key, grace);
+    return runBroker(ctx, options.key);
   },
 };

@@ -9,10 +9,10 @@ import type { Context } from "../context.js";
 import { ExitCode, UsageError, describeError } from "../errors.js";
 import { junitReport } from "../output/junit.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine, shellWord } from "../sanitize.js";
+import { sanitizeLine } from "../sanitize.js";
 import { checkServer, taskCreated, type CheckResult } from "../tasks/check.js";
 import { TaskEngine } from "../tasks/engine.js";
-import { checkedTool } from "../tasks/tool-check.js";
+import { checkedTool, toolsCommand } from "../tasks/tool-check.js";
 import { jsonObjectArg, readJsonArg, type JsonObjectArg } from "./args.js";
 import type { Leaf } from "./command.js";
 import {
@@ -77,7 +77,7 @@ export async function runCheck(options: CheckOptions, ctx: Context): Promise<num
     let results: CheckResult[];
     try {
       const engine = new TaskEngine(wire, ctx.clock);
-      if (options.tool !== undefined) await namedTool(engine, options, server.name, args);
+      if (options.tool !== undefined) await namedTool(engine, options, server, args);
       const run = { tool: options.tool, args, timeoutMs: options.timeoutMs, clock: ctx.clock, signal: ctx.interrupt };
       results = await checkServer(engine, run);
     } finally {
@@ -107,13 +107,16 @@ export async function runCheck(options: CheckOptions, ctx: Context): Promise<num
 async function namedTool(
   engine: TaskEngine,
   options: CheckOptions,
-  server: string,
+  server: { name: string; option: string },
   args: Record<string, unknown> | undefined,
 ): Promise<void> {
-  const tools = `mcp-task tools ${options.stdio !== undefined ? "--stdio" : "-s"} ${shellWord(options.stdio ?? server)}`;
-  const tool = await checkedTool(engine, sanitizeLine(server), options.tool!, args ?? {}, () => {}, tools);
+  const named = { name: sanitizeLine(server.name), option: server.option };
+  const tool = await checkedTool(engine, named, options.tool!, args ?? {}, () => {});
   if (tool.taskSupport === "forbidden")
-    throw new UsageError(`${sanitizeLine(tool.name)} does not run as a task`, `see the task tools with: ${tools}`);
+    throw new UsageError(
+      `${sanitizeLine(tool.name)} does not run as a task`,
+      `see the task tools with: ${toolsCommand(server.option)}`,
+    );
 }
 
 /** Thrown when the JUnit file cannot be written: no second attempt at it. */

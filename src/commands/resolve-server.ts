@@ -1,12 +1,18 @@
 // Which server a command talks to: `--stdio`, `-s <name|url>`, the default server, MCP_TASK_SERVER.
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
+import { shellValue } from "../sanitize.js";
 import { httpDescriptor, parseCommandLine, type ServerDescriptor } from "../protocol/server.js";
 import type { ServerFlags } from "./options.js";
 
 export interface ResolvedServer {
   name: string;
   descriptor: ServerDescriptor;
+  /**
+   * The server option as it was given, for a hint's next command to repeat (`--stdio '<line>'`, `-s <name|url>`),
+   * or "" when the server came from the default or MCP_TASK_SERVER (the next command finds it the same way).
+   */
+  option: string;
 }
 
 /** `--stdio`, `-s <name|url>`, else the default server, else MCP_TASK_SERVER. */
@@ -14,7 +20,11 @@ export async function resolveServer(options: ServerFlags, ctx: Context): Promise
   if (options.stdio !== undefined) {
     if (options.server !== undefined) throw new UsageError("give either --server or --stdio, not both");
     const { command, args } = parseCommandLine(options.stdio);
-    return { name: [command, ...args].join(" "), descriptor: { transport: "stdio", command, args } };
+    return {
+      name: [command, ...args].join(" "),
+      descriptor: { transport: "stdio", command, args },
+      option: `--stdio ${shellValue(options.stdio)}`,
+    };
   }
   const settings = await ctx.loadSettings();
   const wanted = options.server ?? settings.defaultServer() ?? ctx.env.MCP_TASK_SERVER;
@@ -24,7 +34,8 @@ export async function resolveServer(options: ServerFlags, ctx: Context): Promise
       'pass -s <name|url> or --stdio "<command>", or set a default with: mcp-task server use <name>',
     );
   }
-  if (/^https?:\/\//i.test(wanted)) return { name: wanted, descriptor: httpDescriptor(wanted) };
+  const option = options.server !== undefined ? `-s ${shellValue(options.server)}` : "";
+  if (/^https?:\/\//i.test(wanted)) return { name: wanted, descriptor: httpDescriptor(wanted), option };
   const saved = settings.server(wanted);
   if (!saved) {
     const known = Object.keys(settings.servers());
@@ -33,5 +44,5 @@ export async function resolveServer(options: ServerFlags, ctx: Context): Promise
       known.length ? `known servers: ${known.join(", ")}` : "add one with: mcp-task server add <name> --url <url>",
     );
   }
-  return { name: wanted, descriptor: saved };
+  return { name: wanted, descriptor: saved, option };
 }

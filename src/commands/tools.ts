@@ -3,10 +3,11 @@ import type { Command } from "commander";
 import type { Context } from "../context.js";
 import type { Leaf } from "./command.js";
 import { createPrinter } from "../output/printer.js";
-import { safeJson, sanitizeLine, shellValue } from "../sanitize.js";
+import { safeJson, sanitizeLine } from "../sanitize.js";
 import { UsageError } from "../errors.js";
 import type { ToolInfo } from "../protocol/wire.js";
-import { resolveServer } from "./resolve-server.js";
+import { resolveServer, type ResolvedServer } from "./resolve-server.js";
+import { toolsCommand } from "../tasks/tool-check.js";
 import {
   JSON_DOCUMENT,
   jsonFlag,
@@ -42,7 +43,7 @@ export async function runTools(options: ToolsOptions, ctx: Context): Promise<num
   const wire = await ctx.connect(server.descriptor, server.name);
   try {
     const tools = await wire.listTools();
-    if (options.name !== undefined) return showTool(options.name, tools, server.name, ctx, options.json);
+    if (options.name !== undefined) return showTool(options.name, tools, server, ctx, options.json);
     createPrinter(ctx.io, options.json).document(
       { server: server.name, generation: wire.generation, protocolVersion: wire.protocolVersion, tools },
       () => {
@@ -66,12 +67,12 @@ function taskLabel(support: string): string {
 }
 
 /** One tool as a document: its schemas exactly as the server sent them (text: indented JSON, made safe). */
-function showTool(name: string, tools: ToolInfo[], server: string, ctx: Context, json: boolean): number {
+function showTool(name: string, tools: ToolInfo[], server: ResolvedServer, ctx: Context, json: boolean): number {
   const tool = tools.find((t) => t.name === name);
   if (!tool)
     throw new UsageError(
-      `${sanitizeLine(server)} has no tool named ${sanitizeLine(name)}`,
-      `see its tools with: mcp-task tools -s ${shellValue(server)}`,
+      `${sanitizeLine(server.name)} has no tool named ${sanitizeLine(name)}`,
+      `see its tools with: ${toolsCommand(server.option)}`,
     );
   createPrinter(ctx.io, json).document(tool, () =>
     [

@@ -150,6 +150,8 @@ export function inputRequestsFromV2(value: unknown, what: string): InputRequest[
       method: string;
       params?: Record<string, unknown>;
     };
-    return { key, method: request.method, params: request.params ?? {} };
+    // Only a form can be declined on the 2026-07-28 protocol (see wireResponse in v2.ts).
+    const declinable = request.method === "elicitation/create";
+    return { key, method: request.method, params: request.params ?? {}, ...(declinable ? {} : { declinable }) };
   });
 }

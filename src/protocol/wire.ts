@@ -47,6 +47,11 @@ export interface InputRequest {
   key: string;
   method: string;
   params: Record<string, unknown>;
+  /**
+   * false: the protocol has no way to decline it (a 2026-07-28 sampling or roots request: only a reply lets the
+   * task go on), so no hint or prompt offers to. Absent (a handle saved before it was known): it can be.
+   */
+  declinable?: boolean;
 }
 
 export type InputResponse =

@@ -13,7 +13,7 @@
 // refused, with the reason, since no variable name follows from it. Hand-written: each client's variable syntax is
 // its own, and no package reads them all.
 import { homedir } from "node:os";
-import { basename, dirname } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { httpDescriptor, type ServerDescriptor } from "../protocol/server.js";
 
@@ -136,7 +136,9 @@ class Variables {
     inputs: unknown[],
     private readonly env: Record<string, string | undefined>,
   ) {
-    const folder = dirname(file);
+    // Absolute: `server import .vscode/mcp.json` names the file from the current folder, and a saved server is
+    // started from any folder (its dirname would be ".").
+    const folder = dirname(resolve(file));
     this.workspace = [".vscode", ".cursor"].includes(basename(folder)) ? dirname(folder) : folder;
     for (const input of inputs)
       if (isObject(input) && typeof input.id === "string")

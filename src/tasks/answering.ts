@@ -228,7 +228,7 @@ export class TaskAnswers {
       const question = open[0]?.params.message;
       shared.inputErrors.set(
         taskId,
-        inputUnavailable(taskId, typeof question === "string" ? question : snapshot.statusMessage),
+        inputUnavailable(taskId, typeof question === "string" ? question : snapshot.statusMessage, open[0]),
       );
       this.loop.wake();
       return;

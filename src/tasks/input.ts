@@ -32,25 +32,40 @@ export function expected(schema: Schema): string {
   return sanitizeLine(fields.length ? `expected ${fields.join("; ")}` : "expected an empty object");
 }
 
-/** How to give the answer later: to the task (respond), or to the call (again, with the answer). */
-function answerHint(taskId: string | null): string {
+/**
+ * How to give the answer later: to the task (respond), or to the call (again, with the answer); fitted to the
+ * question when it is known (a form: --input, or --decline; a sampling request: --sampling-reply), and --decline
+ * offered only where the request can be declined (InputRequest.declinable).
+ */
+function answerHint(taskId: string | null, request?: InputRequest): string {
+  if (request && isSampling(request)) return samplingHint(taskId, request);
+  const decline = request?.declinable === false ? "" : "--decline";
+  if (request)
+    return taskId
+      ? `mcp-task respond --input '{...}' ${shellWord(taskId)}${decline ? `  (or ${decline})` : ""}`
+      : `call again with --input '{...}'${decline ? ` or ${decline}` : ""}`;
   return taskId
     ? `mcp-task respond --input '{...}' ${shellWord(taskId)}  (or --decline; for a sampling request --sampling-reply TEXT)`
     : "call again with --input '{...}' or --decline (for a sampling request --sampling-reply TEXT)";
 }
 
-/** How to give a reply to a sampling request later (see answerHint). */
-function samplingHint(taskId: string | null): string {
+/** How to give a reply to a sampling request later (see answerHint); --decline only where it can be declined. */
+function samplingHint(taskId: string | null, request: InputRequest): string {
+  const decline = request.declinable === false ? "" : " (or --decline)";
   return taskId
-    ? `mcp-task respond --sampling-reply TEXT ${shellWord(taskId)}`
-    : "call again with --sampling-reply TEXT";
+    ? `mcp-task respond --sampling-reply TEXT ${shellWord(taskId)}${decline}`
+    : `call again with --sampling-reply TEXT${decline}`;
 }
 
 /** The error for a task that waits for input nobody here can give. */
-export function inputUnavailable(taskId: string | null, question: string | undefined): InputRequiredError {
+export function inputUnavailable(
+  taskId: string | null,
+  question: string | undefined,
+  request?: InputRequest,
+): InputRequiredError {
   return new InputRequiredError(
     `input required and no answer given${question ? `: ${sanitizeLine(question)}` : ""}`,
-    answerHint(taskId),
+    answerHint(taskId, request),
     taskId,
   );
 }
@@ -71,7 +86,11 @@ export function noAnswers(before: InputProvider): InputProvider {
     available: false,
     answer: async (request, taskId, signal) => {
       if (taskId === null) return before.answer(request, taskId, signal);
-      throw new InputRequiredError(`the task asks for input: ${describe(request)}`, answerHint(taskId), taskId);
+      throw new InputRequiredError(
+        `the task asks for input: ${describe(request)}`,
+        answerHint(taskId, request),
+        taskId,
+      );
     },
   };
 }
@@ -80,7 +99,7 @@ export function noAnswers(before: InputProvider): InputProvider {
 export function answerNotDelivered(taskId: string, requests: InputRequest[], cause: Error): AnswerNotDeliveredError {
   return new AnswerNotDeliveredError(
     `answer not delivered: the connection dropped before the server confirmed the answer to ${requests.map(describe).join(", ")} (${sanitizeLine(cause.message)})`,
-    `once the server is back, give it again: ${answerHint(taskId)}`,
+    `once the server is back, give it again: ${answerHint(taskId, requests.length === 1 ? requests[0] : undefined)}`,
     taskId,
   );
 }
@@ -106,8 +125,7 @@ export function deliveryNote(event: DeliveryEvent): string {
 }
 
 function needInput(request: InputRequest, taskId: string | null, why: string): InputRequiredError {
-  const hint = isSampling(request) ? samplingHint(taskId) : answerHint(taskId);
-  return new InputRequiredError(`${why}: ${describe(request)}`, hint, taskId);
+  return new InputRequiredError(`${why}: ${describe(request)}`, answerHint(taskId, request), taskId);
 }
 
 /**

@@ -130,6 +130,7 @@ export function urlAware(inner: InputProvider, policy: UrlPolicy): InputProvider
           throw inputUnavailable(
             taskId,
             typeof request.params.message === "string" ? request.params.message : undefined,
+            request,
           );
         return inner.answer(request, taskId, signal);
       }

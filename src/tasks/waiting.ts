@@ -1,7 +1,7 @@
 // A command that waits for a task: the signals that stop it waiting (Ctrl-C, --timeout), and the hint that says
 // how to pick the task up again (stopping to wait never stops the task).
 import type { Clock } from "../model.js";
-import { InterruptedError, ServerError, StillRunningError } from "../errors.js";
+import { InterruptedError, ServerError, StillRunningError, TerminatedError } from "../errors.js";
 import { formatDuration } from "../duration.js";
 import { shellWord } from "../sanitize.js";
 
@@ -11,7 +11,11 @@ export function waitSignal(
   timeoutMs: number | undefined,
 ): { signal: AbortSignal; dispose: () => void } {
   const stop = new AbortController();
-  const onInterrupt = () => stop.abort(new InterruptedError("interrupted"));
+  // Ctrl-C or SIGTERM, as the context was interrupted (its reason: which of the two).
+  const onInterrupt = () =>
+    stop.abort(
+      ctx.interrupt.reason instanceof InterruptedError ? ctx.interrupt.reason : new InterruptedError("interrupted"),
+    );
   ctx.interrupt.addEventListener("abort", onInterrupt, { once: true });
   if (ctx.interrupt.aborted) onInterrupt();
   const timer = new AbortController();
@@ -41,7 +45,8 @@ export function withResumeHint(error: unknown, taskId: string | null): unknown {
   if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
   const message = `${error.message}; task ${taskId} keeps running`;
   const hint = `resume with: mcp-task watch ${shellWord(taskId)}`;
-  return error instanceof StillRunningError
-    ? new StillRunningError(message, hint, taskId)
+  if (error instanceof StillRunningError) return new StillRunningError(message, hint, taskId);
+  return error instanceof TerminatedError
+    ? new TerminatedError(message, hint, taskId)
     : new InterruptedError(message, hint, taskId);
 }

@@ -1,5 +1,6 @@
 // The line prompt's sampling request (see prompt.ts): what the server asks, made display-safe, on stderr, and the
-// reply a person types (one line; an empty one declines), sent as the model's reply.
+// reply a person types (one line; an empty one declines where the request can be declined, else asks again), sent as
+// the model's reply.
 import type { IO } from "../context.js";
 import { sanitizeLine } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
@@ -14,8 +15,15 @@ export async function askSampling(io: IO, request: InputRequest, taskId: string 
     const [head, ...rest] = samplingLines(request);
     say(`\n? ${head}${where}`);
     for (const line of rest) say(`  ${line.replace(/\n/g, "\n  ")}`);
-    const text = (await rl.question(`  your reply (as model "${HUMAN_MODEL}"; an empty line declines): `)).trim();
-    return text ? samplingAnswer({ text, model: HUMAN_MODEL }) : { action: "decline" };
+    // A 2026-07-28 request cannot be declined (InputRequest.declinable): an empty line asks again.
+    const declinable = request.declinable !== false;
+    const ask = `  your reply (as model "${HUMAN_MODEL}"${declinable ? "; an empty line declines" : ""}): `;
+    for (;;) {
+      const text = (await rl.question(ask)).trim();
+      if (text) return samplingAnswer({ text, model: HUMAN_MODEL });
+      if (declinable) return { action: "decline" };
+      say("  this request cannot be declined: write a reply (Ctrl-C to leave it for later)");
+    }
   } finally {
     rl.close();
   }

@@ -33,6 +33,14 @@ import { isInitializeRequest, UrlElicitationRequiredError } from "@modelcontextp
 import * as z from "zod/v4";
 
 const argv = process.argv.slice(2);
+if (argv.includes("--help") || argv.includes("-h")) {
+  process.stdout.write(
+    "usage: node sdk-v1-server.js --stdio | --port <n>\n" +
+      "  a 2025-11-25 tasks server on the official SDK's v1 line: over stdio, or Streamable HTTP on 127.0.0.1:<n>\n" +
+      "  (0: any free port; it prints `listening <url>`)\n",
+  );
+  process.exit(0);
+}
 const flag = (name: string) => {
   const at = argv.indexOf(name);
   return at >= 0 ? argv[at + 1] : undefined;

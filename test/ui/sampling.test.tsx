@@ -112,4 +112,13 @@ describe("a sampling request in the Ink form", () => {
     await press(ui, KEY.tab, "d");
     expect(onRespond.mock.calls).toEqual([[{ action: "decline" }]]);
   });
+
+  it("a request that cannot be declined (2026-07-28) offers no Decline: d and Tab do not decline it", async () => {
+    const { tree, onRespond } = form({ ...HOSTILE, declinable: false });
+    const ui = await mount(tree);
+    expect(ui.lastFrame()).not.toMatch(/Decline|d decline/);
+    await press(ui, KEY.tab, "d", KEY.tab, KEY.tab, KEY.enter);
+    expect(onRespond).not.toHaveBeenCalled();
+    expect(ui.lastFrame()).toMatch(/write a reply first(?! \(or decline\))/);
+  });
 });

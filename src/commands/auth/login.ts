@@ -4,7 +4,9 @@ import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
-import { sanitizeLine } from "../../sanitize.js";
+import { sanitizeLine, shellValue } from "../../sanitize.js";
+import type { ServerDescriptor } from "../../protocol/server.js";
+import type { OAuthClientSettings } from "../../store/settings.js";
 import type { Leaf } from "../command.js";
 import { withOptions } from "../options.js";
 
@@ -31,24 +33,51 @@ export const login: Leaf<LoginOptions, [string]> = {
 export async function runLogin(options: LoginOptions, ctx: Context): Promise<number> {
   const settings = await ctx.loadSettings();
   const url = httpServerUrl(settings, options.name);
+  const client = settings.client(options.name);
   const [{ signIn }, { AuthStore }, { openPolicy }] = await Promise.all([
     import("../../auth/signin.js"),
     import("../../auth/store.js"),
     import("../../auth/session.js"),
   ]);
   const printer = createPrinter(ctx.io, false);
-  await signIn({
+  const outcome = await signIn({
     store: new AuthStore(ctx.home),
     url,
     name: options.name,
-    client: settings.client(options.name),
+    addFlags: addFlags(settings.server(options.name)!, client),
+    client,
     env: ctx.env,
     policy: openPolicy(ctx.io, ctx.env, !options.browser),
     note: (text) => printer.note(text),
     signal: ctx.interrupt,
   });
-  printer.note(`signed in to ${options.name}`);
+  // A server that answers without a token: nothing to sign in to, and nothing wrong (exit 0).
+  printer.note(
+    outcome === "not-needed"
+      ? `${sanitizeLine(options.name)} asks for no authorization (it answers without a token): nothing to sign in to`
+      : `signed in to ${options.name}`,
+  );
   return 0;
+}
+
+/**
+ * A saved HTTP server's options as `server add` flags, for a hint that saves it again with a client id: every
+ * header kept (a \${env:NAME} reference as it is; a literal value, which may be a secret, as <value of NAME> to put
+ * back), and the client's options but its id (the hint adds it: --client-id ID).
+ */
+function addFlags(descriptor: ServerDescriptor, client: OAuthClientSettings | undefined): string {
+  if (descriptor.transport !== "http") return "";
+  const headers = Object.entries(descriptor.headers ?? {}).map(([name, value]) =>
+    shellValue(`${name}: ${/\$\{env:[^}]+\}/.test(value) ? value : `<value of ${name}>`}`),
+  );
+  return [
+    `--url ${shellValue(descriptor.url)}`,
+    ...headers.map((header) => `--header ${header}`),
+    ...(client?.clientSecret ? [`--client-secret ${shellValue(client.clientSecret)}`] : []),
+    ...(client?.clientMetadataUrl ? [`--client-metadata-url ${shellValue(client.clientMetadataUrl)}`] : []),
+    ...(client?.scope ? [`--scope ${shellValue(client.scope)}`] : []),
+    ...(client?.grant === "client_credentials" ? ["--grant client-credentials"] : []),
+  ].join(" ");
 }
 
 /** The URL of a saved HTTP server (login and logout take a saved name: tokens go with what the person saved). */

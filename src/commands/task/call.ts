@@ -122,7 +122,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
     const engine = new TaskEngine(wire, ctx.clock, provider);
-    await checkedTool(engine, server.name, options.tool, args, (support) => settings.saveTaskSupport(key, support));
+    await checkedTool(engine, server, options.tool, args, (support) => settings.saveTaskSupport(key, support));
     const started = await engine.call(options.tool, args, {
       task: options.task,
       ttlMs: options.ttlMs,

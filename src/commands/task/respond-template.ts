@@ -9,6 +9,7 @@ import { safeJson, sanitizeLine, shellWord } from "../../sanitize.js";
 import { requestedForm, templateOf } from "../../tasks/fields.js";
 import { preparedAnswers } from "../../tasks/input.js";
 import { reconnect } from "../../tasks/reconnect.js";
+import { isSampling } from "../../tasks/sampling.js";
 import type { InputRequest } from "../../protocol/wire.js";
 import type { TaskRef } from "../options.js";
 
@@ -67,7 +68,10 @@ function nothingToTemplate(
   if (questions.length)
     return new InputRequiredError(
       `task ${taskId} asks something other than a form (${sanitizeLine(questions[0]!.method)})`,
-      `see the question as it comes with: mcp-task watch ${id}`,
+      // A sampling request has no form: it is answered with a reply (watch, in a pipe, would only ask again).
+      questions.some(isSampling)
+        ? `reply with: mcp-task respond --sampling-reply TEXT ${id}`
+        : `see the question as it comes with: mcp-task watch ${id}`,
       taskId,
     );
   if (once)

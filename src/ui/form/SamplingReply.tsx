@@ -22,6 +22,8 @@ export interface SamplingReplyProps {
 }
 
 const BUTTONS = [{ label: "Send reply" }, { label: "Decline", key: "d" }] as const;
+/** A request that cannot be declined (2026-07-28: InputRequest.declinable false) offers only the reply. */
+const SEND_ONLY = BUTTONS.slice(0, 1);
 
 /** The request as a person reads it: pure, from the request. */
 export function SamplingRequestView({ request }: { readonly request: InputRequest }) {
@@ -47,18 +49,20 @@ export function SamplingReply({ request, width, onRespond, onClose, initial = ""
   // -1: the reply has the focus; 0, 1: a button.
   const [focus, setFocus] = useState(-1);
   const [error, setError] = useState<string | undefined>();
+  const declinable = request.declinable !== false;
+  const last = declinable ? 1 : 0;
   const send = () => {
-    if (!text.trim()) return setError("write a reply first (or decline)");
+    if (!text.trim()) return setError(declinable ? "write a reply first (or decline)" : "write a reply first");
     onRespond(samplingAnswer({ text, model: model ?? HUMAN_MODEL }));
   };
   const decline = () => onRespond({ action: "decline" });
   useInput((input, key) => {
     if (key.escape) return onClose();
-    if (key.tab) return setFocus((f) => (f === -1 ? 0 : key.shift ? f - 1 : f === 1 ? -1 : f + 1));
+    if (key.tab) return setFocus((f) => (f === -1 ? 0 : key.shift ? f - 1 : f === last ? -1 : f + 1));
     if (focus >= 0) {
-      if (key.leftArrow || key.rightArrow) return setFocus(focus === 0 ? 1 : 0);
+      if (key.leftArrow || key.rightArrow) return setFocus(focus === 0 ? last : 0);
       if (key.upArrow) return setFocus(-1);
-      if (input === "d") return decline();
+      if (input === "d" && declinable) return decline();
       if (key.return || input === " ") return focus === 0 ? send() : decline();
       return;
     }
@@ -80,8 +84,10 @@ export function SamplingReply({ request, width, onRespond, onClose, initial = ""
         {error ? <Text color="red">✗ {error}</Text> : null}
       </Box>
       <Box flexDirection="column">
-        <ActionBar buttons={BUTTONS} focused={focus >= 0 ? focus : undefined} />
-        <Text dimColor>Enter send · Tab to the buttons (d decline) · Esc close without answering</Text>
+        <ActionBar buttons={declinable ? BUTTONS : SEND_ONLY} focused={focus >= 0 ? focus : undefined} />
+        <Text dimColor>
+          {`Enter send · Tab to the buttons${declinable ? " (d decline)" : ""} · Esc close without answering`}
+        </Text>
       </Box>
     </Box>
   );
