@@ -449,7 +449,7 @@ describe("unsafe task ids", () => {
         const paths = tree(sandbox);
         for (const path of paths)
           expect(path).toMatch(
-            /^a\/(b\/(c\/(d\/(home\/(settings\.json|tasks\/|tasks\/[^/]+|brokers\/|brokers\/[0-9a-f]{16}(-[0-9a-f]{12})?\.(sock|json|json\.spec|log|start\.lock\/))?)?)?)?)?$/,
+            /^a\/(b\/(c\/(d\/(home\/(settings\.json|tasks\/|tasks\/[^/]+|brokers\/|brokers\/[0-9a-f]{16}(-[0-9a-f]{12})?\.(sock|json|json\.spec|log|trace|trace\.1|start\.lock\/))?)?)?)?)?$/,
           );
         expect(paths.filter((path) => /^a\/b\/c\/d\/home\/tasks\/.+\/$/.test(path))).toEqual([]);
         expect(pwned()).toEqual([]);

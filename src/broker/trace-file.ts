@@ -10,7 +10,7 @@
 import { closeSync, fstatSync, renameSync, rmSync, writeSync } from "node:fs";
 import { MAX_BROKER_TRACE_BYTES, MAX_BROKER_TRACE_EVENT_BYTES } from "../limits.js";
 import { redactWith } from "../protocol/server.js";
-import type { Trace, TraceEvent } from "../protocol/trace.js";
+import { exceedsJson, type Trace, type TraceEvent } from "../protocol/trace.js";
 import { safeJson } from "../sanitize.js";
 import { openOwnAppend, UnsafeFileError } from "../store/safe-fs.js";
 
@@ -19,6 +19,13 @@ export const traceFiles = (path: string): string[] => [`${path}.1`, path];
 
 /** One event as its line in the file: whole, or with the start of its message when it is too long. */
 export function traceLine(event: TraceEvent, secrets: ReadonlyMap<string, string>): string {
+  // A message far past the bound (a 48 MB reply, a schema 20,000 levels deep) is not serialised to be cut: the
+  // broker's always-on trace must not cost what the message does. Its id and method say what it was.
+  if ((event.dir === "out" || event.dir === "in") && exceedsJson(event.message, 4 * MAX_BROKER_TRACE_EVENT_BYTES)) {
+    const { id, method } = (event.message ?? {}) as { id?: unknown; method?: unknown };
+    const named = { ...(id !== undefined && { id }), ...(typeof method === "string" && { method }) };
+    return `${redactWith(safeJson({ ...event, message: named, cut: 4 * MAX_BROKER_TRACE_EVENT_BYTES }), secrets)}\n`;
+  }
   let line = redactWith(safeJson(event), secrets);
   if (Buffer.byteLength(line) > MAX_BROKER_TRACE_EVENT_BYTES && (event.dir === "out" || event.dir === "in")) {
     const text = redactWith(safeJson(event.message), secrets);
@@ -43,8 +50,8 @@ function open(path: string): number {
 export function brokerTraceFile(path: string, secrets: ReadonlyMap<string, string>): Trace {
   return {
     write(event) {
-      const line = Buffer.from(traceLine(event, secrets));
       try {
+        const line = Buffer.from(traceLine(event, secrets));
         let fd = open(path);
         try {
           const size = fstatSync(fd).size;

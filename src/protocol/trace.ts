@@ -29,7 +29,8 @@ export type TraceEvent = (
 ) & {
   /** "broker": the message passed on the connection of the server's broker, relayed to this command. */
   via?: "broker";
-  /** In a broker's own trace file: the message was this many bytes, and only its start is kept (as a string). */
+  /** In a broker's own trace file: the message was this many bytes (or more, where it was too large to measure), and
+   *  only its start is kept (as a string), or only its id and method. */
   cut?: number;
 };
 
@@ -84,7 +85,40 @@ export function openTrace(target: { file?: string; stderr: { write(text: string)
 export function teeTrace(...traces: Array<Trace | undefined>): Trace | undefined {
   const given = traces.filter((trace): trace is Trace => trace !== undefined);
   if (given.length <= 1) return given[0];
-  return { write: (event) => given.forEach((trace) => trace.write(event)) };
+  return { write: (event) => given.forEach((trace) => traceSafely(trace, event)) };
+}
+
+/** A trace that cannot be written (a full disk, a value it cannot serialise) never breaks the connection it traces. */
+function traceSafely(trace: Trace, event: TraceEvent): void {
+  try {
+    trace.write(event);
+  } catch {
+    /* the event is lost, the connection goes on */
+  }
+}
+
+/**
+ * True when `value`'s JSON would be longer than `budget` bytes (estimated: keys and strings by length, other values
+ * by a few bytes each), or nests deeper than `maxDepth`; walked iteratively and stopped at the budget, so that a huge
+ * or deeply nested message costs no more than the budget to measure (JSON.stringify of a 20,000-level value throws).
+ */
+export function exceedsJson(value: unknown, budget: number, maxDepth = 256): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  let size = 0;
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (depth > maxDepth) return true;
+    if (typeof item === "string") size += item.length + 2;
+    else if (item !== null && typeof item === "object") {
+      for (const [key, child] of Object.entries(item)) {
+        size += key.length + 4;
+        stack.push([child, depth + 1]);
+        if (size > budget) return true;
+      }
+    } else size += 8;
+    if (size > budget) return true;
+  }
+  return false;
 }
 
 /** One event as a line for a person: time, direction, server, then the message (cut at MAX_TRACE_LINE). */
@@ -112,7 +146,7 @@ const stamp = () => new Date().toISOString();
 export function traceTransport<T extends Transport>(transport: T, trace: Trace, server: string): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    trace.write({ t: stamp(), server, dir: "out", message });
+    traceSafely(trace, { t: stamp(), server, dir: "out", message });
     return send(message, options);
   };
   let handler = transport.onmessage;
@@ -127,7 +161,7 @@ export function traceTransport<T extends Transport>(transport: T, trace: Trace, 
       handler =
         next &&
         ((message, extra) => {
-          if (!traced.has(message)) trace.write({ t: stamp(), server, dir: "in", message });
+          if (!traced.has(message)) traceSafely(trace, { t: stamp(), server, dir: "in", message });
           traced.add(message);
           next(message, extra as never);
         });
@@ -152,11 +186,11 @@ export function traceFetch(inner: typeof fetch, trace: Trace, server: string): t
         if (CREDENTIALS.includes(name)) headers[`< ${name}`] = "[redacted]";
         else if (SHOWN.includes(name)) headers[`< ${name}`] = value;
       });
-      trace.write({ t: stamp(), server, dir: "http", method, url, status: response.status, headers });
+      traceSafely(trace, { t: stamp(), server, dir: "http", method, url, status: response.status, headers });
       return response;
     } catch (error) {
       const code = (error as { cause?: { code?: unknown } }).cause?.code;
-      trace.write({
+      traceSafely(trace, {
         t: stamp(),
         server,
         dir: "http",
