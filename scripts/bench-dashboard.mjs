@@ -5,10 +5,11 @@
 //   BENCH_PROF=<dir>    the live dashboard runs with --cpu-prof (written as it leaves, after the CPU window) and
 //                       --heapsnapshot-signal (a heap snapshot taken at the end of the window), both into <dir>
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { writeQuickStore } from "./quick-store.mjs";
 
 const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin/mcp-task.js");
@@ -65,36 +66,9 @@ function open(home, name, nodeFlags = "") {
   return session;
 }
 
-// 100,000 handles saved one by one (each one fsync'd) take many minutes on a loaded disk: their files are written
-// here as the store-writer writes them, without fsync, and one `mcp-task list` builds the store's index from them.
+// The store written fast (scripts/quick-store.mjs); one `mcp-task list` builds its index.
 function quickStore(home, n) {
-  const dir = join(home, "tasks");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
-  for (let i = 0; i < n; i++) {
-    const id = `h0-${i}`;
-    const at = new Date(Date.now() - 3_600_000 - (n - i)).toISOString(); // h0-0 the oldest; all ended an hour ago
-    const handle = {
-      version: 1,
-      taskId: id,
-      server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
-      resume: { generation: "v2", protocolVersion: "2026-07-28", serverName: "bench" },
-      tool: "bench",
-      arguments: { blob: "x".repeat(200) },
-      createdAt: at,
-      updatedAt: at,
-      ttlMs: 300000,
-      pollIntervalMs: 1000,
-      last: { taskId: id, status: "completed", statusMessage: id, inputRequests: [] },
-      history: [
-        { status: "working", at },
-        { status: "completed", at },
-      ],
-      answered: [],
-      outcome: { taskId: id, status: "completed", result: { content: [{ type: "text", text: `result ${i}` }] } },
-    };
-    writeFileSync(join(dir, `${id}.00000000.json`), JSON.stringify(handle), { mode: 0o600 });
-  }
+  writeQuickStore(home, n);
   execFileSync(process.execPath, [bin, "list", "--json"], {
     env: { ...process.env, MCP_TASK_HOME: home },
     stdio: "ignore",

@@ -3,9 +3,10 @@
 // The stores are written fast (no fsync), then listed once to build the index and, 2.5 s later (past the store's
 // stamp margin, DIR_STAMP_MARGIN_MS), once more to stamp it: the state a store is in after its first listing.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeQuickStore } from "./quick-store.mjs";
 
 const bin = join(import.meta.dirname, "../bin/mcp-task.js");
 const sizes = (process.argv[2] ?? "0,10000,100000").split(",").map(Number);
@@ -21,33 +22,7 @@ function once(args, env) {
 
 function store(n) {
   const home = mkdtempSync(join(tmpdir(), "bench-list-"));
-  const dir = join(home, "tasks");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
-  for (let i = 0; i < n; i++) {
-    const id = `h0-${i}`;
-    const at = new Date(Date.now() - 3_600_000 - (n - i)).toISOString();
-    const handle = {
-      version: 1,
-      taskId: id,
-      server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
-      resume: { generation: "v2", protocolVersion: "2026-07-28", serverName: "bench" },
-      tool: "bench",
-      arguments: { blob: "x".repeat(200) },
-      createdAt: at,
-      updatedAt: at,
-      ttlMs: 300000,
-      pollIntervalMs: 1000,
-      last: { taskId: id, status: "completed", statusMessage: id, inputRequests: [] },
-      history: [
-        { status: "working", at },
-        { status: "completed", at },
-      ],
-      answered: [],
-      outcome: { taskId: id, status: "completed", result: { content: [{ type: "text", text: `result ${i}` }] } },
-    };
-    writeFileSync(join(dir, `${id}.00000000.json`), JSON.stringify(handle), { mode: 0o600 });
-  }
+  writeQuickStore(home, n);
   return home;
 }
 

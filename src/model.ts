@@ -118,3 +118,21 @@ export type HandleView = Pick<
   | "pollIntervalMs"
   | "gone"
 > & { expired: boolean };
+
+/** The view of a summary, its fields in this order (the order of `list --json`'s objects and the index's rows). */
+export function summaryView(s: HandleSummary, expired: boolean): HandleView {
+  return {
+    taskId: s.taskId,
+    server: s.server,
+    tool: s.tool,
+    generation: s.generation,
+    status: s.status,
+    statusMessage: s.statusMessage,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    ttlMs: s.ttlMs,
+    pollIntervalMs: s.pollIntervalMs,
+    expired,
+    gone: s.gone,
+  };
+}

@@ -1,5 +1,5 @@
 // The lines of the handle index (see summary-index.ts): a handle's summary, a removal, or a directory stamp.
-import type { HandleSummary } from "../model.js";
+import { summaryView, type HandleSummary } from "../model.js";
 import { TASK_STATUSES } from "../protocol/wire.js";
 
 /**
@@ -53,20 +53,7 @@ export function encode(line: Line): string {
   if ("dirMtime" in line) return JSON.stringify(["dir", line.dirMtime, line.count, line.bytes, line.hash]);
   if ("removed" in line) return JSON.stringify([0, line.stem]);
   const s = line;
-  const view = {
-    taskId: s.taskId,
-    server: s.server,
-    tool: s.tool,
-    generation: s.generation,
-    status: s.status,
-    statusMessage: s.statusMessage,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-    ttlMs: s.ttlMs,
-    pollIntervalMs: s.pollIntervalMs,
-    expired: false,
-    gone: s.gone,
-  };
+  const view = summaryView(s, false);
   return JSON.stringify([FORMAT, s.stem, s.mtime, s.final, s.statusAt, s.outcome, s.taskCreatedAt, view]);
 }
 

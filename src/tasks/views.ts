@@ -1,5 +1,5 @@
 // What `get`, `list` and `export` show of a handle: one plain object for JSON, and a line or block of text.
-import type { Handle, HandleSummary, HandleView } from "../model.js";
+import { summaryView, type Handle, type HandleSummary, type HandleView } from "../model.js";
 import { summarize } from "../store/handle-file.js";
 import { summaryExpired } from "./expiry.js";
 import { compactDuration } from "../duration.js";
@@ -10,20 +10,7 @@ export function viewOf(handle: Handle, now: number): HandleView {
 
 /** The view of a summary; its fields in this order (the JSON objects' order). */
 export function viewOfSummary(s: HandleSummary, now: number): HandleView {
-  return {
-    taskId: s.taskId,
-    server: s.server,
-    tool: s.tool,
-    generation: s.generation,
-    status: s.status,
-    statusMessage: s.statusMessage,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-    ttlMs: s.ttlMs,
-    pollIntervalMs: s.pollIntervalMs,
-    expired: summaryExpired(s, now),
-    gone: s.gone,
-  };
+  return summaryView(s, summaryExpired(s, now));
 }
 
 /** "3m", "2h", "5d": a short age (src/duration.ts). */

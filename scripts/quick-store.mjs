@@ -1,0 +1,35 @@
+// A store of `n` finished handles written fast for the benchmarks: 100,000 handles saved one by one (each one
+// fsync'd) take many minutes on a loaded disk, so their files are written here as the store writes them, without
+// fsync; the index is built by the first `mcp-task list` that reads them. h0-0 is the oldest; all ended an hour ago.
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export function writeQuickStore(home, n) {
+  const dir = join(home, "tasks");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  for (let i = 0; i < n; i++) {
+    const id = `h0-${i}`;
+    const at = new Date(Date.now() - 3_600_000 - (n - i)).toISOString();
+    const handle = {
+      version: 1,
+      taskId: id,
+      server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
+      resume: { generation: "v2", protocolVersion: "2026-07-28", serverName: "bench" },
+      tool: "bench",
+      arguments: { blob: "x".repeat(200) },
+      createdAt: at,
+      updatedAt: at,
+      ttlMs: 300000,
+      pollIntervalMs: 1000,
+      last: { taskId: id, status: "completed", statusMessage: id, inputRequests: [] },
+      history: [
+        { status: "working", at },
+        { status: "completed", at },
+      ],
+      answered: [],
+      outcome: { taskId: id, status: "completed", result: { content: [{ type: "text", text: `result ${i}` }] } },
+    };
+    writeFileSync(join(dir, `${id}.00000000.json`), JSON.stringify(handle), { mode: 0o600 });
+  }
+}
