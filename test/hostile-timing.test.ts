@@ -82,8 +82,11 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
       await withHttp("poll-huge", generation, async ({ url }) => {
         const home = tempHome();
         const run = await runMeasured(["call", "huge_poll", "--timeout", "4s", "-s", url], { home });
-        // The task ends on the server after 3 s, but the next read is due in 120 s: --timeout stops the wait.
-        expectError(run, 7, /keeps running/);
+        // The task ends on the server after 3 s, but the next read is due in 120 s: --timeout stops the wait. On
+        // 2025-11-25 the session's keeper also waits on tasks/result, which the server answers at the end (one
+        // request, not a read before the interval): the call ends with the task.
+        if (generation === "v1") expect(run.code, run.stderr).toBe(0);
+        else expectError(run, 7, /keeps running/);
         expect(run.stderr.length, run.stderr.slice(0, 2000)).toBeLessThan(2000);
         expect(run.cpu, `CPU ${run.cpu} s`).toBeLessThan(1.2);
         expect(run.ms).toBeLessThan(15_000);

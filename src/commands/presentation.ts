@@ -1,6 +1,7 @@
 // How a waiting command shows progress and where its answers come from: the live Ink view on a terminal, status
 // lines with answers from the flags elsewhere, a line prompt when a person is there but stdout is not a terminal.
 import type { Context } from "../context.js";
+import { MAX_LOG_LINES } from "../limits.js";
 import { createPrinter, type Printer } from "../output/printer.js";
 import { atLeast, type LogLevel } from "../protocol/logging.js";
 import type { Wire } from "../protocol/wire.js";
@@ -43,8 +44,12 @@ export async function showLogs(
   taskId: () => string | null,
 ): Promise<void> {
   const threshold = options.logLevel ?? (options.json ? "debug" : DEFAULT_LOG_LEVEL);
+  let shown = 0;
   wire.onLog = (log) => {
-    if (atLeast(log.level, threshold)) printer.log(taskId(), log, new Date(ctx.clock.now()));
+    if (!atLeast(log.level, threshold) || shown > MAX_LOG_LINES) return;
+    if (++shown > MAX_LOG_LINES)
+      printer.note(`the server sends more than ${MAX_LOG_LINES} log messages; the rest are not shown`);
+    else printer.log(taskId(), log, new Date(ctx.clock.now()));
   };
   // Not being able to choose the level is no reason to fail the command: the levels are filtered here anyway.
   if (options.logLevel) await wire.setLogLevel?.(options.logLevel).catch(() => false);

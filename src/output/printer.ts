@@ -121,6 +121,10 @@ function textPrinter(io: IO): Printer {
 
 function jsonPrinter(io: IO): Printer {
   const line = (event: Record<string, unknown>) => io.stdout.write(`${safeJson(event)}\n`);
+  // A task's last line is its result or error: progress and log messages that come after it (a broker relays them
+  // on their own path) are not printed for it, nor those of no task once any task has ended.
+  const ended = new Set<string | null>();
+  const after = (taskId: string | null) => ended.has(taskId) || (taskId === null && ended.size > 0);
   return {
     task(info) {
       line({ type: "task", ...info });
@@ -138,6 +142,7 @@ function jsonPrinter(io: IO): Printer {
       line({ type: "input", taskId, key: request.key, request: { method: request.method, params: request.params } });
     },
     progress(taskId, progress, at) {
+      if (after(taskId)) return;
       line({
         type: "progress",
         taskId,
@@ -148,9 +153,11 @@ function jsonPrinter(io: IO): Printer {
       });
     },
     log(taskId, log, at) {
+      if (after(taskId)) return;
       line({ type: "log", taskId, level: log.level, logger: log.logger ?? null, data: log.data, at: at.toISOString() });
     },
     result(outcome) {
+      ended.add(outcome.taskId);
       line({
         type: "result",
         taskId: outcome.taskId,
@@ -161,6 +168,7 @@ function jsonPrinter(io: IO): Printer {
       });
     },
     error(report) {
+      ended.add(report.taskId);
       line({
         type: "error",
         taskId: report.taskId,

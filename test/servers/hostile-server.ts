@@ -434,6 +434,7 @@ function timedTask(tool: string, argsIn: Msg): Task {
     quick: 1.5,
     liar: 1.5,
     skewed: 1.5,
+    future: 3600, // still running past its 1 s ttl, however soon a client learns of an end
   };
   task.endsAfterMs = (seconds ?? defaults[tool] ?? 0.5) * 1000;
   if (tool === "zero") task.poll = 0;
