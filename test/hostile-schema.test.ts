@@ -194,6 +194,24 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     });
   });
 
+  it("proto-field (v2): respond --template keeps a field named __proto__ as a field of the skeleton", async () => {
+    await withHttp("proto-field", "v2", async ({ url }) => {
+      const home = tempHome();
+      const call = await runMeasured(["call", "ask", "--detach", "-s", url], { home });
+      expect(call.code, call.stderr).toBe(0);
+      const taskId = call.stdout.trim();
+      let template = await runMeasured(["respond", "--template", taskId], { home });
+      for (let i = 0; template.code !== 0 && i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        template = await runMeasured(["respond", "--template", taskId], { home });
+      }
+      expect(template.code, template.stderr).toBe(0);
+      const skeleton = JSON.parse(template.stdout) as Record<string, unknown>;
+      expect(Object.keys(skeleton).sort()).toEqual(["__proto__", "constructor", "prototype"]);
+      expect(Object.getPrototypeOf(skeleton)).toBe(Object.prototype);
+    });
+  });
+
   it("proto-field (v1): the SDK drops the __proto__ field from the request, so the answer cannot fit its required list: exit 6, nothing sent half-answered", async () => {
     await withHttp("proto-field", "v1", async ({ url }) => {
       const result = await runMeasured(["call", "ask", "--input", '{"__proto__":"p","constructor":true}', "-s", url], {

@@ -3,6 +3,7 @@
 // line prompt (src/ui) and the --input answers (./input.ts) all read a schema through it. Pure; titles,
 // descriptions and choice titles are sanitised here, so a descriptor is safe to display. (The checks of typed values
 // are src/ui/form/fields.ts; the AJV check of the whole object is ./schema.ts.)
+import { setOwn } from "../data.js";
 import { sanitize, sanitizeLine } from "../sanitize.js";
 import type { InputRequest } from "../protocol/wire.js";
 
@@ -174,7 +175,8 @@ export function templateOf(schema: Schema): { template: Record<string, unknown>;
       multi: [],
       json: null,
     };
-    template[field.name] = field.default !== undefined ? field.default : empty[field.kind];
+    // A field may be named `__proto__`: an own property, not the prototype's setter.
+    setOwn(template, field.name, field.default !== undefined ? field.default : empty[field.kind]);
     const takes = choices
       ? `one of ${choices.map((c) => JSON.stringify(c.value)).join(", ")}`
       : (field.type ?? field.kind);

@@ -3,6 +3,7 @@
 // stderr says what it takes. The questions are read from the server (or the broker or keeper that holds them where
 // the server hands each over once); none is answered here.
 import type { Context } from "../../context.js";
+import { setOwn } from "../../data.js";
 import { InputRequiredError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { safeJson, sanitizeLine, shellWord } from "../../sanitize.js";
@@ -39,7 +40,8 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
   const notes: string[] = [];
   for (const form of forms) {
     const skeleton = templateOf(requestedForm(form));
-    Object.assign(template, skeleton.template);
+    // Field names are data (a form may name one `__proto__`): own properties, never Object.assign's setters.
+    for (const [name, value] of Object.entries(skeleton.template)) setOwn(template, name, value);
     notes.push(...skeleton.notes);
   }
   const messages = forms.map((q) => (typeof q.params.message === "string" ? q.params.message : ""));
