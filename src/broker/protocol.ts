@@ -94,7 +94,27 @@ export function onMessages(socket: Socket, handle: (message: Message) => void): 
   });
 }
 
+/**
+ * `send` for a stream of notifications (a server's log messages relayed to every command attached): those of one
+ * turn of the event loop go out in one write, not one system call each. Any other message sent after them writes
+ * them out with it, in order (a reply is never held back: a process may end right after one).
+ */
+export function sendBatched(socket: Socket, message: Message): void {
+  if (socket.writableCorked === 0 && !socket.destroyed) {
+    socket.cork();
+    setImmediate(() => {
+      if (socket.writableCorked > 0) socket.uncork();
+    });
+  }
+  write(socket, message);
+}
+
 export function send(socket: Socket, message: Message): void {
+  write(socket, message);
+  if (socket.writableCorked > 0) socket.uncork();
+}
+
+function write(socket: Socket, message: Message): void {
   // A late answer after this side closed (a question refused while the command was ending) is dropped, not thrown.
   if (socket.destroyed || socket.writableEnded) return;
   let line: string;

@@ -11,7 +11,7 @@ import type { Context } from "../context.js";
 import { credentialed, secretsOf, type ServerDescriptor } from "../protocol/server.js";
 import { teeTrace } from "../protocol/trace.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "../protocol/wire.js";
-import { encodeError, send } from "./protocol.js";
+import { encodeError, send, sendBatched } from "./protocol.js";
 import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
 import { refOf } from "./processes.js";
 import { Questions, type Client } from "./questions.js";
@@ -108,7 +108,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   };
   // The server's log messages go to every command attached (the connection is theirs alike).
   wire.onLog = (log) => {
-    for (const client of clients) send(client.socket, { method: "log", params: { log } });
+    for (const client of clients) sendBatched(client.socket, { method: "log", params: { log } });
   };
   // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
   wire.onTaskMoved = (taskId, token) => {

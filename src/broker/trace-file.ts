@@ -46,28 +46,63 @@ function open(path: string): number {
   }
 }
 
-/** The broker's trace file at `path`. A trace that cannot be written (a full disk) never stops the broker. */
+/**
+ * The broker's trace file at `path`. A trace that cannot be written (a full disk) never stops the broker.
+ *
+ * Lines are gathered and written once per turn of the event loop (and at exit): a server that sends tens of thousands
+ * of notifications in one reply cost the broker an open, fstat, write and close for each of them (1.4 s of CPU for
+ * 40,000) when every event was written on its own.
+ */
 export function brokerTraceFile(path: string, secrets: ReadonlyMap<string, string>): Trace {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const lines = pending;
+    pending = [];
+    pendingBytes = 0;
+    if (lines.length > 0) writeLines(path, lines);
+  };
+  process.once("exit", flush);
   return {
     write(event) {
       try {
         const line = Buffer.from(traceLine(event, secrets));
-        let fd = open(path);
-        try {
-          const size = fstatSync(fd).size;
-          if (size > 0 && size + line.length > MAX_BROKER_TRACE_BYTES) {
-            closeSync(fd);
-            fd = -1;
-            renameSync(path, `${path}.1`);
-            fd = open(path);
-          }
-          for (let done = 0; done < line.length;) done += writeSync(fd, line, done, line.length - done);
-        } finally {
-          if (fd >= 0) closeSync(fd);
-        }
+        pending.push(line);
+        pendingBytes += line.length;
       } catch {
-        /* the trace is lost, the broker goes on */
+        return; /* an event that cannot be written is left out, the broker goes on */
       }
+      // Never more than a file's worth held: a turn that brings more is written as it comes.
+      if (pendingBytes > MAX_BROKER_TRACE_BYTES) return flush();
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(flush).unref();
     },
   };
+}
+
+/** Appends `lines` to the trace at `path`, starting a new file (the old one kept as .1) whenever it would pass the bound. */
+function writeLines(path: string, lines: Buffer[]): void {
+  let fd = -1;
+  try {
+    fd = open(path);
+    let size = fstatSync(fd).size;
+    for (const line of lines) {
+      if (size > 0 && size + line.length > MAX_BROKER_TRACE_BYTES) {
+        closeSync(fd);
+        fd = -1;
+        renameSync(path, `${path}.1`);
+        fd = open(path);
+        size = 0;
+      }
+      for (let done = 0; done < line.length;) done += writeSync(fd, line, done, line.length - done);
+      size += line.length;
+    }
+  } catch {
+    /* the trace is lost, the broker goes on */
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
 }
