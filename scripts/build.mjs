@@ -13,7 +13,8 @@
 // namespaces in a registry at load, and the lazy bundle reads those modules from it instead of bundling them.
 import { build } from "esbuild";
 import { readdirSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const REGISTRY = 'globalThis[Symbol.for("mcp-task.core")]';
@@ -68,6 +69,40 @@ const serverSpawn = (inCore) => ({
     });
   },
 });
+
+// Ink keeps every text it ever measured (measure-text.js: a Map) and every text it ever wrapped (wrap-text.js: an
+// object), for the life of the process: a dashboard whose rows change every second grew by tens of MB an hour.
+// Both caches are made to start again past INK_CACHE_ENTRIES (a frame needs a few hundred). The build fails if
+// Ink's code no longer reads as expected, rather than shipping the unbounded caches unnoticed.
+const INK_CACHE_ENTRIES = 4096;
+const inkBoundedCaches = {
+  name: "ink-bounded-caches",
+  setup(b) {
+    const edits = {
+      "measure-text.js": [
+        [
+          "cache.set(text, dimensions);",
+          `if (cache.size >= ${INK_CACHE_ENTRIES}) cache.clear();\n    cache.set(text, dimensions);`,
+        ],
+      ],
+      "wrap-text.js": [
+        ["const cache = {};", "let cache = {};\nlet cacheEntries = 0;"],
+        [
+          "cache[cacheKey] = wrappedText;",
+          `if (++cacheEntries > ${INK_CACHE_ENTRIES}) (cache = {}), (cacheEntries = 1);\n    cache[cacheKey] = wrappedText;`,
+        ],
+      ],
+    };
+    b.onLoad({ filter: /[\\/]ink[\\/]build[\\/](measure-text|wrap-text)\.js$/ }, async (args) => {
+      let contents = await readFile(args.path, "utf8");
+      for (const [from, to] of edits[basename(args.path)]) {
+        if (!contents.includes(from)) throw new Error(`ink-bounded-caches: ${args.path} no longer has ${from}`);
+        contents = contents.replace(from, to);
+      }
+      return { contents, loader: "js" };
+    });
+  },
+};
 
 const common = {
   bundle: true,
@@ -212,7 +247,7 @@ await build({
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
   external: ["react-devtools-core"],
-  plugins: [englishZod, serverSpawn((file) => exportsOf.has(file)), fromCore],
+  plugins: [englishZod, inkBoundedCaches, serverSpawn((file) => exportsOf.has(file)), fromCore],
 });
 
 // Test servers and test tools run as child processes of the tests, so they are bundled too.

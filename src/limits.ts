@@ -55,6 +55,12 @@ export const HANDLE_BATCH_MS = 5000;
 export const HANDLE_BATCH_WRITES_PER_S = 20;
 /** The most status-history entries a handle keeps: past it the oldest message-only entries go first (then the oldest). */
 export const MAX_HISTORY_ENTRIES = 100;
+/**
+ * The most entries of a handle's history that only changed the status message (the newest are kept): a task whose
+ * message changes every second kept 100 of them, the bulk of every handle written and, in a dashboard following
+ * 1,000 such tasks, 100,000 entries in memory.
+ */
+export const MAX_HISTORY_MESSAGES = 20;
 
 // ---- input: questions and answers ----
 /** The most questions one engine answers for one task: a server that never stops asking is stopped here (exit 6). */
@@ -165,8 +171,9 @@ export const MAX_PROGRESS_WAIT_MS = 60 * 60 * 1000;
 export const MAX_LOG_DATA_CHARS = 2000;
 /** Log messages the dashboard keeps per server for its detail view (the newest). */
 export const MAX_DASHBOARD_LOGS = 20;
-/** Messages the dashboard keeps per task for its wire view (the newest). */
-export const MAX_WIRE_VIEW_MESSAGES = 50;
+/** Messages the dashboard keeps per task for its wire view (the newest): about a screenful (following 1,000 tasks
+ *  that each change every second, 50 a task were 46,000 lines, 19 MB). */
+export const MAX_WIRE_VIEW_MESSAGES = 30;
 /** Characters of a message's summary in the dashboard's wire view (one line). */
 export const MAX_WIRE_VIEW_SUMMARY = 200;
 /** Characters of a progress message kept (it is shown in one status line). */

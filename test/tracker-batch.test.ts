@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { HandleStore } from "../src/store/handles.js";
 import { Tracker, type TrackedTask } from "../src/tasks/tracker.js";
 import type { Snapshot, Wire } from "../src/protocol/wire.js";
-import { HANDLE_BATCH_MS, HANDLE_BATCH_WRITES_PER_S } from "../src/limits.js";
+import { HANDLE_BATCH_MS, HANDLE_BATCH_WRITES_PER_S, MAX_HISTORY_MESSAGES } from "../src/limits.js";
 import { tempHome } from "./helpers/cli.js";
 
 function heldClock() {
@@ -62,5 +62,31 @@ describe("batched handle writes", () => {
     // What is still pending is written by a flush (the dashboard's close).
     await Promise.all(tasks.map((task) => task.flush()));
     expect(store.load(tasks[0].stem)?.last.statusMessage).toBe("1 s");
+  });
+});
+
+describe("a handle's history", () => {
+  it("keeps every status change and only the newest message-only changes, written and in memory", async () => {
+    const store = new HandleStore(tempHome());
+    const tracker = new Tracker(store, heldClock());
+    const task = await tracker.start(server, wire, "slow", {}, snapshot("t-h", "working", "0 s"));
+    for (let i = 1; i <= 150; i++) await task.observe(snapshot("t-h", "working", `${i} s`));
+    await task.observe(snapshot("t-h", "input_required", "asks"));
+    for (let i = 1; i <= 5; i++) await task.observe(snapshot("t-h", "input_required", `asks ${i}`));
+    await task.observe(snapshot("t-h", "completed", "done"));
+    const saved = store.load(task.stem)!;
+    for (const history of [saved.history, task.handle.history]) {
+      expect(history.map((entry) => entry.status)).toEqual([
+        "working",
+        ...Array(MAX_HISTORY_MESSAGES - 5).fill("working"),
+        "input_required",
+        ...Array(5).fill("input_required"),
+        "completed",
+      ]);
+      // The first entry, then the newest messages: the oldest message-only entries went first.
+      expect(history[0].statusMessage).toBe("0 s");
+      expect(history[1].statusMessage).toBe(`${150 - (MAX_HISTORY_MESSAGES - 5) + 1} s`);
+      expect(history.at(-2)?.statusMessage).toBe("asks 5");
+    }
   });
 });

@@ -54,6 +54,13 @@ export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
   );
 }
 
+/** The notifications about tasks (V2's, the older name of its push, and a subscription's acknowledgement). */
+const TASK_NOTIFICATIONS = new Set([
+  "notifications/tasks",
+  "notifications/tasks/status",
+  "notifications/subscriptions/acknowledged",
+]);
+
 /**
  * Ends a connection. A stdio server is given its end of input and a moment to exit, then its process group gets
  * SIGTERM and, past a grace, SIGKILL (src/protocol/process.ts): the SDK's own close waits up to 2 s for a server
@@ -90,6 +97,13 @@ export class RawChannel {
   /** Told of each logging notification (`notifications/message`); without it they are dropped. */
   onLog?: (log: LogMessage) => void;
 
+  /**
+   * Told of the task notifications (TASK_NOTIFICATIONS) instead of the SDK client: a dashboard following 1,000
+   * tasks receives about 1,000 a second, and the SDK's handling of each (schema parses to learn it is a
+   * notification, then its handler lookup) cost as much as all of ours.
+   */
+  onTaskNotification?: (method: string, params: unknown) => void;
+
   constructor(
     private readonly transport: Transport,
     /** Describes why the connection closed (e.g. with a stdio server's stderr tail). */
@@ -106,6 +120,10 @@ export class RawChannel {
       }
       if (msg.method === "notifications/progress" && this.progress.take((message as { params?: unknown }).params))
         return;
+      if (this.onTaskNotification && msg.id === undefined && TASK_NOTIFICATIONS.has(msg.method as string)) {
+        this.onTaskNotification(msg.method as string, (message as { params?: unknown }).params);
+        return;
+      }
       if (msg.method === "notifications/message" && msg.id === undefined) {
         const log = parseLog((message as { params?: unknown }).params);
         if (log) this.onLog?.(log);

@@ -1,7 +1,7 @@
 // V2's push updates: one `subscriptions/listen` stream for every watched task, the task notifications that come on
 // it, and which tasks the server acknowledged (so that a watcher relaxes its polling). Best effort: polling remains
 // the source of truth.
-import type { Client } from "@modelcontextprotocol/client";
+import type { RawChannel } from "./rpc.js";
 import { snapshotFromV2 } from "./parse.js";
 import { isTerminal, type Snapshot } from "./wire.js";
 
@@ -17,22 +17,20 @@ export class V2Push {
   private resubscribing = false;
 
   constructor(
-    client: Client,
+    rpc: RawChannel,
     /** Opens a subscriptions/listen stream for these tasks (no timeout: it stays open until aborted). */
     private readonly listen: (taskIds: string[], signal: AbortSignal) => Promise<unknown>,
   ) {
-    client.fallbackNotificationHandler = async (notification) => {
-      if (notification.method === "notifications/subscriptions/acknowledged") {
-        const ids = (notification.params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications
-          ?.taskIds;
+    rpc.onTaskNotification = (method, params) => {
+      if (method === "notifications/subscriptions/acknowledged") {
+        const ids = (params as { notifications?: { taskIds?: unknown } } | undefined)?.notifications?.taskIds;
         if (Array.isArray(ids)) for (const id of ids) if (typeof id === "string") this.acknowledged.add(id);
         return;
       }
       // `notifications/tasks/status` is the older name of `notifications/tasks`.
-      if (notification.method !== "notifications/tasks" && notification.method !== "notifications/tasks/status") return;
       let snapshot: Snapshot;
       try {
-        snapshot = snapshotFromV2(notification.params, "task notification");
+        snapshot = snapshotFromV2(params, "task notification");
       } catch {
         return; // Ignored: polling remains the source of truth.
       }

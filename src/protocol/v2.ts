@@ -82,7 +82,7 @@ export class V2Wire implements Wire {
     /** Streamable HTTP: `x-mcp-header` declarations are checked and mirrored (SEP-2243); stdio has no headers. */
     private readonly mirrorHeaders = false,
   ) {
-    this.push = new V2Push(client, (taskIds, signal) =>
+    this.push = new V2Push(rpc, (taskIds, signal) =>
       this.request("subscriptions/listen", { notifications: { taskIds } }, { signal, timeoutMs: 0 }),
     );
   }

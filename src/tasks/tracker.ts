@@ -11,6 +11,7 @@ import {
   HANDLE_BATCH_WRITES_PER_S,
   MAX_CLOCK_SKEW_MS,
   MAX_HISTORY_ENTRIES,
+  MAX_HISTORY_MESSAGES,
   MAX_SAVED_RESULT_CHARS,
 } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
@@ -167,10 +168,18 @@ export class TrackedTask {
 }
 
 /**
- * Keeps a handle's history within MAX_HISTORY_ENTRIES: the first entry stays, then the oldest entries that only
- * changed the message go first (a status change is what a history is for), then the oldest.
+ * Keeps a handle's history within MAX_HISTORY_ENTRIES, with at most MAX_HISTORY_MESSAGES entries that only changed
+ * the message: the first entry stays, then the oldest entries that only changed the message go first (a status
+ * change is what a history is for), then the oldest.
  */
-function trimHistory(history: Handle["history"]): void {
+export function trimHistory(history: Handle["history"]): void {
+  const messageOnly = (entry: Handle["history"][number], at: number) =>
+    at > 0 && history[at - 1].status === entry.status;
+  let messages = history.filter(messageOnly).length;
+  while (messages > MAX_HISTORY_MESSAGES) {
+    history.splice(history.findIndex(messageOnly), 1);
+    messages--;
+  }
   while (history.length > MAX_HISTORY_ENTRIES) {
     const messageOnly = history.findIndex((entry, at) => at > 0 && history[at - 1].status === entry.status);
     history.splice(messageOnly > 0 ? messageOnly : 1, 1);

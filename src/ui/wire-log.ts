@@ -43,8 +43,17 @@ const cut = (text: string) => (text.length > MAX_WIRE_VIEW_SUMMARY ? `${text.sli
 
 /** One message as a line: time, direction, method or reply id, and a short safe summary. */
 export function wireLine(t: string, dir: "out" | "in", message: Message): string {
+  return shown(keptLine(t, dir, message));
+}
+
+// A line is kept with its direction as ">" or "<" and shown with an arrow: a string with an arrow in it is stored
+// two bytes a character, and a dashboard following 1,000 tasks keeps tens of thousands of these lines.
+const shown = (kept: string) =>
+  kept.replace(/^(.{12}) ([<>])/, (_all, time: string, dir: string) => `${time} ${dir === ">" ? "→" : "←"}`);
+
+function keptLine(t: string, dir: "out" | "in", message: Message): string {
   const time = t.slice(11, 23);
-  const arrow = dir === "out" ? "→" : "←";
+  const arrow = dir === "out" ? ">" : "<";
   const id = message.id === undefined ? "" : ` #${safeJson(message.id)}`;
   let summary: string;
   if (typeof message.method === "string") {
@@ -97,7 +106,7 @@ export class WireLog implements WireTap {
       taskId ??= this.pending.get(key);
       this.pending.delete(key);
     }
-    if (taskId) append(this.byTask, taskId, wireLine(event.t, event.dir, message), MAX_WIRE_VIEW_MESSAGES);
+    if (taskId) append(this.byTask, taskId, keptLine(event.t, event.dir, message), MAX_WIRE_VIEW_MESSAGES);
   }
 
   /** A log message of a server (by the name its connection was opened with), seen `at`. */
@@ -112,7 +121,7 @@ export class WireLog implements WireTap {
 
   /** The last messages about a task, oldest first. */
   messages(taskId: string): readonly string[] {
-    return this.byTask.get(taskId) ?? [];
+    return (this.byTask.get(taskId) ?? []).map(shown);
   }
 
   /** The last log messages of a server (by the name its connection was opened with), oldest first. */
