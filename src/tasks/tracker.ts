@@ -41,12 +41,13 @@ export class TrackedTask {
     return new Date(this.clock.now()).toISOString();
   }
 
-  /** Changes not yet written (status-message-only updates are written in batches). */
-  private pending: Array<(handle: Handle) => void> = [];
+  /** Changes not yet written (status-message-only updates are written in batches), with the snapshot each
+   *  observed one records and whether it changed the message. */
+  private pending: Array<{ apply: (handle: Handle) => void; snapshot?: Snapshot; message?: boolean }> = [];
   private flushTimer?: AbortController;
 
   private async change(apply: (handle: Handle) => void): Promise<void> {
-    this.pending.push(apply);
+    this.pending.push({ apply });
     await this.flush();
   }
 
@@ -59,7 +60,7 @@ export class TrackedTask {
     const changes = this.pending;
     this.pending = [];
     this.handle = await this.store.update(this.stem, (handle) => {
-      for (const apply of changes) apply(handle);
+      for (const { apply } of changes) apply(handle);
       handle.updatedAt = this.at();
     });
   }
@@ -68,9 +69,10 @@ export class TrackedTask {
    * Applies a change in memory at once and writes it within HANDLE_BATCH_MS (with whatever follows), or later when
    * many tasks of this process batch theirs: at most HANDLE_BATCH_WRITES_PER_S batched writes a second in all.
    */
-  private later(apply: (handle: Handle) => void): void {
+  private later(apply: (handle: Handle) => void, observed?: { snapshot: Snapshot; message: boolean }): void {
     apply(this.handle);
-    this.pending.push(apply);
+    this.pending.push({ apply, ...observed });
+    if (observed) this.coalesce(observed.snapshot);
     if (this.flushTimer) return;
     const timer = (this.flushTimer = new AbortController());
     batching++;
@@ -78,6 +80,25 @@ export class TrackedTask {
     void this.clock.sleep(wait, timer.signal).then(() => {
       if (!timer.signal.aborted) void this.flush().catch(() => {});
     });
+  }
+
+  /**
+   * Drops the pending observations that can leave no trace on the handle: those with MAX_HISTORY_MESSAGES message
+   * changes after them (their history entry would be trimmed) whose poll interval and ttl the newest repeats (its
+   * `last` replaces theirs). A dashboard following 1,000 tasks holds each one's changes for up to 50 s (see
+   * HANDLE_BATCH_WRITES_PER_S): 50,000 snapshots kept, where 20,000 say all that is written.
+   */
+  private coalesce(newest: Snapshot): void {
+    let messages = 0;
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const { snapshot, message } = this.pending[i];
+      if (!snapshot) continue;
+      const covered =
+        (snapshot.pollIntervalMs === undefined || snapshot.pollIntervalMs === newest.pollIntervalMs) &&
+        (snapshot.ttlMs === undefined || snapshot.ttlMs === newest.ttlMs);
+      if (messages >= MAX_HISTORY_MESSAGES && covered) this.pending.splice(i, 1);
+      else if (message) messages++;
+    }
   }
 
   /**
@@ -112,7 +133,7 @@ export class TrackedTask {
       }
     };
     if (statusChanged) await this.change(apply);
-    else this.later(apply);
+    else this.later(apply, { snapshot, message: messageChanged });
   }
 
   /** Keeps the last progress the server reported (written with the next batch: see `later`). */

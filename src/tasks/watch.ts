@@ -39,8 +39,11 @@ export interface WatchOptions extends AnswerOptions {
 export class TaskWatch {
   private readonly answered: Set<string>;
   private readonly clock: Clock;
-  private wake = new AbortController();
   private woken = false;
+  /** Ends the current nap (see `nap`). */
+  private wakeNow?: () => void;
+  /** The timer of the sleep until `due`, kept across wakes (see `nap`). */
+  private timer?: { until: number; stop: AbortController; done: Promise<void> };
   private pushed?: Snapshot;
   private last?: Snapshot;
   private readonly answers: TaskAnswers;
@@ -69,12 +72,38 @@ export class TaskWatch {
     });
   }
 
-  // Aborted with a reason of our own: abort() without one makes a DOMException (a stack trace each time), and a
-  // push wakes every followed task about once a second.
   private readonly wakeUp = () => {
     this.woken = true;
-    this.wake.abort(WOKEN);
+    this.wakeNow?.();
+    this.wakeNow = undefined;
   };
+
+  /**
+   * Sleeps until `due` or a wake. The timer is kept across wakes for as long as `due` is not earlier than it: a push
+   * moves `due` later each time, and a new timer, abort controller and listener for each push (a dashboard's 1,000
+   * tasks push about 1,000 times a second) were most of what following a task kept alive past the young
+   * generation. A timer that ends before a later `due` just leads to the next nap.
+   */
+  private nap(): Promise<void> {
+    if (!this.timer || this.timer.until > this.due) {
+      // Aborted with a reason of our own: abort() without one makes a DOMException (a stack trace each time).
+      this.timer?.stop.abort(WOKEN);
+      const stop = new AbortController();
+      const timer = {
+        until: this.due,
+        stop,
+        done: this.clock.sleep(this.due - this.clock.now(), stop.signal).then(() => {
+          if (this.timer === timer) this.timer = undefined;
+        }),
+      };
+      this.timer = timer;
+    }
+    const { done } = this.timer;
+    return new Promise<void>((resolve) => {
+      this.wakeNow = resolve;
+      void done.then(resolve);
+    });
+  }
 
   /** Yields each changed snapshot until the task is terminal. */
   async *run(): AsyncGenerator<Snapshot> {
@@ -115,12 +144,12 @@ export class TaskWatch {
           if (step === "end") return;
           if (step === "retry") continue;
         }
-        if (!this.woken && !options.signal?.aborted)
-          await this.clock.sleep(this.due - this.clock.now(), this.wake.signal);
+        if (!this.woken && !options.signal?.aborted) await this.nap();
         this.woken = false;
-        if (this.wake.signal.aborted) this.wake = new AbortController();
       }
     } finally {
+      this.timer?.stop.abort(WOKEN);
+      this.timer = undefined;
       options.signal?.removeEventListener("abort", this.wakeUp);
       this.answers.close();
       shared.wakers.delete(taskId);
