@@ -7,9 +7,8 @@ import { Dashboard } from "../../src/ui/Dashboard.js";
 import { DashboardModel } from "../../src/ui/model.js";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
+import { eventually } from "../helpers/ink.js";
 import { startV2Http, type RunningServer } from "../helpers/servers.js";
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -20,16 +19,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually(frame: () => string | undefined, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const text = frame() ?? "";
-    if (pattern.test(text)) return text;
-    if (Date.now() > until) throw new Error(`never showed ${pattern}:\n${text}`);
-    await act(() => sleep(50));
-  }
-}
 
 it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async () => {
   const home = tempHome();

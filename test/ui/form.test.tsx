@@ -1,29 +1,14 @@
 // The dashboard's forms: the schema → fields functions, the generic SchemaForm and the ElicitationForm around it.
 // Keys go in one at a time, each inside act() (one stdin.write is one key event for Ink).
-import { render } from "ink-testing-library";
 import { act } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { KEY, mount, press, tick, type Mounted } from "../helpers/ink.js";
 import { cleanup } from "ink-testing-library";
 import type { InputRequest } from "../../src/protocol/wire.js";
 import { ElicitationForm } from "../../src/ui/form/ElicitationForm.js";
 import { defaultsOf, fieldsOf, type Field } from "../../src/tasks/fields.js";
 import { checkField, parseField } from "../../src/ui/form/fields.js";
 import { SchemaForm } from "../../src/ui/form/SchemaForm.js";
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-const KEY = {
-  tab: "\t",
-  shiftTab: "\u001b[Z",
-  up: "\u001b[A",
-  down: "\u001b[B",
-  right: "\u001b[C",
-  left: "\u001b[D",
-  enter: "\r",
-  esc: "\u001b",
-  space: " ",
-  backspace: "\u007f",
-};
 
 const RESEARCH = {
   type: "object",
@@ -58,28 +43,7 @@ const elicitation = (schema: object, message = "Please clarify your research top
   params: { mode: "form", message, requestedSchema: schema },
 });
 
-const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-async function mount(tree: React.ReactElement) {
-  let instance!: ReturnType<typeof render>;
-  await act(async () => {
-    instance = render(tree);
-    await tick();
-  });
-  return instance;
-}
-
-/** One key per act(); a lone Esc is flushed by Ink on the next turn, hence the ticks. */
-async function press(instance: ReturnType<typeof render>, ...keys: string[]) {
-  for (const key of keys) {
-    await act(async () => {
-      instance.stdin.write(key);
-      await tick();
-      await tick();
-    });
-  }
-}
-const type = (instance: ReturnType<typeof render>, text: string) => press(instance, ...[...text]);
+const type = (instance: Mounted, text: string) => press(instance, ...[...text]);
 
 /** Waits (inside act) for the form's asynchronous schema check. */
 async function until(condition: () => boolean, what: string) {

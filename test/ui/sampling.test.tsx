@@ -1,37 +1,16 @@
 // A sampling request answered by a person in the Ink form (the live view's and the dashboard's: ElicitationForm
 // dispatches it to SamplingReply): shown made safe, the reply written and sent as a CreateMessageResult, or declined.
-import { cleanup, render } from "ink-testing-library";
+import { cleanup } from "ink-testing-library";
 import { act } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { KEY, mount, press } from "../helpers/ink.js";
 import type { InputRequest } from "../../src/protocol/wire.js";
 import { ElicitationForm } from "../../src/ui/form/ElicitationForm.js";
 import { samplingLines } from "../../src/tasks/sampling.js";
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-const KEY = { tab: "\t", enter: "\r", esc: "\u001b", backspace: "\u007f" };
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 afterEach(() => {
   act(() => cleanup());
 });
-
-async function mount(tree: React.ReactElement) {
-  let instance!: ReturnType<typeof render>;
-  await act(async () => {
-    instance = render(tree);
-    await tick();
-  });
-  return instance;
-}
-
-async function press(instance: ReturnType<typeof render>, ...keys: string[]) {
-  for (const key of keys)
-    await act(async () => {
-      instance.stdin.write(key);
-      await tick();
-      await tick();
-    });
-}
 
 /** Escape sequences a terminal would act on: none may reach the screen. */
 const CONTROLS = ["[2J", "]0;", "\u0007", "[31m", "[1A", "\u009b", "\u202e"];

@@ -15,9 +15,8 @@ import { DashboardModel } from "../../src/ui/model.js";
 import { WireLog, taskOf } from "../../src/ui/wire-log.js";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
+import { eventually } from "../helpers/ink.js";
 import { ROOT, startV2Http, type RunningServer } from "../helpers/servers.js";
-
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -29,16 +28,6 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const T = "2026-12-01T12:00:01.234Z";
-
-async function eventually(frame: () => string | undefined, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const text = frame() ?? "";
-    if (pattern.test(text)) return text;
-    if (Date.now() > until) throw new Error(`never showed ${pattern}:\n${text}`);
-    await act(() => sleep(50));
-  }
-}
 
 it("w in the detail view shows the task's last messages on the wire, and w again the details", async () => {
   const home = tempHome();
