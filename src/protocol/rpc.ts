@@ -9,14 +9,7 @@ import type { Transport } from "@modelcontextprotocol/client";
 import { parseLog, type LogMessage } from "./logging.js";
 import { ProgressListeners, requestTimer } from "./progress.js";
 import type { Progress } from "./wire.js";
-import {
-  AuthRequiredError,
-  ProtocolViolation,
-  RpcError,
-  ServerError,
-  SessionLostError,
-  type McpTaskError,
-} from "../errors.js";
+import { ProtocolViolation, RpcError, ServerError, SessionLostError, type McpTaskError } from "../errors.js";
 
 interface Pending {
   resolve: (result: Record<string, unknown>) => void;
@@ -43,9 +36,9 @@ export interface RawRequestOptions {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 // The largest single message accepted from a server: see src/limits.ts.
-import { MAX_ERROR_TEXT, MAX_MESSAGE_BYTES } from "../limits.js";
-import { sanitizeLine } from "../sanitize.js";
+import { MAX_MESSAGE_BYTES } from "../limits.js";
 import { liveServer, stopServer } from "./process.js";
+import { authFailure, sessionRefused, toServerError } from "./failures.js";
 export { MAX_MESSAGE_BYTES };
 
 export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
@@ -260,57 +253,3 @@ export class RawChannel {
 }
 
 const formatSeconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
-
-/** The guard's refusal of a request for want of authorization (HTTP 401/403), along the SDK's cause chain: exit 8,
- *  never a network fault to retry. */
-function authFailure(error: unknown): AuthRequiredError | undefined {
-  for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++)
-    if (e instanceof AuthRequiredError) return e;
-  return undefined;
-}
-
-/** Maps a transport-level failure to a ServerError; network failures are transient. */
-export function toServerError(error: unknown, what: string): ServerError {
-  if (error instanceof ServerError) return error;
-  for (
-    let e = (error as { cause?: unknown })?.cause, depth = 0;
-    e && depth < 5;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    if (e instanceof ServerError) return e;
-  }
-  const { status, data } = (error ?? {}) as { status?: unknown; data?: { text?: unknown } };
-  if (typeof status === "number" && status >= 400) {
-    // An HTTP error: its body is the server's text (cut, and made one line; the SDK's message quotes it whole).
-    const body = typeof data?.text === "string" ? sanitizeLine(data.text).trim().slice(0, MAX_ERROR_TEXT) : "";
-    const out = new ServerError(`the server answered ${what} with HTTP ${status}${body ? `: ${body}` : ""}`);
-    out.transient = status >= 500;
-    return out;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  const cause = (error as { cause?: { code?: string } })?.cause?.code ?? (error as { code?: string })?.code;
-  const out = new ServerError(`${what} failed: ${cause ? `${cause}: ` : ""}${message}`);
-  out.transient = true;
-  return out;
-}
-
-/**
- * True when an HTTP refusal of a request sent in a session says the session is unknown: 404, as the Streamable HTTP
- * transport specifies for an unknown or expired session, or a 400 whose JSON-RPC error speaks of the session or of
- * a server not initialized. The 400 is what servers built the way the SDK examples are answer (server-everything:
- * "Bad Request: No valid session ID provided"; a restarted single-session SDK server: "Bad Request: Server not
- * initialized"); its text is the only sign they give, so it is read here, and only for a 400 to a request that
- * carried a session id.
- */
-function sessionRefused(error: unknown): boolean {
-  const { status, data } = (error ?? {}) as { status?: unknown; data?: { text?: unknown } };
-  if (status === 404) return true;
-  if (status !== 400 || typeof data?.text !== "string") return false;
-  let message: unknown;
-  try {
-    message = (JSON.parse(data.text) as { error?: { message?: unknown } })?.error?.message;
-  } catch {
-    return false;
-  }
-  return typeof message === "string" && /\bsession\b|not initialized/i.test(message);
-}

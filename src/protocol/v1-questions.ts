@@ -4,7 +4,8 @@
 // first, or whose send failed, is reported as in doubt (`onUncertainDelivery`).
 import type { Client } from "@modelcontextprotocol/client";
 import { RpcError, ServerError } from "../errors.js";
-import { toServerError, type RawChannel } from "./rpc.js";
+import { toServerError } from "./failures.js";
+import type { RawChannel } from "./rpc.js";
 import { formOverLimit, overLimitStandIn } from "./schema-bounds.js";
 import type { InputHandler, InputRequest, InputResponse, UncertainDelivery } from "./wire.js";
 

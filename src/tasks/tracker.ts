@@ -1,6 +1,6 @@
 // Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
 // exists, then each status change, each delivered answer and the final outcome are recorded.
-import type { Clock, FinalOutcome, Handle } from "../model.js";
+import type { Clock, FinalOutcome, Handle, HistoryEntry } from "../model.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey } from "../protocol/server.js";
 import { isTerminal, type Progress, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
@@ -41,8 +41,7 @@ export class TrackedTask {
     return new Date(this.clock.now()).toISOString();
   }
 
-  /** Changes not yet written (status-message-only updates are written in batches), with the snapshot each
-   *  observed one records and whether it changed the message. */
+  /** Changes not yet written (message-only ones in batches), each observation with its snapshot. */
   private pending: Array<{ apply: (handle: Handle) => void; snapshot?: Snapshot; message?: boolean }> = [];
   private flushTimer?: AbortController;
 
@@ -193,18 +192,14 @@ export class TrackedTask {
  * the message: the first entry stays, then the oldest entries that only changed the message go first (a status
  * change is what a history is for), then the oldest.
  */
-export function trimHistory(history: Handle["history"]): void {
-  const messageOnly = (entry: Handle["history"][number], at: number) =>
-    at > 0 && history[at - 1].status === entry.status;
+function trimHistory(history: Handle["history"]): void {
+  const messageOnly = (entry: HistoryEntry, at: number) => at > 0 && history[at - 1].status === entry.status;
   let messages = history.filter(messageOnly).length;
   while (messages > MAX_HISTORY_MESSAGES) {
     history.splice(history.findIndex(messageOnly), 1);
     messages--;
   }
-  while (history.length > MAX_HISTORY_ENTRIES) {
-    const messageOnly = history.findIndex((entry, at) => at > 0 && history[at - 1].status === entry.status);
-    history.splice(messageOnly > 0 ? messageOnly : 1, 1);
-  }
+  while (history.length > MAX_HISTORY_ENTRIES) history.splice(Math.max(1, history.findIndex(messageOnly)), 1);
 }
 
 export class Tracker {
