@@ -73,6 +73,8 @@ export class Lifecycle {
     void this.running.wire.closed.then(async (reason) => {
       if (this.stopping) return;
       await this.running.tasks.markLost(reason, this.key);
+      // The commands' requests that the death failed are answered first (they waited for these marks: settled).
+      await this.running.tasks.settled();
       await this.shutdown(1);
     });
   }

@@ -130,7 +130,8 @@ export function brokerServer(parts: BrokerParts): Server {
           .run(client, () => handler(client, (message.params ?? {}) as Record<string, unknown>))
           .then(
             (result) => send(socket, { id: message.id, result: result ?? null }),
-            (error: unknown) => send(socket, { id: message.id, error: encodeError(error) }),
+            (error: unknown) =>
+              void parts.tasks.settled().then(() => send(socket, { id: message.id, error: encodeError(error) })),
           );
       } else if ("id" in message && message.id < 0) {
         // The client's answer to an input request.

@@ -162,8 +162,26 @@ export class HeldTasks {
     return this.recorder.flush();
   }
 
+  /** The writes of markLost, once the server died (what a command told of that death waits for: see settled). */
+  private lost: Promise<void> | undefined;
+
   /** The server died: the tasks it was running are lost; said so on their handles (those of this broker's server). */
-  async markLost(reason: Error, key: string): Promise<void> {
+  markLost(reason: Error, key: string): Promise<void> {
+    this.lost ??= this.writeLost(reason, key);
+    return this.lost;
+  }
+
+  /**
+   * Resolves once what a failure may have to do with the server's death is on the handles: a command told that its
+   * server exited (exit 4) must find its task's handle marked when it looks, at once, with `list`. The server's
+   * close and the failures of the requests it ends are seen in one turn of the event loop: after it, `lost` is set.
+   */
+  async settled(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.lost;
+  }
+
+  private async writeLost(reason: Error, key: string): Promise<void> {
     const message = `the server exited while the task was running: ${reason.message}`;
     for (const [taskId, snapshot] of this.known) {
       if (snapshot && isTerminal(snapshot.status)) continue;
