@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { sanitize, sanitizeLine } from "../src/sanitize.js";
 import { fileStem } from "../src/store/handle-file.js";
 import { events, homes, runCli, tempHome, type CliResult } from "./helpers/cli.js";
-import { BOTH, expectClean, expectError, expectJsonError, withHttp } from "./helpers/hostile.js";
+import { BOTH, expectClean, expectError, expectJsonError, runMeasured, withHttp } from "./helpers/hostile.js";
 import { hostileStdio, startHostileHttp } from "./helpers/servers.js";
 import { UNSAFE_IDS } from "./helpers/unsafe-ids.js";
 
@@ -127,8 +127,12 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         generation,
         async ({ url }) => {
           const home = tempHome();
-          const run = await timed(["call", "work", "--json", "-s", url], { home });
+          // Not a wall-clock bound: on two loaded cores the broker's share of 80,000 messages can take 30 s. The
+          // command's own CPU time says whether the flood slows it (0.5 s on a quiet machine); the harness's
+          // timeout, whether it stops it. The speed of the path is a figure of `npm run bench`.
+          const run = await runMeasured(["call", "work", "--json", "-s", url], { home, timeoutMs: 120_000 });
           expect(run.code, run.stderr).toBe(0);
+          expect(run.cpu).toBeLessThan(5);
           expectClean(run);
           expect(run.stderr).toBe("");
           expect(events(run.stdout).at(-1)).toMatchObject({
@@ -136,8 +140,7 @@ describe("hostile servers", { timeout: 150_000 }, () => {
             status: "completed",
             result: { content: [{ text: "survived the flood" }] },
           });
-          expect(run.ms).toBeLessThan(30_000);
-          const text = await runCli(["call", "work", "-s", url], { home });
+          const text = await runCli(["call", "work", "-s", url], { home, timeoutMs: 120_000 });
           expect(text.code, text.stderr).toBe(0);
           expectClean(text);
           expect(text.stdout).toBe("survived the flood\n");
@@ -147,7 +150,7 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         "--flood",
         "40000",
       );
-    });
+    }, 270_000);
 
     it(`reply-never-comes (${generation}): an unanswered tools/call or tasks/get ends with exit 4 after MCP_TASK_REQUEST_TIMEOUT (and the give-up window), handle intact`, async () => {
       await withHttp("reply-never-comes", generation, async ({ url }) => {

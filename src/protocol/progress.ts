@@ -27,11 +27,15 @@ export class ProgressListeners {
     else this.byToken.delete(token);
   }
 
-  /** Hands a `notifications/progress` to its listener; false when the token is none of ours. */
+  /** Hands a `notifications/progress` to its listener (or drops it if nobody listens); false when the SDK may. */
   take(params: unknown): boolean {
     const p = params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined;
-    const entry = typeof p?.progressToken === "string" ? this.byToken.get(p.progressToken) : undefined;
-    if (!entry) return false;
+    const token = p?.progressToken;
+    const entry = typeof token === "string" ? this.byToken.get(token) : undefined;
+    // Not ours, and no SDK request's either (the SDK's tokens are its numeric message ids, which it reads with
+    // Number()): nobody listens, so it goes here; the SDK would parse it and build an Error to say so, at 10,000 a
+    // second from a server that floods.
+    if (!entry) return !(typeof token === "number" || (typeof token === "string" && !Number.isNaN(Number(token))));
     const finite = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
     const progress = finite(p!.progress);
     if (progress === undefined) return true; // not a progress report: dropped
