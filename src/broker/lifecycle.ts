@@ -19,7 +19,12 @@ export interface Running {
   tasks: HeldTasks;
   /** Aborted when the broker starts to leave: its own following of tasks stops. */
   stop: AbortController;
+  /** The commands' requests being handled (requests.ts). */
+  answering: Set<Promise<void>>;
 }
+
+/** How long a broker whose server died waits for the requests that death failed to be answered. */
+const ANSWER_BEFORE_LEAVING_MS = 5000;
 
 /** SIGTERM, then SIGKILL after two seconds, until the process is gone (signalled only while it is that process). */
 async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<void> {
@@ -73,8 +78,13 @@ export class Lifecycle {
     void this.running.wire.closed.then(async (reason) => {
       if (this.stopping) return;
       await this.running.tasks.markLost(reason, this.key);
-      // The commands' requests that the death failed are answered first (they waited for these marks: settled).
-      await this.running.tasks.settled();
+      // The commands' requests that the death failed are answered first (after these marks: HeldTasks.settled).
+      const stop = new AbortController();
+      await Promise.race([
+        Promise.allSettled(this.running.answering),
+        this.ctx.clock.sleep(ANSWER_BEFORE_LEAVING_MS, stop.signal),
+      ]);
+      stop.abort();
       await this.shutdown(1);
     });
   }

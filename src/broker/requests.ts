@@ -21,6 +21,8 @@ export interface BrokerParts {
   relay: TraceRelay;
   /** Stops the broker (its server with it). */
   shutdown(): void;
+  /** The commands' requests being handled, until answered (a broker whose server died answers them, then leaves). */
+  answering: Set<Promise<void>>;
 }
 
 type Handler = (client: Client, params: Record<string, unknown>) => Promise<unknown>;
@@ -126,13 +128,15 @@ export function brokerServer(parts: BrokerParts): Server {
             error: { name: "ProtocolViolation", message: `unknown broker method ${message.method}` },
           });
         // In the command's scope: the messages this request sends to the server are traced for it (relay.ts).
-        requestScope
+        const answered: Promise<void> = requestScope
           .run(client, () => handler(client, (message.params ?? {}) as Record<string, unknown>))
           .then(
             (result) => send(socket, { id: message.id, result: result ?? null }),
             (error: unknown) =>
-              void parts.tasks.settled().then(() => send(socket, { id: message.id, error: encodeError(error) })),
-          );
+              parts.tasks.settled().then(() => send(socket, { id: message.id, error: encodeError(error) })),
+          )
+          .finally(() => parts.answering.delete(answered));
+        parts.answering.add(answered);
       } else if ("id" in message && message.id < 0) {
         // The client's answer to an input request.
         requestScope.run(client, () => parts.questions.answer(client, message as Answer));

@@ -119,8 +119,9 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     for (const client of clients) send(client.socket, { method: "elicitationComplete", params: { elicitationId } });
   };
   const shutdown = () => void lifecycle.shutdown(0);
-  const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown });
-  const lifecycle = new Lifecycle(ctx, paths, key, { server, wire, meta, clients, tasks, stop });
+  const answering = new Set<Promise<void>>();
+  const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown, answering });
+  const lifecycle = new Lifecycle(ctx, paths, key, { server, wire, meta, clients, tasks, stop, answering });
   lifecycle.leaveWithServer();
 
   rmSync(paths.socket, { force: true });

@@ -29,7 +29,7 @@ export class HeldTasks {
   constructor(
     private readonly wire: Wire,
     private readonly ctx: Context,
-    descriptor: ServerDescriptor,
+    private readonly descriptor: ServerDescriptor,
     private readonly clients: ReadonlySet<Client>,
     /** What the broker's questions make of a snapshot (input_required while one is held). */
     private readonly heldFor: (snapshot: Snapshot) => Snapshot,
@@ -165,8 +165,10 @@ export class HeldTasks {
   /** The writes of markLost, once the server died (what a command told of that death waits for: see settled). */
   private lost: Promise<void> | undefined;
 
-  /** The server died: the tasks it was running are lost; said so on their handles (those of this broker's server). */
+  /** A stdio server died: the tasks it was running are lost; said so on their handles (those of this broker's server). */
   markLost(reason: Error, key: string): Promise<void> {
+    // Over HTTP the connection ended, not the server: its tasks live on there, and a later command reaches them.
+    if (this.descriptor.transport !== "stdio") return Promise.resolve();
     this.lost ??= this.writeLost(reason, key);
     return this.lost;
   }
