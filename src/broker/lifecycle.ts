@@ -24,7 +24,7 @@ export interface Running {
 }
 
 /** How long a broker whose server died waits for the requests that death failed to be answered. */
-const ANSWER_BEFORE_LEAVING_MS = 5000;
+const ANSWER_BEFORE_LEAVING_MS = 2000;
 
 /** SIGTERM, then SIGKILL after two seconds, until the process is gone (signalled only while it is that process). */
 async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<void> {
