@@ -160,44 +160,92 @@ export interface RawListing {
 export function readRawListing(dir: string, index: SummaryIndex, onBad?: OnBad): RawListing | undefined {
   const raw = index.raw(lstatSync(dir).mtimeMs);
   if (!raw) return undefined;
-  const latest = new Map<string, string | HandleSummary>();
-  const escapes = raw.text.includes("\\"); // most logs have none: then no line is searched for one
+  const { text, stamp } = raw;
+  // Each line's value, in log order: a finished row cut from its line, or a line to parse (see below). One pass,
+  // by offsets: no array of 100,000 lines, and no map of them by stem unless a stem can occur twice.
+  const values: Array<RawRow | HandleSummary | string> = [];
+  const stems: string[] = [];
+  let removals = false;
+  const escapes = text.includes("\\"); // most logs have none: then no line is searched for one
   try {
-    for (const line of raw.text.split("\n")) {
-      if (!line) continue;
+    for (let at = 0; at < text.length;) {
+      let end = text.indexOf("\n", at);
+      if (end === -1) end = text.length;
+      const from = at;
+      at = end + 1;
+      if (end === from) continue;
       // A summary without an escape in it: its stem is its first string, up to the next quote.
-      if (line.startsWith('[3,"') && !(escapes && line.includes("\\"))) {
-        latest.set(line.slice(4, line.indexOf('"', 4)), line);
+      if (text.startsWith('[3,"', from) && !(escapes && hasBackslash(text, from, end))) {
+        const quote = text.indexOf('"', from + 4);
+        stems.push(text.slice(from + 4, quote));
+        values.push(rowOf(text, quote, end) ?? text.slice(from, end));
         continue;
       }
-      if (line.charCodeAt(1) === 50) return undefined; // format 2: readSummaries compacts the log in format 3
-      const parsed = decode(JSON.parse(line));
+      if (text.charCodeAt(from + 1) === 50) return undefined; // format 2: readSummaries compacts the log in format 3
+      const parsed = decode(JSON.parse(text.slice(from, end)));
       if (!parsed) return undefined; // not as the stamping reader checked it: never so, unless forged
-      if ("removed" in parsed) latest.delete(parsed.stem);
-      else if (!("dirMtime" in parsed)) latest.set(parsed.stem, parsed);
+      if ("removed" in parsed) {
+        removals = true;
+        stems.push(parsed.stem);
+        values.push(REMOVED);
+      } else if (!("dirMtime" in parsed)) {
+        stems.push(parsed.stem);
+        values.push(parsed);
+      }
     }
   } catch {
     return undefined;
   }
-  if (latest.size !== raw.stamp.count) return undefined;
+  // The stamping reader found `count` handles in these very bytes (their hash): as many summary lines and no
+  // removal means each stem has one line. Else the latest line of each stem counts.
+  const latest = !removals && values.length === stamp.count ? values : latestOf(stems, values);
+  if (latest.length !== stamp.count) return undefined;
   const rows: RawRow[] = [];
   const others: HandleSummary[] = [];
   const unfinished: HandleSummary[] = [];
-  for (const value of latest.values()) {
-    // [3,"stem",mtime,final,…,{view}]: the view, from `{"taskId":` (a quote inside a string is escaped, so that text
-    // is the view's start) to the line's last bracket; its createdAt, after `,"createdAt":"` (likewise).
-    if (typeof value === "string" && value.startsWith("true,", value.indexOf(",", value.indexOf('"', 4) + 2) + 1)) {
-      const json = value.slice(value.indexOf('{"taskId":'), -1);
-      const at = json.indexOf(',"createdAt":"') + 14;
-      rows.push({ createdAt: json.slice(at, json.indexOf('"', at)), json });
+  for (const value of latest) {
+    if (typeof value === "object" && "json" in value) {
+      rows.push(value);
       continue;
     }
     const summary = typeof value === "string" ? parseSummary(value) : value;
     if (!summary) return undefined;
     (summary.final ? others : unfinished).push(summary);
   }
-  others.push(...fromStamped(index, dir, unfinished, raw.stamp, onBad));
+  others.push(...fromStamped(index, dir, unfinished, stamp, onBad));
   return { rows, others, plain: raw.plain };
+}
+
+/** Marks a stem's removal in readRawListing's values. */
+const REMOVED = "";
+
+function hasBackslash(text: string, from: number, end: number): boolean {
+  const at = text.indexOf("\\", from);
+  return at !== -1 && at < end;
+}
+
+/**
+ * A finished task's row, cut from its line (the stem's closing quote at `quote`): [3,"stem",mtime,true,…,{view}]. The
+ * view runs from `{"taskId":` (a quote inside a string is escaped, so that text is the view's start) to the line's
+ * last bracket; its createdAt follows `,"createdAt":"` (likewise). Undefined for an unfinished task's line.
+ */
+function rowOf(text: string, quote: number, end: number): RawRow | undefined {
+  if (!text.startsWith("true,", text.indexOf(",", quote + 2) + 1)) return undefined;
+  const view = text.indexOf('{"taskId":', quote);
+  if (view === -1 || view > end) return undefined;
+  const json = text.slice(view, end - 1);
+  const at = json.indexOf(',"createdAt":"') + 14;
+  return { createdAt: json.slice(at, json.indexOf('"', at)), json };
+}
+
+/** The latest value of each stem (a removal drops it), in the order of each stem's first line. */
+function latestOf<T>(stems: string[], values: T[]): T[] {
+  const latest = new Map<string, T>();
+  for (let i = 0; i < stems.length; i++) {
+    if (values[i] === REMOVED) latest.delete(stems[i]);
+    else latest.set(stems[i], values[i]);
+  }
+  return [...latest.values()];
 }
 
 function parseSummary(line: string): HandleSummary | undefined {
