@@ -249,16 +249,22 @@ async function open(
   if (session?.sessionId && transport instanceof StreamableHTTPClientTransport) await openStandaloneStream(transport);
   const rpc = new RawChannel(transport, describeClose, requestTimeoutMs);
   watchServer(transport);
-  // A tripped guard ends the connection (its requests fail with the guard's error, and so does the wire's close):
-  // a broker's wire must not stay up with every request refused.
-  guard.onTrip = (error) => {
-    rpc.failAll(error);
-    void transport.close().catch(() => {});
-  };
+  endOnTrip(guard, rpc, transport);
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
   return { client, rpc, era, protocolVersion, serverName, sessionId, transport };
+}
+
+/**
+ * A tripped guard ends the connection: its requests fail with the guard's error, and so does the wire's close (a
+ * broker's wire must not stay up with every request refused).
+ */
+function endOnTrip(guard: SizeGuard, rpc: RawChannel, transport: Transport): void {
+  guard.onTrip = (error) => {
+    rpc.failAll(error);
+    void transport.close().catch(() => {});
+  };
 }
 
 function makeTransport(
