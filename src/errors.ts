@@ -71,6 +71,12 @@ export class SessionLostError extends ServerError {
   override readonly code = "session_lost";
 }
 
+/**
+ * A stdio server exited (or closed its output) while requests waited on it: the tasks it ran went with it, and its
+ * broker says so on their handles (exit 4).
+ */
+export class ServerExitedError extends ServerError {}
+
 /** A JSON-RPC error returned by the server for a request (other than the classified cases). */
 export class RpcError extends ServerError {
   override readonly code = "rpc";

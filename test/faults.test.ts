@@ -95,12 +95,21 @@ it("a stdio server that crashes mid-task: exit 4 with the end of its stderr in t
       /the server process exited .*its stderr ends with: .*fault injection: exiting on tasks\/update, before applying it/,
     );
     expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    // The hint does not send the user to a watch that cannot follow it: the task went with its server.
+    const hint = json ? String(events(run.stdout).at(-1)?.hint) : run.stderr;
+    expect(hint).toMatch(/the task ended with its server: start it again/);
+    expect(hint).not.toMatch(/mcp-task watch/);
   }
+  // At once, from new processes: both handles say so, and a watch says the same (exit 4), never "working".
   const listed = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{
+    taskId: string;
     gone: string | null;
   }>;
   expect(listed).toHaveLength(2);
   for (const row of listed) expect(row.gone).toMatch(/exited while the task was running/);
+  const watched = await runCli(["watch", listed[0].taskId], { home });
+  expect(watched.code).toBe(4);
+  expect(watched.stderr).toMatch(/exited while the task was running/);
 });
 
 it("a handle lock left by a process killed while holding it is taken over once stale: the next watch still records the end", async () => {

@@ -3,7 +3,7 @@ import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
-import { TaskNotFoundError, UsageError } from "../errors.js";
+import { ServerError, ServerExitedError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
 import { connectError } from "./failures.js";
 import { SizeGuard } from "./limits.js";
@@ -156,23 +156,23 @@ interface Opened {
 }
 
 /** Why the connection closed, for the requests that were waiting on it (a stdio server: its stderr's last words). */
-function closeReason(
+function closeError(
   descriptor: ServerDescriptor,
   label: string,
   transport: Transport,
   stderr: string,
   redact: (text: string) => string,
-): string {
+): ServerError {
   const tail = sanitizeLine(stderr.trim()).slice(-400);
   const child = serverProcess(transport);
   const running = child !== undefined && child.exitCode === null && child.signalCode === null;
-  const base =
-    descriptor.transport !== "stdio"
-      ? `the connection to ${label} closed`
-      : running
-        ? `the server closed its output (${label})`
-        : `the server process exited (${label})`;
-  return redact(tail ? `${base}; its stderr ends with: ${tail}` : base);
+  if (descriptor.transport !== "stdio") return new ServerError(redact(withTail(`the connection to ${label} closed`)));
+  const base = running ? `the server closed its output (${label})` : `the server process exited (${label})`;
+  return new ServerExitedError(redact(withTail(base)));
+
+  function withTail(base: string): string {
+    return tail ? `${base}; its stderr ends with: ${tail}` : base;
+  }
 }
 
 /** Opens the transport and does the handshake (none on a resumed V1 session); the channel for task traffic on top. */
@@ -212,7 +212,7 @@ async function open(
     },
   });
   const redact = (text: string) => redactSecrets(text, descriptor, options.env);
-  const describeClose = () => closeReason(descriptor, label, transport, stderrTail.text, redact);
+  const describeClose = () => closeError(descriptor, label, transport, stderrTail.text, redact);
   try {
     await client.connect(transport, {
       ...(prior ? { prior } : {}),

@@ -99,8 +99,8 @@ export class RawChannel {
 
   constructor(
     private readonly transport: Transport,
-    /** Describes why the connection closed (e.g. with a stdio server's stderr tail). */
-    private readonly describeClose: () => string,
+    /** The error of why the connection closed (e.g. with a stdio server's stderr tail). */
+    private readonly describeClose: () => ServerError,
     /** The timeout of requests that do not set their own (0: none). */
     readonly requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   ) {
@@ -132,7 +132,7 @@ export class RawChannel {
     };
     const onclose = transport.onclose;
     transport.onclose = () => {
-      const error = new ServerError(this.describeClose());
+      const error = this.describeClose();
       this.failAll(error);
       this.resolveClosed(this.closedError ?? error);
       onclose?.call(transport);

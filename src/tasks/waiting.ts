@@ -1,7 +1,7 @@
 // A command that waits for a task: the signals that stop it waiting (Ctrl-C, --timeout), and the hint that says
 // how to pick the task up again (stopping to wait never stops the task).
 import type { Clock } from "../model.js";
-import { InterruptedError, ServerError, StillRunningError, TerminatedError } from "../errors.js";
+import { InterruptedError, ServerError, ServerExitedError, StillRunningError, TerminatedError } from "../errors.js";
 import { formatDuration } from "../duration.js";
 import { shellWord } from "../sanitize.js";
 
@@ -39,7 +39,11 @@ export function withResumeHint(error: unknown, taskId: string | null): unknown {
   if (taskId && error instanceof ServerError && error.taskId === null) {
     // The server failed (or misbehaved) after the task was created: the error names it, and the handle is saved.
     error.taskId = taskId;
-    error.hint ??= `the task is saved; follow it again with: mcp-task watch ${shellWord(taskId)}`;
+    // A stdio server's exit took its tasks with it (its broker marks the handle gone): no watch can follow it.
+    error.hint ??=
+      error instanceof ServerExitedError
+        ? "the task ended with its server: start it again"
+        : `the task is saved; follow it again with: mcp-task watch ${shellWord(taskId)}`;
     return error;
   }
   if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
