@@ -73,7 +73,8 @@ describe("a handle's history", () => {
     for (let i = 1; i <= 150; i++) await task.observe(snapshot("t-h", "working", `${i} s`));
     // Not written yet (the clock's sleeps never end): only the changes that can still show are held.
     expect(store.load(task.stem)?.history).toHaveLength(1);
-    expect((task as unknown as { pending: unknown[] }).pending).toHaveLength(MAX_HISTORY_MESSAGES);
+    const held = (task as unknown as { observed: { entries: unknown[] } }).observed;
+    expect(held.entries).toHaveLength(MAX_HISTORY_MESSAGES);
     await task.observe(snapshot("t-h", "input_required", "asks"));
     for (let i = 1; i <= 5; i++) await task.observe(snapshot("t-h", "input_required", `asks ${i}`));
     await task.observe(snapshot("t-h", "completed", "done"));

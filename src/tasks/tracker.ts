@@ -1,26 +1,20 @@
 // Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
 // exists, then each status change, each delivered answer and the final outcome are recorded.
-import type { Clock, FinalOutcome, Handle, HistoryEntry } from "../model.js";
+import type { Clock, FinalOutcome, Handle } from "../model.js";
 import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
 import { descriptorKey } from "../protocol/server.js";
-import { isTerminal, type Progress, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
+import type { Progress, ResumeToken, Snapshot, Wire } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
 import {
   HANDLE_BATCH_MS,
   HANDLE_BATCH_WRITES_PER_S,
   MAX_CLOCK_SKEW_MS,
-  MAX_HISTORY_ENTRIES,
   MAX_HISTORY_MESSAGES,
   MAX_SAVED_RESULT_CHARS,
 } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
-
-/** The part of a snapshot kept as `last` (the result lives in `outcome`). */
-function withoutResult(snapshot: Snapshot): Omit<Snapshot, "result"> {
-  const { result: _result, ...rest } = snapshot;
-  return rest;
-}
+import { applyObserved, applySnapshot, trimHistory, withoutResult, type Observed } from "./handle-changes.js";
 
 /** The tasks of this process with a batch waiting to be written (see `later`). */
 let batching = 0;
@@ -41,12 +35,14 @@ export class TrackedTask {
     return new Date(this.clock.now()).toISOString();
   }
 
-  /** Changes not yet written (message-only ones in batches), each observation with its snapshot. */
-  private pending: Array<{ apply: (handle: Handle) => void; snapshot?: Snapshot; message?: boolean }> = [];
+  /** Changes not yet written, replayed onto the handle as saved when it is written (see flush). */
+  private pending: Array<(handle: Handle) => void> = [];
+  /** The message-only observations not yet written, merged as they come (see observe). */
+  private observed?: Observed;
   private flushTimer?: AbortController;
 
   private async change(apply: (handle: Handle) => void): Promise<void> {
-    this.pending.push({ apply });
+    this.pending.push(apply);
     await this.flush();
   }
 
@@ -55,23 +51,23 @@ export class TrackedTask {
     if (this.flushTimer) batching--;
     this.flushTimer?.abort();
     this.flushTimer = undefined;
-    if (this.pending.length === 0) return;
-    const changes = this.pending;
+    const { pending: changes, observed } = this;
+    if (changes.length === 0 && !observed) return;
     this.pending = [];
+    this.observed = undefined;
     this.handle = await this.store.update(this.stem, (handle) => {
-      for (const { apply } of changes) apply(handle);
+      // The observations came before any change pending beside them (a new status is written at once).
+      if (observed) applyObserved(handle, observed);
+      for (const apply of changes) apply(handle);
       handle.updatedAt = this.at();
     });
   }
 
   /**
-   * Applies a change in memory at once and writes it within HANDLE_BATCH_MS (with whatever follows), or later when
-   * many tasks of this process batch theirs: at most HANDLE_BATCH_WRITES_PER_S batched writes a second in all.
+   * Writes what is pending within HANDLE_BATCH_MS (with whatever follows), or later when many tasks of this process
+   * batch theirs: at most HANDLE_BATCH_WRITES_PER_S batched writes a second in all.
    */
-  private later(apply: (handle: Handle) => void, observed?: { snapshot: Snapshot; message: boolean }): void {
-    apply(this.handle);
-    this.pending.push({ apply, ...observed });
-    if (observed) this.coalesce(observed.snapshot);
+  private later(): void {
     if (this.flushTimer) return;
     const timer = (this.flushTimer = new AbortController());
     batching++;
@@ -82,28 +78,10 @@ export class TrackedTask {
   }
 
   /**
-   * Drops the pending observations that can leave no trace on the handle: those with MAX_HISTORY_MESSAGES message
-   * changes after them (their history entry would be trimmed) whose poll interval and ttl the newest repeats (its
-   * `last` replaces theirs). A dashboard following 1,000 tasks holds each one's changes for up to 50 s (see
-   * HANDLE_BATCH_WRITES_PER_S): 50,000 snapshots kept, where 20,000 say all that is written.
-   */
-  private coalesce(newest: Snapshot): void {
-    let messages = 0;
-    for (let i = this.pending.length - 1; i >= 0; i--) {
-      const { snapshot, message } = this.pending[i];
-      if (!snapshot) continue;
-      const covered =
-        (snapshot.pollIntervalMs === undefined || snapshot.pollIntervalMs === newest.pollIntervalMs) &&
-        (snapshot.ttlMs === undefined || snapshot.ttlMs === newest.ttlMs);
-      if (messages >= MAX_HISTORY_MESSAGES && covered) this.pending.splice(i, 1);
-      else if (message) messages++;
-    }
-  }
-
-  /**
    * Records a snapshot. A new status is written at once; a new status message, poll interval or ttl alone (servers
    * may change them on every read, for many tasks) is kept in memory at once but written in batches, at most once per
-   * HANDLE_BATCH_MS: each write is an fsync and an index line.
+   * HANDLE_BATCH_MS: each write is an fsync and an index line. A batch is one merged observation, not a list of
+   * them: a dashboard following 1,000 tasks holds each one's changes for up to 50 s (see HANDLE_BATCH_WRITES_PER_S).
    */
   async observe(snapshot: Snapshot): Promise<void> {
     const last = this.handle.history.at(-1);
@@ -114,37 +92,35 @@ export class TrackedTask {
       (snapshot.ttlMs !== undefined && snapshot.ttlMs !== this.handle.ttlMs);
     if (!statusChanged && !messageChanged && !timing) return;
     const at = this.at();
-    const apply = (handle: Handle) => {
-      // A terminal status is final: a snapshot read before it (a slower follower, a batched write, a broker's own
-      // reading) never writes over it.
-      if ((handle.outcome || isTerminal(handle.last.status)) && handle.last.status !== snapshot.status) return;
-      handle.last = withoutResult(snapshot);
-      if (snapshot.pollIntervalMs !== undefined) handle.pollIntervalMs = snapshot.pollIntervalMs;
-      if (snapshot.ttlMs !== undefined) handle.ttlMs = snapshot.ttlMs;
-      const prev = handle.history.at(-1);
-      if (!prev || prev.status !== snapshot.status || (prev.statusMessage ?? "") !== (snapshot.statusMessage ?? "")) {
-        handle.history.push({
-          status: snapshot.status,
-          ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}),
-          at,
-        });
-        trimHistory(handle.history);
-      }
+    if (statusChanged) return this.change((handle) => void applySnapshot(handle, snapshot, at));
+    const entry = applySnapshot(this.handle, snapshot, at);
+    const before = this.observed;
+    // Only the newest MAX_HISTORY_MESSAGES message changes can outlast trimHistory: older ones are not kept.
+    const entries = before?.entries ?? [];
+    if (entry) entries.push(entry);
+    if (entries.length > MAX_HISTORY_MESSAGES) entries.shift();
+    this.observed = {
+      snapshot,
+      entries,
+      pollIntervalMs: snapshot.pollIntervalMs ?? before?.pollIntervalMs,
+      ttlMs: snapshot.ttlMs ?? before?.ttlMs,
     };
-    if (statusChanged) await this.change(apply);
-    else this.later(apply, { snapshot, message: messageChanged });
+    this.later();
   }
 
   /** Keeps the last progress the server reported (written with the next batch: see `later`). */
   progressed(progress: Progress): void {
     const at = this.at();
-    this.later((handle) => {
+    const apply = (handle: Handle) => {
       // The first report of this run stays for the rate; one that goes backwards starts a new run.
       const before =
         handle.progress?.first ?? (handle.progress && { progress: handle.progress.progress, at: handle.progress.at });
       const first = before && before.progress <= progress.progress ? before : { progress: progress.progress, at };
       handle.progress = { ...progress, at, first };
-    });
+    };
+    apply(this.handle);
+    this.pending.push(apply);
+    this.later();
   }
 
   async answered(keys: string[]): Promise<void> {
@@ -185,21 +161,6 @@ export class TrackedTask {
       handle.resume = resume;
     });
   }
-}
-
-/**
- * Keeps a handle's history within MAX_HISTORY_ENTRIES, with at most MAX_HISTORY_MESSAGES entries that only changed
- * the message: the first entry stays, then the oldest entries that only changed the message go first (a status
- * change is what a history is for), then the oldest.
- */
-function trimHistory(history: Handle["history"]): void {
-  const messageOnly = (entry: HistoryEntry, at: number) => at > 0 && history[at - 1].status === entry.status;
-  let messages = history.filter(messageOnly).length;
-  while (messages > MAX_HISTORY_MESSAGES) {
-    history.splice(history.findIndex(messageOnly), 1);
-    messages--;
-  }
-  while (history.length > MAX_HISTORY_ENTRIES) history.splice(Math.max(1, history.findIndex(messageOnly)), 1);
 }
 
 export class Tracker {

@@ -1,0 +1,72 @@
+// How a snapshot changes a task's handle: its `last`, poll interval and ttl, and its history (bounded), applied
+// to the handle in memory at once and to the handle as saved when it is written (tasks/tracker.ts).
+import type { Handle, HistoryEntry } from "../model.js";
+import { isTerminal, type Snapshot } from "../protocol/wire.js";
+import { MAX_HISTORY_ENTRIES, MAX_HISTORY_MESSAGES } from "../limits.js";
+
+/** The part of a snapshot kept as `last` (the result lives in `outcome`). */
+export function withoutResult(snapshot: Snapshot): Omit<Snapshot, "result"> {
+  const { result: _result, ...rest } = snapshot;
+  return rest;
+}
+
+/** Message-only observations of a task not yet written: the newest, and the history entries they added. */
+export interface Observed {
+  snapshot: Snapshot;
+  entries: HistoryEntry[];
+  pollIntervalMs?: number;
+  ttlMs?: number;
+}
+
+/** Can a snapshot of this status change the handle? A terminal status is final: one read before it never writes
+ *  over it (a slower follower, a batched write, a broker's own reading). */
+function open(handle: Handle, status: Snapshot["status"]): boolean {
+  return !((handle.outcome || isTerminal(handle.last.status)) && handle.last.status !== status);
+}
+
+/** Applies a snapshot to a handle; returns the history entry it added (none when the message is as before). */
+export function applySnapshot(handle: Handle, snapshot: Snapshot, at: string): HistoryEntry | undefined {
+  if (!open(handle, snapshot.status)) return undefined;
+  handle.last = withoutResult(snapshot);
+  if (snapshot.pollIntervalMs !== undefined) handle.pollIntervalMs = snapshot.pollIntervalMs;
+  if (snapshot.ttlMs !== undefined) handle.ttlMs = snapshot.ttlMs;
+  const entry = {
+    status: snapshot.status,
+    ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}),
+    at,
+  };
+  return appendEntry(handle, entry) ? entry : undefined;
+}
+
+/** Applies merged observations to the handle as saved (another process may have written it since). */
+export function applyObserved(handle: Handle, { snapshot, entries, pollIntervalMs, ttlMs }: Observed): void {
+  if (!open(handle, snapshot.status)) return;
+  handle.last = withoutResult(snapshot);
+  if (pollIntervalMs !== undefined) handle.pollIntervalMs = pollIntervalMs;
+  if (ttlMs !== undefined) handle.ttlMs = ttlMs;
+  for (const entry of entries) appendEntry(handle, entry);
+}
+
+/** Appends a history entry unless the last one says the same; keeps the history within its bounds. */
+function appendEntry(handle: Handle, entry: HistoryEntry): boolean {
+  const prev = handle.history.at(-1);
+  if (prev && prev.status === entry.status && (prev.statusMessage ?? "") === (entry.statusMessage ?? "")) return false;
+  handle.history.push(entry);
+  trimHistory(handle.history);
+  return true;
+}
+
+/**
+ * Keeps a handle's history within MAX_HISTORY_ENTRIES, with at most MAX_HISTORY_MESSAGES entries that only changed
+ * the message: the first entry stays, then the oldest entries that only changed the message go first (a status
+ * change is what a history is for), then the oldest.
+ */
+export function trimHistory(history: Handle["history"]): void {
+  const messageOnly = (entry: HistoryEntry, at: number) => at > 0 && history[at - 1].status === entry.status;
+  let messages = history.filter(messageOnly).length;
+  while (messages > MAX_HISTORY_MESSAGES) {
+    history.splice(history.findIndex(messageOnly), 1);
+    messages--;
+  }
+  while (history.length > MAX_HISTORY_ENTRIES) history.splice(Math.max(1, history.findIndex(messageOnly)), 1);
+}
