@@ -41,7 +41,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   // The clock ticks each second only while a duration on screen changes by the second (a task running, or under
   // two minutes old in its status): an idle dashboard of finished tasks redraws once a minute, not every second.
   const [bySecond, setBySecond] = useState(true);
-  const now = useNow(clock, bySecond ? 1000 : 60_000);
+  const now = useNow(clock, bySecond ? 1000 : 60_000, model.tick);
 
   // Filtering and sorting need the time only to tell expired tasks: a minute's precision spares the work each tick.
   const minute = Math.floor(now / 60_000) * 60_000;

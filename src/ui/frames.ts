@@ -11,6 +11,12 @@ export class Frames {
     private readonly notify: () => void,
   ) {}
 
+  /** The listeners are told now, by other means (the clock's tick): what was due is no longer. */
+  cancel(): void {
+    this.timer?.stop.abort();
+    this.timer = undefined;
+  }
+
   /** Tells the listeners of what changed at `at` at the latest (once, however much changes meanwhile). */
   due(at: number): void {
     if (this.timer && this.timer.at <= at) return;

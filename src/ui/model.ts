@@ -25,8 +25,9 @@ const RESCAN_MS = 5000;
 /** The shortest time between two notifications of the views: drawing (Ink measures every character of every
  *  line) is what following many tasks costs most, and a status board needs no more than a few frames a second. */
 const FRAME_MS = 250;
-/** Rows that changed are drawn at the next whole second: with the clock's tick (hooks.ts: useNow), which redraws the
- *  ages of running tasks then anyway, one frame a second however many followed tasks change in between. */
+/** Rows that changed are drawn with the clock's next tick (hooks.ts: useNow, which redraws the ages of running
+ *  tasks then anyway, and calls `tick`): one frame a second however many followed tasks change in between. Without
+ *  a tick by then (the clock ticks each minute on a board of finished tasks), a second after the next whole one. */
 const ROW_FRAME_MS = 1000;
 
 export class DashboardModel {
@@ -52,7 +53,7 @@ export class DashboardModel {
     // A URL-mode question's page is opened after the person's yes in its form (url-open.ts).
     const provider = withUrlOpening(ctx, this.questions.provider, { person: true, say: (text) => this.notify(text) });
     this.links = new ServerLinks(ctx, provider, (text) => this.notify(text));
-    this.frames = new Frames(ctx.clock, () => this.listeners.forEach((listener) => listener()));
+    this.frames = new Frames(ctx.clock, () => this.tellViews());
   }
 
   // --- the external-store protocol (useSyncExternalStore) ---
@@ -64,6 +65,17 @@ export class DashboardModel {
     this.settle();
     return this.state;
   };
+  /**
+   * What the views draw (useSyncExternalStore's snapshot): the state without the row changes come since the last
+   * frame, which tellViews applies. Read through getState, each render (and React's check after it) applied the row
+   * changes come meanwhile, a new state that made React render again: two or three frames a second instead of one.
+   */
+  shown = (): DashboardState => this.state;
+
+  private tellViews(): void {
+    this.settle();
+    this.listeners.forEach((listener) => listener());
+  }
 
   /** Row changes not yet applied: applied together when the state is next read (a frame). */
   private readonly rowChanges = new RowChanges();
@@ -84,8 +96,14 @@ export class DashboardModel {
   private updateRow(stem: string, change: (row: TaskRow) => TaskRow): void {
     this.rowChanges.add(stem, change);
     const now = this.ctx.clock.now();
-    this.frames.due(now - (now % ROW_FRAME_MS) + ROW_FRAME_MS);
+    this.frames.due(now - (now % ROW_FRAME_MS) + 2 * ROW_FRAME_MS);
   }
+
+  /** The clock's tick: the listeners hear of every change now, in the same turn as the new time (see useNow). */
+  tick = (): void => {
+    this.frames.cancel();
+    this.tellViews();
+  };
 
   notify(notice: string): void {
     this.set({ notice });
