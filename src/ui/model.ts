@@ -15,24 +15,15 @@ import type { Handle } from "../model.js";
 import { ServerLinks } from "../tasks/reconnect.js";
 import { StoreScan } from "./scan.js";
 import { QuestionQueue } from "./questions.js";
-import { Frames } from "./frames.js";
+import { FRAME_MS, Frames } from "./frames.js";
 import { RowChanges } from "./row-changes.js";
 import type { Connection, DashboardState, TaskRow } from "./state.js";
 import { withUrlOpening } from "./url-open.js";
 
 /** How often the store is re-read for handles created by other processes. */
 const RESCAN_MS = 5000;
-/** The shortest time between two notifications of the views: drawing (Ink measures every character of every
- *  line) is what following many tasks costs most, and a status board needs no more than a few frames a second. */
-const FRAME_MS = 250;
-/** Rows that changed are drawn with the clock's next tick (hooks.ts: useNow, which redraws the ages of running
- *  tasks then anyway, and calls `tick`): one frame a second however many followed tasks change in between. Without
- *  a tick by then (the clock ticks each minute on a board of finished tasks), a second after the next whole one. */
-const ROW_FRAME_MS = 1000;
-
 export class DashboardModel {
   private state: DashboardState = { rows: [], questions: [], version: 0 };
-  private readonly listeners = new Set<() => void>();
   private readonly links: ServerLinks;
   private readonly questions: QuestionQueue;
   private readonly following = new Map<string, AbortController>();
@@ -53,29 +44,24 @@ export class DashboardModel {
     // A URL-mode question's page is opened after the person's yes in its form (url-open.ts).
     const provider = withUrlOpening(ctx, this.questions.provider, { person: true, say: (text) => this.notify(text) });
     this.links = new ServerLinks(ctx, provider, (text) => this.notify(text));
-    this.frames = new Frames(ctx.clock, () => this.tellViews());
+    this.frames = new Frames(ctx.clock, () => this.settle());
+    this.subscribe = this.frames.subscribe;
+    this.tick = this.frames.tick;
   }
 
-  // --- the external-store protocol (useSyncExternalStore) ---
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
+  // --- the external-store protocol (useSyncExternalStore), and the clock's tick (see Frames) ---
+  readonly subscribe: Frames["subscribe"];
+  readonly tick: Frames["tick"];
   getState = (): DashboardState => {
     this.settle();
     return this.state;
   };
   /**
    * What the views draw (useSyncExternalStore's snapshot): the state without the row changes come since the last
-   * frame, which tellViews applies. Read through getState, each render (and React's check after it) applied the row
+   * frame, which Frames applies as it tells them. Read through getState, each render (and React's check after it) applied the row
    * changes come meanwhile, a new state that made React render again: two or three frames a second instead of one.
    */
   shown = (): DashboardState => this.state;
-
-  private tellViews(): void {
-    this.settle();
-    this.listeners.forEach((listener) => listener());
-  }
 
   /** Row changes not yet applied: applied together when the state is next read (a frame). */
   private readonly rowChanges = new RowChanges();
@@ -95,15 +81,8 @@ export class DashboardModel {
   /** Changes one row: applied with the others' at the next read of the state (settle), in order. */
   private updateRow(stem: string, change: (row: TaskRow) => TaskRow): void {
     this.rowChanges.add(stem, change);
-    const now = this.ctx.clock.now();
-    this.frames.due(now - (now % ROW_FRAME_MS) + 2 * ROW_FRAME_MS);
+    this.frames.rowChanged();
   }
-
-  /** The clock's tick: the listeners hear of every change now, in the same turn as the new time (see useNow). */
-  tick = (): void => {
-    this.frames.cancel();
-    this.tellViews();
-  };
 
   notify(notice: string): void {
     this.set({ notice });
