@@ -62,6 +62,14 @@ describe("batched handle writes", () => {
     // What is still pending is written by a flush (the dashboard's close).
     await Promise.all(tasks.map((task) => task.flush()));
     expect(store.load(tasks[0].stem)?.last.statusMessage).toBe("1 s");
+
+    // A batch writes what its newest observation says, a ttl that became unlimited (null) included.
+    const first = tasks[0];
+    await first.observe({ ...snapshot(first.taskId, "working", "2 s"), ttlMs: 60_000 });
+    await first.observe({ ...snapshot(first.taskId, "working", "3 s"), ttlMs: null });
+    await first.observe(snapshot(first.taskId, "working", "4 s"));
+    await first.flush();
+    expect(store.load(first.stem)).toMatchObject({ ttlMs: null, last: { statusMessage: "4 s" } });
   });
 });
 

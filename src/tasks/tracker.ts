@@ -103,7 +103,8 @@ export class TrackedTask {
       snapshot,
       entries,
       pollIntervalMs: snapshot.pollIntervalMs ?? before?.pollIntervalMs,
-      ttlMs: snapshot.ttlMs ?? before?.ttlMs,
+      // A ttl of null (unlimited) is a value, written as each observation would have written it.
+      ttlMs: snapshot.ttlMs !== undefined ? snapshot.ttlMs : before?.ttlMs,
     };
     this.later();
   }
