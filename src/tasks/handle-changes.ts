@@ -15,7 +15,7 @@ export interface Observed {
   snapshot: Snapshot;
   entries: HistoryEntry[];
   pollIntervalMs?: number;
-  ttlMs?: number;
+  ttlMs?: number | null;
 }
 
 /** Can a snapshot of this status change the handle? A terminal status is final: one read before it never writes
@@ -26,25 +26,25 @@ function open(handle: Handle, status: Snapshot["status"]): boolean {
 
 /** Applies a snapshot to a handle; returns the history entry it added (none when the message is as before). */
 export function applySnapshot(handle: Handle, snapshot: Snapshot, at: string): HistoryEntry | undefined {
-  if (!open(handle, snapshot.status)) return undefined;
-  handle.last = withoutResult(snapshot);
-  if (snapshot.pollIntervalMs !== undefined) handle.pollIntervalMs = snapshot.pollIntervalMs;
-  if (snapshot.ttlMs !== undefined) handle.ttlMs = snapshot.ttlMs;
   const entry = {
     status: snapshot.status,
     ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}),
     at,
   };
-  return appendEntry(handle, entry) ? entry : undefined;
+  const { pollIntervalMs, ttlMs } = snapshot;
+  return applyObserved(handle, { snapshot, entries: [entry], pollIntervalMs, ttlMs })[0];
 }
 
-/** Applies merged observations to the handle as saved (another process may have written it since). */
-export function applyObserved(handle: Handle, { snapshot, entries, pollIntervalMs, ttlMs }: Observed): void {
-  if (!open(handle, snapshot.status)) return;
+/**
+ * Applies observations (one, or a batch merged: see Observed) to a handle, in memory or as saved (another process
+ * may have written it since); returns the history entries it added.
+ */
+export function applyObserved(handle: Handle, { snapshot, entries, pollIntervalMs, ttlMs }: Observed): HistoryEntry[] {
+  if (!open(handle, snapshot.status)) return [];
   handle.last = withoutResult(snapshot);
   if (pollIntervalMs !== undefined) handle.pollIntervalMs = pollIntervalMs;
   if (ttlMs !== undefined) handle.ttlMs = ttlMs;
-  for (const entry of entries) appendEntry(handle, entry);
+  return entries.filter((entry) => appendEntry(handle, entry));
 }
 
 /** Appends a history entry unless the last one says the same; keeps the history within its bounds. */
