@@ -121,21 +121,20 @@ export function connectError(
 /** The guard's refusal of a request for want of authorization (HTTP 401/403), along the SDK's cause chain: exit 8,
  *  never a network fault to retry. */
 export function authFailure(error: unknown): AuthRequiredError | undefined {
+  return alongCauses(error, AuthRequiredError);
+}
+
+/** The error, or the first of its causes (five deep), that is a `Class`. */
+function alongCauses<T>(error: unknown, Class: abstract new (...args: never[]) => T): T | undefined {
   for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++)
-    if (e instanceof AuthRequiredError) return e;
+    if (e instanceof Class) return e;
   return undefined;
 }
 
 /** Maps a transport-level failure to a ServerError; network failures are transient. */
 export function toServerError(error: unknown, what: string): ServerError {
-  if (error instanceof ServerError) return error;
-  for (
-    let e = (error as { cause?: unknown })?.cause, depth = 0;
-    e && depth < 5;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    if (e instanceof ServerError) return e;
-  }
+  const ours = alongCauses(error, ServerError);
+  if (ours) return ours;
   const { status, data } = (error ?? {}) as { status?: unknown; data?: { text?: unknown } };
   if (typeof status === "number" && status >= 400) {
     // An HTTP error: its body is the server's text (cut, and made one line; the SDK's message quotes it whole).
