@@ -250,6 +250,8 @@ async function open(
   const rpc = new RawChannel(transport, describeClose, requestTimeoutMs);
   watchServer(transport);
   endOnTrip(guard, rpc, transport);
+  // A listen stream's task notifications go to the handler the SDK would call, without its parse (push-stream.ts).
+  guard.onPush = (message) => transport.onmessage?.(message as never);
   const protocolVersion = client.getNegotiatedProtocolVersion() ?? session?.protocolVersion ?? "";
   const serverName = client.getServerVersion()?.name ?? session?.serverName ?? label;
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);

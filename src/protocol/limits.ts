@@ -9,6 +9,7 @@ import { MAX_SSE_IDLE_BYTES, SSE_MAX_RECONNECTS, SSE_MIN_RETRY_MS } from "../lim
 import { sanitizeLine } from "../sanitize.js";
 import { networkError } from "./failures.js";
 import { MAX_MESSAGE_BYTES, oversizedMessage } from "./rpc.js";
+import { isListenRequest, tapTaskEvents } from "./push-stream.js";
 
 /** Redirects followed for one request (the SDK's own figure). */
 const MAX_REDIRECTS = 5;
@@ -19,6 +20,11 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 export class SizeGuard {
   error?: McpTaskError;
   onTrip?: (error: McpTaskError) => void;
+  /**
+   * Takes the task notifications of a `subscriptions/listen` event stream (the connection's message handler), read
+   * by ./push-stream.ts instead of the SDK; unset, the SDK reads them.
+   */
+  onPush?: (message: object) => void;
   /** When SSE streams were reconnected in the last minute (cleared by an event with data). */
   private reconnectTimes: number[] = [];
 
@@ -132,9 +138,12 @@ export class SizeGuard {
       }
       if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
       const sse = (response.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream");
-      const body = response.body.pipeThrough(
-        response.status >= 400 ? this.cut(MAX_ERROR_BODY_BYTES) : this.counter(sse),
-      );
+      const body =
+        response.status >= 400
+          ? response.body.pipeThrough(this.cut(MAX_ERROR_BODY_BYTES))
+          : sse && this.onPush && isListenRequest(init?.body)
+            ? tapTaskEvents(response.body, this.counting(true), this.onPush)
+            : response.body.pipeThrough(this.counter(sse));
       return new Response(body, {
         status: response.status,
         statusText: response.statusText,
@@ -158,48 +167,56 @@ export class SizeGuard {
   }
 
   private counter(sse: boolean): TransformStream<Uint8Array, Uint8Array> {
+    const count = this.counting(sse);
+    return new TransformStream({
+      transform: (chunk, controller) => {
+        const error = count(chunk);
+        if (error) return controller.error(error);
+        controller.enqueue(chunk);
+      },
+    });
+  }
+
+  /** Counts a body chunk by chunk: the error that must end it (the guard's, a message or idle stream too big). */
+  private counting(sse: boolean): (chunk: Uint8Array) => McpTaskError | undefined {
     let size = 0;
     /** SSE: bytes since the last data line (blank lines, comments, ids, retries). */
     let idle = 0;
     /** SSE: whether the current line has content (a blank line ends an event), and whether it is a data line. */
     let lineHasContent = false;
     let lineIsData: boolean | undefined;
-    return new TransformStream({
-      transform: (chunk, controller) => {
-        if (this.error) return controller.error(this.error);
-        if (!sse) {
-          size += chunk.length;
-        } else {
-          for (let at = 0; at < chunk.length;) {
-            const newline = chunk.indexOf(10, at);
-            const end = newline === -1 ? chunk.length : newline;
-            if (end - at > 1 || (end - at === 1 && chunk[at] !== 13)) lineHasContent = true;
-            if (lineIsData === undefined && end > at) lineIsData = chunk[at] === 0x64; // "d": a data: line
-            size += end - at;
-            if (lineIsData) {
-              idle = 0;
-              if (this.reconnectTimes.length > 0) this.reconnectTimes = [];
-            } else idle += end - at + (newline === -1 ? 0 : 1);
-            if (size > this.limit || idle > MAX_SSE_IDLE_BYTES || newline === -1) break;
-            if (!lineHasContent) size = 0;
-            lineHasContent = false;
-            lineIsData = undefined;
-            at = newline + 1;
-          }
+    return (chunk) => {
+      if (this.error) return this.error;
+      if (!sse) {
+        size += chunk.length;
+      } else {
+        for (let at = 0; at < chunk.length;) {
+          const newline = chunk.indexOf(10, at);
+          const end = newline === -1 ? chunk.length : newline;
+          if (end - at > 1 || (end - at === 1 && chunk[at] !== 13)) lineHasContent = true;
+          if (lineIsData === undefined && end > at) lineIsData = chunk[at] === 0x64; // "d": a data: line
+          size += end - at;
+          if (lineIsData) {
+            idle = 0;
+            if (this.reconnectTimes.length > 0) this.reconnectTimes = [];
+          } else idle += end - at + (newline === -1 ? 0 : 1);
+          if (size > this.limit || idle > MAX_SSE_IDLE_BYTES || newline === -1) break;
+          if (!lineHasContent) size = 0;
+          lineHasContent = false;
+          lineIsData = undefined;
+          at = newline + 1;
         }
-        if (size > this.limit) return controller.error(this.trip());
-        if (idle > MAX_SSE_IDLE_BYTES) {
-          return controller.error(
-            this.fail(
-              new ProtocolViolation(
-                `the server sent more than ${MAX_SSE_IDLE_BYTES / 1024 / 1024} MiB on an event stream without an event`,
-              ),
-            ),
-          );
-        }
-        controller.enqueue(chunk);
-      },
-    });
+      }
+      if (size > this.limit) return this.trip();
+      if (idle > MAX_SSE_IDLE_BYTES) {
+        return this.fail(
+          new ProtocolViolation(
+            `the server sent more than ${MAX_SSE_IDLE_BYTES / 1024 / 1024} MiB on an event stream without an event`,
+          ),
+        );
+      }
+      return undefined;
+    };
   }
 }
 

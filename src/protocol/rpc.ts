@@ -8,6 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/client";
 import { parseLog, type LogMessage } from "./logging.js";
 import { ProgressListeners, requestTimer } from "./progress.js";
+import { TASK_NOTIFICATIONS } from "./push-stream.js";
 import type { Progress } from "./wire.js";
 import { ProtocolViolation, RpcError, ServerError, SessionLostError, type McpTaskError } from "../errors.js";
 
@@ -46,13 +47,6 @@ export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
     `the server sent a message larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task does not read messages that big`,
   );
 }
-
-/** The notifications about tasks (V2's, the older name of its push, and a subscription's acknowledgement). */
-const TASK_NOTIFICATIONS = new Set([
-  "notifications/tasks",
-  "notifications/tasks/status",
-  "notifications/subscriptions/acknowledged",
-]);
 
 /**
  * Ends a connection. A stdio server is given its end of input and a moment to exit, then its process group gets

@@ -1,0 +1,146 @@
+// The event stream of a `subscriptions/listen` request (V2 push), read here instead of by the SDK's transport. A
+// dashboard following 1,000 tasks receives about 1,000 task notifications a second on that one stream; the SDK's
+// reading of each (a text decoder stream, an event parser stream, JSON.parse, a zod parse of the JSON-RPC message
+// and two more zod checks for a response) cost more than everything mcp-task does with it. Here each event is
+// parsed once and a task notification goes straight to the connection's message handler (the trace, RawChannel,
+// V2Push): the same handler the SDK would have called, without its parse. Everything else on the stream (the
+// listen request's reply, an error, a `retry:`) is passed on to the SDK as it came, and so is the last event id, so
+// that the SDK resumes the stream where it left off. Why not the eventsource-parser package the SDK uses: it hands
+// each event over as a new object through a web TransformStream, which is the cost this file exists to avoid; the
+// format (SSE: field lines, a blank line ends an event) is small, and the limits on it stay the guard's.
+import type { McpTaskError } from "../errors.js";
+
+/** The notifications taken off the stream (V2's push, its older name, and a subscription's acknowledgement). */
+export const TASK_NOTIFICATIONS = new Set([
+  "notifications/tasks",
+  "notifications/tasks/status",
+  "notifications/subscriptions/acknowledged",
+]);
+
+/** Whether a POST body is a `subscriptions/listen` request (the SDK sends each message as its JSON text). */
+export function isListenRequest(body: unknown): boolean {
+  if (typeof body !== "string" || !body.includes('"subscriptions/listen"')) return false;
+  try {
+    return (JSON.parse(body) as { method?: unknown }).method === "subscriptions/listen";
+  } catch {
+    return false;
+  }
+}
+
+/** A task notification, as the connection's message handler takes it; anything else is undefined. */
+function taskNotification(data: string): object | undefined {
+  if (!data.includes("notifications/")) return undefined;
+  let message: { jsonrpc?: unknown; method?: unknown; id?: unknown } | null;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
+  const isNotification = message.jsonrpc === "2.0" && message.id === undefined;
+  return isNotification && TASK_NOTIFICATIONS.has(message.method as string) ? message : undefined;
+}
+
+/** One event being read: its data lines, id, type and the other fields passed on as they came (`retry:`). */
+interface Pending {
+  data: string[];
+  id?: string;
+  type?: string;
+  other: string;
+}
+
+/**
+ * The stream the SDK reads in place of `body`: task notifications are given to `deliver` as they arrive, the rest
+ * of the events are passed on. `count` is the guard's (sizes, bytes without an event): its error ends the stream.
+ */
+export function tapTaskEvents(
+  body: ReadableStream<Uint8Array>,
+  count: (chunk: Uint8Array) => McpTaskError | undefined,
+  deliver: (message: object) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  /** The text after the last line end read (a line cut by the chunk). */
+  let rest = "";
+  let event: Pending = { data: [], other: "" };
+  /** The id of the last event delivered here, not yet passed on. */
+  let takenId: string | undefined;
+
+  /** Ends the event: delivers it, or returns its text to pass on. */
+  const dispatch = (): string => {
+    const { data, id, type, other } = event;
+    event = { data: [], other: "" };
+    if (data.length > 0 && (type === undefined || type === "message")) {
+      const message = taskNotification(data.join("\n"));
+      if (message) {
+        if (id !== undefined) takenId = id;
+        try {
+          deliver(message);
+        } catch {
+          // As the SDK does with its handler's throw (it reports it and reads on): one notification is best effort.
+        }
+        return other === "" ? "" : `${other}\n`;
+      }
+    }
+    if (data.length === 0 && id === undefined && other === "") return "";
+    if (id !== undefined) takenId = undefined;
+    const lines = data.map((line) => `data: ${line}\n`).join("");
+    return `${id !== undefined ? `id: ${id}\n` : ""}${type !== undefined ? `event: ${type}\n` : ""}${other}${lines}\n`;
+  };
+
+  /** Reads the lines of `text` (after what was left of the last chunk); returns what to pass on. */
+  const parse = (text: string): string => {
+    let out = "";
+    const lines = (rest + text).split(/\r\n|\n|\r(?!$)/);
+    rest = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line === "") {
+        out += dispatch();
+        continue;
+      }
+      if (line.startsWith(":")) continue; // a comment (a keep-alive)
+      const colon = line.indexOf(":");
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? "" : line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
+      if (field === "data") event.data.push(value);
+      else if (field === "id") event.id = value.includes("\0") ? event.id : value;
+      else if (field === "event") event.type = value;
+      else if (field === "retry") event.other += `retry: ${value}\n`;
+    }
+    // The SDK resumes from the last id it saw: an event with an id and empty data tells it without a message.
+    if (takenId !== undefined) {
+      out += `id: ${takenId}\ndata:\n\n`;
+      takenId = undefined;
+    }
+    return out;
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) {
+          const last = parse(decoder.decode() + (rest ? "\n" : ""));
+          if (last) controller.enqueue(encoder.encode(last));
+          controller.close();
+          return;
+        }
+        const error = count(value);
+        if (error) {
+          void reader.cancel().catch(() => {});
+          controller.error(error);
+          return;
+        }
+        const out = parse(decoder.decode(value, { stream: true }));
+        if (out) {
+          controller.enqueue(encoder.encode(out));
+          return;
+        }
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
