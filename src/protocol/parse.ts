@@ -102,9 +102,32 @@ export function taskPageFromV1(reply: Record<string, unknown>): TaskPage {
   return { tasks, nextCursor: typeof reply.nextCursor === "string" ? reply.nextCursor : undefined };
 }
 
+type TaskV2 = z.infer<typeof TaskV2Schema>;
+const V2_STATUSES = new Set(["working", "input_required", "completed", "failed", "cancelled"]);
+
+/**
+ * A V2 task that TaskV2Schema accepts, told without zod: every field of the schema present with its type (z.int() is
+ * a safe integer). A dashboard following 1,000 tasks reads about 1,000 pushed tasks a second, and zod's walk of each
+ * (a new object, each field checked through its schema's layers) was most of the cost of a push; a task this check
+ * does not vouch for goes to zod, which accepts it or says what is wrong, as before.
+ */
+function plainTaskV2(value: unknown): value is TaskV2 {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const t = value as Record<string, unknown>;
+  return (
+    typeof t.taskId === "string" &&
+    V2_STATUSES.has(t.status as string) &&
+    (t.statusMessage === undefined || typeof t.statusMessage === "string") &&
+    typeof t.createdAt === "string" &&
+    typeof t.lastUpdatedAt === "string" &&
+    (t.ttlMs === null || Number.isSafeInteger(t.ttlMs)) &&
+    (t.pollIntervalMs === undefined || Number.isSafeInteger(t.pollIntervalMs))
+  );
+}
+
 /** A V2 task (flat create reply, tasks/get result or notification) with its status-dependent fields. */
 export function snapshotFromV2(value: unknown, what = "task"): Snapshot {
-  const task = parseOrThrow(TaskV2Schema, value, what);
+  const task = plainTaskV2(value) ? value : parseOrThrow(TaskV2Schema, value, what);
   const raw = value as Record<string, unknown>;
   const snapshot: Snapshot = {
     ...common(task, what),
