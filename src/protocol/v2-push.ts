@@ -27,6 +27,10 @@ export class V2Push {
         if (Array.isArray(ids)) for (const id of ids) if (typeof id === "string") this.acknowledged.add(id);
         return;
       }
+      // A push about a task nobody here watches is dropped unread: a server may push every task it has, or junk (a
+      // flood of pushes for unknown tasks cost a zod parse and a ProtocolViolation's stack trace each).
+      const taskId = (params as { taskId?: unknown } | undefined)?.taskId;
+      if (typeof taskId !== "string" || (!this.listeners.has(taskId) && !this.wanted.has(taskId))) return;
       // `notifications/tasks/status` is the older name of `notifications/tasks`.
       let snapshot: Snapshot;
       try {
