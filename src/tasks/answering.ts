@@ -128,6 +128,11 @@ export class TaskAnswers {
     this.loop.readNow();
   }
 
+  /** Whether an answer's delivery is in doubt: the next snapshot settles it (see settle). */
+  get unsettled(): boolean {
+    return this.doubt !== undefined;
+  }
+
   async settle(snapshot: Snapshot): Promise<void> {
     if (!this.doubt) return;
     const { taskId, options, shared } = this;

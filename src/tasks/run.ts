@@ -100,7 +100,8 @@ function follow(
       })) {
         const previous = last;
         last = snapshot;
-        await tracked.observe(snapshot);
+        const writing = tracked.observe(snapshot);
+        if (writing) await writing;
         hooks.snapshot?.(snapshot, previous);
         if (!isTerminal(snapshot.status) && options.until?.(snapshot, state)) return { last };
       }

@@ -81,16 +81,17 @@ export class TrackedTask {
    * Records a snapshot. A new status is written at once; a new status message, poll interval or ttl alone (servers
    * may change them on every read, for many tasks) is kept in memory at once but written in batches, at most once per
    * HANDLE_BATCH_MS: each write is an fsync and an index line. A batch is one merged observation, not a list of
-   * them: a dashboard following 1,000 tasks holds each one's changes for up to 50 s (see HANDLE_BATCH_WRITES_PER_S).
+   * them: a dashboard following 1,000 tasks holds each one's changes for up to 100 s (see HANDLE_BATCH_WRITES_PER_S).
+   * The promise (of the write) only where a write is due now: a message-only change costs its caller no await.
    */
-  async observe(snapshot: Snapshot): Promise<void> {
+  observe(snapshot: Snapshot): Promise<void> | undefined {
     const last = this.handle.history.at(-1);
     const statusChanged = !last || last.status !== snapshot.status;
     const messageChanged = (last?.statusMessage ?? "") !== (snapshot.statusMessage ?? "");
     const timing =
       snapshot.pollIntervalMs !== this.handle.pollIntervalMs ||
       (snapshot.ttlMs !== undefined && snapshot.ttlMs !== this.handle.ttlMs);
-    if (!statusChanged && !messageChanged && !timing) return;
+    if (!statusChanged && !messageChanged && !timing) return undefined;
     const at = this.at();
     if (statusChanged) return this.change((handle) => void applySnapshot(handle, snapshot, at));
     const entry = applySnapshot(this.handle, snapshot, at);
@@ -107,6 +108,7 @@ export class TrackedTask {
       ttlMs: snapshot.ttlMs !== undefined ? snapshot.ttlMs : before?.ttlMs,
     };
     this.later();
+    return undefined;
   }
 
   /** Keeps the last progress the server reported (written with the next batch: see `later`). */

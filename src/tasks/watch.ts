@@ -43,7 +43,7 @@ export class TaskWatch {
   /** Ends the current nap (see `nap`). */
   private wakeNow?: () => void;
   /** The timer of the sleep until `due`, kept across wakes (see `nap`). */
-  private timer?: { until: number; stop: AbortController; done: Promise<void> };
+  private timer?: { until: number; stop: AbortController };
   private pushed?: Snapshot;
   private last?: Snapshot;
   private readonly answers: TaskAnswers;
@@ -82,27 +82,22 @@ export class TaskWatch {
    * Sleeps until `due` or a wake. The timer is kept across wakes for as long as `due` is not earlier than it: a push
    * moves `due` later each time, and a new timer, abort controller and listener for each push (a dashboard's 1,000
    * tasks push about 1,000 times a second) were most of what following a task kept alive past the young
-   * generation. A timer that ends before a later `due` just leads to the next nap.
+   * generation. The timer ends the nap with a wake of its own (one reaction, not one more each nap); a timer that
+   * ends before a later `due` just leads to the next nap.
    */
   private nap(): Promise<void> {
     if (!this.timer || this.timer.until > this.due) {
       // Aborted with a reason of our own: abort() without one makes a DOMException (a stack trace each time).
       this.timer?.stop.abort(WOKEN);
-      const stop = new AbortController();
-      const timer = {
-        until: this.due,
-        stop,
-        done: this.clock.sleep(this.due - this.clock.now(), stop.signal).then(() => {
-          if (this.timer === timer) this.timer = undefined;
-        }),
-      };
+      const timer = { until: this.due, stop: new AbortController() };
       this.timer = timer;
+      void this.clock.sleep(this.due - this.clock.now(), timer.stop.signal).then(() => {
+        if (this.timer !== timer) return;
+        this.timer = undefined;
+        this.wakeUp();
+      });
     }
-    const { done } = this.timer;
-    return new Promise<void>((resolve) => {
-      this.wakeNow = resolve;
-      void done.then(resolve);
-    });
+    return new Promise<void>((resolve) => (this.wakeNow = resolve));
   }
 
   /** Yields each changed snapshot until the task is terminal. */
@@ -174,14 +169,14 @@ export class TaskWatch {
   }
 
   private changed(next: Snapshot): boolean {
-    return !this.last || fingerprint(this.last, this.answered) !== fingerprint(next, this.answered);
+    return !this.last || differs(this.last, next, this.answered);
   }
 
   /** Handles the latest push; true when it ended the watch. */
   private async *takePush(): AsyncGenerator<Snapshot, boolean> {
     const snapshot = this.pushed!;
     this.pushed = undefined;
-    await this.answers.settle(snapshot);
+    if (this.answers.unsettled) await this.answers.settle(snapshot);
     if (isTerminal(snapshot.status)) {
       // A final push that carries its outcome ends the watch without a read; one without, reads it now.
       if (snapshot.status === "cancelled" || snapshot.result || snapshot.error) {
@@ -213,7 +208,7 @@ export class TaskWatch {
   private async *poll(): AsyncGenerator<Snapshot, "end" | "retry" | "next"> {
     const snapshot = await this.read();
     if (!snapshot) return "retry";
-    await this.answers.settle(snapshot);
+    if (this.answers.unsettled) await this.answers.settle(snapshot);
     this.answers.checkIgnored(snapshot);
     this.answers.checkUnasked(snapshot);
     if (this.changed(snapshot) || isTerminal(snapshot.status)) {
@@ -254,10 +249,13 @@ export class TaskWatch {
   }
 }
 
-/** What counts as a visible change between two snapshots. */
-function fingerprint(snapshot: Snapshot, answered: ReadonlySet<string>): string {
-  const open = snapshot.inputRequests.filter((request) => !answered.has(request.key)).map((request) => request.key);
-  return JSON.stringify([snapshot.status, snapshot.statusMessage ?? "", open, snapshot.pollIntervalMs ?? null]);
+/** Whether two snapshots differ in what counts as a visible change: status, message, open questions, poll interval. */
+function differs(a: Snapshot, b: Snapshot, answered: ReadonlySet<string>): boolean {
+  if (a.status !== b.status || (a.statusMessage ?? "") !== (b.statusMessage ?? "")) return true;
+  if ((a.pollIntervalMs ?? null) !== (b.pollIntervalMs ?? null)) return true;
+  const open = (snapshot: Snapshot) => snapshot.inputRequests.filter((request) => !answered.has(request.key));
+  const [x, y] = [open(a), open(b)];
+  return x.length !== y.length || x.some((request, i) => request.key !== y[i].key);
 }
 
 /** Exponential backoff with full jitter, from 500 ms up to 30 s. */
