@@ -46,10 +46,15 @@ export function wireLine(t: string, dir: "out" | "in", message: Message): string
   return shown(keptLine(t, dir, message));
 }
 
-// A line is kept with its direction as ">" or "<" and shown with an arrow: a string with an arrow in it is stored
-// two bytes a character, and a dashboard following 1,000 tasks keeps tens of thousands of these lines.
+// A line is kept with its direction as ">" or "<" and a cut as "...", and shown with an arrow and "…": a string with
+// an arrow or "…" in it is stored two bytes a character, and a dashboard following 1,000 tasks keeps tens of
+// thousands of these lines (a task notification's line is always cut).
 const shown = (kept: string) =>
-  kept.replace(/^(.{12}) ([<>])/, (_all, time: string, dir: string) => `${time} ${dir === ">" ? "→" : "←"}`);
+  kept
+    .replace(/^(.{12}) ([<>])/, (_all, time: string, dir: string) => `${time} ${dir === ">" ? "→" : "←"}`)
+    .replace(/\.\.\.$/, "…");
+const cutKept = (text: string) =>
+  text.length > MAX_WIRE_VIEW_SUMMARY ? `${text.slice(0, MAX_WIRE_VIEW_SUMMARY)}...` : text;
 
 function keptLine(t: string, dir: "out" | "in", message: Message): string {
   const time = t.slice(11, 23);
@@ -68,7 +73,7 @@ function keptLine(t: string, dir: "out" | "in", message: Message): string {
     const text = status ? `${status}${str(task.statusMessage) ? ` "${task.statusMessage}"` : ""}` : safeJson(r);
     summary = `${id.trim()} ${text}`;
   }
-  return sanitizeLine(cut(`${time} ${arrow} ${summary}`));
+  return sanitizeLine(cutKept(`${time} ${arrow} ${summary}`));
 }
 
 /** Adds a line to the list under `key`, which keeps its newest `max`; past WIRE_VIEW_TASKS keys the oldest goes. */
