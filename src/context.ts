@@ -78,6 +78,11 @@ export interface Context {
   interrupt: AbortSignal;
   /** Ctrl-C as seen by a raw-mode terminal UI (where the terminal sends no SIGINT): aborts `interrupt`. */
   interruptNow(): void;
+  /**
+   * Told by a command whose process runs for hours (the dashboard, a broker): the real process tunes its runtime for
+   * memory over peak speed (src/process-context.ts); a test's context does nothing.
+   */
+  longRun?(): void;
 }
 
 export const systemClock: Clock = {

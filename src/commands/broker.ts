@@ -11,6 +11,7 @@ export const broker: Leaf<BrokerOptions, [string]> = {
   declare: (parent: Command) => parent.command("broker", { hidden: true }).argument("<key>"),
   parse: ([key]) => ({ key }),
   run: async (options, ctx) => {
+    ctx.longRun?.();
     const { runBroker } = await import("../broker/server.js");
     return runBroker(ctx, options.key);
   },

@@ -26,6 +26,7 @@ async function runDashboard(ctx: Context): Promise<number> {
       "the dashboard draws on the terminal: a trace cannot go to stderr",
       "trace to a file: mcp-task dashboard --trace=wire.ndjson",
     );
+  ctx.longRun?.();
   const { runDashboard } = await import("../ui/index.js");
   return runDashboard(ctx, ctx.io.terminal);
 }
