@@ -107,18 +107,22 @@ const inkBoundedCaches = {
 // Ink draws a frame by turning every cell of the screen into a styled character and back into a string
 // (@alcalzone/ansi-tokenize): a copy of the style list for each character read, and for each character written three
 // Sets and four arrays to tell what changed from the one before (diffAnsiCodes), even where nothing did. At 140x45
-// that was ~16 MB of garbage a frame, half of what a dashboard following 1,000 tasks allocated. The edits: characters
-// read under the same styles share one list (reduceAnsiCodesIncremental returns a new list, never changes one, and
-// nothing changes a character's list); a character whose list is the one before, or both empty, needs no diff (the
-// diff of equal lists is empty); a blank cell's list is one shared empty list. What is written is the same string.
+// that was ~16 MB of garbage a frame, half of what a dashboard following 1,000 tasks allocated. The edits: a character
+// read is its token with the styles it is under (a fresh token of tokenize's, not a copy), and characters read under
+// the same styles share one list (reduceAnsiCodesIncremental returns a new list, never changes one, and nothing
+// changes a character or its list); a character whose list is the one before, or both empty, needs no diff (the diff
+// of equal lists is empty); the blank cells of the screen are one frozen cell. What is written is the same string.
 // The build fails if the code no longer reads as expected.
-const INK_SHARED_STYLES = "__mcpTaskNoStyles";
+const INK_BLANK = "__mcpTaskBlankCell";
 const inkStyledChars = {
   name: "ink-styled-chars",
   setup(b) {
     const edits = {
       "styledChars.js": [
-        ["styles: [...codes],", "styles: codes,"],
+        [
+          "ret.push({\n                ...token,\n                styles: [...codes],\n            });",
+          "token.styles = codes;\n            ret.push(token);",
+        ],
         [
           "ret += ansiCodesToString(diffAnsiCodes(chars[i - 1].styles, char.styles));",
           "const before = chars[i - 1].styles;\n" +
@@ -131,10 +135,13 @@ const inkStyledChars = {
         ],
       ],
       "output.js": [
-        ["class OutputCaches {", `const ${INK_SHARED_STYLES} = Object.freeze([]);\nclass OutputCaches {`],
         [
-          "value: ' ',\n                    fullWidth: false,\n                    styles: [],",
-          `value: ' ',\n                    fullWidth: false,\n                    styles: ${INK_SHARED_STYLES},`,
+          "class OutputCaches {",
+          `const ${INK_BLANK} = Object.freeze({ type: "char", value: " ", fullWidth: false, styles: Object.freeze([]) });\nclass OutputCaches {`,
+        ],
+        [
+          "row.push({\n                    type: 'char',\n                    value: ' ',\n                    fullWidth: false,\n                    styles: [],\n                });",
+          `row.push(${INK_BLANK});`,
         ],
       ],
     };
