@@ -51,6 +51,8 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Stop early, before the task ends, when this says so (used by `respond`); a task that ended is read to its outcome. */
   until?: (snapshot: Snapshot, state: { delivered: number }) => boolean;
+  /** One of many tasks followed together (the dashboard, `wait`): see WatchOptions.spread. */
+  spread?: boolean;
 }
 
 /** Follows `tracked` from `first` (or a fresh read) to its end, or until `until` says stop. */
@@ -89,6 +91,7 @@ function follow(
         giveUpMs: settings.giveUpMs,
         push: settings.push,
         initial: last,
+        spread: options.spread,
         onRetry: hooks.retry,
         onAnswered: (keys) => tracked.answered(keys),
         onDelivered: (keys) => {

@@ -26,6 +26,12 @@ export interface WatchOptions extends AnswerOptions {
   push?: boolean;
   /** The state already known (the create reply): the first read waits an interval instead of coming at once. */
   initial?: Snapshot;
+  /**
+   * One of many tasks followed together (the dashboard, `wait`): without a known state, the first read comes at a
+   * random moment within the first interval instead of at once. 1,000 reads in the same instant took 1,000 HTTP
+   * connections (and the memory of 1,000 response parsers, which stays), and every later poll came in the same burst.
+   */
+  spread?: boolean;
   /** Told of each transient failure and when the next try comes (to show "reconnecting"). */
   onRetry?: (error: Error, retryInMs: number) => void;
 }
@@ -116,7 +122,10 @@ export class TaskWatch {
             })
             .catch(() => () => {});
     if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) this.last = options.initial;
-    this.due = this.last ? this.clock.now() + this.intervalOf(this.last) : this.clock.now();
+    const now = this.clock.now();
+    this.due = this.last
+      ? now + this.intervalOf(this.last)
+      : now + (options.spread ? Math.round(Math.random() * this.intervalOf()) : 0);
     shared.doubts.set(taskId, (delivery) => this.answers.doubted(delivery));
     // The caller's signal wakes the sleep below (once, here: an AbortSignal.any per sleep leaves a dependent signal
     // on the caller's long-lived one each time, which only the garbage collector removes).

@@ -30,6 +30,7 @@ export async function followRow({ ctx, links, tracked, signal, setRow, notify }:
     await followTask(engine, tracked, undefined, {
       clock: ctx.clock,
       signal,
+      spread: true,
       settings: followSettings(ctx),
       hooks: {
         snapshot: () => setRow("following"),
