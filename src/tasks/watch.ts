@@ -5,12 +5,14 @@ import { ServerError } from "../errors.js";
 import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import { answerNotDelivered } from "./input.js";
 import { pollInterval } from "../protocol/checks.js";
+import { PUSH_SAFETY_READS_PER_S } from "../limits.js";
 import { resendKey, TaskAnswers, type AnswerOptions, type EngineShared } from "./answering.js";
 
 /** Used when the server gives no poll interval. */
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const MAX_BACKOFF_MS = 30_000;
-/** While pushes flow, the longest time without a poll of our own (pushes are never the only source of truth). */
+/** While pushes flow, the longest time without a poll of our own (pushes are never the only source of truth), for a
+ *  connection with few tasks (see drawTrust). */
 const PUSH_TRUST_MS = 30_000;
 /** After a push, the next poll waits this many poll intervals. */
 const PUSH_GRACE = 3;
@@ -57,10 +59,8 @@ export class TaskWatch {
   private lastPoll?: number;
   private failures = 0;
   private due = 0;
-  /** This watch's PUSH_TRUST_MS, up to a fifth shorter: the safety-net polls of many tasks followed together (a
-   *  dashboard's 1,000, started in the same second) come spread out, not all in one burst of requests, each of
-   *  which the HTTP client would give a connection of its own. */
-  private readonly trustMs = PUSH_TRUST_MS * (1 - Math.random() / 5);
+  /** The longest wait for a read of our own while pushes flow (see drawTrust), drawn anew at each read. */
+  private trustMs = PUSH_TRUST_MS;
 
   constructor(
     private readonly shared: EngineShared,
@@ -177,6 +177,17 @@ export class TaskWatch {
     return this.intervalOf(snapshot) * (this.shared.wire.pushConfirmed?.(this.taskId) ? PUSH_GRACE : 1);
   }
 
+  /**
+   * While pushes flow, the safety-net reads of all the tasks watched on one connection come at most
+   * PUSH_SAFETY_READS_PER_S a second in all (1,000 tasks: one each 50 to 100 s; up to 300, one each 15 to 30 s), each
+   * at a random moment in the second half of its window, drawn anew at each read: the reads of many tasks followed
+   * together (a dashboard's 1,000, started in the same second) come spread out, not in waves of hundreds a second.
+   */
+  private drawTrust(): number {
+    const window = Math.max(PUSH_TRUST_MS, (this.shared.wakers.size * 1000) / PUSH_SAFETY_READS_PER_S);
+    return window * (1 - Math.random() / 2);
+  }
+
   private changed(next: Snapshot): boolean {
     return !this.last || differs(this.last, next, this.answered);
   }
@@ -197,8 +208,8 @@ export class TaskWatch {
       return false;
     }
     // A push is fresh word from the server: the next poll waits PUSH_GRACE intervals from it (so no poll is spent
-    // while pushes flow, even when they come at the poll's own pace), but never longer than PUSH_TRUST_MS without a
-    // read of our own.
+    // while pushes flow, even when they come at the poll's own pace), but never longer than the trust window (see
+    // drawTrust) without a read of our own.
     const interval = this.intervalOf(snapshot.pollIntervalMs !== undefined ? snapshot : this.last);
     this.lastPoll ??= this.clock.now();
     this.due = Math.min(
@@ -235,6 +246,7 @@ export class TaskWatch {
     const { options } = this;
     try {
       this.lastPoll = this.clock.now();
+      this.trustMs = this.drawTrust();
       const snapshot = await this.shared.wire.getTask(this.taskId, options.signal);
       this.failures = 0;
       this.failingSince = undefined;
