@@ -61,10 +61,11 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         const zero = await runMeasured(["call", "zero", "seconds=6", "-s", url], { home });
         expect(zero.code, zero.stderr).toBe(0);
         expectClean(zero);
-        // A 6 s task read every 200 ms is ~30 reads (the server counts them): ~0.5 CPU-seconds with the start-up.
+        // A 6 s task read every 200 ms is ~30 reads (the server counts them): ~0.5 CPU-seconds with the start-up on a
+        // quiet machine, ~1 s on a slower one (0.7 s of it the start: a command's main thread idles between reads).
         // Before the floor, a 10 s task cost 6.2 (V1) / 3.3 (V2) CPU-seconds in hundreds of reads.
         expect(reads(zero.stdout, 6000)).toBeLessThanOrEqual(6000 / MIN_POLL_INTERVAL_MS + 2);
-        expect(zero.cpu, `CPU ${zero.cpu} s`).toBeLessThan(1);
+        expect(zero.cpu, `CPU ${zero.cpu} s`).toBeLessThan(1.6);
         expect(zero.ms).toBeLessThan(15_000);
         const [handle] = handles(home);
         expect(handle.pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
@@ -74,7 +75,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         expect(reads(String((events(negative.stdout).at(-1) as any).result.content[0].text), 4000)).toBeLessThanOrEqual(
           4000 / MIN_POLL_INTERVAL_MS + 2,
         );
-        expect(negative.cpu, `CPU ${negative.cpu} s`).toBeLessThan(1);
+        expect(negative.cpu, `CPU ${negative.cpu} s`).toBeLessThan(1.6);
       });
     });
 
