@@ -49,6 +49,71 @@ interface Pending {
   other: string;
 }
 
+/** The events of a stream's text, read as it comes: task notifications delivered, the rest given back as text. */
+class TaskEventReader {
+  /** The text after the last line end read (a line cut by the chunk). */
+  private rest = "";
+  private event: Pending = { data: [], other: "" };
+  /** The id of the last event delivered here, not yet passed on. */
+  private takenId?: string;
+
+  constructor(private readonly deliver: (message: object) => void) {}
+
+  /** Reads the lines of `text` (after what was left of the last chunk); returns what to pass on. */
+  read(text: string): string {
+    let out = "";
+    const lines = (this.rest + text).split(/\r\n|\n|\r(?!$)/);
+    this.rest = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line === "") {
+        out += this.dispatch();
+        continue;
+      }
+      if (line.startsWith(":")) continue; // a comment (a keep-alive)
+      const colon = line.indexOf(":");
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? "" : line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
+      if (field === "data") this.event.data.push(value);
+      else if (field === "id") this.event.id = value.includes("\0") ? this.event.id : value;
+      else if (field === "event") this.event.type = value;
+      else if (field === "retry") this.event.other += `retry: ${value}\n`;
+    }
+    // The SDK resumes from the last id it saw: an event with an id and empty data tells it without a message.
+    if (this.takenId !== undefined) {
+      out += `id: ${this.takenId}\ndata:\n\n`;
+      this.takenId = undefined;
+    }
+    return out;
+  }
+
+  /** The end of the stream: a last line without its line end is read (an event not ended by a blank line is not). */
+  end(): string {
+    return this.rest ? this.read("\n") : this.read("");
+  }
+
+  /** Ends the event: delivers it, or returns its text to pass on. */
+  private dispatch(): string {
+    const { data, id, type, other } = this.event;
+    this.event = { data: [], other: "" };
+    if (data.length > 0 && (type === undefined || type === "message")) {
+      const message = taskNotification(data.join("\n"));
+      if (message) {
+        if (id !== undefined) this.takenId = id;
+        try {
+          this.deliver(message);
+        } catch {
+          // As the SDK does with its handler's throw (it reports it and reads on): one notification is best effort.
+        }
+        return other === "" ? "" : `${other}\n`;
+      }
+    }
+    if (data.length === 0 && id === undefined && other === "") return "";
+    if (id !== undefined) this.takenId = undefined;
+    const lines = data.map((line) => `data: ${line}\n`).join("");
+    return `${id !== undefined ? `id: ${id}\n` : ""}${type !== undefined ? `event: ${type}\n` : ""}${other}${lines}\n`;
+  }
+}
+
 /**
  * The stream the SDK reads in place of `body`: task notifications are given to `deliver` as they arrive, the rest
  * of the events are passed on. `count` is the guard's (sizes, bytes without an event): its error ends the stream.
@@ -61,67 +126,13 @@ export function tapTaskEvents(
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  /** The text after the last line end read (a line cut by the chunk). */
-  let rest = "";
-  let event: Pending = { data: [], other: "" };
-  /** The id of the last event delivered here, not yet passed on. */
-  let takenId: string | undefined;
-
-  /** Ends the event: delivers it, or returns its text to pass on. */
-  const dispatch = (): string => {
-    const { data, id, type, other } = event;
-    event = { data: [], other: "" };
-    if (data.length > 0 && (type === undefined || type === "message")) {
-      const message = taskNotification(data.join("\n"));
-      if (message) {
-        if (id !== undefined) takenId = id;
-        try {
-          deliver(message);
-        } catch {
-          // As the SDK does with its handler's throw (it reports it and reads on): one notification is best effort.
-        }
-        return other === "" ? "" : `${other}\n`;
-      }
-    }
-    if (data.length === 0 && id === undefined && other === "") return "";
-    if (id !== undefined) takenId = undefined;
-    const lines = data.map((line) => `data: ${line}\n`).join("");
-    return `${id !== undefined ? `id: ${id}\n` : ""}${type !== undefined ? `event: ${type}\n` : ""}${other}${lines}\n`;
-  };
-
-  /** Reads the lines of `text` (after what was left of the last chunk); returns what to pass on. */
-  const parse = (text: string): string => {
-    let out = "";
-    const lines = (rest + text).split(/\r\n|\n|\r(?!$)/);
-    rest = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line === "") {
-        out += dispatch();
-        continue;
-      }
-      if (line.startsWith(":")) continue; // a comment (a keep-alive)
-      const colon = line.indexOf(":");
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? "" : line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
-      if (field === "data") event.data.push(value);
-      else if (field === "id") event.id = value.includes("\0") ? event.id : value;
-      else if (field === "event") event.type = value;
-      else if (field === "retry") event.other += `retry: ${value}\n`;
-    }
-    // The SDK resumes from the last id it saw: an event with an id and empty data tells it without a message.
-    if (takenId !== undefined) {
-      out += `id: ${takenId}\ndata:\n\n`;
-      takenId = undefined;
-    }
-    return out;
-  };
-
+  const events = new TaskEventReader(deliver);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) {
-          const last = parse(decoder.decode() + (rest ? "\n" : ""));
+          const last = events.read(decoder.decode()) + events.end();
           if (last) controller.enqueue(encoder.encode(last));
           controller.close();
           return;
@@ -132,7 +143,7 @@ export function tapTaskEvents(
           controller.error(error);
           return;
         }
-        const out = parse(decoder.decode(value, { stream: true }));
+        const out = events.read(decoder.decode(value, { stream: true }));
         if (out) {
           controller.enqueue(encoder.encode(out));
           return;
