@@ -51,7 +51,7 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Stop early, before the task ends, when this says so (used by `respond`); a task that ended is read to its outcome. */
   until?: (snapshot: Snapshot, state: { delivered: number }) => boolean;
-  /** One of many tasks followed together (the dashboard, `wait`): see WatchOptions.spread. */
+  /** One of many tasks followed together (the dashboard): see WatchOptions.spread. */
   spread?: boolean;
 }
 

@@ -29,7 +29,7 @@ export interface WatchOptions extends AnswerOptions {
   /** The state already known (the create reply): the first read waits an interval instead of coming at once. */
   initial?: Snapshot;
   /**
-   * One of many tasks followed together (the dashboard, `wait`): without a known state, the first read comes at a
+   * One of many tasks followed together (the dashboard): without a known state, the first read comes at a
    * random moment within the first interval instead of at once. 1,000 reads in the same instant took 1,000 HTTP
    * connections (and the memory of 1,000 response parsers, which stays), and every later poll came in the same burst.
    */
