@@ -39,7 +39,9 @@ export function taskOf(message: Message): string | undefined {
   );
 }
 
-const cut = (text: string) => (text.length > MAX_WIRE_VIEW_SUMMARY ? `${text.slice(0, MAX_WIRE_VIEW_SUMMARY)}…` : text);
+/** Text within MAX_WIRE_VIEW_SUMMARY, a longer one cut with `mark` (a kept wire line's is "...": see `shown`). */
+const cut = (text: string, mark = "…") =>
+  text.length > MAX_WIRE_VIEW_SUMMARY ? `${text.slice(0, MAX_WIRE_VIEW_SUMMARY)}${mark}` : text;
 
 /** One message as a line: time, direction, method or reply id, and a short safe summary. */
 export function wireLine(t: string, dir: "out" | "in", message: Message): string {
@@ -53,8 +55,6 @@ const shown = (kept: string) =>
   kept
     .replace(/^(.{12}) ([<>])/, (_all, time: string, dir: string) => `${time} ${dir === ">" ? "→" : "←"}`)
     .replace(/\.\.\.$/, "…");
-const cutKept = (text: string) =>
-  text.length > MAX_WIRE_VIEW_SUMMARY ? `${text.slice(0, MAX_WIRE_VIEW_SUMMARY)}...` : text;
 
 function keptLine(t: string, dir: "out" | "in", message: Message): string {
   const time = t.slice(11, 23);
@@ -73,7 +73,7 @@ function keptLine(t: string, dir: "out" | "in", message: Message): string {
     const text = status ? `${status}${str(task.statusMessage) ? ` "${task.statusMessage}"` : ""}` : safeJson(r);
     summary = `${id.trim()} ${text}`;
   }
-  return sanitizeLine(cutKept(`${time} ${arrow} ${summary}`));
+  return sanitizeLine(cut(`${time} ${arrow} ${summary}`, "..."));
 }
 
 /** Adds a line to the list under `key`, which keeps its newest `max`; past WIRE_VIEW_TASKS keys the oldest goes. */
