@@ -214,6 +214,11 @@ export const MAX_AUTH_FILE_BYTES = 256 * 1024;
 /** How long a sign-in's first unauthenticated request (to read the server's 401 challenge) and a token revocation
  *  may take. */
 export const AUTH_REQUEST_TIMEOUT_MS = 10_000;
+/** The handshake's timeout over HTTP is at least PROBE_MIN_TIMEOUT_MS, whatever MCP_TASK_REQUEST_TIMEOUT says (a
+ *  probe that times out there fails the connection); the version probe (`server/discover`) waits at most
+ *  PROBE_MAX_TIMEOUT_MS. */
+export const PROBE_MIN_TIMEOUT_MS = 5_000;
+export const PROBE_MAX_TIMEOUT_MS = 10_000;
 /** How many times one command signs in again for a wider scope (a 403 `insufficient_scope`, step-up): a server
  *  that asks for more after every sign-in does not make the command sign in forever. */
 export const MAX_SCOPE_STEP_UPS = 1;

@@ -179,7 +179,7 @@ describe("hostile servers", { timeout: 150_000 }, () => {
       });
     });
 
-    it(`handshake-never-comes (${generation}): a server that answers nothing is exit 4 within the request timeout`, async () => {
+    it(`handshake-never-comes (${generation}): a server that answers nothing is exit 4 within the HTTP handshake's floor (5 s)`, async () => {
       await withHttp("handshake-never-comes", generation, async ({ url }) => {
         const home = tempHome();
         const run = await timed(["tools", "-s", url], { home, env: { MCP_TASK_REQUEST_TIMEOUT: "1s" } });

@@ -6,6 +6,7 @@ import type { Transport } from "@modelcontextprotocol/client";
 import { ServerError, ServerExitedError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
 import { connectError } from "./failures.js";
+import { PROBE_MAX_TIMEOUT_MS, PROBE_MIN_TIMEOUT_MS } from "../limits.js";
 import { SizeGuard } from "./limits.js";
 import { stopServer } from "./process.js";
 import {
@@ -175,6 +176,21 @@ function closeError(
   }
 }
 
+/**
+ * How long the handshake (the version probe, then `initialize`) may wait: the handshake timeout given, else the
+ * request timeout. Over HTTP a short MCP_TASK_REQUEST_TIMEOUT, meant for the person's own requests, does not
+ * shorten it below PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and a loaded machine's
+ * first HTTP reply can take over a second); over stdio a probe's timeout means legacy. The probe waits at most
+ * PROBE_MAX_TIMEOUT_MS.
+ */
+function handshakeTimeouts(descriptor: ServerDescriptor, timeoutMs: number): { probe: number; connect: number } {
+  const floor = (ms: number) => (descriptor.transport === "http" ? Math.max(ms, PROBE_MIN_TIMEOUT_MS) : ms);
+  return {
+    probe: floor(Math.min(timeoutMs || PROBE_MAX_TIMEOUT_MS, PROBE_MAX_TIMEOUT_MS)),
+    connect: floor(timeoutMs || 30_000),
+  };
+}
+
 /** Opens the transport and does the handshake (none on a resumed V1 session); the channel for task traffic on top. */
 async function open(
   descriptor: ServerDescriptor,
@@ -186,6 +202,7 @@ async function open(
   const stderrTail: StderrTail = { text: "", sink: options.serverStderr };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const handshake = handshakeTimeouts(descriptor, options.timeoutMs ?? requestTimeoutMs);
   // The prestarted server serves one connection, and only one whose generation is known (see stdio.ts).
   const early = options.prestarted;
   options.prestarted = undefined;
@@ -208,7 +225,7 @@ async function open(
     capabilities: clientCapabilities(options.sampling === true),
     versionNegotiation: {
       mode: "auto",
-      probe: { timeoutMs: Math.min(options.timeoutMs ?? (requestTimeoutMs || 10_000), 10_000) },
+      probe: { timeoutMs: handshake.probe },
     },
   });
   const redact = (text: string) => redactSecrets(text, descriptor, options.env);
@@ -216,7 +233,7 @@ async function open(
   try {
     await client.connect(transport, {
       ...(prior ? { prior } : {}),
-      timeout: options.timeoutMs ?? (requestTimeoutMs || 30_000),
+      timeout: handshake.connect,
     });
   } catch (error) {
     // The SDK's close waits on the server's pipes (which a grandchild may hold) and signals only its child.
