@@ -2,7 +2,15 @@
 // with which credentials. The real process and the tests' in-process context use this one policy.
 import type { Clock, Context, IO } from "./context.js";
 import { parseDuration } from "./duration.js";
-import { credentialed, descriptorKey, secretsOf, type ServerDescriptor } from "./protocol/server.js";
+import { UsageError } from "./errors.js";
+import {
+  credentialed,
+  descriptorKey,
+  isServerDescriptor,
+  secretsOf,
+  type ServerDescriptor,
+} from "./protocol/server.js";
+import { sanitizeLine } from "./sanitize.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
 import type { Settings } from "./store/settings.js";
 import { teeTrace, type Trace } from "./protocol/trace.js";
@@ -51,6 +59,10 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
     const settings = await deps.settings();
     // Credentials only for servers the person saved (protocol/server.ts: credentialed).
     const descriptor = credentialed(given, settings.servers());
+    // The branches below read `given.transport`: one that is neither "stdio" nor "http" (a planted "Stdio", which
+    // credentialed reads as stdio) would take the path of a command line the person typed and start its command.
+    if (given.transport !== descriptor.transport || !isServerDescriptor(given))
+      throw new UsageError(`not a server: ${sanitizeLine(JSON.stringify(given.transport))} is no transport`);
     for (const [secret, ref] of secretsOf(descriptor, env)) deps.secrets.set(secret, ref);
     if (how.direct) return direct(deps, settings, descriptor, how, name);
     if (given.transport === "http" && how.resume && questionKeeperOf(how.resume) !== undefined) {

@@ -261,3 +261,55 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
     await server.stop();
   }
 });
+
+it("a handle planted in the store never starts its command, whatever its transport says: get, watch, cancel, list and the dashboard", async () => {
+  const home = tempHome();
+  expect((await runInProcess(["list"], { home })).code).toBe(0); // the store made
+  const marks = tempHome();
+  // "Stdio" and the others were once read as stdio by the connect policy, after a check that wanted exactly "stdio"
+  // had let them past: `get` (and the dashboard, with no id named) started the command.
+  const transports = ["Stdio", "stdio ", "sse", "HTTP", "stdio"];
+  transports.forEach((transport, i) =>
+    writeFileSync(
+      join(home, "tasks", `planted-${i}.0000beef.json`),
+      JSON.stringify({
+        version: 1,
+        taskId: `planted-${i}`,
+        tool: "x",
+        server: {
+          name: "prod",
+          descriptor: { transport, command: "sh", args: ["-c", `touch ${join(marks, `ran-${i}`)}`], url: "x" },
+        },
+        resume: { generation: "v2" },
+        arguments: {},
+        createdAt: "2026-01-01T00:00:00Z",
+        updatedAt: "2026-01-01T00:00:00Z",
+        last: { status: "working" },
+        history: [],
+        answered: [],
+      }),
+      { mode: 0o600 },
+    ),
+  );
+  const exact = transports.length - 1;
+  const env = { MCP_TASK_GIVE_UP: "1s", MCP_TASK_REQUEST_TIMEOUT: "2s" };
+  for (let i = 0; i < transports.length; i++)
+    for (const verb of ["get", "watch", "cancel"]) {
+      const run = await runInProcess([verb, `planted-${i}`], { home, env });
+      // Not a handle (skipped by every command), or, spelled exactly, a stdio task whose broker is not running.
+      expect(run.code, `${verb} ${transports[i]}: ${run.stderr}`).toBe(i === exact ? 4 : 5);
+      noStack(run.stderr);
+    }
+  const listed = await runInProcess(["list", "--json"], { home });
+  expect((JSON.parse(listed.stdout) as Array<{ taskId: string }>).map((row) => row.taskId)).toEqual([
+    `planted-${exact}`,
+  ]);
+  expect(listed.stderr).toMatch(/skipped 4 /);
+  const { DashboardModel } = await import("../src/ui/model.js");
+  const { testContext } = await import("./helpers/context.js");
+  const model = new DashboardModel(await testContext(home, { env }));
+  await model.start();
+  await new Promise((r) => setTimeout(r, 3000));
+  await model.close();
+  expect(readdirSync(marks)).toEqual([]);
+});

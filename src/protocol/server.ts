@@ -9,6 +9,32 @@ export type ServerDescriptor =
   | { transport: "stdio"; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
   | { transport: "http"; url: string; headers?: Record<string, string> };
 
+const isStringRecord = (v: unknown): v is Record<string, string> =>
+  typeof v === "object" &&
+  v !== null &&
+  !Array.isArray(v) &&
+  Object.values(v as Record<string, unknown>).every((x) => typeof x === "string");
+
+/**
+ * Whether a value read from a file (a handle, settings) is a ServerDescriptor, field by field: code below branches
+ * on `transport`, and a value that is neither "stdio" nor "http" (a planted "Stdio") once took a path meant for a
+ * command line the person typed, and started the handle's command.
+ */
+export function isServerDescriptor(value: unknown): value is ServerDescriptor {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const d = value as Record<string, unknown>;
+  if (d.transport === "http")
+    return typeof d.url === "string" && (d.headers === undefined || isStringRecord(d.headers));
+  return (
+    d.transport === "stdio" &&
+    typeof d.command === "string" &&
+    Array.isArray(d.args) &&
+    d.args.every((arg) => typeof arg === "string") &&
+    (d.env === undefined || isStringRecord(d.env)) &&
+    (d.cwd === undefined || typeof d.cwd === "string")
+  );
+}
+
 /** Splits a `--stdio "<command line>"` the way a POSIX shell would, refusing shell operators. */
 export function parseCommandLine(line: string): { command: string; args: string[] } {
   const words: string[] = [];

@@ -1,5 +1,6 @@
 // A handle file: its name for a task id, its summary for the index, and the parse that refuses what is not one.
 import type { Handle, HandleSummary } from "../model.js";
+import { isServerDescriptor } from "../protocol/server.js";
 import { isTerminal, TASK_STATUSES } from "../protocol/wire.js";
 import { sha256Hex } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
@@ -82,13 +83,7 @@ export function parseHandle(text: string): Handle {
   if (typeof value.taskId !== "string") fail("taskId");
   if (typeof value.tool !== "string") fail("tool");
   const server = value.server;
-  if (
-    !isObject(server) ||
-    typeof server.name !== "string" ||
-    !isObject(server.descriptor) ||
-    typeof server.descriptor.transport !== "string"
-  )
-    fail("server");
+  if (!isObject(server) || typeof server.name !== "string" || !isServerDescriptor(server.descriptor)) fail("server");
   if (!isObject(value.resume) || typeof value.resume.generation !== "string") fail("resume");
   if (!isObject(value.arguments)) fail("arguments");
   if (typeof value.createdAt !== "string" || typeof value.updatedAt !== "string") fail("times");
