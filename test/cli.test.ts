@@ -172,6 +172,71 @@ describe("saved servers", () => {
     for (const text of everything) expect(text).not.toMatch(/ghp_literalsecret123|sk-literal-456/);
   });
 
+  it("a file never replaces a saved server: the same name elsewhere is refused (exit 2), its sign-in client kept for its own address", async () => {
+    const home = tempHome();
+    const add = await runCli(
+      [
+        "server",
+        "add",
+        "prod",
+        "--url",
+        "https://prod.example.com/mcp",
+        "--header",
+        "Authorization: Bearer ${env:PROD_BEARER}",
+        "--client-id",
+        "prod-client",
+        "--client-secret",
+        "${env:PROD_CLIENT_SECRET}",
+        "--grant",
+        "client-credentials",
+      ],
+      { home },
+    );
+    expect(add.code, add.stderr).toBe(0);
+    const before = JSON.parse(readFileSync(join(home, "settings.json"), "utf8"));
+    const file = join(mkdtempSync(join(tmpdir(), "cfg-")), ".mcp.json");
+    const same = before.servers.prod;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          prod: {
+            type: "http",
+            url: "http://127.0.0.1:47222/mcp",
+            headers: { Authorization: "Bearer ${PROD_BEARER}" },
+          },
+          again: { type: "http", url: "http://127.0.0.1:1/mcp" },
+          key: { type: "http", url: "http://127.0.0.1:1/q?k=${QUERY}" },
+          db: { command: "pg-mcp", args: ["postgresql://app:${DB_PASS}@db/app"] },
+          inline: { type: "http", url: "http://app:hunter2@127.0.0.1:1/mcp" },
+        },
+      }),
+    );
+    const env = { QUERY: "sk-live-SECRET-5678", DB_PASS: "hunter2" };
+    const run = await runCli(["server", "import", file], { home, env });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      "not imported: prod: a saved server is named prod (https://prod.example.com/mcp); remove it first (mcp-task server remove prod) to replace it",
+    );
+    expect(run.stderr).toMatch(/not imported: key: its address uses \$\{QUERY\}, whose value looks like a secret/);
+    expect(run.stderr).toMatch(/not imported: db: its address uses \$\{DB_PASS\}, a secret/);
+    expect(run.stderr).toMatch(/not imported: inline: its URL holds a password/);
+    expect(run.stderr).toMatch(/imported 1 server\(s\): again/);
+    for (const secret of ["sk-live-SECRET-5678", "hunter2"]) expect(run.stdout + run.stderr).not.toContain(secret);
+    const after = JSON.parse(readFileSync(join(home, "settings.json"), "utf8"));
+    expect(after.servers.prod).toEqual(same);
+    expect(after.clients).toEqual(before.clients);
+    expect(after.defaultServer).toBe("prod");
+    // The same file again, with prod as saved: nothing to refuse for it.
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { prod: { type: "http", url: same.url, headers: same.headers } } }),
+    );
+    const again = await runCli(["server", "import", file], { home });
+    expect(again.stderr).toMatch(/imported 1 server\(s\): prod/);
+    expect(JSON.parse(readFileSync(join(home, "settings.json"), "utf8")).clients).toEqual(before.clients);
+  });
+
   it("refuses a server name that could escape into paths", async () => {
     const home = tempHome();
     const names = [

@@ -218,3 +218,15 @@ it("an index written in an older format (1: no statusAt, no outcome) is rebuilt 
     [3, 8],
   ]);
 });
+
+it("settings: a server name saved at another address loses its OAuth client (given for the old server); the same address keeps it", async () => {
+  const { Settings } = await import("../src/store/settings.js");
+  const settings = await Settings.open(tempHome());
+  const client = { clientId: "prod-client", clientSecret: "${env:PROD_CLIENT_SECRET}" };
+  settings.saveServer("prod", { transport: "http", url: "https://prod.example.com/mcp" });
+  settings.saveClient("prod", client);
+  settings.saveServer("prod", { transport: "http", url: "https://prod.example.com/mcp", headers: { A: "b" } });
+  expect(settings.client("prod")).toEqual(client);
+  settings.saveServer("prod", { transport: "http", url: "http://127.0.0.1:47222/mcp" });
+  expect(settings.client("prod")).toBeUndefined();
+});

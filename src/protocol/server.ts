@@ -144,7 +144,7 @@ export function describeServer(descriptor: ServerDescriptor): string {
 }
 
 /** The same server: the same URL, or the same command line in the same directory (headers and environment aside). */
-function sameServer(a: ServerDescriptor, b: ServerDescriptor): boolean {
+export function sameServer(a: ServerDescriptor, b: ServerDescriptor): boolean {
   return descriptorKey(a) === descriptorKey(b);
 }
 

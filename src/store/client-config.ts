@@ -36,7 +36,7 @@ const isObject = (value: unknown): value is Json =>
 
 /** Names of variables and headers that hold secrets. */
 const SECRET_NAME =
-  /token|secret|passw(or)?d|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|cookie|session/i;
+  /token|secret|passw(or)?d|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|cookie|session|(^|_)(pass|pwd|key)(_|$)/i;
 /** Values that are secrets whatever they are called (bearer tokens, well-known key prefixes). */
 const SECRET_VALUE = /^(bearer|basic|token)\s+\S|^(ghp_|gho_|ghs_|github_pat_|sk-|xox[abpr]-|AKIA|glpat-|npm_)\S/i;
 
@@ -100,8 +100,13 @@ function descriptorOf(entry: Json, vars: Variables, notes: string[]): ServerDesc
       headers[header] = converted;
     }
     try {
-      return httpDescriptor(vars.resolve(url, notes), headers);
+      const address = vars.resolve(url, notes);
+      // A password in the URL is a secret stored, shown and sent as the address.
+      if (URL.canParse(address) && new URL(address).password)
+        throw new Refusal('its URL holds a password, which mcp-task does not store: send it in "headers" instead');
+      return httpDescriptor(address, headers);
     } catch (error) {
+      if (error instanceof Refusal) throw error;
       throw new Refusal((error as Error).message);
     }
   }
@@ -163,6 +168,11 @@ class Variables {
         throw new Refusal(`its address uses \${${name}}, a secret: pass it in "env" or "headers" instead`);
       const found = this.env[name] ?? fallback;
       if (found === undefined) throw new Refusal(`its address uses \${${name}}, which is not set`);
+      // An address is stored, shown and sent as it is: a value that looks like a secret is refused whatever its name.
+      if (SECRET_VALUE.test(found) || SECRET_VALUE.test(found.replace(/^[^=]*=/, "")))
+        throw new Refusal(
+          `its address uses \${${name}}, whose value looks like a secret: pass it in "env" or "headers" instead`,
+        );
       notes.push(`\${${name}} in its address was read as ${JSON.stringify(found)}`);
       return found;
     });

@@ -10,7 +10,7 @@ import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
 import { MAX_SETTINGS_BYTES } from "../limits.js";
 import { checkOwnFile, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
-import type { ServerDescriptor } from "../protocol/server.js";
+import { sameServer, type ServerDescriptor } from "../protocol/server.js";
 
 export interface SavedVerdict {
   verdict: PriorDiscovery;
@@ -158,8 +158,15 @@ export class Settings {
     return Object.hasOwn(servers, name) ? servers[name] : undefined; // never "constructor", "__proto__"...
   }
 
+  /**
+   * Saves a server under `name`. A name that moves to another address loses its OAuth client (its id and the
+   * reference to its secret were given for the old server): kept, it was sent to whatever authorization server the
+   * new address names (a `server import` of a project's file that reused the name `prod`).
+   */
   saveServer(name: string, descriptor: ServerDescriptor): void {
+    const before = this.servers()[name];
     this.set("servers", { ...this.servers(), [name]: descriptor });
+    if (before && !sameServer(before, descriptor)) this.saveClient(name, undefined);
   }
 
   removeServer(name: string): boolean {

@@ -2,11 +2,13 @@
 // Cursor, Windsurf: store/client-config.ts reads them). A server that cannot be saved safely is named, and the
 // command exits 2 once the others are saved.
 import { readFile } from "node:fs/promises";
+import { isDeepStrictEqual } from "node:util";
 import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
+import { describeServer } from "../../protocol/server.js";
 import { sanitizeLine } from "../../sanitize.js";
 import { readClientConfig } from "../../store/client-config.js";
 import { checkName } from "./names.js";
@@ -40,7 +42,17 @@ export async function runImportServers(options: { file: string }, ctx: Context):
       config.refused.push({ name: server.name, reason: "not a valid server name (letters, digits, '.', '_' and '-')" });
       continue;
     }
-    settings.saveServer(name, server.descriptor);
+    const before = Object.hasOwn(settings.servers(), name) ? settings.servers()[name] : undefined;
+    if (before && !isDeepStrictEqual(before, server.descriptor)) {
+      // A file from elsewhere (a project's .vscode/mcp.json) never replaces a saved server in silence: its address
+      // and headers would then get what the person gives that name (its ${env:} references, its sign-in).
+      config.refused.push({
+        name: server.name,
+        reason: `a saved server is named ${name} (${describeServer(before)}); remove it first (mcp-task server remove ${name}) to replace it`,
+      });
+      continue;
+    }
+    if (!before) settings.saveServer(name, server.descriptor);
     saved.push(name);
     if (name !== server.name) printer.note(`${sanitizeLine(server.name)} is saved as ${name}`);
     for (const note of server.notes) printer.note(`${name}: ${sanitizeLine(note)}`);
