@@ -90,7 +90,9 @@ export function createContext(parts: ContextParts): Context {
         trace =
           traced === undefined
             ? undefined
-            : openTrace(traced === "-" ? { stderr: io.stderr } : { file: traced, stderr: io.stderr });
+            : openTrace(
+                traced === "-" ? { stderr: io.stderr } : { file: traced, stderr: io.stderr, secrets: parts.secrets },
+              );
       }
       const tap = ctx.wireTap;
       if (!tap) return trace;

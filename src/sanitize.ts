@@ -55,6 +55,21 @@ export function sanitizeLine(text: string): string {
 }
 
 /**
+ * The forms a secret takes in what mcp-task writes, longest first: as it is, made terminal-safe (`sanitize`, a line),
+ * and each of those escaped in JSON once and twice (a `--json` line, a trace line holding a message). Redaction
+ * replaces text as it is written, after these escapes: a value with a quote, a backslash or a newline in it was
+ * written escaped, and so passed the raw value's search.
+ */
+export function secretForms(secret: string): string[] {
+  const forms = new Set([secret, sanitize(secret), sanitizeLine(secret)]);
+  for (const form of [...forms]) {
+    const once = escapeJsonUnsafe(JSON.stringify(form)).slice(1, -1);
+    forms.add(JSON.stringify(form).slice(1, -1)).add(once).add(JSON.stringify(once).slice(1, -1));
+  }
+  return [...forms].filter((form) => form.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+/**
  * A server-given word (a task id) as it may be pasted into a shell from a hint such as "resume with: mcp-task watch
  * <id>": terminal-safe, and quoted when a shell would act on any of its characters (an id like `x;rm -rf ~` or
  * `$(…)` is shown as one harmless argument). A word that starts with `-` comes after `--`, so that mcp-task does

@@ -313,3 +313,45 @@ it("a handle planted in the store never starts its command, whatever its transpo
   await model.close();
   expect(readdirSync(marks)).toEqual([]);
 });
+
+it("a secret with a quote, a backslash or a newline is redacted as it is written: escaped in --json and --trace, folded in an error line", async () => {
+  const env = { QUOTED: 'pa"ss-SECRET-1', SLASHED: "pa\\ss-SECRET-2", SPLIT: "SECRETPART1\nSECRETPART2" };
+  const home = tempHome();
+  const server = await startV2Http();
+  const outputs: CliResult[] = [];
+  const cli = async (args: string[]) => {
+    const run = await runCli(args, { home, env });
+    outputs.push(run);
+    return run;
+  };
+  try {
+    for (const name of ["QUOTED", "SLASHED", "SPLIT"])
+      expect(
+        (await cli(["server", "add", name.toLowerCase(), "--url", server.url, "--header", `X-Key: \${env:${name}}`]))
+          .code,
+      ).toBe(0);
+    for (const name of ["QUOTED", "SLASHED"]) {
+      const secret = env[name as keyof typeof env];
+      for (const args of [
+        ["call", "echo", `text=say ${secret}`, "-s", name.toLowerCase(), "--json"],
+        ["--trace", "call", "echo", `text=say ${secret}`, "-s", name.toLowerCase()],
+        [`--trace=${join(home, "trace.ndjson")}`, "call", "echo", `text=say ${secret}`, "-s", name.toLowerCase()],
+      ]) {
+        const run = await cli(args);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout + run.stderr).toContain(`say \${env:${name}}`);
+      }
+    }
+    // A header value with a newline in it is refused by fetch, whose message quotes it (its newline folded).
+    const split = await cli(["tools", "-s", "split"]);
+    expect(split.code).toBe(4);
+    noStack(split.stderr);
+  } finally {
+    await server.stop();
+  }
+  // The trace file too (the header's value and the echoed text, each once or twice escaped).
+  const traced = readFileSync(join(home, "trace.ndjson"), "utf8");
+  expect(traced).toContain("${env:QUOTED}");
+  for (const text of [...outputs.map((run) => run.stdout + run.stderr), traced])
+    for (const part of ['pa"ss', "pa\\ss", "SECRETPART"]) expect(text).not.toContain(part);
+});

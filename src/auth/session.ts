@@ -7,7 +7,7 @@ import type { IO } from "../context.js";
 import { MAX_SCOPE_STEP_UPS } from "../limits.js";
 import { AuthRequiredError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine } from "../sanitize.js";
+import { sanitizeLine, secretForms } from "../sanitize.js";
 import { connect, type ConnectOptions } from "../protocol/connect.js";
 import { savedServer, type ServerDescriptor } from "../protocol/server.js";
 import type { Wire } from "../protocol/wire.js";
@@ -45,7 +45,9 @@ function signInFor(
   if (!saved) return undefined;
   const client = session.settings.client(saved.name);
   const store = new AuthStore(session.home);
-  const onSecret = (secret: string) => session.secrets.set(secret, "[token]");
+  const onSecret = (secret: string) => {
+    for (const form of secretForms(secret)) session.secrets.set(form, "[token]");
+  };
   const provider = new StoredProvider(store, descriptor.url, client, env, undefined, onSecret);
   const policy = openPolicy(session.io, env);
   const note = (text: string) => createPrinter(session.io, false).note(text);

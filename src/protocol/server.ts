@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { parse as parseShell } from "shell-quote";
 import { UsageError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
+import { secretForms } from "../sanitize.js";
 
 export type ServerDescriptor =
   | { transport: "stdio"; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
@@ -108,7 +109,7 @@ export function secretsOf(descriptor: ServerDescriptor, env: Record<string, stri
     for (const match of value.matchAll(ENV_REF)) {
       const secret = env[match[1]];
       // Shorter values would redact ordinary text (and hardly are secrets).
-      if (secret && secret.length >= 4) secrets.set(secret, match[0]);
+      if (secret && secret.length >= 4) for (const form of secretForms(secret)) secrets.set(form, match[0]);
     }
   }
   return secrets;

@@ -13,6 +13,7 @@ import type { Transport } from "@modelcontextprotocol/client";
 import { MAX_TRACE_LINE } from "../limits.js";
 import type { LogMessage } from "./logging.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
+import { redactWith } from "./server.js";
 
 export type TraceEvent = (
   | { t: string; server: string; dir: "out" | "in"; message: unknown }
@@ -72,11 +73,24 @@ export function checkTraceFile(file: string): void {
   }
 }
 
-/** A trace to `file` (NDJSON, appended), or to `stderr` as readable lines when no file is given. */
-export function openTrace(target: { file?: string; stderr: { write(text: string): unknown } }): Trace {
+/**
+ * A trace to `file` (NDJSON, appended), or to `stderr` as readable lines when no file is given. The file is
+ * redacted of `secrets` as stderr is (a trace file is what gets attached to a bug report); stderr's own redaction is
+ * the process's.
+ */
+export function openTrace(target: {
+  file?: string;
+  stderr: { write(text: string): unknown };
+  secrets?: ReadonlyMap<string, string>;
+}): Trace {
   if (target.file) {
-    const file = target.file;
-    return { write: (event) => appendFileSync(file, `${safeJson(event)}\n`, { mode: 0o600 }) };
+    const { file, secrets } = target;
+    return {
+      write: (event) => {
+        const line = safeJson(event);
+        appendFileSync(file, `${secrets?.size ? redactWith(line, secrets) : line}\n`, { mode: 0o600 });
+      },
+    };
   }
   return { write: (event) => target.stderr.write(`${readable(event)}\n`) };
 }
