@@ -355,3 +355,27 @@ it("a secret with a quote, a backslash or a newline is redacted as it is written
   for (const text of [...outputs.map((run) => run.stdout + run.stderr), traced])
     for (const part of ['pa"ss', "pa\\ss", "SECRETPART"]) expect(text).not.toContain(part);
 });
+
+it("a planted broker record cannot point server stop at another socket: the key is the record's file name", async () => {
+  const home = tempHome();
+  expect((await runInProcess(["list"], { home })).code).toBe(0);
+  const { createServer: createSocketServer } = await import("node:net");
+  const elsewhere = join(home, "elsewhere.sock");
+  let dialled = 0;
+  const listener = createSocketServer((socket) => {
+    dialled++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => listener.listen(elsewhere, resolve));
+  try {
+    mkdirSync(join(home, "brokers"), { recursive: true, mode: 0o700 });
+    const record = { name: "evil", pid: 999_999, key: "../elsewhere" };
+    writeFileSync(join(home, "brokers", "planted.json"), JSON.stringify(record), { mode: 0o600 });
+    const stopped = await runInProcess(["server", "stop", "evil"], { home });
+    expect(stopped.code, stopped.stderr).toBe(2);
+    expect(stopped.stderr).toMatch(/no broker of evil answered/);
+    expect(dialled).toBe(0);
+  } finally {
+    listener.close();
+  }
+});

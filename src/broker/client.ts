@@ -184,10 +184,13 @@ export async function listBrokers(
   const dir = brokerPaths(home, "x").dir;
   const out = [];
   for (const name of readdirSync(dir).filter((n) => n.endsWith(".json"))) {
-    const paths = brokerPaths(home, name.slice(0, -5));
+    const key = name.slice(0, -5);
+    const paths = brokerPaths(home, key);
     let meta: BrokerMeta;
     try {
-      meta = JSON.parse(readOwnText(paths.meta, MAX_BROKER_RECORD_BYTES)) as BrokerMeta;
+      // The key is the file's name, never the record's word for it (a record naming "../x" would send a shutdown to
+      // whatever socket that names).
+      meta = { ...(JSON.parse(readOwnText(paths.meta, MAX_BROKER_RECORD_BYTES)) as BrokerMeta), key };
     } catch {
       continue;
     }

@@ -21,7 +21,10 @@ export async function runStop(options: { name: string }, ctx: Context): Promise<
   const matches = (await listBrokers(ctx.home)).filter((b) => b.name === options.name);
   if (matches.length === 0)
     throw new UsageError(`no broker runs for ${sanitizeLine(options.name)}`, "see them with: mcp-task server ps");
-  for (const broker of matches) await stopBroker(ctx.home, broker.key);
-  createPrinter(ctx.io, false).note(`stopped ${matches.length} broker(s) of ${options.name}`);
+  let stopped = 0;
+  for (const broker of matches) if (await stopBroker(ctx.home, broker.key)) stopped++;
+  if (stopped === 0)
+    throw new UsageError(`no broker of ${sanitizeLine(options.name)} answered`, "see them with: mcp-task server ps");
+  createPrinter(ctx.io, false).note(`stopped ${stopped} broker(s) of ${sanitizeLine(options.name)}`);
   return 0;
 }
