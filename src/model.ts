@@ -64,8 +64,11 @@ export interface Handle {
   /** Input keys already answered: never answered twice, from any process. */
   answered: string[];
   outcome?: FinalOutcome;
-  /** Set when the server no longer knows the task (expired, or lost). */
-  gone?: { at: string; reason: string };
+  /**
+   * Set when the server no longer knows the task (expired, or lost). `notFound`: the server said so (or its ttl
+   * passed), where a later command answers "not found" (exit 5); without it the task died with its stdio server.
+   */
+  gone?: { at: string; reason: string; notFound?: boolean };
   /**
    * The last progress the server reported (`notifications/progress`), and when: a later `watch` shows it; with the
    * first report the same process saw, for the rate (the dashboard's row).

@@ -111,4 +111,26 @@ it("a broker does not outlive a task past its ttl that its server calls working 
     JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
   ).find((row) => row.taskId === id);
   expect(listed).toMatchObject({ taskId: id, expired: true });
+  // Its broker gone past its ttl: a later command says it has expired (exit 5), not that its server exited.
+  const got = await runCli(["get", id], { home });
+  expect(got.code, got.stderr).toBe(5);
+  expect(got.stderr).toMatch(/has expired: its ttl passed/);
+}, 60_000);
+
+it("a task its server forgot while detached (its ttl passed) is not found later (exit 5), never 'its server exited'", async () => {
+  const home = tempHome();
+  const stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
+  // The SDK's InMemoryTaskStore drops a task at its ttl: the broker's read then hears "not found".
+  const forgotten = await detach(home, ["work", "ms=8000", "--ttl", "1500", "--stdio", stdio]);
+  await brokersGone(home);
+  for (const verb of ["get", "result", "watch"]) {
+    const run = await runCli([verb, forgotten, "--json"], { home });
+    expect(run.code, `${verb}: ${run.stderr}`).toBe(5);
+    expect(events(run.stdout).at(-1)).toMatchObject({ type: "error", code: "not_found", taskId: forgotten });
+    expect(run.stdout + run.stderr).not.toMatch(/server exited|start the task again/);
+  }
+  const listed = (
+    JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
+  ).find((row) => row.taskId === forgotten);
+  expect(listed).toMatchObject({ expired: true, gone: expect.stringMatching(/does not know task/) });
 }, 60_000);

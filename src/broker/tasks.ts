@@ -3,6 +3,7 @@
 // commands watching, and what it writes on the handles when its server dies. It stays while a task runs (within the
 // task's ttl and MAX_BROKER_FOLLOW_MS) or an outcome is still to be written.
 import type { Context } from "../context.js";
+import { TaskNotFoundError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type Progress, type Snapshot, type Wire } from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
@@ -20,6 +21,8 @@ export class HeldTasks {
   readonly known = new Map<string, Snapshot | undefined>();
   private readonly firstSeen = new Map<string, number>();
   private readonly followed = new Set<string>();
+  /** Followed tasks past the end of their following (followEnd) whose last read has not come yet. */
+  private readonly lastReadOwed = new Set<string>();
   /** The latest snapshot of each task that a command's request returned (what that command knows). */
   private readonly handed = new Map<string, Snapshot>();
   private readonly recorder: Recorder;
@@ -41,21 +44,27 @@ export class HeldTasks {
 
   running(snapshot: Snapshot | undefined, taskId: string): boolean {
     if (snapshot && isTerminal(snapshot.status)) return false;
-    const now = this.ctx.clock.now();
-    const since = this.firstSeen.get(taskId) ?? now;
-    if (now - since > MAX_BROKER_FOLLOW_MS) return false;
+    return this.ctx.clock.now() <= this.followEnd(snapshot, taskId);
+  }
+
+  /** When the broker stops following a task that has not ended: at its ttl, or MAX_BROKER_FOLLOW_MS after it came. */
+  private followEnd(snapshot: Snapshot | undefined, taskId: string): number {
+    const since = this.firstSeen.get(taskId) ?? this.ctx.clock.now();
     // The ttl counts as on the handle (tasks/expiry.ts): from the server's createdAt where it is believable.
     const end = ttlEnd({
       createdAt: new Date(since).toISOString(),
       taskCreatedAt: snapshot?.createdAt ?? null,
       ttlMs: snapshot?.ttlMs ?? null,
     });
-    return !(end !== undefined && now > end);
+    return Math.min(end ?? Infinity, since + MAX_BROKER_FOLLOW_MS);
   }
 
-  /** What keeps the broker up: tasks running, and outcomes still to be written. */
+  /** What keeps the broker up: tasks running or owed their last read, and outcomes still to be written. */
   live(): number {
-    return [...this.known].filter(([taskId, s]) => this.running(s, taskId)).length + this.recorder.pending;
+    return (
+      [...this.known].filter(([taskId, s]) => this.running(s, taskId) || this.lastReadOwed.has(taskId)).length +
+      this.recorder.pending
+    );
   }
 
   newestRunning(): string | null {
@@ -141,19 +150,41 @@ export class HeldTasks {
     };
     while (!this.stop.aborted && !ended()) {
       const last = this.known.get(taskId);
-      // At least 5 s apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already).
-      await this.ctx.clock.sleep(Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000), this.stop);
-      // Seen ended meanwhile (a push, a command's read): nothing left to read.
-      if (this.stop.aborted || ended()) return;
+      // At least 5 s apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already);
+      // and once more just past the end of its following (its ttl).
+      const pace = Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000);
+      const end = this.followEnd(last, taskId) + 100;
+      const lastRead = end - this.ctx.clock.now() <= pace;
+      if (lastRead) this.lastReadOwed.add(taskId);
+      await this.ctx.clock.sleep(Math.min(pace, Math.max(0, end - this.ctx.clock.now())), this.stop);
       try {
-        const snapshot = this.heldFor(await this.wire.getTask(taskId));
-        if (snapshot.status !== this.known.get(taskId)?.status) this.broadcast(snapshot);
-        else this.seen(snapshot);
-      } catch {
-        // Unknown to the server (or it fails to answer): no longer followed, and no longer keeping the broker up.
-        this.firstSeen.set(taskId, -MAX_BROKER_FOLLOW_MS);
-        return;
+        // Seen ended meanwhile (a push, a command's read): nothing left to read.
+        if (this.stop.aborted || isTerminal(this.known.get(taskId)?.status ?? "working")) return;
+        // Past its ttl and not seen to end, the last read says whether the server still has it (one that dropped
+        // it says "not found", and the handle says so: see read).
+        if (!(await this.read(taskId)) || lastRead) return;
+      } finally {
+        if (lastRead) {
+          this.lastReadOwed.delete(taskId);
+          this.idleSince = this.ctx.clock.now();
+        }
       }
+    }
+  }
+
+  /** One read of a task by the broker; false once it is no longer followed (unknown to the server, or no answer). */
+  private async read(taskId: string): Promise<boolean> {
+    try {
+      const snapshot = this.heldFor(await this.wire.getTask(taskId));
+      if (snapshot.status !== this.known.get(taskId)?.status) this.broadcast(snapshot);
+      else this.seen(snapshot);
+      return true;
+    } catch (error) {
+      // Unknown to the server (its ttl passed, it forgot it): said on the handle, so that a later command answers
+      // "not found" (exit 5), not "its server exited". Either way it no longer keeps the broker up.
+      if (error instanceof TaskNotFoundError) await this.recorder.gone(taskId, error.message);
+      this.firstSeen.set(taskId, -MAX_BROKER_FOLLOW_MS);
+      return false;
     }
   }
 

@@ -68,6 +68,7 @@ const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const optString = (v: unknown) => v === undefined || v === null || typeof v === "string";
 const optNumber = (v: unknown) => v === undefined || v === null || typeof v === "number";
+const optBoolean = (v: unknown) => v === undefined || typeof v === "boolean";
 
 /**
  * Parses a handle file, refusing anything that is not one: every field that a listing, the dashboard or a command
@@ -100,7 +101,11 @@ export function parseHandle(text: string): Handle {
     fail("history");
   if (!Array.isArray(value.answered) || !value.answered.every((key) => typeof key === "string")) fail("answered");
   if (value.outcome !== undefined && !(isObject(value.outcome) && STATUSES.has(value.outcome.status))) fail("outcome");
-  if (value.gone !== undefined && !(isObject(value.gone) && typeof value.gone.reason === "string")) fail("gone");
+  if (
+    value.gone !== undefined &&
+    !(isObject(value.gone) && typeof value.gone.reason === "string" && optBoolean(value.gone.notFound))
+  )
+    fail("gone");
   // Progress is shown, never acted on: one that is not a number is dropped, not a reason to refuse the handle.
   if (value.progress !== undefined && !(isObject(value.progress) && Number.isFinite(value.progress.progress)))
     delete value.progress;

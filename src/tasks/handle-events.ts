@@ -29,7 +29,7 @@ export async function markingGone<T>(tracked: TrackedTask, work: () => Promise<T
   try {
     return await work();
   } catch (error) {
-    if (error instanceof TaskNotFoundError) await tracked.markGone(error.message).catch(() => {});
+    if (error instanceof TaskNotFoundError) await tracked.markGone(error.message, true).catch(() => {});
     throw error;
   }
 }

@@ -1,7 +1,8 @@
 // Reaching saved tasks' servers again from a later process (their V1 session where they have one; on stdio, the
 // server's broker): one connection per server and session, shared by every task followed through it.
 import type { Clock, Handle } from "../model.js";
-import { McpTaskError, ServerError } from "../errors.js";
+import { McpTaskError, ServerError, TaskNotFoundError } from "../errors.js";
+import { ttlEnd } from "./expiry.js";
 import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { connectionScope, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { TaskEngine } from "./engine.js";
@@ -9,6 +10,26 @@ import { withdrawnNote, type InputProvider } from "./input.js";
 import { saveMoves } from "./handle-events.js";
 import type { TrackedTask } from "./tracker.js";
 import type { WireTap } from "../protocol/trace.js";
+
+/**
+ * Why a stdio task whose broker is gone cannot be found, when the reason is not its server's exit: the broker heard
+ * the server say it does not know the task, or the task's ttl has passed (the server may drop it then).
+ */
+function lostWithBroker(handle: Handle, now: number): TaskNotFoundError | undefined {
+  const { taskId } = handle;
+  if (handle.gone?.notFound) return new TaskNotFoundError(handle.gone.reason, undefined, taskId);
+  const end = ttlEnd({
+    createdAt: handle.createdAt,
+    taskCreatedAt: handle.last.createdAt ?? null,
+    ttlMs: handle.ttlMs ?? null,
+  });
+  if (end === undefined || now <= end) return undefined;
+  return new TaskNotFoundError(
+    `task ${taskId} has expired: its ttl passed at ${new Date(end).toISOString()} before its outcome was read, and its server (with its broker) is gone`,
+    undefined,
+    taskId,
+  );
+}
 
 /** What reaching a server needs of the context. */
 export interface ReconnectContext {
@@ -70,9 +91,16 @@ export class ServerLinks {
       );
     } catch (error) {
       // A stdio task whose broker (and so its server) is gone, and whose outcome the broker did not write, is lost:
-      // record it on the handle. (A broker writes the outcome of every task it held before it leaves.)
-      if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome)
+      // record it on the handle. (A broker writes the outcome of every task it held before it leaves.) Where the
+      // server had said it no longer knows the task, or its ttl has passed, that is what this command says too.
+      if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome) {
+        const lost = lostWithBroker(tracked.handle, this.ctx.clock.now());
+        if (lost) {
+          if (!tracked.handle.gone?.notFound) await tracked.markGone?.(lost.message, true).catch(() => {});
+          throw lost;
+        }
         await tracked.markGone?.(error.message).catch(() => {});
+      }
       // The error is about this task (`get --json` names it in its error line).
       if (error instanceof McpTaskError && error.taskId === null) error.taskId = tracked.handle.taskId;
       throw error;

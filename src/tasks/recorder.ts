@@ -42,6 +42,24 @@ export class Recorder {
     return next;
   }
 
+  /**
+   * The server says it does not know the task (or its ttl passed while it ran): the handle says so, unless its
+   * outcome is written, so that a later command answers "not found" rather than "its server exited".
+   */
+  gone(taskId: string, reason: string): Promise<void> {
+    const previous = this.chains.get(taskId) ?? Promise.resolve();
+    const next = previous
+      .then(async () => {
+        const tracked = this.find(taskId);
+        if (!tracked) return;
+        tracked.handle = this.store.load(tracked.stem) ?? tracked.handle;
+        if (!tracked.handle.outcome) await tracked.markGone(reason, true);
+      })
+      .catch(() => {});
+    this.chains.set(taskId, next);
+    return next;
+  }
+
   private async write(snapshot: Snapshot, attempt: number): Promise<void> {
     const tracked = this.find(snapshot.taskId);
     if (!tracked) {

@@ -149,9 +149,10 @@ export class TrackedTask {
     });
   }
 
-  async markGone(reason: string): Promise<void> {
+  /** The task is lost: `notFound` when the server said it does not know it (or its ttl passed), see Handle.gone. */
+  async markGone(reason: string, notFound = false): Promise<void> {
     await this.change((handle) => {
-      handle.gone = { at: this.at(), reason };
+      handle.gone = { at: this.at(), reason, ...(notFound ? { notFound } : {}) };
     });
   }
 
