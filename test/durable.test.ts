@@ -134,3 +134,17 @@ it("a task its server forgot while detached (its ttl passed) is not found later 
   ).find((row) => row.taskId === forgotten);
   expect(listed).toMatchObject({ expired: true, gone: expect.stringMatching(/does not know task/) });
 }, 60_000);
+
+it("a stdio server that exits as its task ends: the call's error says the task ended with its server, never to watch it", async () => {
+  const home = tempHome();
+  const stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio --exit-after-work`;
+  const run = await runCli(["call", "work", "ms=800", "fail=true", "--stdio", stdio, "--json"], { home });
+  const last = events(run.stdout).at(-1)!;
+  // The outcome may be read before the server goes (exit 1); when it is not, the task went with its server.
+  if (run.code === 1) expect(last).toMatchObject({ type: "result", status: "failed" });
+  else {
+    expect(run.code, run.stderr).toBe(4);
+    expect(last).toMatchObject({ type: "error", hint: "the task ended with its server: start it again" });
+  }
+  expect(run.stdout + run.stderr).not.toMatch(/follow it again with/);
+}, 60_000);

@@ -2,7 +2,7 @@
 // broker's notifications (push updates, questions, withdrawn questions, moved tasks, answers in doubt) are turned
 // back into what a direct wire would do. The engine above cannot tell the difference.
 import type { Socket } from "node:net";
-import { ServerError } from "../errors.js";
+import { ServerError, ServerExitedError } from "../errors.js";
 import type { LogLevel, LogMessage } from "../protocol/logging.js";
 import type {
   CallOptions,
@@ -20,12 +20,14 @@ import type {
   Wire,
 } from "../protocol/wire.js";
 import type { Trace, TraceEvent } from "../protocol/trace.js";
+import { isRunning, refOf, type ProcessRef } from "./processes.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 
 /** The Wire of a server behind a broker. */
 export class BrokerWire implements Wire {
   inputHandler?: InputHandler;
   serverPid?: number;
+  private serverRef?: ProcessRef;
   generation!: Generation;
   protocolVersion!: string;
   serverName!: string;
@@ -60,7 +62,7 @@ export class BrokerWire implements Wire {
   ) {
     onMessages(socket, (message) => this.receive(message));
     socket.on("close", () => {
-      const error = new ServerError("the connection to the server's broker closed (the broker or its server stopped)");
+      const error = this.goneError("the connection to the server's broker closed (the broker or its server stopped)");
       for (const waiter of this.pending.values()) waiter.reject(error);
       this.pending.clear();
       this.resolveClosed(error);
@@ -93,6 +95,8 @@ export class BrokerWire implements Wire {
       canListTasks: hello.canListTasks,
       resume: hello.resume,
       serverPid: hello.serverPid,
+      // The server as it ran when this command came (pid and start time): whether it still runs, later.
+      serverRef: refOf(hello.serverPid),
       handsQuestionsOnce: hello.handsQuestionsOnce,
       hearsElicitationComplete: hello.hearsElicitationComplete,
     });
@@ -155,9 +159,19 @@ export class BrokerWire implements Wire {
     if (typeof event?.t === "string" && typeof event.dir === "string") this.trace?.write({ ...event, via: "broker" });
   }
 
+  /**
+   * Why the broker cannot be asked: a stdio broker leaves when its server exits, and then the server's tasks went
+   * with it (ServerExitedError: the hint says to start the task again, not to watch it); otherwise the broker is
+   * gone and the server may still be up.
+   */
+  private goneError(message: string): ServerError {
+    if (this.serverRef === undefined || isRunning(this.serverRef)) return new ServerError(message);
+    return new ServerExitedError(`${message}: its server exited`);
+  }
+
   /** One request to the broker. */
   call(method: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
-    if (this.socket.destroyed) return Promise.reject(new ServerError("the server's broker is gone"));
+    if (this.socket.destroyed) return Promise.reject(this.goneError("the server's broker is gone"));
     const id = this.next++;
     return new Promise((resolve, reject) => {
       // Stop waiting here; the broker finishes the request on its side.

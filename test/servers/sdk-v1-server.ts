@@ -4,6 +4,7 @@
 //
 //   node sdk-v1-server.js --stdio            over stdio
 //   node sdk-v1-server.js --port 0           over Streamable HTTP (stateful sessions); prints `listening <url>`
+//   --exit-after-work                        the process exits as soon as a `work` task has ended
 //
 // Tools (all task-required); `work {ms, fail}` asks nothing and completes (or fails) after ms; the others each ask
 // one question, a form of {name: string, count: integer >= 1}:
@@ -45,6 +46,7 @@ const flag = (name: string) => {
   const at = argv.indexOf(name);
   return at >= 0 ? argv[at + 1] : undefined;
 };
+const EXIT_AFTER_WORK = argv.includes("--exit-after-work");
 /** How long the server waits for an answer before it gives up (the SDK's default is 60 s). */
 const ANSWER_TIMEOUT_MS = Number(flag("--answer-timeout") ?? 600_000);
 
@@ -109,7 +111,11 @@ function makeServer(): McpServer {
             isError: fail,
           };
           // A task cancelled meanwhile keeps its status: the store refuses a result for a terminal task.
-          void taskStore.storeTaskResult(task.taskId, fail ? "failed" : "completed", result).catch(() => {});
+          void taskStore
+            .storeTaskResult(task.taskId, fail ? "failed" : "completed", result)
+            .catch(() => {})
+            // --exit-after-work: the process ends as its task does (a server run for one job).
+            .then(() => EXIT_AFTER_WORK && process.exit(0));
         }, ms);
         return { task };
       },
