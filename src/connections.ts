@@ -96,6 +96,15 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
         start: false,
       });
     }
+    if (given.transport === "stdio" && how.held) {
+      // The server that holds a stdio server's tasks is the one its broker runs: a fresh one would know none.
+      return (await broker()).connectBroker({
+        ...reach(),
+        descriptor: given,
+        name: name ?? given.command,
+        start: false,
+      });
+    }
     if (descriptor.transport === "stdio" && how.outlive) {
       // Tasks that must outlive the command go through the server's broker, started on demand.
       return (await broker()).connectBroker({ ...reach(), descriptor, name: name ?? descriptor.command, start: true });

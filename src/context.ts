@@ -48,6 +48,11 @@ export interface Context {
   loadSettings(): Promise<Settings>;
   /** The mcp-task directory. */
   home: string;
+  /**
+   * The folder the command runs in, which a `--stdio` command line typed here runs in too (its relative paths mean
+   * this folder's files, and its broker is this folder's); undefined where no folder applies (a test's context).
+   */
+  cwd?: string;
   /** The saved task handles. */
   tracker: Tracker;
   /**
@@ -57,12 +62,21 @@ export interface Context {
    * broker that holds their questions: on stdio the server's, over HTTP the session's keeper. `direct`: the broker's
    * own connection (never through a broker). `sampling`: this command can answer a sampling request (declared only
    * where one can be answered). `trace`: a trace of this connection besides the command's (a broker's own).
+   * `held`: the process that holds the server's tasks: on stdio its running broker (nothing is started;
+   * NoBrokerError when none runs).
    * The policy: src/connections.ts.
    */
   connect(
     server: ServerDescriptor,
     name?: string,
-    how?: { resume?: ResumeToken; outlive?: boolean; direct?: boolean; sampling?: boolean; trace?: Trace },
+    how?: {
+      resume?: ResumeToken;
+      outlive?: boolean;
+      direct?: boolean;
+      sampling?: boolean;
+      trace?: Trace;
+      held?: boolean;
+    },
   ): Promise<Wire>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];

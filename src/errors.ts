@@ -77,6 +77,9 @@ export class SessionLostError extends ServerError {
  */
 export class ServerExitedError extends ServerError {}
 
+/** A stdio server's saved tasks were to be reached through its broker, and none runs (nothing is started then). */
+export class NoBrokerError extends ServerError {}
+
 /** A JSON-RPC error returned by the server for a request (other than the classified cases). */
 export class RpcError extends ServerError {
   override readonly code = "rpc";

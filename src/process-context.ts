@@ -29,6 +29,8 @@ export interface ContextParts {
   onSettingsOpened?: () => void;
   /** See Context.longRun. */
   longRun?: () => void;
+  /** See Context.cwd. */
+  cwd?: string;
 }
 
 /** MCP_TASK_TRACE: unset, "" or "0": no trace; "1" or "-": readable lines on stderr; anything else: a file. */
@@ -63,6 +65,7 @@ export function createContext(parts: ContextParts): Context {
     clock: systemClock,
     env,
     home,
+    cwd: parts.cwd,
     loadSettings,
     tracker,
     interrupt: parts.interrupt,
@@ -194,6 +197,7 @@ export function processContext(io: IO, exitCode: () => number): Context {
     io,
     env,
     home: homeDir(env),
+    cwd: process.cwd(),
     self: [process.execPath, process.argv[1]],
     interrupt: interrupt.signal,
     interruptNow,

@@ -2,7 +2,7 @@
 // grace has passed (no broker left). The broker wrote the outcome onto the handle before it left, so `result`,
 // `watch`, `get` and `respond` answer from it with the task's exit code (0, 1, 3), `list` shows it, and nothing turns
 // it into `gone`. Against server-everything (V1), our V2 test server and the demo server (V1) over stdio.
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -147,4 +147,45 @@ it("a stdio server that exits as its task ends: the call's error says the task e
     expect(last).toMatchObject({ type: "error", hint: "the task ended with its server: start it again" });
   }
   expect(run.stdout + run.stderr).not.toMatch(/follow it again with/);
+}, 60_000);
+
+it("the same relative --stdio line in two folders is two servers (two brokers); list --remote -s <line> asks the one its broker runs", async () => {
+  const home = tempHome();
+  const folder = (file: string, text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-task-folder-"));
+    writeFileSync(join(dir, file), text);
+    return dir;
+  };
+  const importing = (server: string) => `await import(${JSON.stringify(join(ROOT, "dist/test-servers", server))});\n`;
+  // Each folder's server.mjs is our V2 test server with a ttl of its own: which one ran shows in the task.
+  const folders = [1111, 2222].map((ttl) => ({
+    dir: folder("server.mjs", `process.argv.push("--ttl", "${ttl}000");\n${importing("v2-server.js")}`),
+    ttl: ttl * 1000,
+  }));
+  for (const { dir, ttl } of folders) {
+    const run = await runCli(
+      ["call", "task_slow", "ms=3000", "--stdio", "node server.mjs --stdio", "--detach", "--json"],
+      {
+        home,
+        cwd: dir,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(events(run.stdout)[0]).toMatchObject({ type: "task", ttlMs: ttl });
+  }
+  // A V1 server (tasks/list) by a relative line: from another folder, the saved task's line names its server, and
+  // the one its broker runs is asked (a fresh one would know no task).
+  const v1 = folder("v1.mjs", importing("sdk-v1-server.js"));
+  const line = "node v1.mjs --stdio";
+  const started = await runCli(["call", "work", "ms=4000", "--stdio", line, "--detach", "--json"], { home, cwd: v1 });
+  expect(started.code, started.stderr).toBe(0);
+  const id = events(started.stdout)[0].taskId;
+  const remote = await runCli(["list", "--remote", "-s", line, "--json"], { home, cwd: tmpdir() });
+  expect(remote.code, remote.stderr).toBe(0);
+  expect(JSON.parse(remote.stdout)).toEqual([expect.objectContaining({ taskId: id, tool: "work" })]);
+  await brokersGone(home);
+  // No broker left: the saved task, and a note saying why nothing else is.
+  const after = await runCli(["list", "--remote", "-s", line, "--json"], { home });
+  expect(after.code, after.stderr).toBe(0);
+  expect(after.stderr).toMatch(/no broker runs for node v1\.mjs --stdio, so no server holds its tasks/);
 }, 60_000);

@@ -5,7 +5,7 @@ import { existsSync, rmSync, closeSync } from "node:fs";
 import { connect as netConnect, type Socket } from "node:net";
 import lockfile from "proper-lockfile";
 import type { Clock } from "../context.js";
-import { InterruptedError, McpTaskError, ServerError } from "../errors.js";
+import { InterruptedError, McpTaskError, NoBrokerError, ServerError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import type { ResumeToken, Wire } from "../protocol/wire.js";
 import type { Trace } from "../protocol/trace.js";
@@ -48,7 +48,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   if (socket) return BrokerWire.open(socket, options.trace);
   if (!options.start) {
     cleanUpAfter(paths);
-    throw new ServerError(
+    throw new NoBrokerError(
       `the server exited while the task was running (${options.name}: its broker is not running)`,
       "start the task again",
     );

@@ -22,7 +22,8 @@ export async function resolveServer(options: ServerFlags, ctx: Context): Promise
     const { command, args } = parseCommandLine(options.stdio);
     return {
       name: [command, ...args].join(" "),
-      descriptor: { transport: "stdio", command, args },
+      // Run where it was typed: the same line in another folder is another server (another broker, another verdict).
+      descriptor: { transport: "stdio", command, args, ...(ctx.cwd !== undefined ? { cwd: ctx.cwd } : {}) },
       option: `--stdio ${shellValue(options.stdio)}`,
     };
   }

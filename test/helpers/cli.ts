@@ -54,6 +54,8 @@ export function runCli(
     input?: Buffer | string;
     timeoutMs?: number;
     wrapper?: string[];
+    /** The folder it runs in (default the test's). */
+    cwd?: string;
   },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
@@ -61,6 +63,7 @@ export function runCli(
     const child = spawn(command!, [...prefix, join(ROOT, "bin/mcp-task.js"), ...args], {
       env: cliEnv(options.home, options.env),
       stdio: ["pipe", "pipe", "pipe"],
+      cwd: options.cwd,
     });
     let stdout = "";
     let stderr = "";

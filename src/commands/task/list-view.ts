@@ -3,6 +3,7 @@ import type { Context } from "../../context.js";
 import type { HandleView } from "../../model.js";
 import { sanitizeLine } from "../../sanitize.js";
 import { age } from "../../tasks/views.js";
+import type { ServerDescriptor } from "../../protocol/server.js";
 import { resolveServer } from "../resolve-server.js";
 
 export interface ListOptions {
@@ -39,4 +40,21 @@ export async function serverFilter(
 ): Promise<string | undefined> {
   if (wanted === undefined || rows.some((row) => row.server === wanted)) return wanted;
   return (await resolveServer({ server: wanted }, ctx)).name;
+}
+
+/**
+ * The server `list --remote -s` asks: a saved server, a URL, else the server of a saved task that names it so (a
+ * `--stdio` command line as `list` shows it), with that task's own descriptor (its broker is found by it).
+ */
+export async function remoteServer(
+  wanted: string | undefined,
+  rows: HandleView[],
+  ctx: Context,
+): Promise<{ name: string; descriptor: ServerDescriptor }> {
+  const settings = await ctx.loadSettings();
+  const named = wanted !== undefined && !/^https?:\/\//i.test(wanted) && !settings.server(wanted);
+  const row = named ? rows.find((r) => r.server === wanted) : undefined;
+  if (!row) return resolveServer({ server: wanted }, ctx);
+  const { handle } = await ctx.tracker.store.find(row.taskId, row.server);
+  return { name: handle.server.name, descriptor: handle.server.descriptor };
 }

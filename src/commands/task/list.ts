@@ -2,9 +2,9 @@
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
-import { UsageError } from "../../errors.js";
+import { NoBrokerError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
-import { escapeJsonUnsafe, safeJson } from "../../sanitize.js";
+import { escapeJsonUnsafe, safeJson, sanitizeLine } from "../../sanitize.js";
 import { LIST_PAGE_ROWS } from "../../limits.js";
 import { newestFirst, type RawListing } from "../../store/summaries.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
@@ -14,7 +14,7 @@ import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
 import { runListWatch } from "./list-watch.js";
-import { rowLine, serverFilter, shownStatus, type ListOptions } from "./list-view.js";
+import { remoteServer, rowLine, serverFilter, shownStatus, type ListOptions } from "./list-view.js";
 
 export const list: Leaf<ListOptions, []> = {
   declare: (parent: Command) =>
@@ -69,15 +69,27 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   }
   const wanted = options.status;
   if (options.server !== undefined || options.remote) await ctx.loadSettings();
-  const server = options.remote ? await resolveServer({ server: options.server }, ctx) : undefined;
   const skipped = new Skipped();
   let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(skipped.add)).map(
     (summary) => viewOfSummary(summary, now),
   );
+  const server = options.remote ? await remoteServer(options.server, rows, ctx) : undefined;
   const serverName = server ? server.name : await serverFilter(options.server, rows, ctx);
   if (serverName !== undefined) rows = rows.filter((row) => row.server === serverName);
-  if (options.remote && server) {
-    const wire = await ctx.connect(server.descriptor, server.name);
+  // A stdio server's tasks are those of the process its broker runs (a fresh one would know none): none running, the
+  // saved handles are all there is, and a note says why.
+  const wire =
+    options.remote && server
+      ? await ctx.connect(server.descriptor, server.name, { held: true }).catch((error: unknown) => {
+          if (!(error instanceof NoBrokerError)) throw error;
+          const name = sanitizeLine(server.name);
+          createPrinter(ctx.io, false).note(
+            `no broker runs for ${name}, so no server holds its tasks: the saved ones only`,
+          );
+          return undefined;
+        })
+      : undefined;
+  if (wire && server) {
     try {
       const known = new Set(rows.map((row) => row.taskId));
       for (let cursor: string | undefined, pages = 0; pages < 100; pages++) {
