@@ -124,6 +124,11 @@ export const DIR_STAMP_MARGIN_MS = 2000;
 export const RAW_INDEX_MIN_BYTES = 1024 * 1024;
 /** settings.json (saved servers, verdicts, tools' task support): kilobytes in use; past 16 MiB it is refused. */
 export const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
+/** The tools whose task support settings.json keeps (per server, and for so many servers): see saveTaskSupport. A
+ *  server's tools/list is not trusted to fit. */
+export const MAX_CACHED_TOOLS = 500;
+export const MAX_CACHED_TOOL_NAME = 128;
+export const MAX_CACHED_TOOL_SERVERS = 32;
 /** A broker's records (brokers/<key>.json, .json.spec and .failed: a server descriptor, a pid, a time, an error): a
  * few KB in use. */
 export const MAX_BROKER_RECORD_BYTES = 1024 * 1024;

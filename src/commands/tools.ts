@@ -48,10 +48,14 @@ export async function runTools(options: ToolsOptions, ctx: Context): Promise<num
       { server: server.name, generation: wire.generation, protocolVersion: wire.protocolVersion, tools },
       () => {
         const head = `${sanitizeLine(server.name)}: ${wire.generation.toUpperCase()} (protocol ${sanitizeLine(wire.protocolVersion)})`;
-        const width = Math.max(4, ...tools.map((t) => t.name.length));
+        // Names as shown, cut at TOOL_NAME_COLUMN: the column is as wide as the longest of those (a server's one
+        // 200,000-character name padded every row to it: 400 MB of output), found without spreading 300,000 names
+        // into one call's arguments.
+        const names = tools.map((t) => cutName(sanitizeLine(t.name)));
+        const width = names.reduce((most, name) => Math.max(most, name.length), 4);
         const rows = tools.map(
-          (t) =>
-            `  ${sanitizeLine(t.name).padEnd(width)}  ${taskLabel(t.taskSupport).padEnd(12)}  ${sanitizeLine(t.description ?? "").slice(0, 80)}`,
+          (t, i) =>
+            `  ${names[i]!.padEnd(width)}  ${taskLabel(t.taskSupport).padEnd(12)}  ${sanitizeLine(t.description ?? "").slice(0, 80)}`,
         );
         return [head, ...rows].join("\n");
       },
@@ -61,6 +65,9 @@ export async function runTools(options: ToolsOptions, ctx: Context): Promise<num
     await wire.close();
   }
 }
+
+const TOOL_NAME_COLUMN = 60;
+const cutName = (name: string) => (name.length > TOOL_NAME_COLUMN ? `${name.slice(0, TOOL_NAME_COLUMN - 1)}…` : name);
 
 function taskLabel(support: string): string {
   return support === "server" ? "server-decides" : support === "forbidden" ? "no task" : `task ${support}`;

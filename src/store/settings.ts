@@ -8,7 +8,7 @@ import { join } from "node:path";
 import envPaths from "env-paths";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
-import { MAX_SETTINGS_BYTES } from "../limits.js";
+import { MAX_CACHED_TOOL_NAME, MAX_CACHED_TOOL_SERVERS, MAX_CACHED_TOOLS, MAX_SETTINGS_BYTES } from "../limits.js";
 import { checkOwnFile, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
 import { sameServer, type ServerDescriptor } from "../protocol/server.js";
 
@@ -202,10 +202,23 @@ export class Settings {
     return this.get("taskSupport")?.[key];
   }
 
-  saveTaskSupport(key: string, tools: Record<string, string>): void {
+  /**
+   * Keeps each tool's task support (a call of a tool that never runs as a task goes straight to the server). What a
+   * server lists is bounded here, not trusted: at most MAX_CACHED_TOOLS tools of names up to MAX_CACHED_TOOL_NAME
+   * characters, for the newest MAX_CACHED_TOOL_SERVERS servers (95,000 tools of 190 characters once made settings.json 20 MB, past what it may be read at, and every
+   * later command failed); a tool left out is only not known ahead.
+   */
+  saveTaskSupport(key: string, listed: Record<string, string>): void {
+    const tools = Object.fromEntries(
+      Object.entries(listed)
+        .filter(([name]) => name.length <= MAX_CACHED_TOOL_NAME)
+        .slice(0, MAX_CACHED_TOOLS),
+    );
     const all = this.get("taskSupport") ?? {};
     if (JSON.stringify(all[key]) === JSON.stringify(tools)) return;
-    this.set("taskSupport", { ...all, [key]: tools });
+    // The servers of the newest MAX_CACHED_TOOL_SERVERS calls (each command line in each folder is a server).
+    const others = Object.entries(all).filter(([k]) => k !== key);
+    this.set("taskSupport", Object.fromEntries([...others.slice(-(MAX_CACHED_TOOL_SERVERS - 1)), [key, tools]]));
   }
 
   /** The pre-registered OAuth client of a saved server, if it has one. */

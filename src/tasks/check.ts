@@ -4,7 +4,7 @@
 // Generation-neutral: the wires have already checked every reply strictly; what is left is the life of a task
 // (created, read, followed at the server's pace, ended once and for good, its result readable, cancellable, an
 // unknown id refused), what it pushes, and, on 2026-07-28, the requests a server must refuse.
-import { describeError } from "../errors.js";
+import { cutText, describeError } from "../errors.js";
 import { CONTROL_CHECKS } from "./check/control.js";
 import { GATING_CHECKS } from "./check/gating.js";
 import { END_CHECKS, LIFE_CHECKS } from "./check/life.js";
@@ -37,7 +37,9 @@ export async function checkServer(engine: TaskEngine, options: CheckOptions): Pr
       if (options.signal?.aborted) throw error;
       [status, detail] = ["fail", describeError(error).message];
     }
-    const result = { name: check.name, title: check.title, spec: section, status, detail };
+    // A detail quotes what the server named (its tools): cut, as server text in an error is (five tools of a million
+    // characters each made one "trying ..." line of 5 MB, in the text, --json and --junit alike).
+    const result = { name: check.name, title: check.title, spec: section, status, detail: cutText(detail) };
     results.push({ ...result, ms: options.clock.now() - started });
   }
   return results;

@@ -1,7 +1,7 @@
 // Starting a call from the dashboard: pick a server, pick a tool, fill its arguments (a form built from the
 // tool's inputSchema), start.
 import { Box, Text } from "ink";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { sanitizeLine } from "../sanitize.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import type { ToolInfo } from "../protocol/wire.js";
@@ -26,18 +26,22 @@ export function NewCall({ servers, loadTools, onStart, onClose, width, height }:
   const [server, setServer] = useState<ServerChoice>();
   const [tools, setTools] = useState<ToolInfo[] | string>();
   const [tool, setTool] = useState<ToolInfo>();
+  // Once per server chosen: the caller's loadTools is a new function at each render (the dashboard renders every
+  // second), and an effect on it listed the server's tools again each time (100,000 tools: a core, all along).
+  const load = useRef(loadTools);
+  load.current = loadTools;
   useEffect(() => {
     if (!server) return;
     let live = true;
     setTools(undefined);
-    loadTools(server).then(
+    load.current(server).then(
       (list) => live && setTools(list),
       (error: Error) => live && setTools(`cannot list tools: ${error.message}`),
     );
     return () => {
       live = false;
     };
-  }, [server, loadTools]);
+  }, [server]);
 
   if (!server) {
     return (
