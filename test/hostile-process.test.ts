@@ -5,7 +5,7 @@
 // the defect the CLI's CPU time is measured, where buffering was its peak RSS (both from wait4, via /usr/bin/time),
 // and for the process cases no process of the server is left once the grace has passed.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -329,5 +329,26 @@ describe("stdin", { timeout: 60_000 }, () => {
     });
     expectError(run, 2, /--args -: stdin is larger than 32 MiB/);
     expect(run.rssKb).toBeLessThan(200 * 1024);
+  });
+});
+
+describe("what a server lists", { timeout: 120_000 }, () => {
+  it("many-tools: a 4 MB tools/list neither swells settings.json (every later command read it) nor pads `tools` to its longest name", async () => {
+    const server = await startHostileHttp("many-tools", "v1", "--count", "20000");
+    try {
+      const home = tempHome();
+      const call = await measured(["call", "plain", "-s", server.url], home);
+      expect(call.code, call.stderr).toBe(0);
+      // The tools' task support is kept for the next call, bounded: it was the whole list (95,000 tools: 20 MB).
+      expect(statSync(join(home, "settings.json")).size).toBeLessThan(256 * 1024);
+      expect((await measured(["server", "list"], home)).code).toBe(0);
+      const tools = await measured(["tools", "-s", server.url], home);
+      expect(tools.code, tools.stderr).toBe(0);
+      // One row a tool, none padded to the 200,000-character name (it is cut): under 200 bytes a row.
+      expect(tools.stdout.length).toBeLessThan(20_002 * 200);
+      expect(tools.stdout).toMatch(/^ {2}longx+… /m);
+    } finally {
+      await server.stop();
+    }
   });
 });

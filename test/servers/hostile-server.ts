@@ -46,6 +46,8 @@
 //   grandchild                stdio: starts a grandchild that holds its stdout and stderr and ignores SIGTERM
 //   stray-json                stdio: writes 42, "x", [], null, {} and a line of garbage before every message
 //   huge-line                 stdio: answers tools/list with one line of --mb MB (default 40)
+//   many-tools                lists plain, a tool named by 200,000 characters, and --count (default 100,000) tools
+//                             of 190-character names (about 20 MB)
 //   sse-retry-zero            HTTP: every SSE stream says `retry: 0`; each GET stream ends at once, without an event;
 //                             tools/call is answered after 3 s
 //   blank-sse-gzip            HTTP: tools/call gets a gzip SSE stream of blank lines that never ends
@@ -106,6 +108,7 @@ const MB = Number(flag("--mb") ?? "40");
 const FLOOD = Number(flag("--flood") ?? "30000");
 const DEPTH = Number(flag("--depth") ?? "20000");
 const FIELDS = Number(flag("--fields") ?? "10000");
+const COUNT = Number(flag("--count") ?? "100000");
 const POLL_MS = 100;
 const TTL_MS = 300_000;
 const log = (line: string) => process.stderr.write(`[hostile ${CASE} ${GEN}] ${line}\n`);
@@ -165,6 +168,7 @@ const CASES = [
   "unauthorized",
   "forbidden",
   "huge-question",
+  "many-tools",
 ];
 if (!CASES.includes(CASE) || (GEN !== "v1" && GEN !== "v2")) {
   process.stderr.write(`hostile-server: unknown --case ${CASE} or --generation ${GEN}; cases: ${CASES.join(", ")}\n`);
@@ -621,6 +625,12 @@ function toolList(): Msg[] {
         }),
       ];
   }
+  if (CASE === "many-tools")
+    return [
+      tool("plain", "optional"),
+      tool(`long${"x".repeat(200_000)}`, "optional"),
+      ...Array.from({ length: COUNT }, (_, i) => tool(`${String(i).padStart(6, "0")}${"t".repeat(184)}`, "forbidden")),
+    ];
   if (PROCESS_CASES.has(CASE)) return [tool("plain", "optional"), tool("hang", "optional")];
   return [];
 }
