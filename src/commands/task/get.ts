@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
-import { createPrinter } from "../../output/printer.js";
+import { createPrinter, UNATTRIBUTED_NOTE } from "../../output/printer.js";
 import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { isTerminal, type Snapshot } from "../../protocol/wire.js";
 import { markingGone } from "../../tasks/handle-events.js";
@@ -62,6 +62,7 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
         key: r.key,
         method: r.method,
         message: r.params.message ?? null,
+        ...(r.unattributed && { unattributed: true }),
       })),
       ...(verb === "cancel" ? { alreadyEnded } : {}),
     };
@@ -96,7 +97,8 @@ function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cance
   const lines = describeTaskText(facts, shown);
   for (const request of snapshot.inputRequests) {
     const message = String(request.params.message ?? request.method);
-    lines.push(`  asks (${cutText(sanitizeLine(request.key))}): ${cutText(sanitizeLine(message))}`);
+    const note = request.unattributed ? ` ${UNATTRIBUTED_NOTE}` : "";
+    lines.push(`  asks (${cutText(sanitizeLine(request.key))}): ${cutText(sanitizeLine(message))}${note}`);
   }
   if (verb === "cancel") {
     lines.push(
