@@ -185,6 +185,49 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
   });
 });
 
+describe.each(transports)("respond answers the question it was for, not the next one, over $name", ({ server }) => {
+  it("the task asks again at once, the same form: respond answers only the first; a later respond the second", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "ask-twice", "item=twice", ...server(), "--detach"], { home });
+    expect(call.code, call.stderr).toBe(0);
+    const taskId = call.stdout.trim();
+    const first = await runCli(["respond", taskId, "--input", FITS, "--json"], { home });
+    expect(first.code, first.stderr).toBe(0);
+    const doc = JSON.parse(first.stdout) as Record<string, unknown>;
+    // One answer, and the task asks again: the next question is left for a later command.
+    expect(doc).toMatchObject({ taskId, status: "input_required", outcome: null });
+    expect(doc.answered).toHaveLength(1);
+    expect(doc.inputRequests).toEqual([expect.objectContaining({ message: "Again twice" })]);
+    const text = await runCli(["get", taskId, "--json"], { home });
+    expect(JSON.parse(text.stdout)).toMatchObject({ inputRequests: [{ message: "Again twice" }] });
+    const second = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Bo", count: 3 })], { home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/ended \(completed\)/);
+    expect(await answerIn(home, taskId)).toMatchObject({
+      content: { name: "Ada", count: 2 },
+      again: { action: "accept", content: { name: "Bo", count: 3 } },
+    });
+  });
+
+  it("the next question has other fields: respond exits 0 with its document and says the task asks again", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "ask-twice", "item=other", "other=true", ...server(), "--detach"], { home });
+    expect(call.code, call.stderr).toBe(0);
+    const taskId = call.stdout.trim();
+    const first = await runCli(["respond", taskId, "--input", FITS], { home });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^answered; task \S+ asks again: Color for other$/m);
+    expect(first.stdout).toMatch(/mcp-task respond /);
+    const declined = await runCli(["respond", taskId, "--decline", "--json"], { home });
+    expect(declined.code, declined.stderr).toBe(0);
+    expect(JSON.parse(declined.stdout)).toMatchObject({ status: "completed" });
+    expect(await answerIn(home, taskId)).toMatchObject({
+      content: { name: "Ada", count: 2 },
+      again: { action: "decline" },
+    });
+  });
+});
+
 describe("questions without the related-task metadata from two tasks of one stdio server", () => {
   it("each is held for both tasks, marked, and each respond answers one: no answer reaches the other task's question", async () => {
     const home = tempHome();

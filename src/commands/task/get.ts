@@ -7,7 +7,7 @@ import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { isTerminal, type Snapshot } from "../../protocol/wire.js";
 import { markingGone } from "../../tasks/handle-events.js";
 import type { TrackedTask } from "../../tasks/tracker.js";
-import { viewOf } from "../../tasks/views.js";
+import { questionViews, viewOf } from "../../tasks/views.js";
 import type { HandleView } from "../../model.js";
 import { describeTaskText } from "../../output/describe.js";
 import { preparedAnswers } from "../../tasks/input.js";
@@ -58,12 +58,7 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
     const alreadyEnded = isTerminal(before) || (isTerminal(snapshot.status) && snapshot.status !== "cancelled");
     const view = {
       ...viewOf(tracked.handle, ctx.clock.now()),
-      inputRequests: snapshot.inputRequests.map((r) => ({
-        key: r.key,
-        method: r.method,
-        message: r.params.message ?? null,
-        ...(r.unattributed && { unattributed: true }),
-      })),
+      inputRequests: questionViews(snapshot.inputRequests),
       ...(verb === "cancel" ? { alreadyEnded } : {}),
     };
     printer.document(view, () => describe(tracked, snapshot, verb, view));
