@@ -185,6 +185,86 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
   });
 });
 
+describe.each(transports)("respond answers the question it was for, not the next one, over $name", ({ server }) => {
+  it("the task asks again at once, the same form: respond answers only the first; a later respond the second", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "ask-twice", "item=twice", ...server(), "--detach"], { home });
+    expect(call.code, call.stderr).toBe(0);
+    const taskId = call.stdout.trim();
+    const first = await runCli(["respond", taskId, "--input", FITS, "--json"], { home });
+    expect(first.code, first.stderr).toBe(0);
+    const doc = JSON.parse(first.stdout) as Record<string, unknown>;
+    // One answer, and the task asks again: the next question is left for a later command.
+    expect(doc).toMatchObject({ taskId, status: "input_required", outcome: null });
+    expect(doc.answered).toHaveLength(1);
+    expect(doc.inputRequests).toEqual([expect.objectContaining({ message: "Again twice" })]);
+    const text = await runCli(["get", taskId, "--json"], { home });
+    expect(JSON.parse(text.stdout)).toMatchObject({ inputRequests: [{ message: "Again twice" }] });
+    const second = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Bo", count: 3 })], { home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/ended \(completed\)/);
+    expect(await answerIn(home, taskId)).toMatchObject({
+      content: { name: "Ada", count: 2 },
+      again: { action: "accept", content: { name: "Bo", count: 3 } },
+    });
+  });
+
+  it("the next question has other fields: respond exits 0 with its document and says the task asks again", async () => {
+    const home = tempHome();
+    const call = await runCli(["call", "ask-twice", "item=other", "other=true", ...server(), "--detach"], { home });
+    expect(call.code, call.stderr).toBe(0);
+    const taskId = call.stdout.trim();
+    const first = await runCli(["respond", taskId, "--input", FITS], { home });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^answered; task \S+ asks again: Color for other$/m);
+    expect(first.stdout).toMatch(/mcp-task respond /);
+    const declined = await runCli(["respond", taskId, "--decline", "--json"], { home });
+    expect(declined.code, declined.stderr).toBe(0);
+    expect(JSON.parse(declined.stdout)).toMatchObject({ status: "completed" });
+    expect(await answerIn(home, taskId)).toMatchObject({
+      content: { name: "Ada", count: 2 },
+      again: { action: "decline" },
+    });
+  });
+});
+
+describe("questions without the related-task metadata from two tasks of one stdio server", () => {
+  it("each is held for both tasks, marked, and each respond answers one: no answer reaches the other task's question", async () => {
+    const home = tempHome();
+    const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
+    const a = await runCli(["call", "confirm-bare", "item=A", "delayMs=1500", ...stdio, "--detach"], { home });
+    expect(a.code, a.stderr).toBe(0);
+    const b = await runCli(["call", "confirm-bare", "item=B", "delayMs=1800", ...stdio, "--detach"], { home });
+    expect(b.code, b.stderr).toBe(0);
+    const [taskA, taskB] = [a.stdout.trim(), b.stdout.trim()];
+    // Both tasks run before either asks (A 1.5 s after it started, B 1.8 s after it did).
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Neither question says whose it is: each task's reads show the one waiting longest, marked as such.
+    for (const taskId of [taskA, taskB]) {
+      const got = await runCli(["get", taskId, "--json"], { home });
+      expect(JSON.parse(got.stdout), taskId).toMatchObject({
+        status: "input_required",
+        inputRequests: [{ message: "Confirm A (bare)", unattributed: true }],
+      });
+    }
+    const text = await runCli(["get", taskA], { home });
+    expect(text.stdout).toMatch(/asks \(v1:\S+\): Confirm A \(bare\) \(the server did not say which task asks this/);
+    const forA = await runCli(["respond", taskA, "--input", JSON.stringify({ name: "for-A", count: 1 })], {
+      home,
+      timeoutMs: 15_000,
+    });
+    expect(forA.code, forA.stderr).toBe(0);
+    const forB = await runCli(["respond", taskB, "--input", JSON.stringify({ name: "for-B", count: 1 }), "--json"], {
+      home,
+      timeoutMs: 15_000,
+    });
+    expect(forB.code, forB.stderr).toBe(0);
+    expect(JSON.parse(forB.stdout)).toMatchObject({ status: "completed" });
+    expect(await answerIn(home, taskA)).toMatchObject({ item: "A", content: { name: "for-A" } });
+    expect(await answerIn(home, taskB)).toMatchObject({ item: "B", content: { name: "for-B" } });
+  });
+});
+
 describe("the SDK's example servers, unmodified", () => {
   it("simpleTaskInteractive: call --detach, then watch --input from a new process completes (questions on the GET stream)", async () => {
     const server = await startExample("simpleTaskInteractive.js", "PORT");

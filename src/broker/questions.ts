@@ -4,6 +4,16 @@
 //
 // A question is answered or withdrawn by the server, never dropped here: a command that cannot answer it (it
 // answers with an error) leaves it waiting for the next one, and the task reads as input_required meanwhile (heldFor).
+//
+// Whose question it is: the task its related-task metadata names. A server that asks without it (server.elicitInput
+// during a task, as many SDK-based servers do) does not say; the question is the task's only where nothing else
+// could have asked it: the one task of this connection running and no call on its way, or the one call on its way
+// and no task running. Anything else is a guess, and a guess gives one task's answer to another task's question:
+// such a question is held unattributed instead, shown on the reads of every task that could have asked it, marked
+// (InputRequest.unattributed) so that the person answering knows the server did not say, and handed to the first
+// command that asks for one of those tasks' input. A task waits on one question at a time, so at most one of the
+// unattributed questions it could have asked is its own: each task is shown, and handed, one of them at a time
+// (the one waiting longest), never several for one answer.
 import type { Socket } from "node:net";
 import type { Clock } from "../context.js";
 import type { InputRequest, InputResponse, Snapshot, Wire } from "../protocol/wire.js";
@@ -27,10 +37,18 @@ interface PendingInput {
   resolve(response: InputResponse): void;
   reject(error: Error): void;
   assigned?: Client;
+  /** The task it was handed to `assigned` as (an unattributed question goes as the task the command asked for). */
+  handedAs?: string | null;
   /** Commands that could not answer it (no --input, one that did not fit, Esc...): it is not handed to them again. */
   refused: Set<Client>;
-  /** Asked while a call was on its way (taskId null): it belongs to the task that call creates. */
+  /** Asked while a call was on its way, and nothing else could have asked it: it belongs to the task that call creates. */
   during?: Promise<unknown>;
+  /**
+   * Unattributed (taskId null): the tasks that could have asked it, those running when it came and those the calls
+   * then on their way created (`calls`, until each has its reply).
+   */
+  candidates?: Set<string>;
+  calls?: Set<Promise<unknown>>;
 }
 
 /** A command's answer to a question it was given: its result, or why it could not answer. */
@@ -51,36 +69,49 @@ export class Questions {
     private readonly clients: ReadonlySet<Client>,
     private readonly clock: Clock,
     private readonly log: (line: string) => void,
-    /** The newest running task the broker holds (a question without its task's id belongs to it). */
-    private readonly newestRunning: () => string | null,
+    /** The running tasks the broker holds: those that could have asked a question without its task's id. */
+    private readonly running: () => string[],
   ) {}
 
+  /**
+   * Gives a question to the command that should answer it, unless one has it: a task's question to the task's
+   * owner, one before any task to the caller. An unattributed one is given to no command on its own: it goes to one
+   * that read it on a task that could have asked it, and asks for that task's input (askedBy).
+   */
   private assign(input: PendingInput): void {
     if (input.assigned && this.clients.has(input.assigned)) return;
-    const target = input.taskId ? this.owners.get(input.taskId) : this.caller;
+    if (input.candidates) return void (input.assigned = undefined);
+    this.handTo(input, input.taskId ? this.owners.get(input.taskId) : this.caller, input.taskId);
+  }
+
+  private handTo(input: PendingInput, target: Client | undefined, taskId: string | null): void {
     input.assigned = target && this.clients.has(target) && !input.refused.has(target) ? target : undefined;
-    if (input.assigned)
-      send(input.assigned.socket, {
-        id: -input.id,
-        method: "input",
-        params: { request: input.request, taskId: input.taskId },
-      });
+    if (!input.assigned) return;
+    input.handedAs = taskId;
+    send(input.assigned.socket, { id: -input.id, method: "input", params: { request: input.request, taskId } });
+  }
+
+  /** The unattributed question task `taskId` is shown and handed: the one waiting longest that it could have asked. */
+  private unattributedFor(taskId: string): PendingInput | undefined {
+    return this.pending.find((input) => input.candidates?.has(taskId));
   }
 
   /** The wire's input handler: a question of the server, answered by a command now or later. */
   ask(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse> {
     return new Promise<InputResponse>((resolve, reject) => {
-      // A question without its task's id (servers that elicit during a task without the related-task metadata)
-      // belongs to the task a call on its way creates, else to the newest running task this broker holds.
-      const during = taskId === null ? [...this.calls].at(-1) : undefined;
+      // Without its task's id: whose it is only where nothing else could have asked it (see the top of this file).
+      const running = taskId === null ? this.running() : [];
+      const calls = taskId === null ? [...this.calls] : [];
+      const unattributed = running.length + calls.length > 1;
       const input: PendingInput = {
         id: this.nextInput++,
-        request,
-        taskId: taskId ?? (during ? null : this.newestRunning()),
+        request: unattributed ? { ...request, unattributed: true } : request,
+        taskId: taskId ?? (unattributed || calls.length ? null : (running[0] ?? null)),
         resolve,
         reject,
         refused: new Set(),
-        during,
+        during: unattributed ? undefined : calls[0],
+        ...(unattributed && { candidates: new Set(running), calls: new Set(calls) }),
       };
       this.pending.push(input);
       signal?.addEventListener("abort", () => this.withdrawn(input, reject), { once: true });
@@ -96,7 +127,7 @@ export class Questions {
     if (input.assigned && this.clients.has(input.assigned))
       send(input.assigned.socket, {
         method: "withdrawn",
-        params: { id: -input.id, taskId: input.taskId, request: input.request },
+        params: { id: -input.id, taskId: input.handedAs ?? input.taskId, request: input.request },
       });
     this.log(
       `mcp-task broker: the server withdrew a question${input.taskId ? ` of task ${input.taskId}` : ""} before it was answered (it stopped waiting for the answer)\n`,
@@ -107,13 +138,16 @@ export class Questions {
   /**
    * A task with a question held here waits for input, whatever the server's status says (it may not say so), and
    * its reads carry the questions held for it (V1 lists none of its own): `get`, `respond --template`, a watch's
-   * `input` events and the dashboard see them without answering them. They stay held here.
+   * `input` events and the dashboard see them without answering them. They stay held here. An unattributed question
+   * the task could have asked is among them, marked (one at a time: see the top of this file).
    */
   heldFor(snapshot: Snapshot): Snapshot {
     if (snapshot.status !== "working" && snapshot.status !== "input_required") return snapshot;
     const listed = new Set(snapshot.inputRequests.map((request) => request.key));
+    const unattributed = this.unattributedFor(snapshot.taskId);
     const held = this.pending
-      .filter((input) => input.taskId === snapshot.taskId && !listed.has(input.request.key))
+      .filter((input) => input.taskId === snapshot.taskId || input === unattributed)
+      .filter((input) => !listed.has(input.request.key))
       .map((input) => input.request);
     if (held.length === 0) return snapshot;
     return { ...snapshot, status: "input_required", inputRequests: [...snapshot.inputRequests, ...held] };
@@ -121,20 +155,34 @@ export class Questions {
 
   /** A call made a task: questions asked while it was on its way are this task's. */
   madeTask(call: Promise<unknown>, taskId: string, client: Client): void {
-    for (const input of this.pending) if (input.during === call) input.taskId = taskId;
+    for (const input of this.pending) {
+      if (input.during === call) input.taskId = taskId;
+      if (input.calls?.delete(call)) input.candidates!.add(taskId);
+    }
     this.owners.set(taskId, client);
   }
 
   /** A call has its reply (a task or not). */
   callEnded(call: Promise<unknown>): void {
     this.calls.delete(call);
-    for (const input of this.pending) if (input.during === call) input.during = undefined;
+    for (const input of this.pending) {
+      if (input.during === call) input.during = undefined;
+      input.calls?.delete(call);
+    }
   }
 
-  /** A command asks for a task's input: it owns the task, and may be given what it could not answer before. */
+  /**
+   * A command asks for a task's input: it owns the task, and may be given what it could not answer before, and the
+   * unattributed question the task's reads show, as the task's.
+   */
   askedBy(client: Client, taskId: string): void {
     this.owners.set(taskId, client);
     for (const input of this.pending) if (input.taskId === taskId) (input.refused.delete(client), this.assign(input));
+    const unattributed = this.unattributedFor(taskId);
+    if (unattributed && !(unattributed.assigned && this.clients.has(unattributed.assigned))) {
+      unattributed.refused.delete(client);
+      this.handTo(unattributed, client, taskId);
+    }
   }
 
   /** A command's answer to a question it was given (`message.id` is the question's, negated). */

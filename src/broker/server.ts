@@ -96,7 +96,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     clients,
     ctx.clock,
     (line) => ctx.io.stderr.write(line),
-    () => tasks.newestRunning(),
+    () => tasks.runningTasks(),
   );
   const tasks = new HeldTasks(wire, ctx, spec.descriptor, clients, (s) => questions.heldFor(s), stop.signal);
   wire.inputHandler = (request, taskId, signal) => questions.ask(request, taskId, signal);

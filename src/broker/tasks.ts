@@ -67,13 +67,9 @@ export class HeldTasks {
     );
   }
 
-  newestRunning(): string | null {
-    let best: { taskId: string; at: number } | undefined;
-    for (const [taskId, snapshot] of this.known) {
-      const at = this.firstSeen.get(taskId) ?? 0;
-      if (this.running(snapshot, taskId) && (!best || at >= best.at)) best = { taskId, at };
-    }
-    return best?.taskId ?? null;
+  /** The tasks still running, as far as the broker knows (those that could ask a question now). */
+  runningTasks(): string[] {
+    return [...this.known].filter(([taskId, snapshot]) => this.running(snapshot, taskId)).map(([taskId]) => taskId);
   }
 
   /** A snapshot seen (from a command's request, the broker's own reading or a push): kept, and written down. */

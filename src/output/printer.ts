@@ -45,6 +45,10 @@ export function createPrinter(io: IO, json: boolean): Printer {
 /** Server text in a line on stderr: without control characters, and cut at MAX_ERROR_TEXT (a 10 MB question is one line). */
 const clip = (text: string) => cutText(sanitizeLine(text));
 
+/** Said beside a question the server asked without saying which task asks it (InputRequest.unattributed). */
+export const UNATTRIBUTED_NOTE =
+  "(the server did not say which task asks this: it may be another running task's question)";
+
 /** A log message as one line of text: "warning [logger] the data" (data that is not a string as JSON); not yet safe. */
 export function logText(log: LogMessage): string {
   const data = typeof log.data === "string" ? log.data : JSON.stringify(log.data);
@@ -74,7 +78,9 @@ function textPrinter(io: IO): Printer {
       const asked =
         request.method === "sampling/createMessage" ? "a model's reply (sampling/createMessage)" : request.method;
       const message = clip(typeof request.params.message === "string" ? request.params.message : asked);
-      err(`${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}`);
+      err(
+        `${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}${request.unattributed ? ` ${UNATTRIBUTED_NOTE}` : ""}`,
+      );
     },
     progress(taskId, progress, at) {
       // "mcp-task: 1234abcd… progress 3/5 ▕████████████    ▏ 60 % · 1.2/s · ~2s left - server text", in 80 columns.
@@ -139,7 +145,13 @@ function jsonPrinter(io: IO): Printer {
       });
     },
     input(taskId, request) {
-      line({ type: "input", taskId, key: request.key, request: { method: request.method, params: request.params } });
+      line({
+        type: "input",
+        taskId,
+        key: request.key,
+        request: { method: request.method, params: request.params },
+        ...(request.unattributed && { unattributed: true }),
+      });
     },
     progress(taskId, progress, at) {
       if (after(taskId)) return;

@@ -52,6 +52,12 @@ export interface InputRequest {
    * task go on), so no hint or prompt offers to. Absent (a handle saved before it was known): it can be.
    */
   declinable?: boolean;
+  /**
+   * true: the server did not say which task asks it (no related-task metadata) and more than one task of its
+   * connection could have; a broker shows it on each of those tasks (src/broker/questions.ts), and whoever answers
+   * it is told so.
+   */
+  unattributed?: boolean;
 }
 
 export type InputResponse =

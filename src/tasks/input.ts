@@ -95,6 +95,46 @@ export function noAnswers(before: InputProvider): InputProvider {
   };
 }
 
+/**
+ * The answers of a command that answers the questions a task asks now, not the ones it asks after (`respond`): the
+ * questions shown (`shown`) or handed to it before its first answer was delivered (`delivered`) are answered by
+ * `inner`, each as it comes; one that comes after is the task's next question, for a later command. It is not
+ * refused (the watch would report a refusal as this command's failure, exit 6): it is left unanswered here until
+ * the command leaves, and whoever holds it (a V1 task's broker; a V2 server lists it) keeps it for the next one.
+ */
+export class OpenQuestions implements InputProvider {
+  /** The keys of the questions this command took on. */
+  readonly keys = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly inner: InputProvider) {}
+
+  get available(): boolean {
+    return this.inner.available;
+  }
+  get sampling(): boolean | undefined {
+    return this.inner.sampling;
+  }
+
+  /** Questions shown to the person (or the script) before any answer was delivered are theirs to answer. */
+  shown(requests: InputRequest[]): void {
+    if (!this.closed) for (const request of requests) this.keys.add(request.key);
+  }
+
+  /** An answer reached the server: the questions taken on are all there will be. */
+  delivered(): void {
+    this.closed = true;
+  }
+
+  answer(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse> {
+    if (!this.closed) this.keys.add(request.key);
+    if (this.keys.has(request.key)) return this.inner.answer(request, taskId, signal);
+    return new Promise((_resolve, reject) =>
+      signal?.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
+    );
+  }
+}
+
 /** An answer the server was not seen to take before it became unreachable (see DeliveryEvent in engine.ts). */
 export function answerNotDelivered(taskId: string, requests: InputRequest[], cause: Error): AnswerNotDeliveredError {
   return new AnswerNotDeliveredError(

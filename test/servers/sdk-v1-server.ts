@@ -12,6 +12,9 @@
 //   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
 //     do): over HTTP on the session's standalone GET stream; the task stays `working` while it waits.
 //   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
+//   - ask-twice {item, gapMs?, other?}: asks (with the metadata), and once answered asks again gapMs later (default
+//     0: at once), the same form (`Again {item}`), or with `other` a form of {color: string} (`Color for {item}`);
+//     the result's `content` is the first answer's, `again` the second's.
 //   - sample {prompt}: asks for a model's reply (sampling/createMessage, with the metadata) instead of a form; a
 //     client that did not declare sampling is not asked (action "no-sampling").
 // And `progress {steps, stepMs}`: during its task, reports progress step/steps every stepMs with the call's
@@ -57,6 +60,11 @@ const FORM = {
     count: { type: "integer" as const, minimum: 1, title: "Count" },
   },
   required: ["name", "count"],
+};
+const COLOR = {
+  type: "object" as const,
+  properties: { color: { type: "string" as const, title: "Color" } },
+  required: ["color"],
 };
 
 const taskStore = new InMemoryTaskStore();
@@ -224,6 +232,39 @@ function makeServer(): McpServer {
             { mode: "form", message: `Confirm ${item} (bare)`, requestedSchema: FORM },
             { timeout: ANSWER_TIMEOUT_MS },
           );
+        });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "ask-twice",
+    {
+      description: "asks one question with the related-task metadata, then another once it is answered",
+      inputSchema: { item: z.string(), gapMs: z.number().int().min(0).default(0), other: z.boolean().default(false) },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ item, gapMs, other }, extra) {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        const ask = async (message: string, requestedSchema: typeof FORM | typeof COLOR) => {
+          await taskStore.updateTaskStatus(task.taskId, "input_required", message);
+          return server.server.elicitInput(
+            { mode: "form", message, requestedSchema },
+            { relatedTask: { taskId: task.taskId }, timeout: ANSWER_TIMEOUT_MS },
+          );
+        };
+        void finish(task.taskId, item, async () => {
+          const first = await ask(`Confirm ${item}`, FORM);
+          // Asked again at once, the task never leaves input_required (no read can see it between the questions).
+          if (gapMs > 0) {
+            await taskStore.updateTaskStatus(task.taskId, "working", "answered once");
+            await new Promise((resolve) => setTimeout(resolve, gapMs));
+          }
+          const again = await (other ? ask(`Color for ${item}`, COLOR) : ask(`Again ${item}`, FORM));
+          return { ...first, again };
         });
         return { task };
       },

@@ -2,12 +2,12 @@
 import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
-import { createPrinter } from "../../output/printer.js";
+import { createPrinter, UNATTRIBUTED_NOTE } from "../../output/printer.js";
 import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { isTerminal, type Snapshot } from "../../protocol/wire.js";
 import { markingGone } from "../../tasks/handle-events.js";
 import type { TrackedTask } from "../../tasks/tracker.js";
-import { viewOf } from "../../tasks/views.js";
+import { questionViews, viewOf } from "../../tasks/views.js";
 import type { HandleView } from "../../model.js";
 import { describeTaskText } from "../../output/describe.js";
 import { preparedAnswers } from "../../tasks/input.js";
@@ -58,11 +58,7 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
     const alreadyEnded = isTerminal(before) || (isTerminal(snapshot.status) && snapshot.status !== "cancelled");
     const view = {
       ...viewOf(tracked.handle, ctx.clock.now()),
-      inputRequests: snapshot.inputRequests.map((r) => ({
-        key: r.key,
-        method: r.method,
-        message: r.params.message ?? null,
-      })),
+      inputRequests: questionViews(snapshot.inputRequests),
       ...(verb === "cancel" ? { alreadyEnded } : {}),
     };
     printer.document(view, () => describe(tracked, snapshot, verb, view));
@@ -96,7 +92,8 @@ function describe(tracked: TrackedTask, snapshot: Snapshot, verb: "get" | "cance
   const lines = describeTaskText(facts, shown);
   for (const request of snapshot.inputRequests) {
     const message = String(request.params.message ?? request.method);
-    lines.push(`  asks (${cutText(sanitizeLine(request.key))}): ${cutText(sanitizeLine(message))}`);
+    const note = request.unattributed ? ` ${UNATTRIBUTED_NOTE}` : "";
+    lines.push(`  asks (${cutText(sanitizeLine(request.key))}): ${cutText(sanitizeLine(message))}${note}`);
   }
   if (verb === "cancel") {
     lines.push(

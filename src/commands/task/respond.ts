@@ -1,8 +1,10 @@
 // `mcp-task respond <id>`: answer a saved task's outstanding input request from another process. It waits for the
-// question if it has not come yet, and returns once the server has taken the answer (the task leaves
-// input_required) or the task ends. With --json it prints one JSON document, like `get`.
+// question if it has not come yet, answers the questions the task asks then (not those it asks after: the task's
+// next question is the next command's, see OpenQuestions), and returns once the server has taken those answers and
+// the task moved on (left input_required, or asks something else), or the task ends. With --json it prints one JSON
+// document, like `get`.
 import { Option, type Command } from "commander";
-import { InterruptedError, StillRunningError, UsageError } from "../../errors.js";
+import { cutText, InterruptedError, StillRunningError, UsageError } from "../../errors.js";
 import { runTemplate } from "./respond-template.js";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
@@ -26,7 +28,9 @@ import {
   taskRef,
   type TaskRef,
 } from "../options.js";
-import type { Snapshot } from "../../protocol/wire.js";
+import type { InputRequest, Snapshot } from "../../protocol/wire.js";
+import { OpenQuestions } from "../../tasks/input.js";
+import { questionViews } from "../../tasks/views.js";
 import type { FinalOutcome } from "../../model.js";
 
 export interface RespondOptions extends TaskRef, AnswerFlags {
@@ -71,25 +75,35 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
   const printer = createPrinter(ctx.io, options.json);
   const tracked = await ctx.tracker.open(options.id, options.server);
   const report = (outcome: FinalOutcome | undefined, last: Omit<Snapshot, "result">, answered: string[]) => {
+    // What the task asks now, none of it answered here: its next question, left for a later command.
+    const next = outcome || last.status !== "input_required" ? [] : last.inputRequests;
     const doc = {
       taskId: tracked.taskId,
       answered,
       status: last.status,
       statusMessage: last.statusMessage ?? null,
+      inputRequests: questionViews(next),
       outcome: outcome ?? null,
     };
     const id = shellWord(tracked.taskId);
     const name = `task ${sanitizeLine(tracked.taskId)}`;
+    const asked = (request: InputRequest) => cutText(sanitizeLine(String(request.params.message ?? request.method)));
+    const more = next.length > 1 ? ` (and ${next.length - 1} more)` : "";
     printer.document(doc, () =>
       outcome
         ? `${answered.length ? "answered; " : ""}${name} ended (${outcome.status}); see it with: mcp-task result ${id}`
-        : `answered; ${name} is ${last.status} again; follow it with: mcp-task watch ${id}`,
+        : next.length
+          ? `answered; ${name} asks again: ${asked(next[0])}${more}\nanswer it with: mcp-task respond ${id} (see it first with: mcp-task get ${id})`
+          : `answered; ${name} is ${last.status} again; follow it with: mcp-task watch ${id}`,
     );
+    // Exit 0 when the task asks again: this command's answers were taken; the next question is another's.
     return outcome ? exitCodeOf(outcome) : 0;
   };
   // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
-  const { wire, engine } = await reconnect(tracked, ctx, inputProvider(ctx, answers), (text) => printer.note(text));
+  // The questions this command answers: those the task asks until its first answer is delivered.
+  const open = new OpenQuestions(inputProvider(ctx, answers));
+  const { wire, engine } = await reconnect(tracked, ctx, open, (text) => printer.note(text));
   const answeredBefore = new Set(tracked.handle.answered);
   // What this command answered: the keys its answers reached the server for (a V1 question's key is never saved
   // on the handle, and through a broker the handle learns V2 keys only once they are recorded).
@@ -99,18 +113,27 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
   ];
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
+    const hooks = printerHooks(createPrinter(ctx.io, false), ctx.clock, { printResult: false });
     const { outcome, last } = await followTask(engine, tracked, undefined, {
       clock: ctx.clock,
       signal: wait.signal,
       settings: followSettings(ctx),
       // Progress as text on stderr; stdout carries only the final document.
       hooks: {
-        ...printerHooks(createPrinter(ctx.io, false), ctx.clock, { printResult: false }),
-        delivered: (keys) => keys.forEach((key) => delivered.add(key)),
+        ...hooks,
+        input: (taskId, requests) => (open.shown(requests), hooks.input?.(taskId, requests)),
+        delivered: (keys) => (keys.forEach((key) => delivered.add(key)), open.delivered()),
       },
-      // Done once an answer reached the server and the task moved on. A question answered elsewhere (or that
-      // timed out) before this answer got there does not count: wait for the next one, or the end.
-      until: (snapshot, state) => state.delivered > 0 && snapshot.status !== "input_required",
+      // Done once an answer reached the server, none of the questions taken on still waits for its answer, and the
+      // task moved on: it left input_required, or asks something else (its next question, left for a later
+      // command). A question answered elsewhere (or that timed out) before this answer got there does not count:
+      // wait for the next one, or the end.
+      until: (snapshot, state) => {
+        if (state.delivered === 0) return false;
+        const waiting = snapshot.inputRequests.filter((request) => !delivered.has(request.key));
+        if (waiting.some((request) => open.keys.has(request.key))) return false;
+        return snapshot.status !== "input_required" || waiting.length > 0;
+      },
     });
     return report(outcome, last, answered());
   } catch (error) {
