@@ -179,6 +179,18 @@ describe("hostile servers", { timeout: 150_000 }, () => {
       });
     });
 
+    it(`born-ended (${generation}): a call answered "completed" (no result) whose reads say working is exit 4, never a saved "cancelled"`, async () => {
+      await withHttp("born-ended", generation, async ({ url }) => {
+        const home = tempHome();
+        const call = await timed(["call", "born", "-s", url], { home });
+        expectError(call, 4, /had ended, then reads it as working: a task's end is final/);
+        const [handle] = await stored(home);
+        expect(handle.outcome).toBeUndefined();
+        const got = await timed(["get", String(handle.taskId)], { home });
+        expect(got.stdout + got.stderr).not.toMatch(/cancelled/);
+      });
+    });
+
     it(`handshake-never-comes (${generation}): a server that answers nothing is exit 4 within the HTTP handshake's floor (5 s)`, async () => {
       await withHttp("handshake-never-comes", generation, async ({ url }) => {
         const home = tempHome();

@@ -263,6 +263,22 @@ describe("questions without the related-task metadata from two tasks of one stdi
     expect(await answerIn(home, taskA)).toMatchObject({ item: "A", content: { name: "for-A" } });
     expect(await answerIn(home, taskB)).toMatchObject({ item: "B", content: { name: "for-B" } });
   });
+
+  it("a call whose server asks before it replies, while another task runs: the call's own command is handed the question", async () => {
+    const home = tempHome();
+    const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
+    const running = await runCli(["call", "work", "ms=20000", ...stdio, "--detach"], { home });
+    expect(running.code, running.stderr).toBe(0);
+    // Either could have asked (the server says not which): the command there to answer gets it, marked; held for
+    // nobody, the call would have waited as long as the server does (here 10 minutes).
+    const call = await runCli(["call", "ask-first", "item=first", ...stdio, "--input", FITS, "--json"], {
+      home,
+      timeoutMs: 20_000,
+    });
+    expect(call.code, call.stderr).toBe(0);
+    expect(events(call.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
+    await runCli(["cancel", running.stdout.trim()], { home });
+  });
 });
 
 describe("the SDK's example servers, unmodified", () => {

@@ -80,7 +80,14 @@ export class Questions {
    */
   private assign(input: PendingInput): void {
     if (input.assigned && this.clients.has(input.assigned)) return;
-    if (input.candidates) return void (input.assigned = undefined);
+    if (input.candidates) {
+      // With one call on its way, its command is there and may be the one asked (a server that asks before it
+      // answers the call waits for that answer: handed to nobody, the call would wait as long): it is handed the
+      // question, marked unattributed, as a command that reads a candidate task is.
+      if (input.calls?.size === 1) this.handTo(input, this.caller, null);
+      else input.assigned = undefined;
+      return;
+    }
     this.handTo(input, input.taskId ? this.owners.get(input.taskId) : this.caller, input.taskId);
   }
 

@@ -1,7 +1,7 @@
 // The generation-neutral task engine: start a call, watch a task as an async iterator of snapshots, answer its
 // input, cancel it. It sees only the Wire interface; it never knows which generation the server speaks.
 import type { Clock, FinalOutcome } from "../model.js";
-import { InputRequiredError, ServerError } from "../errors.js";
+import { InputRequiredError, ProtocolViolation, ServerError } from "../errors.js";
 import type {
   CallOptions,
   CallOutcome,
@@ -15,7 +15,7 @@ import type {
 import { forTask, type InputProvider } from "./input.js";
 import { checkQuestion, outputProblem, schemaProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK, URL_ELICITATION_WAIT_MS } from "../limits.js";
-import { shellWord } from "../sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow } from "../protocol/checks.js";
 import { questionOf, resendKey, type EngineShared } from "./answering.js";
 import { TaskWatch, type WatchOptions } from "./watch.js";
@@ -198,5 +198,12 @@ export async function finalOutcome(snapshot: Snapshot, tool: ToolInfo | undefine
   }
   if (snapshot.status === "failed")
     return { taskId: snapshot.taskId, status: snapshot.status, result: snapshot.result, error: snapshot.error };
-  return { taskId: snapshot.taskId, status: "cancelled" };
+  if (snapshot.status === "cancelled") return { taskId: snapshot.taskId, status: "cancelled" };
+  // Read again for its payload after the server said it ended (born completed without a result, say), the task is
+  // running: a status that goes back is the server's fault, never an outcome (it had been saved as "cancelled").
+  throw new ProtocolViolation(
+    `the server said task ${sanitizeLine(snapshot.taskId)} had ended, then reads it as ${snapshot.status}: a task's end is final`,
+    undefined,
+    snapshot.taskId,
+  );
 }

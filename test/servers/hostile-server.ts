@@ -34,6 +34,7 @@
 //   completed-with-error      bad_done: completed, with an error for a result (V1: tasks/result answers a JSON-RPC error;
 //                             V2: tasks/get has `error` and no `result`)
 //   completed-no-result       no_result: completed without a result (V2: no `result`; V1: tasks/result answers {})
+//   born-ended                born: the call's reply says completed (without a result), every read says working
 //   reused-id                 slow {n}: every task gets the id "reused-task-id" (a new call replaces the old task); 2 s
 //   huge-id                   huge_id {kb}: a task whose id is `kb` KiB (default 200); completes after 1 s
 //   bad-timing                negative_ttl, absurd_ttl (2^53-1), future (createdAt in year 9999, ttl 1 s), garbage_time
@@ -134,6 +135,7 @@ const CASES = [
   "get-other-id",
   "completed-with-error",
   "completed-no-result",
+  "born-ended",
   "reused-id",
   "huge-id",
   "bad-timing",
@@ -522,6 +524,8 @@ function toolList(): Msg[] {
     case "update-ignored":
     case "endless-input":
       return [tool("ask", "required")];
+    case "born-ended":
+      return [tool("born", "required")];
     case "notification-flood":
       return [tool("work", "required")];
     case "reply-never-comes":
@@ -894,6 +898,12 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
     case "cancel-ended":
     case "list-missing":
       return reply(out, id, createReply(timedTask(name, argsIn)));
+    case "born-ended": {
+      const task = newTask(name, "completed");
+      const created = createReply(task);
+      task.status = "working";
+      return reply(out, id, created);
+    }
     case "empty-id":
       return asTask(name, "");
     case "param-headers": {
