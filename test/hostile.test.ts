@@ -191,6 +191,14 @@ describe("hostile servers", { timeout: 150_000 }, () => {
       });
     });
 
+    it(`broken-schema (${generation}): an inputSchema that cannot be compiled is the server's fault (exit 4), not the arguments' (exit 2)`, async () => {
+      await withHttp("broken-schema", generation, async ({ url }) => {
+        const home = tempHome();
+        const call = await timed(["call", "go", "-s", url], { home });
+        expectError(call, 4, /tool go's inputSchema from the server cannot be compiled/);
+      });
+    });
+
     it(`handshake-never-comes (${generation}): a server that answers nothing is exit 4 within the HTTP handshake's floor (5 s)`, async () => {
       await withHttp("handshake-never-comes", generation, async ({ url }) => {
         const home = tempHome();

@@ -3,7 +3,9 @@
 // walks or draws it, ../protocol/schema-bounds.ts measures it (depth, values, keys, string and pattern lengths:
 // src/limits.ts), so that no schema can overflow the stack or hold mcp-task for long; the validator (./validator.ts:
 // AJV with a linear-time regular-expression engine) is loaded on the first check.
+import { ProtocolViolation } from "../errors.js";
 import { checkFormBounds, checkSchemaBounds } from "../protocol/schema-bounds.js";
+import { sanitizeLine } from "../sanitize.js";
 export { formOverLimit } from "../protocol/schema-bounds.js";
 import type { CallToolResult, InputRequest, ToolInfo } from "../protocol/wire.js";
 
@@ -21,12 +23,16 @@ let compile: typeof import("./validator.js").compile | undefined;
 
 /**
  * Undefined when valid, else the validator's complaint. Throws a ProtocolViolation for a schema past a bound
- * (`what` names it in the message). A schema AJV cannot compile is reported as a complaint.
+ * (`what` names it in the message), and for one AJV cannot compile: the server's schema is broken, not the value
+ * checked against it (an inputSchema with a property named by a lone surrogate had made `call` say the person's
+ * arguments did not fit, exit 2). `uncompilable: "report"` makes that a complaint instead (a result's outputSchema:
+ * the result is shown with the warning).
  */
 export async function schemaProblem(
   schema: Record<string, unknown>,
   value: unknown,
   what = "a schema",
+  options: { uncompilable?: "throw" | "report" } = {},
 ): Promise<string | undefined> {
   checkSchemaBounds(schema, what);
   compile ??= (await import("./validator.js")).compile;
@@ -34,7 +40,9 @@ export async function schemaProblem(
   try {
     check = compile(schema);
   } catch (error) {
-    return `the schema cannot be checked (${error instanceof Error ? error.message : String(error)})`;
+    const why = sanitizeLine(error instanceof Error ? error.message : String(error)).slice(0, 200);
+    if (options.uncompilable === "report") return `the schema cannot be checked (${why})`;
+    throw new ProtocolViolation(`${what} from the server cannot be compiled: ${why}`);
   }
   return check(value);
 }
@@ -47,6 +55,8 @@ export async function outputProblem(tool: ToolInfo | undefined, result: CallTool
   if (!tool?.outputSchema || result.isError) return undefined;
   if (result.structuredContent === undefined)
     return "the tool declares an outputSchema but the result has no structuredContent";
-  const problem = await schemaProblem(tool.outputSchema, result.structuredContent, `tool ${tool.name}'s outputSchema`);
+  const problem = await schemaProblem(tool.outputSchema, result.structuredContent, `tool ${tool.name}'s outputSchema`, {
+    uncompilable: "report",
+  });
   return problem ? `the result does not match the tool's outputSchema: ${problem}` : undefined;
 }

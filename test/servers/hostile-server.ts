@@ -35,6 +35,7 @@
 //                             V2: tasks/get has `error` and no `result`)
 //   completed-no-result       no_result: completed without a result (V2: no `result`; V1: tasks/result answers {})
 //   born-ended                born: the call's reply says completed (without a result), every read says working
+//   broken-schema             go: an inputSchema AJV cannot compile (a property named by a lone surrogate)
 //   reused-id                 slow {n}: every task gets the id "reused-task-id" (a new call replaces the old task); 2 s
 //   huge-id                   huge_id {kb}: a task whose id is `kb` KiB (default 200); completes after 1 s
 //   bad-timing                negative_ttl, absurd_ttl (2^53-1), future (createdAt in year 9999, ttl 1 s), garbage_time
@@ -136,6 +137,7 @@ const CASES = [
   "completed-with-error",
   "completed-no-result",
   "born-ended",
+  "broken-schema",
   "reused-id",
   "huge-id",
   "bad-timing",
@@ -526,6 +528,10 @@ function toolList(): Msg[] {
       return [tool("ask", "required")];
     case "born-ended":
       return [tool("born", "required")];
+    case "broken-schema":
+      return [
+        tool("go", "optional", { inputSchema: { type: "object", properties: { "a\ud800": { type: "string" } } } }),
+      ];
     case "notification-flood":
       return [tool("work", "required")];
     case "reply-never-comes":
