@@ -120,13 +120,15 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   let tracked: TrackedTask | undefined;
   const { printer, provider, close } = await shownFor(options, answers, ctx);
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
-  // Stopped while the call is out, a call that may become a task waits a little for its reply, so that the task is
-  // saved, not lost (see replyWait).
-  const reply = mayBeTask ? replyWait(ctx, wait.signal, (text) => printer.note(text)) : undefined;
+  let reply: ReturnType<typeof replyWait> | undefined;
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
     const engine = new TaskEngine(wire, ctx.clock, provider);
     await checkedTool(engine, server, options.tool, args, (support) => settings.saveTaskSupport(key, support));
+    if (wait.signal.aborted) throw wait.signal.reason; // stopped before the call: nothing was started
+    // Stopped while the call is out, a call that may become a task waits a little for its reply, so that the task is
+    // saved, not lost (see replyWait).
+    reply = mayBeTask ? replyWait(ctx, wait.signal, (text) => printer.note(text)) : undefined;
     const started = await engine
       .call(options.tool, args, {
         task: options.task,
