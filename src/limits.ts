@@ -258,6 +258,10 @@ export const MAX_URL_SHOWN = 500;
 /** After SIGTERM, how long the command has to stop waiting and say so (its error line, the task kept) before the
  *  process exits 143 whatever it is doing: a CI runner that cancels a job kills it soon after. */
 export const SIGTERM_EXIT_MS = 5000;
+/** After Ctrl-C, SIGTERM or --timeout while a call that may become a task is still unanswered, how long its reply is
+ *  waited for (to save the task's handle): a task's create reply is meant to come at once, and SIGTERM_EXIT_MS must
+ *  leave time to save it and say so. */
+export const CREATE_REPLY_WAIT_MS = 3000;
 /** Log messages one command shows (a line each, or a `log` event): a server that floods them (tens of thousands
  *  before a reply) does not flood the terminal or a pipeline; past this, one note says the rest are left out. */
 export const MAX_LOG_LINES = 1000;

@@ -1,7 +1,7 @@
-// A broker's life once it listens: it leaves after its grace once no command is attached, no task runs and every
-// outcome is written (or at once when its socket is removed, or on an interrupt), and when its server dies (after
-// saying so on the handles of the tasks that server was running). Leaving removes its socket and records and stops
-// its server for sure.
+// A broker's life once it listens: it leaves after its grace once no command is attached, no task runs, no command's
+// request is in hand and every outcome is written (or at once when its socket is removed, or on an interrupt), and
+// when its server dies (after saying so on the handles of the tasks that server was running). Leaving removes its
+// socket and records and stops its server for sure.
 import { existsSync, rmSync } from "node:fs";
 import type { Server } from "node:net";
 import type { Context } from "../context.js";
@@ -91,14 +91,16 @@ export class Lifecycle {
 
   /** Leaves once idle for `graceMs`, when its socket is removed, or on an interrupt. */
   leaveWhenIdle(graceMs: number): void {
-    const { clients, tasks, stop } = this.running;
+    const { clients, tasks, stop, answering } = this.running;
     void (async () => {
       while (!stop.signal.aborted) {
         await this.ctx.clock.sleep(Math.min(1000, graceMs), stop.signal);
         // Its socket or its home removed (the store deleted, a test's home cleaned up): nobody can reach it any more.
         if (!existsSync(this.paths.socket)) await this.shutdown(0);
-        if (clients.size === 0 && tasks.live() === 0 && this.ctx.clock.now() - tasks.idleSince >= graceMs)
-          await this.shutdown(0);
+        // A request still in hand keeps it too: a call whose command left may yet create a task, which the broker
+        // saves and follows (requests.ts).
+        const idle = clients.size === 0 && tasks.live() === 0 && answering.size === 0;
+        if (idle && this.ctx.clock.now() - tasks.idleSince >= graceMs) await this.shutdown(0);
       }
     })();
     this.ctx.interrupt.addEventListener("abort", () => void this.shutdown(0), { once: true });

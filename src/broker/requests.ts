@@ -27,9 +27,31 @@ export interface BrokerParts {
 
 type Handler = (client: Client, params: Record<string, unknown>) => Promise<unknown>;
 
-/** A command's tools/call, through the broker's connection. */
-async function callTool(parts: BrokerParts, client: Client, p: Record<string, unknown>): Promise<unknown> {
-  const { wire, tasks, questions } = parts;
+/** A command's tools/call in flight: whether its reply is in (and so on its way to the command), or the command abandoned it. */
+interface CallState {
+  settled: boolean;
+  abandoned: boolean;
+}
+/** The calls in flight of each command, by the id the command gave its request. */
+type Calls = WeakMap<Client, Map<number, CallState>>;
+
+/**
+ * A command's tools/call, through the broker's connection. Where its reply makes a task and the command is gone, or
+ * abandoned the call before the reply (abandonCall), the broker saves the task's handle: the command never will.
+ */
+async function callTool(
+  parts: BrokerParts,
+  calls: Calls,
+  client: Client,
+  p: Record<string, unknown>,
+): Promise<unknown> {
+  const { wire, tasks, questions, clients } = parts;
+  const state: CallState = { settled: false, abandoned: false };
+  const callId = typeof p.callId === "number" ? p.callId : undefined;
+  if (callId !== undefined) {
+    if (!calls.has(client)) calls.set(client, new Map());
+    calls.get(client)!.set(callId, state);
+  }
   questions.caller = client;
   // Progress of the call (and of its task, where the token lasts) goes to the command that made it, and once
   // there is a task onto its handle (the command may have left: --detach, Ctrl-C), so a later watch shows it.
@@ -40,13 +62,23 @@ async function callTool(parts: BrokerParts, client: Client, p: Record<string, un
     if (taskId !== undefined) tasks.progressed(taskId, progress);
   };
   const options = { ...(p.options as CallOptions), onProgress };
-  const call = wire.callTool(String(p.name), (p.args ?? {}) as Record<string, unknown>, options);
+  const args = (p.args ?? {}) as Record<string, unknown>;
+  const call = wire.callTool(String(p.name), args, options);
   questions.calls.add(call);
   try {
-    const outcome = await call;
+    const outcome = await call.finally(() => {
+      // From here the reply goes to the command (abandonCall says so): decided in the same turn as it is sent.
+      state.settled = true;
+      if (callId !== undefined) calls.get(client)?.delete(callId);
+    });
     if (outcome.kind === "task") {
       taskId = outcome.snapshot.taskId;
       questions.madeTask(call, outcome.snapshot.taskId, client);
+      const gone = !clients.has(client);
+      if (gone) questions.owners.delete(taskId);
+      // Saved before it is remembered: the outcome the broker records then has its handle.
+      if (gone || state.abandoned)
+        await tasks.saveAbandoned(p.owner as CallOptions["owner"], String(p.name), args, outcome.snapshot);
       tasks.remember(outcome.snapshot);
     }
     return outcome;
@@ -55,8 +87,20 @@ async function callTool(parts: BrokerParts, client: Client, p: Record<string, un
   }
 }
 
+/**
+ * A command stops waiting for its call (Ctrl-C, --timeout, past the wait for the reply): taken over when the reply
+ * is still to come (the broker saves the task it makes), else not (the reply is on its way to the command).
+ */
+function abandonCall(calls: Calls, client: Client, p: Record<string, unknown>): { taken: boolean } {
+  const state = calls.get(client)?.get(Number(p.callId));
+  if (!state || state.settled) return { taken: false };
+  state.abandoned = true;
+  return { taken: true };
+}
+
 function requestHandlers(parts: BrokerParts): Record<string, Handler> {
   const { wire, tasks, questions, clients, meta, clock } = parts;
+  const calls: Calls = new WeakMap();
   return {
     hello: async () => ({
       generation: wire.generation,
@@ -71,7 +115,8 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     listTools: async () => wire.listTools(),
     schemaProblem: async (_client, p) =>
       (await schemaProblem(p.schema as Record<string, unknown>, p.value, String(p.what))) ?? null,
-    callTool: (client, p) => callTool(parts, client, p),
+    callTool: (client, p) => callTool(parts, calls, client, p),
+    abandonCall: async (client, p) => abandonCall(calls, client, p),
     getTask: async (_client, p) => {
       const snapshot = questions.heldFor(await wire.getTask(String(p.taskId)));
       tasks.remember(snapshot);

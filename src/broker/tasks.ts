@@ -4,7 +4,7 @@
 // task's ttl and MAX_BROKER_FOLLOW_MS) or an outcome is still to be written.
 import type { Context } from "../context.js";
 import { TaskNotFoundError } from "../errors.js";
-import type { ServerDescriptor } from "../protocol/server.js";
+import { sameServer, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type Progress, type Snapshot, type Wire } from "../protocol/wire.js";
 import { pollInterval } from "../protocol/checks.js";
 import { TrackedTask } from "../tasks/tracker.js";
@@ -90,6 +90,26 @@ export class HeldTasks {
     this.seen(snapshot);
     this.handed.set(snapshot.taskId, snapshot);
     if (!isTerminal(snapshot.status)) void this.follow(snapshot.taskId);
+  }
+
+  /**
+   * Saves the handle of a new task whose command is gone, or abandoned the call, before its reply came: nobody else
+   * will, and the broker has all a handle needs (the server as the command named it, the tool, the arguments, the
+   * reply), so the outcome it records later lands on it. Only for this broker's server; never throws (an id saved
+   * already, a store that fails: there is nothing more to do here).
+   */
+  async saveAbandoned(
+    owner: { name: string; descriptor: ServerDescriptor } | undefined,
+    tool: string,
+    args: Record<string, unknown>,
+    snapshot: Snapshot,
+  ): Promise<void> {
+    if (!owner || !sameServer(owner.descriptor, this.descriptor)) return;
+    try {
+      await this.ctx.tracker.start(owner, this.wire, tool, args, snapshot);
+    } catch {
+      /* not saved: as before, the task is followed and its outcome has no handle to go to */
+    }
   }
 
   /** A change of a task: seen, and sent to the commands watching it. */

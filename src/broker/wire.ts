@@ -34,6 +34,8 @@ export class BrokerWire implements Wire {
   canListTasks!: boolean;
   handsQuestionsOnce?: boolean;
   hearsElicitationComplete?: boolean;
+  /** A call this command abandons is heard out by the broker, which saves its task (see callTool). */
+  readonly keepsAbandonedCalls = true;
   onUncertainDelivery?: (delivery: UncertainDelivery) => void;
   onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
   onElicitationComplete?: (elicitationId: string) => void;
@@ -169,15 +171,24 @@ export class BrokerWire implements Wire {
     return new ServerExitedError(`${message}: its server exited`);
   }
 
-  /** One request to the broker. */
-  call(method: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * One request to the broker. `abandon`, where given, decides what an abort does instead of rejecting at once: it
+   * is handed the request's id, and stops waiting (calls `stop`) when it sees fit (see callTool).
+   */
+  call(
+    method: string,
+    params: Record<string, unknown> = {},
+    signal?: AbortSignal,
+    abandon?: (id: number, stop: () => void) => void,
+  ): Promise<unknown> {
     if (this.socket.destroyed) return Promise.reject(this.goneError("the server's broker is gone"));
     const id = this.next++;
     return new Promise((resolve, reject) => {
       // Stop waiting here; the broker finishes the request on its side.
-      const onAbort = () => {
+      const stop = () => {
         if (this.pending.delete(id)) reject(signal!.reason);
       };
+      const onAbort = () => (abandon ? abandon(id, stop) : stop());
       // The listener goes with the request: a watch's signal sees thousands of reads.
       const done = () => signal?.removeEventListener("abort", onAbort);
       this.pending.set(id, {
@@ -185,7 +196,7 @@ export class BrokerWire implements Wire {
         reject: (error) => (done(), reject(error)),
       });
       signal?.addEventListener("abort", onAbort, { once: true });
-      send(this.socket, { id, method, params });
+      send(this.socket, { id, method, params: abandon ? { ...params, callId: id } : params });
     });
   }
 
@@ -195,9 +206,21 @@ export class BrokerWire implements Wire {
   async listTools(): Promise<ToolInfo[]> {
     return (await this.call("listTools")) as ToolInfo[];
   }
+  /**
+   * A tools/call made by the broker. Abandoned (the signal aborted) before its reply, the broker is told first: if
+   * it takes the call over (its reply is still to come), the broker saves the task the reply creates, under
+   * `options.owner`, and this command stops waiting; if the reply was on its way already, it is waited for here
+   * (the command saves the task itself). A broker that cannot be told (an older one): this command stops waiting,
+   * and the broker saves the task all the same once this command has left.
+   */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     const progressId = options.onProgress ? this.next : undefined;
     if (progressId !== undefined) this.progress.set(progressId, options.onProgress!);
+    const abandon = (callId: number, stop: () => void) =>
+      void this.call("abandonCall", { callId }).then(
+        (answer) => (answer as { taken?: unknown } | null)?.taken !== false && stop(),
+        () => stop(),
+      );
     return (await this.call(
       "callTool",
       {
@@ -205,8 +228,10 @@ export class BrokerWire implements Wire {
         args,
         options: { task: options.task, ttlMs: options.ttlMs },
         ...(progressId !== undefined && { progressId }),
+        ...(options.owner && { owner: options.owner }),
       },
       options.signal,
+      abandon,
     )) as CallOutcome;
   }
   async schemaProblem(schema: Record<string, unknown>, value: unknown, what: string): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import type { LogLevel, LogMessage } from "./logging.js";
 import type { TraceEvent } from "./trace.js";
+import type { ServerDescriptor } from "./server.js";
 // The generation-neutral face of a connected MCP server. Everything above src/protocol sees only this;
 // the two adapters (v1.ts for 2025-11-25 core tasks, v2.ts for the 2026-07-28 tasks extension) implement it.
 
@@ -92,6 +93,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Progress the server reports (`notifications/progress`), for the call and, where the token lasts, its task. */
   onProgress?: (progress: Progress) => void;
+  /**
+   * The server as the task's handle names it (its name as given, and its descriptor). A broker that makes the call
+   * saves the task's handle under it when the command that asked is gone (or abandoned the call) before the reply
+   * came: see Wire.keepsAbandonedCalls.
+   */
+  owner?: { name: string; descriptor: ServerDescriptor };
 }
 
 /** A `notifications/progress`: how far, out of how much where the server knows, and what it is doing. */
@@ -185,6 +192,11 @@ export interface Wire {
    * question nobody answers now must be held by a process that stays connected (the broker), or it is lost.
    */
   readonly handsQuestionsOnce?: boolean;
+  /**
+   * True when a call abandoned before its reply (its signal aborted) is still heard out by a process that stays (a
+   * broker): a task the reply creates gets its handle saved there (under CallOptions.owner), and its outcome later.
+   */
+  readonly keepsAbandonedCalls?: boolean;
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
   /**

@@ -63,8 +63,9 @@ export class Recorder {
   private async write(snapshot: Snapshot, attempt: number): Promise<void> {
     const tracked = this.find(snapshot.taskId);
     if (!tracked) {
-      // A new task's handle is saved by the command once the broker has answered it: look again shortly. A task
-      // nobody saved (after as many tries) has nothing to write to.
+      // A new task's handle is saved by the command once the broker has answered it (by the broker first, where the
+      // command had left: broker/requests.ts): look again shortly. A task nobody saved (after as many tries) has
+      // nothing to write to.
       if (isTerminal(snapshot.status) && attempt < HANDLE_RETRIES) {
         await this.clock.sleep(HANDLE_RETRY_MS);
         return this.write(snapshot, attempt + 1);

@@ -4,6 +4,7 @@ import type { Clock } from "../model.js";
 import { InterruptedError, ServerError, ServerExitedError, StillRunningError, TerminatedError } from "../errors.js";
 import { formatDuration } from "../duration.js";
 import { shellWord } from "../sanitize.js";
+import { CREATE_REPLY_WAIT_MS } from "../limits.js";
 
 /** Stop signals for a waiting command: Ctrl-C (exit 130) and --timeout (exit 7), both leaving the task running. */
 export function waitSignal(
@@ -32,6 +33,56 @@ export function waitSignal(
       ctx.interrupt.removeEventListener("abort", onInterrupt);
     },
   };
+}
+
+/**
+ * The signal a call that may become a task is sent with. Stopping the wait (Ctrl-C, SIGTERM, --timeout) while the
+ * tools/call is unanswered does not abort it at once: the server may be creating the task, and abandoning the
+ * request then would leave a task nobody can find (no id, no handle). A task's create reply is meant to come at
+ * once, so it is waited for CREATE_REPLY_WAIT_MS more (within SIGTERM_EXIT_MS), and the task saved when it comes; a
+ * second Ctrl-C exits at once (src/process-context.ts). Past that bound the call is abandoned: through a broker, the
+ * broker saves the task when the reply comes (src/broker/requests.ts); directly, it is lost, and the error says so
+ * (unansweredCall).
+ */
+export function replyWait(
+  ctx: { clock: Clock },
+  wait: AbortSignal,
+  note: (text: string) => void,
+): { signal: AbortSignal; dispose: () => void } {
+  const stop = new AbortController();
+  const timer = new AbortController();
+  const onStop = () => {
+    const waiting = formatDuration(CREATE_REPLY_WAIT_MS);
+    note(`waiting up to ${waiting} for the server's reply, to save its task (Ctrl-C again: stop now)`);
+    void ctx.clock.sleep(CREATE_REPLY_WAIT_MS, timer.signal).then(() => {
+      if (!timer.signal.aborted) stop.abort(wait.reason);
+    });
+  };
+  if (wait.aborted) onStop();
+  else wait.addEventListener("abort", onStop, { once: true });
+  return {
+    signal: stop.signal,
+    dispose: () => {
+      timer.abort();
+      wait.removeEventListener("abort", onStop);
+    },
+  };
+}
+
+/**
+ * The error of a call stopped (`reason`: the wait's) whose reply did not come within CREATE_REPLY_WAIT_MS. `kept`: the
+ * call was made by a broker, which saves the task if the server answers with one (then `list` shows it); otherwise
+ * no process is left to hear the reply, and no hint could lead to the task.
+ */
+export function unansweredCall(reason: unknown, kept: boolean): unknown {
+  if (!(reason instanceof InterruptedError || reason instanceof StillRunningError)) return reason;
+  const unanswered = `${reason.message}; the server had not answered the call ${formatDuration(CREATE_REPLY_WAIT_MS)} later`;
+  const message = kept
+    ? `${unanswered}: its broker saves the task if the server answers with one`
+    : `${unanswered}: it may have started the task, which cannot be found again`;
+  const hint = kept ? "find it once the server answers with: mcp-task list" : undefined;
+  if (reason instanceof StillRunningError) return new StillRunningError(message, hint);
+  return reason instanceof TerminatedError ? new TerminatedError(message, hint) : new InterruptedError(message, hint);
 }
 
 /** Stopping to wait never stops the task: say how to pick it up again. */

@@ -6,7 +6,8 @@
 //   node sdk-v1-server.js --port 0           over Streamable HTTP (stateful sessions); prints `listening <url>`
 //   --exit-after-work                        the process exits as soon as a `work` task has ended
 //
-// Tools (all task-required); `work {ms, fail}` asks nothing and completes (or fails) after ms; the others each ask
+// Tools (all task-required); `work {ms, fail}` asks nothing and completes (or fails) after ms; `slow-create
+// {delayMs, ms}` likewise, but only creates its task delayMs after the call came (its reply is late); the others each ask
 // one question, a form of {name: string, count: integer >= 1}:
 //   - confirm {item}: asks with the related-task metadata (the SDK queues it for tasks/result, status input_required)
 //   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
@@ -124,6 +125,31 @@ function makeServer(): McpServer {
             .catch(() => {})
             // --exit-after-work: the process ends as its task does (a server run for one job).
             .then(() => EXIT_AFTER_WORK && process.exit(0));
+        }, ms);
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "slow-create",
+    {
+      description:
+        "waits delayMs before it creates its task (a server waiting on its database), which completes after ms",
+      inputSchema: { delayMs: z.number().int().min(0).default(2000), ms: z.number().int().min(0).default(500) },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ delayMs, ms }, extra) {
+        // The tools/call reply (the task) comes delayMs late: a client may stop waiting before it.
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        setTimeout(() => {
+          const result = {
+            content: [{ type: "text" as const, text: `created after ${delayMs} ms, done after ${ms} ms` }],
+          };
+          void taskStore.storeTaskResult(task.taskId, "completed", result).catch(() => {});
         }, ms);
         return { task };
       },

@@ -12,7 +12,7 @@ import { saveMoves } from "../../tasks/handle-events.js";
 import type { TrackedTask } from "../../tasks/tracker.js";
 import { checkedTool } from "../../tasks/tool-check.js";
 import { noAnswers, withdrawnNote } from "../../tasks/input.js";
-import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
+import { replyWait, unansweredCall, waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
 import { resolveServer } from "../resolve-server.js";
 import { inputProvider, presentation, readAnswers, servesSampling, showLogs, type Answers } from "../presentation.js";
@@ -110,8 +110,9 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const key = descriptorKey(server.descriptor);
   const settings = await ctx.loadSettings();
   const known = settings.taskSupport(key)?.[options.tool];
+  const mayBeTask = options.task !== "never" && known !== "forbidden";
   const wire = await ctx.connect(server.descriptor, server.name, {
-    outlive: options.task !== "never" && known !== "forbidden",
+    outlive: mayBeTask,
     sampling: servesSampling(ctx, answers),
   });
   const wait = waitSignal(ctx, options.timeoutMs);
@@ -119,20 +120,30 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   let tracked: TrackedTask | undefined;
   const { printer, provider, close } = await shownFor(options, answers, ctx);
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
+  let reply: ReturnType<typeof replyWait> | undefined;
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
     const engine = new TaskEngine(wire, ctx.clock, provider);
     await checkedTool(engine, server, options.tool, args, (support) => settings.saveTaskSupport(key, support));
-    const started = await engine.call(options.tool, args, {
-      task: options.task,
-      ttlMs: options.ttlMs,
-      signal: wait.signal,
-      // Shown as it comes, and kept on the handle once there is one (a later watch shows the last).
-      onProgress: (progress) => {
-        if (!options.detach) printer.progress(taskId, progress, new Date(ctx.clock.now()));
-        tracked?.progressed(progress);
-      },
-    });
+    if (wait.signal.aborted) throw wait.signal.reason; // stopped before the call: nothing was started
+    // Stopped while the call is out, a call that may become a task waits a little for its reply, so that the task is
+    // saved, not lost (see replyWait).
+    reply = mayBeTask ? replyWait(ctx, wait.signal, (text) => printer.note(text)) : undefined;
+    const started = await engine
+      .call(options.tool, args, {
+        task: options.task,
+        ttlMs: options.ttlMs,
+        signal: reply?.signal ?? wait.signal,
+        // Shown as it comes, and kept on the handle once there is one (a later watch shows the last).
+        onProgress: (progress) => {
+          if (!options.detach) printer.progress(taskId, progress, new Date(ctx.clock.now()));
+          tracked?.progressed(progress);
+        },
+        // A broker making the call saves the task under this name if this command is gone before the reply.
+        owner: { name: server.name, descriptor: server.descriptor },
+      })
+      .finally(() => reply?.dispose());
+    // A plain result that came while the reply was waited for is the call's end: shown, as it would be anyway.
     if (started.kind === "result") {
       printer.result(started.outcome);
       return exitCodeOf(started.outcome);
@@ -155,6 +166,8 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       ttlMs: first.ttlMs,
       pollIntervalMs: first.pollIntervalMs,
     });
+    // Stopped while the reply was waited for: the task is saved now, and the error's hint resumes it.
+    if (wait.signal.aborted) throw wait.signal.reason;
     if (options.detach) {
       if (!options.json) ctx.io.stdout.write(`${sanitizeLine(taskId)}\n`); // as shown everywhere; `watch` finds it by this too
       return 0;
@@ -167,8 +180,12 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     });
     return exitCodeOf(outcome!);
   } catch (error) {
+    // Stopped, and no reply within the wait for it: what became of the call depends on who still hears it.
+    if (taskId === null && reply?.signal.aborted && error === reply.signal.reason)
+      throw unansweredCall(error, wire.keepsAbandonedCalls === true);
     throw withResumeHint(error, taskId);
   } finally {
+    reply?.dispose();
     close();
     wait.dispose();
     await wire.close();
