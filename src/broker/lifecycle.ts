@@ -1,5 +1,5 @@
-// A broker's life once it listens: it leaves after its grace once no command is attached, no task runs, no command's
-// request is in hand and every outcome is written (or at once when its socket is removed, or on an interrupt), and
+// A broker's life once it listens: it leaves after its grace once no command is attached, no task runs, no call of a
+// command's is without its reply and every outcome is written (or at once when its socket is removed, or on an interrupt), and
 // when its server dies (after saying so on the handles of the tasks that server was running). Leaving removes its
 // socket and records and stops its server for sure.
 import { existsSync, rmSync } from "node:fs";
@@ -21,6 +21,8 @@ export interface Running {
   stop: AbortController;
   /** The commands' requests being handled (requests.ts). */
   answering: Set<Promise<void>>;
+  /** The commands' tools/call requests still without their reply (a command may have left them to the broker). */
+  calling: ReadonlySet<unknown>;
 }
 
 /** How long a broker whose server died waits for the requests that death failed to be answered. */
@@ -91,15 +93,16 @@ export class Lifecycle {
 
   /** Leaves once idle for `graceMs`, when its socket is removed, or on an interrupt. */
   leaveWhenIdle(graceMs: number): void {
-    const { clients, tasks, stop, answering } = this.running;
+    const { clients, tasks, stop, calling } = this.running;
     void (async () => {
       while (!stop.signal.aborted) {
         await this.ctx.clock.sleep(Math.min(1000, graceMs), stop.signal);
         // Its socket or its home removed (the store deleted, a test's home cleaned up): nobody can reach it any more.
         if (!existsSync(this.paths.socket)) await this.shutdown(0);
-        // A request still in hand keeps it too: a call whose command left may yet create a task, which the broker
-        // saves and follows (requests.ts).
-        const idle = clients.size === 0 && tasks.live() === 0 && answering.size === 0;
+        // A call still without its reply keeps it too: one whose command left may yet create a task, which the
+        // broker saves and follows (requests.ts). Only calls: another request a command left (a V1 tasks/result,
+        // which waits for the task's end) must not hold a broker past its tasks' ttl.
+        const idle = clients.size === 0 && tasks.live() === 0 && calling.size === 0;
         if (idle && this.ctx.clock.now() - tasks.idleSince >= graceMs) await this.shutdown(0);
       }
     })();

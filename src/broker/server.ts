@@ -121,7 +121,16 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   const shutdown = () => void lifecycle.shutdown(0);
   const answering = new Set<Promise<void>>();
   const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown, answering });
-  const lifecycle = new Lifecycle(ctx, paths, key, { server, wire, meta, clients, tasks, stop, answering });
+  const lifecycle = new Lifecycle(ctx, paths, key, {
+    server,
+    wire,
+    meta,
+    clients,
+    tasks,
+    stop,
+    answering,
+    calling: questions.calls,
+  });
   lifecycle.leaveWithServer();
 
   rmSync(paths.socket, { force: true });
