@@ -196,6 +196,10 @@ export const MAX_PROGRESS_MESSAGE = 500;
 /** The shortest wait before reconnecting an SSE stream, whatever `retry:` the server sends (`retry: 0` was a
  *  reconnect storm). */
 export const SSE_MIN_RETRY_MS = 1000;
+/** How many of this client's answers to a server's own requests (pings...) are POSTed at once over HTTP. */
+export const ANSWER_POSTS_AT_ONCE = 4;
+/** How many wait their turn: past that, an answer is not sent (src/protocol/http.ts, oneAnswerAtATime). */
+export const MAX_QUEUED_ANSWERS = 1000;
 /** SSE reconnections a minute without an event in between, past which a stream is not reconnected (a request
  *  waiting on it fails): with the floor above, a storm costs a handful of requests, not a core. */
 export const SSE_MAX_RECONNECTS = 5;

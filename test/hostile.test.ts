@@ -191,6 +191,24 @@ describe("hostile servers", { timeout: 150_000 }, () => {
       });
     });
 
+    it(`ping-flood (${generation}): 20,000 pings on a call's stream are answered a few at a time, never all at once: the call ends promptly, in bounded CPU and memory`, async () => {
+      await withHttp(
+        "ping-flood",
+        generation,
+        async ({ url }) => {
+          const run = await runMeasured(["call", "flooded", "--no-task", "-s", url], { home: tempHome() });
+          expect(run.code, run.stderr).toBe(0);
+          expect(run.stdout).toContain("after 20000 pings");
+          // Before: 20,000 POSTs at once, 27 s of CPU and 1 GB, and a listener warning per POST.
+          expect(run.cpu).toBeLessThan(10);
+          expect(run.rssKb).toBeLessThan(600 * 1024);
+          expect(run.stderr).not.toMatch(/MaxListeners/);
+        },
+        "--count",
+        "20000",
+      );
+    });
+
     it(`broken-schema (${generation}): an inputSchema that cannot be compiled is the server's fault (exit 4), not the arguments' (exit 2)`, async () => {
       await withHttp("broken-schema", generation, async ({ url }) => {
         const home = tempHome();

@@ -1,7 +1,7 @@
 // Streamable HTTP connections: the transport over the guard's fetch (sizes, redirects), under which go the sign-in's
 // token (src/auth/fetch.ts), the wire trace and the environment's proxy; and the session's standalone GET stream.
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { GET_STREAM_RETRY_MS, GET_STREAM_TRIES } from "../limits.js";
+import { ANSWER_POSTS_AT_ONCE, GET_STREAM_RETRY_MS, GET_STREAM_TRIES, MAX_QUEUED_ANSWERS } from "../limits.js";
 import type { SizeGuard } from "./limits.js";
 import { PROBE_NAME_HEADER } from "./probes.js";
 import { proxiedFetch } from "./proxy.js";
@@ -35,12 +35,39 @@ export function httpTransport(
   for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
   return new StreamableHTTPClientTransport(new URL(descriptor.url), {
     requestInit: { headers },
-    fetch: guard.fetch(withProbeHeaders(authorize ? authorize(inner ?? fetch) : (inner ?? fetch))),
+    fetch: oneAnswerAtATime(guard.fetch(withProbeHeaders(authorize ? authorize(inner ?? fetch) : (inner ?? fetch)))),
     // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
     redirectPolicy: "follow",
     reconnectionScheduler: guard.reconnectionScheduler(),
     ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
   });
+}
+
+/**
+ * The POSTs that carry this client's answers to the server's own requests (a ping, a roots/list: JSON-RPC
+ * responses, which name no method) go out ANSWER_POSTS_AT_ONCE at a time, the rest in turn. The SDK answers each
+ * request as it comes: a server that sent 50,000 pings on a call's stream got 50,000 POSTs at once (each with a
+ * listener on the transport's signal): 1 GB and a CPU-minute, and the call's own reply read too late. Past
+ * MAX_QUEUED_ANSWERS waiting, an answer is not sent at all (a 202 of our own): a server that asks faster than it is
+ * answered gets no more answers, and costs no more memory. Not p-limit: a few lines here, against a dependency in the
+ * bundle every command loads, and it has no bound on what waits.
+ */
+function oneAnswerAtATime(next: typeof fetch): typeof fetch {
+  let sending = 0;
+  const queue: Array<() => void> = [];
+  return async (input, init) => {
+    const body = init?.body;
+    if (init?.method !== "POST" || typeof body !== "string" || body.includes('"method"')) return next(input, init);
+    if (queue.length >= MAX_QUEUED_ANSWERS) return new Response(null, { status: 202 });
+    if (sending >= ANSWER_POSTS_AT_ONCE) await new Promise<void>((resolve) => queue.push(resolve));
+    sending++;
+    try {
+      return await next(input, init);
+    } finally {
+      sending--;
+      queue.shift()?.();
+    }
+  };
 }
 
 /**
