@@ -351,4 +351,12 @@ describe("what a server lists", { timeout: 120_000 }, () => {
       await server.stop();
     }
   });
+
+  it("array-result: a reply whose result is not an object ends its call at once (exit 4), not at the request timeout", async () => {
+    const run = await measured(["call", "go", "--no-task", "--stdio", hostileStdio("array-result", "v2")], tempHome(), {
+      env: { MCP_TASK_REQUEST_TIMEOUT: "60s" },
+    });
+    expectError(run, 4, /the server's reply is not a JSON-RPC response/);
+    expect(run.ms).toBeLessThan(15_000);
+  });
 });

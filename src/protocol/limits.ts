@@ -276,6 +276,15 @@ class LineBuffer {
         return parseJSONRPCMessage(value);
       } catch {
         this.skipped++;
+        // A reply to a request of ours that is no JSON-RPC response (`"result": []`): skipped, the request would wait
+        // for its timeout; it ends now, with an error of its own.
+        const { id } = value as { id?: unknown };
+        if ((typeof id === "string" || typeof id === "number") && ("result" in value || "error" in value))
+          return {
+            jsonrpc: "2.0",
+            id,
+            error: { code: -32603, message: "the server's reply is not a JSON-RPC response" },
+          };
       }
     }
     return null;

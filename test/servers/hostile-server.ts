@@ -36,6 +36,7 @@
 //   completed-no-result       no_result: completed without a result (V2: no `result`; V1: tasks/result answers {})
 //   born-ended                born: the call's reply says completed (without a result), every read says working
 //   ping-flood                flooded: --count (default 100,000) ping requests on the call's stream, then its result
+//   array-result              go: the call is answered with "result": [] (no JSON-RPC response: not an object)
 //   broken-schema             go: an inputSchema AJV cannot compile (a property named by a lone surrogate)
 //   reused-id                 slow {n}: every task gets the id "reused-task-id" (a new call replaces the old task); 2 s
 //   huge-id                   huge_id {kb}: a task whose id is `kb` KiB (default 200); completes after 1 s
@@ -139,6 +140,7 @@ const CASES = [
   "completed-no-result",
   "born-ended",
   "ping-flood",
+  "array-result",
   "broken-schema",
   "reused-id",
   "huge-id",
@@ -532,6 +534,8 @@ function toolList(): Msg[] {
       return [tool("born", "required")];
     case "ping-flood":
       return [tool("flooded", "optional")];
+    case "array-result":
+      return [tool("go", "optional")];
     case "broken-schema":
       return [
         tool("go", "optional", { inputSchema: { type: "object", properties: { "a\ud800": { type: "string" } } } }),
@@ -908,6 +912,8 @@ async function toolsCall(id: unknown, params: Msg, out: Out): Promise<void> {
     case "cancel-ended":
     case "list-missing":
       return reply(out, id, createReply(timedTask(name, argsIn)));
+    case "array-result":
+      return reply(out, id, []);
     case "ping-flood": {
       for (let i = 0; i < COUNT && !out.closed(); i++) out.send({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" });
       return reply(out, id, { content: [{ type: "text", text: `after ${COUNT} pings` }] });
