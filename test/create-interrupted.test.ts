@@ -6,27 +6,15 @@
 // the session's keeper).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { events, runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
-import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { sdkV1Transports } from "./helpers/servers.js";
 
-const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The call's tools/call went out (the trace file has it). */
 const sent = (trace: string) => existsSync(trace) && readFileSync(trace, "utf8").includes('"tools/call"');
 
-let http: RunningServer;
-beforeAll(async () => {
-  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
-});
-afterAll(async () => {
-  await http?.stop();
-});
-
-const transports = [
-  { name: "stdio", server: () => ["--stdio", `node ${SDK_V1_SERVER} --stdio`] },
-  { name: "http", server: () => ["-s", http.url] },
-];
+const { http, transports } = sdkV1Transports();
 
 /** The task id the error line names, with the hint that resumes it. */
 function resumedId(run: { code: number | null; stderr: string }): string {

@@ -6,7 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectBroker } from "../src/broker/client.js";
 import { systemClock } from "../src/context.js";
 import type { Snapshot } from "../src/protocol/wire.js";
@@ -15,11 +15,10 @@ import { Tracker } from "../src/tasks/tracker.js";
 import { HandleStore } from "../src/store/handles.js";
 import type { InputProvider } from "../src/tasks/input.js";
 import { events, runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
-import { freePort, ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { freePort, ROOT, SDK_V1_SERVER, sdkV1Transports, type RunningServer } from "./helpers/servers.js";
 
 // The package's export map sends `…/package.json` to its dist/cjs copy: the examples are found from the root.
 const SDK_EXAMPLES = join(ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server");
-const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 const FITS = JSON.stringify({ name: "Ada", count: 2 });
 const UNFIT = JSON.stringify({ name: "Ada", count: "two" });
 
@@ -79,18 +78,7 @@ async function startExample(file: string, portVariable: string): Promise<Running
   return { url: `http://127.0.0.1:${port}/mcp`, process: child, stop, port };
 }
 
-let http: RunningServer;
-beforeAll(async () => {
-  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
-});
-afterAll(async () => {
-  await http?.stop();
-});
-
-const transports = [
-  { name: "stdio", server: () => ["--stdio", `node ${SDK_V1_SERVER} --stdio`] },
-  { name: "Streamable HTTP", server: () => ["-s", http.url] },
-];
+const { http, transports } = sdkV1Transports();
 
 describe.each(transports)("SDK v1 server over $name", ({ server }) => {
   it("an --input that does not fit exits 6 with the question kept; a later respond answers it", async () => {
@@ -418,7 +406,7 @@ it("Esc in the live form (a real terminal, tmux): exit 130 with the question kep
     }
   };
   try {
-    const call = open(`${bin} call confirm item=esc -s ${http.url}`);
+    const call = open(`${bin} call confirm item=esc -s ${http().url}`);
     await waitFor(call, /Confirm esc/);
     tmux("send-keys", "-t", call, "Escape");
     const done = await waitFor(call, /EXIT=\d+/);

@@ -22,6 +22,17 @@ import { startV2Http } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
+/** Runs the binary in `home` with `env`, keeping every run's output (to check what none of them wrote). */
+function recording(home: string, env: Record<string, string>) {
+  const outputs: CliResult[] = [];
+  const cli = async (args: string[]) => {
+    const run = await runCli(args, { home, env });
+    outputs.push(run);
+    return run;
+  };
+  return { outputs, cli };
+}
+
 it("the store is checked at start: opened to others it is made private again, and said so; another user's is refused", async () => {
   const home = tempHome();
   expect((await runInProcess(["list"], { home })).code).toBe(0);
@@ -68,12 +79,7 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
   const env = { MY_TOKEN: SECRET };
   const home = tempHome();
   const server = await startV2Http();
-  const outputs: CliResult[] = [];
-  const cli = async (args: string[]) => {
-    const run = await runCli(args, { home, env });
-    outputs.push(run);
-    return run;
-  };
+  const { outputs, cli } = recording(home, env);
   try {
     expect(
       (await cli(["server", "add", "api", "--url", server.url, "--header", "Authorization: Bearer ${env:MY_TOKEN}"]))
@@ -318,12 +324,7 @@ it("a secret with a quote, a backslash or a newline is redacted as it is written
   const env = { QUOTED: 'pa"ss-SECRET-1', SLASHED: "pa\\ss-SECRET-2", SPLIT: "SECRETPART1\nSECRETPART2" };
   const home = tempHome();
   const server = await startV2Http();
-  const outputs: CliResult[] = [];
-  const cli = async (args: string[]) => {
-    const run = await runCli(args, { home, env });
-    outputs.push(run);
-    return run;
-  };
+  const { outputs, cli } = recording(home, env);
   try {
     for (const name of ["QUOTED", "SLASHED", "SPLIT"])
       expect(

@@ -5,29 +5,17 @@
 // stdio and Streamable HTTP; each later step is a new process.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
-import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { sdkV1Transports } from "./helpers/servers.js";
 
-const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 const FORM = {
   type: "object",
   properties: { name: { type: "string", title: "Name" }, count: { type: "integer", title: "Count", minimum: 1 } },
   required: ["name", "count"],
 };
 
-let http: RunningServer;
-beforeAll(async () => {
-  http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
-});
-afterAll(async () => {
-  await http?.stop();
-});
-
-const transports = [
-  { name: "stdio", server: () => ["--stdio", `node ${SDK_V1_SERVER} --stdio`] },
-  { name: "Streamable HTTP", server: () => ["-s", http.url] },
-];
+const { http, transports } = sdkV1Transports();
 
 type Event = Record<string, unknown> & { type: string };
 

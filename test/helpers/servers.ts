@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { afterAll, beforeAll } from "vitest";
 
 const require = createRequire(import.meta.url);
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -119,4 +120,31 @@ export async function startHostileHttp(
     [HOSTILE_SERVER, "--case", hostileCase, "--generation", generation, "--port", "0", ...flags],
     "hostile server",
   );
+}
+
+/** The project's server on the official SDK's v1 line (test/servers/sdk-v1-server.ts), built. */
+export const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
+
+/**
+ * The SDK v1 test server over stdio and over Streamable HTTP, for a file whose tests run on both: the HTTP server
+ * is started before the file's tests and stopped after them (`http()` is it, once started).
+ */
+export function sdkV1Transports(): {
+  http: () => RunningServer;
+  transports: Array<{ name: string; server: () => string[] }>;
+} {
+  let http: RunningServer | undefined;
+  beforeAll(async () => {
+    http = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
+  });
+  afterAll(async () => {
+    await http?.stop();
+  });
+  return {
+    http: () => http!,
+    transports: [
+      { name: "stdio", server: () => ["--stdio", `node ${SDK_V1_SERVER} --stdio`] },
+      { name: "Streamable HTTP", server: () => ["-s", http!.url] },
+    ],
+  };
 }
