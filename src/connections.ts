@@ -86,18 +86,10 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
         env,
       );
     }
-    if (given.transport === "stdio" && how.resume) {
-      // A stdio server dies with the process that started it: a saved task is reached through the broker that
-      // runs it, found by the server's configuration (an address here: nothing is started, nothing resolved).
-      return (await broker()).connectBroker({
-        ...reach(),
-        descriptor: given,
-        name: name ?? given.command,
-        start: false,
-      });
-    }
-    if (given.transport === "stdio" && how.held) {
-      // The server that holds a stdio server's tasks is the one its broker runs: a fresh one would know none.
+    if (given.transport === "stdio" && (how.resume || how.held)) {
+      // A stdio server dies with the process that started it: a saved task (and what holds a server's tasks) is
+      // reached through the broker that runs it, found by the server's configuration (an address here: nothing is
+      // started, nothing resolved; a fresh server would know none of its tasks).
       return (await broker()).connectBroker({
         ...reach(),
         descriptor: given,
