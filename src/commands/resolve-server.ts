@@ -15,15 +15,23 @@ export interface ResolvedServer {
   option: string;
 }
 
+/**
+ * A stdio command line typed here: it runs in the folder it was typed in (the same relative line in another folder
+ * is another server: another broker, another verdict).
+ */
+export function typedStdio(line: string, ctx: Pick<Context, "cwd">): Extract<ServerDescriptor, { transport: "stdio" }> {
+  const { command, args } = parseCommandLine(line);
+  return { transport: "stdio", command, args, ...(ctx.cwd !== undefined ? { cwd: ctx.cwd } : {}) };
+}
+
 /** `--stdio`, `-s <name|url>`, else the default server, else MCP_TASK_SERVER. */
 export async function resolveServer(options: ServerFlags, ctx: Context): Promise<ResolvedServer> {
   if (options.stdio !== undefined) {
     if (options.server !== undefined) throw new UsageError("give either --server or --stdio, not both");
-    const { command, args } = parseCommandLine(options.stdio);
+    const descriptor = typedStdio(options.stdio, ctx);
     return {
-      name: [command, ...args].join(" "),
-      // Run where it was typed: the same line in another folder is another server (another broker, another verdict).
-      descriptor: { transport: "stdio", command, args, ...(ctx.cwd !== undefined ? { cwd: ctx.cwd } : {}) },
+      name: [descriptor.command, ...descriptor.args].join(" "),
+      descriptor,
       option: `--stdio ${shellValue(options.stdio)}`,
     };
   }

@@ -11,6 +11,7 @@ import { UsageError } from "../../errors.js";
 import { MAX_BROKER_LOG_BYTES, MAX_BROKER_TRACE_BYTES } from "../../limits.js";
 import { createPrinter } from "../../output/printer.js";
 import { parseCommandLine, type ServerDescriptor } from "../../protocol/server.js";
+import { typedStdio } from "../resolve-server.js";
 import { readable, type TraceEvent } from "../../protocol/trace.js";
 import { safeJson, sanitize, sanitizeLine } from "../../sanitize.js";
 import { readOwnTail } from "../../store/safe-fs.js";
@@ -40,16 +41,19 @@ export const serverLogs: Leaf<LogsOptions, [string]> = {
 /** The files of a server's brokers ending in `suffix`: its broker (stdio) and its sessions' keepers (V1 over HTTP). */
 async function brokerFiles(options: LogsOptions, ctx: Context, suffix: string): Promise<string[]> {
   const settings = await ctx.loadSettings();
-  const descriptor: ServerDescriptor = settings.server(options.name) ?? {
-    transport: "stdio",
-    ...parseCommandLine(options.name),
-  };
+  const saved = settings.server(options.name);
+  // A command line: as typed in this folder, or as a handle saved before lines kept their folder.
+  const descriptors: ServerDescriptor[] = saved
+    ? [saved]
+    : [typedStdio(options.name, ctx), { transport: "stdio", ...parseCommandLine(options.name) }];
   const { brokerKey, brokerPaths } = await import("../../broker/paths.js");
-  const key = brokerKey(descriptor);
-  const dir = brokerPaths(ctx.home, key).dir;
+  const keys = [...new Set(descriptors.map(brokerKey))];
+  const dir = brokerPaths(ctx.home, keys[0]!).dir;
   // <key>.log and <key>-<session>.log; <key>.trace.1 (the older part) before <key>.trace.
   const files = readdirSync(dir)
-    .filter((file) => file.endsWith(suffix) && (file.startsWith(`${key}.`) || file.startsWith(`${key}-`)))
+    .filter(
+      (file) => file.endsWith(suffix) && keys.some((key) => file.startsWith(`${key}.`) || file.startsWith(`${key}-`)),
+    )
     .filter((file) => !file.slice(0, -suffix.length).includes("."))
     .sort();
   if (files.length === 0)
