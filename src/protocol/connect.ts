@@ -177,11 +177,9 @@ function closeError(
 }
 
 /**
- * How long the handshake (the version probe, then `initialize`) may wait: the handshake timeout given, else the
- * request timeout. Over HTTP a short MCP_TASK_REQUEST_TIMEOUT, meant for the person's own requests, does not
- * shorten it below PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and a loaded machine's
- * first HTTP reply can take over a second); over stdio a probe's timeout means legacy. The probe waits at most
- * PROBE_MAX_TIMEOUT_MS.
+ * How long the handshake (version probe, then `initialize`) may wait: the handshake timeout, else the request
+ * timeout; over HTTP at least PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and a loaded
+ * machine's first reply can take over a second; over stdio it means legacy); the probe at most PROBE_MAX_TIMEOUT_MS.
  */
 function handshakeTimeouts(descriptor: ServerDescriptor, timeoutMs: number): { probe: number; connect: number } {
   const floor = (ms: number) => (descriptor.transport === "http" ? Math.max(ms, PROBE_MIN_TIMEOUT_MS) : ms);
