@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Entry point: run the bundled CLI with the real process, then exit with its code. CommonJS (bin/package.json), as
-// is the core bundle it loads: Node starts a CommonJS file sooner than an ES module (see scripts/build.mjs).
+// is the core bundle it loads (with its code cache: core.js): Node starts a CommonJS file sooner than an ES module
+// (see scripts/build.mjs).
 "use strict";
-const { main } = require("../dist/cli.cjs");
+const { main } = require("./core.js").loadCore().core;
 
 main(process.argv).then(async (code) => {
   process.exitCode = code;

@@ -12,7 +12,9 @@
 // reported as an internal error) and a second copy of a module's state splits it. So the core puts its modules'
 // namespaces in a registry at load, and the lazy bundle reads those modules from it instead of bundling them.
 import { build } from "esbuild";
+import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { inkBoundedCaches, inkStyledChars, stringWidthSymbols } from "./build-patches.mjs";
 
@@ -123,6 +125,20 @@ function toLazy(targets) {
   };
 }
 
+// bin/core.js compiles the core with its code cache, and a script compiled so cannot call import() on Node 20: each
+// import() of the core (of a lazy bundle or a node: builtin, always a string) is made a call of the function
+// bin/core.js registers (the banner's fallback, import() itself, is for the core loaded with require()). The build
+// fails if an import() is left.
+const CORE_IMPORT = "__coreImport";
+async function coreImports(file) {
+  const calls = /(?<![\w$.])import\((?=")/g;
+  const text = (await readFile(file, "utf8")).replace(calls, `${CORE_IMPORT}(`);
+  const left = /(?<![\w$.])import\((?!spec\))/.exec(text);
+  if (left)
+    throw new Error(`core-imports: an import() the build cannot redirect: ${text.slice(left.index, left.index + 60)}`);
+  await writeFile(file, text);
+}
+
 const core = (entry, targets, extra = {}) =>
   build({
     ...common,
@@ -134,7 +150,11 @@ const core = (entry, targets, extra = {}) =>
     external: ["react-devtools-core"],
     // import.meta.url (src/hash.ts's createRequire) as CommonJS knows it.
     define: { ...common.define, "import.meta.url": "__import_meta_url" },
-    banner: { js: 'const __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+    banner: {
+      js:
+        'const __import_meta_url = require("node:url").pathToFileURL(__filename).href;\n' +
+        `const ${CORE_IMPORT} = globalThis[Symbol.for("mcp-task.import")] ?? ((spec) => import(spec));`,
+    },
     plugins: [englishZod, lazyChildProcess, serverSpawn(), toLazy(targets), ...(extra.plugins ?? [])],
   });
 
@@ -175,6 +195,7 @@ const registryEntry = {
   },
 };
 await core("core-entry", new Map(), { plugins: [registryEntry] });
+await coreImports(join(root, "dist/cli.cjs"));
 
 // 4. The lazy modules, as ES modules sharing chunks among themselves, reading the core's modules from its registry.
 const fromCore = {
@@ -237,3 +258,9 @@ for (const [dir, out] of [
       plugins: [englishZod, lazyChildProcess],
     });
 }
+
+// Last, with every bundle written: the core's code cache (scripts/code-cache.mjs), in a process of its own.
+const cached = spawnSync(process.execPath, [join(root, "scripts/code-cache.mjs")], {
+  stdio: ["ignore", "ignore", "inherit"],
+});
+if (cached.status !== 0) throw new Error(`code-cache: exited with ${cached.status}`);
