@@ -13,7 +13,8 @@ import type { Tracker } from "./tasks/tracker.js";
 import { MAX_TIMER_MS } from "./limits.js";
 
 export interface OutStream {
-  write(text: string): unknown;
+  /** Text, or bytes of UTF-8 text (list --json's rows, copied from the index). */
+  write(text: string | Uint8Array): unknown;
 }
 
 export interface Terminal {

@@ -169,6 +169,10 @@ export function processIO(argv: string[], env: Record<string, string | undefined
   };
 }
 
+/** Bytes written (list --json writes its rows so), redacted as their text would be. */
+const redactBytes = (chunk: unknown, secrets: Map<string, string>) =>
+  chunk instanceof Uint8Array ? redactWith(Buffer.from(chunk).toString("utf8"), secrets) : chunk;
+
 /**
  * The real process as a Context: its streams (redacted), Ctrl-C, environment and home. `exitCode()` is the code so
  * far, with which a reader going away ends the process. Throws what opening the store throws.
@@ -209,7 +213,11 @@ export function processContext(io: IO, exitCode: () => number): Context {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]) =>
       write(
-        secrets.size > 0 && typeof chunk === "string" ? redactWith(chunk, secrets) : chunk,
+        secrets.size === 0
+          ? chunk
+          : typeof chunk === "string"
+            ? redactWith(chunk, secrets)
+            : redactBytes(chunk, secrets),
         ...rest,
       )) as typeof stream.write;
   }

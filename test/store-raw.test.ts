@@ -7,6 +7,7 @@ import { expect, it } from "vitest";
 import { fileStem } from "../src/store/handle-file.js";
 import { runCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
+import { joinRows } from "../src/commands/task/list.js";
 
 const ALL = "--status=working,input_required,completed,failed,cancelled,expired,gone";
 
@@ -31,46 +32,58 @@ function save(dir: string, taskId: string, i: number, done: boolean): void {
   writeFileSync(join(dir, `${fileStem(taskId, "00000000")}.json`), JSON.stringify(handle), { mode: 0o600 });
 }
 
-it("list --json from a stamped index prints what the parsing path prints, byte for byte", async () => {
-  const home = tempHome();
-  const dir = join(home, "tasks");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
-  // ~3,400 handles: an index past RAW_INDEX_MIN_BYTES (1 MiB).
-  for (let i = 0; i < 3400; i++) save(dir, `t-${i}`, i, i % 100 !== 0);
-  const odd = ['q"uote', "back\\slash", "del\u007fx", "rtl\u202eevil", "é-ü", '{"taskId":1}'];
-  odd.forEach((id, k) => save(dir, id, 4000 + k, true));
-  const list = async (...args: string[]) => {
-    const run = await runCli(["list", "--json", ...args], { home });
-    expect(run.code, run.stderr).toBe(0);
-    return run.stdout;
-  };
-  const index = () => readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n");
-  await list(); // builds the index from the files
-  const past = (Date.now() - 60_000) / 1000;
-  utimesSync(dir, past, past);
-  const parsed = await list(); // lists the directory, stamps the index
-  const stamp = JSON.parse(index().at(-1)!);
-  expect(stamp[0]).toBe("dir");
-  expect(stamp[4]).toMatch(/^[0-9a-f]{64}$/); // hashed: the next list may copy rows
-  const copied = await list();
-  expect(copied).toBe(parsed);
-  expect(copied).toBe(await list(ALL)); // the filtered path parses every row
-  const rows = JSON.parse(copied) as Array<{ taskId: string; status: string }>;
-  expect(rows).toHaveLength(3406);
-  expect(rows.map((r) => r.taskId).slice(0, odd.length)).toEqual([...odd].reverse()); // newest first
-  expect(copied).toContain("del\\u007fx"); // escaped as safeJson escapes it
-  expect(copied).not.toContain("\u202e");
+// An index of ASCII alone (quotes and backslashes included) is copied to the output as bytes; one with a character
+// to escape (DEL, a bidi control) or any other, as text escaped.
+const ODD = {
+  ascii: ['q"uote', "back\\slash", '{"taskId":1}', ',"createdAt":"x'],
+  escaped: ['q"uote', "back\\slash", "del\u007fx", "rtl\u202eevil", "é-ü", '{"taskId":1}'],
+};
 
-  // An unfinished task's file edited in place: the copy path still reads it.
-  const file = join(dir, `${fileStem("t-0", "00000000")}.json`);
-  const handle = JSON.parse(readFileSync(file, "utf8"));
-  handle.last.status = "failed";
-  await new Promise((r) => setTimeout(r, 20));
-  writeFileSync(file, JSON.stringify(handle));
-  expect(JSON.parse(await list()).find((r: { taskId: string }) => r.taskId === "t-0").status).toBe("failed");
-  expect(await list()).toBe(await list(ALL));
-});
+it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
+  "list --json from a stamped index (%s) prints what the parsing path prints, byte for byte",
+  async (kind) => {
+    const home = tempHome();
+    const dir = join(home, "tasks");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(home, 0o700);
+    // ~3,400 handles: an index past RAW_INDEX_MIN_BYTES (1 MiB).
+    for (let i = 0; i < 3400; i++) save(dir, `t-${i}`, i, i % 100 !== 0);
+    const odd = ODD[kind];
+    odd.forEach((id, k) => save(dir, id, 4000 + k, true));
+    const list = async (...args: string[]) => {
+      const run = await runCli(["list", "--json", ...args], { home });
+      expect(run.code, run.stderr).toBe(0);
+      return run.stdout;
+    };
+    const index = () => readFileSync(join(dir, ".index.ndjson"), "utf8").trimEnd().split("\n");
+    await list(); // builds the index from the files
+    const past = (Date.now() - 60_000) / 1000;
+    utimesSync(dir, past, past);
+    const parsed = await list(); // lists the directory, stamps the index
+    const stamp = JSON.parse(index().at(-1)!);
+    expect(stamp[0]).toBe("dir");
+    expect(stamp[4]).toMatch(/^[0-9a-f]{64}$/); // hashed: the next list may copy rows
+    const copied = await list();
+    expect(copied).toBe(parsed);
+    expect(copied).toBe(await list(ALL)); // the filtered path parses every row
+    const rows = JSON.parse(copied) as Array<{ taskId: string; status: string }>;
+    expect(rows).toHaveLength(3400 + odd.length);
+    expect(rows.map((r) => r.taskId).slice(0, odd.length)).toEqual([...odd].reverse()); // newest first
+    if (kind === "escaped") {
+      expect(copied).toContain("del\\u007fx"); // escaped as safeJson escapes it
+      expect(copied).not.toContain("\u202e");
+    }
+
+    // An unfinished task's file edited in place: the copy path still reads it.
+    const file = join(dir, `${fileStem("t-0", "00000000")}.json`);
+    const handle = JSON.parse(readFileSync(file, "utf8"));
+    handle.last.status = "failed";
+    await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(file, JSON.stringify(handle));
+    expect(JSON.parse(await list()).find((r: { taskId: string }) => r.taskId === "t-0").status).toBe("failed");
+    expect(await list()).toBe(await list(ALL));
+  },
+);
 
 it("list on a terminal shows the newest page and the count of the rest, from the stamped index or not; --all every task", async () => {
   const home = tempHome();
@@ -97,4 +110,32 @@ it("list on a terminal shows the newest page and the count of the rest, from the
   expect(fromIndex).toEqual(fromFiles);
   expect(await list("--all")).toHaveLength(3400);
   expect(await list("--status", "working")).toHaveLength(34); // 34 unfinished: no line under them
+});
+
+it("the rows are joined in place only where no row is written over one not yet moved", () => {
+  // Rows cut from a log as readRawListing cuts them (each after a prefix), in the log's order and reversed (a log
+  // not compacted newest first), with an encoded row among them longer than any prefix.
+  const lines = ["a", "bb", "ccc", "dddd"].map((v, i) => `[3,"s${i}",1,true,"x",true,null,{"v":"${v}"}]`);
+  const log = () => Buffer.from(`${lines.join("\n")}\n`);
+  const cut = (bytes: Buffer) =>
+    lines.map((_, i) => {
+      const from = bytes.indexOf('{"v"', bytes.indexOf(`"s${i}"`));
+      return { createdAt: "", from, to: bytes.indexOf("]", from) };
+    });
+  const encoded = { createdAt: "", json: `{"v":"${"e".repeat(40)}"}`, from: 0, to: 0 };
+  const text = (rows: Array<{ json?: string; v?: string }>) =>
+    `[${rows.map((r) => r.json ?? `{"v":"${r.v}"}`).join(",")}]\n`;
+  const values = ["a", "bb", "ccc", "dddd"].map((v) => ({ v }));
+  for (const order of [
+    [0, 1, 2, 3],
+    [3, 2, 1, 0],
+    [1, 0, 3, 2],
+  ]) {
+    const bytes = log();
+    const rows = order.map((i) => cut(bytes)[i]);
+    expect(joinRows(bytes, rows).toString()).toBe(text(order.map((i) => values[i])));
+    const withEncoded = log();
+    const mixed = [encoded, ...order.map((i) => cut(withEncoded)[i])];
+    expect(joinRows(withEncoded, mixed).toString()).toBe(text([encoded, ...order.map((i) => values[i])]));
+  }
 });

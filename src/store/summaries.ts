@@ -138,51 +138,68 @@ function fromListing(
   return out;
 }
 
-/** A finished task's row as `list --json` prints it (JSON), and its createdAt (the list's order). */
+/**
+ * A row as `list --json` prints it, and its createdAt (the list's order): a finished task's is the bytes
+ * `from`..`to` of the listing's log, JSON as the stamping reader checked it; another's, `json` (encoded by list).
+ */
 export interface RawRow {
   createdAt: string;
-  json: string;
+  json?: string;
+  from: number;
+  to: number;
 }
 
 export interface RawListing {
+  /** The log's bytes the rows are cut from. */
+  bytes: Buffer;
   rows: RawRow[];
   others: HandleSummary[];
   /** No row holds a character safeJson escapes (the log is ASCII without DEL): they are printed as they are. */
   plain: boolean;
 }
 
+// Bytes of the log's punctuation. JSON's structure is ASCII, and no byte of a multi-byte UTF-8 character is: the
+// log is searched as bytes whatever it holds.
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const BACKSLASH = 0x5c;
+const VIEW_START = Buffer.from('{"taskId":');
+const CREATED_AT = Buffer.from(',"createdAt":"');
+
 /**
  * The rows of `list --json` from a large stamped log whose stamp stands (see SummaryIndex.raw): finished tasks' rows
- * copied from their lines unparsed (100,000 of them: no JSON.parse, no object per row), the others' summaries
- * (unfinished tasks checked as fromStamped does, and lines with an escape in them, parsed). Undefined without
- * such a stamp: then readSummaries.
+ * found in its bytes and left there (100,000 of them: no JSON.parse, no string per row: list copies them from the
+ * bytes to its output), the others' summaries (unfinished tasks checked as fromStamped does, and lines with an
+ * escape in them, parsed). Undefined without such a stamp: then readSummaries.
  */
 export function readRawListing(dir: string, index: SummaryIndex, onBad?: OnBad): RawListing | undefined {
   const raw = index.raw(lstatSync(dir).mtimeMs);
   if (!raw) return undefined;
-  const { text, stamp } = raw;
-  // Each line's value, in log order: a finished row cut from its line, or a line to parse (see below). One pass,
+  const { bytes, stamp } = raw;
+  // Each line's value, in log order: a finished row found in its line, or a line to parse (see below). One pass,
   // by offsets: no array of 100,000 lines, and no map of them by stem unless a stem can occur twice.
   const values: Array<RawRow | HandleSummary | string> = [];
-  const stems: string[] = [];
+  // A line's stem, or where it starts in the bytes (made a string only if latestOf needs it).
+  const stems: Array<string | number> = [];
   let removals = false;
-  const escapes = text.includes("\\"); // most logs have none: then no line is searched for one
+  const escapes = bytes.includes(BACKSLASH); // most logs have none: then no line is searched for one
   try {
-    for (let at = 0; at < text.length;) {
-      let end = text.indexOf("\n", at);
-      if (end === -1) end = text.length;
+    for (let at = 0; at < bytes.length;) {
+      let end = bytes.indexOf(NEWLINE, at);
+      if (end === -1) end = bytes.length;
       const from = at;
       at = end + 1;
       if (end === from) continue;
       // A summary without an escape in it: its stem is its first string, up to the next quote.
-      if (text.startsWith('[3,"', from) && !(escapes && hasBackslash(text, from, end))) {
-        const quote = text.indexOf('"', from + 4);
-        stems.push(text.slice(from + 4, quote));
-        values.push(rowOf(text, quote, end) ?? text.slice(from, end));
+      if (startsAt(bytes, from, '[3,"') && !(escapes && holds(bytes, BACKSLASH, from, end))) {
+        const quote = bytes.indexOf(QUOTE, from + 4);
+        stems.push(from + 4);
+        values.push(rowOf(bytes, quote, end) ?? bytes.toString("utf8", from, end));
         continue;
       }
-      if (text.charCodeAt(from + 1) === 50) return undefined; // format 2: readSummaries compacts the log in format 3
-      const parsed = decode(JSON.parse(text.slice(from, end)));
+      if (bytes[from + 1] === 0x32) return undefined; // format 2: readSummaries compacts the log in format 3
+      const parsed = decode(JSON.parse(bytes.toString("utf8", from, end)));
       if (!parsed) return undefined; // not as the stamping reader checked it: never so, unless forged
       if ("removed" in parsed) {
         removals = true;
@@ -198,13 +215,15 @@ export function readRawListing(dir: string, index: SummaryIndex, onBad?: OnBad):
   }
   // The stamping reader found `count` handles in these very bytes (their hash): as many summary lines and no
   // removal means each stem has one line. Else the latest line of each stem counts.
-  const latest = !removals && values.length === stamp.count ? values : latestOf(stems, values);
+  const stem = (at: string | number) =>
+    typeof at === "string" ? at : bytes.toString("utf8", at, bytes.indexOf(QUOTE, at));
+  const latest = !removals && values.length === stamp.count ? values : latestOf(stems.map(stem), values);
   if (latest.length !== stamp.count) return undefined;
   const rows: RawRow[] = [];
   const others: HandleSummary[] = [];
   const unfinished: HandleSummary[] = [];
   for (const value of latest) {
-    if (typeof value === "object" && "json" in value) {
+    if (typeof value === "object" && "from" in value) {
       rows.push(value);
       continue;
     }
@@ -213,29 +232,36 @@ export function readRawListing(dir: string, index: SummaryIndex, onBad?: OnBad):
     (summary.final ? others : unfinished).push(summary);
   }
   others.push(...fromStamped(index, dir, unfinished, stamp, onBad));
-  return { rows, others, plain: raw.plain };
+  return { bytes, rows, others, plain: raw.plain };
 }
 
 /** Marks a stem's removal in readRawListing's values. */
 const REMOVED = "";
 
-function hasBackslash(text: string, from: number, end: number): boolean {
-  const at = text.indexOf("\\", from);
+/** Whether the bytes at `at` are the ASCII text `ascii`. */
+function startsAt(bytes: Buffer, at: number, ascii: string): boolean {
+  for (let i = 0; i < ascii.length; i++) if (bytes[at + i] !== ascii.charCodeAt(i)) return false;
+  return true;
+}
+
+function holds(bytes: Buffer, byte: number, from: number, end: number): boolean {
+  const at = bytes.indexOf(byte, from);
   return at !== -1 && at < end;
 }
 
 /**
- * A finished task's row, cut from its line (the stem's closing quote at `quote`): [3,"stem",mtime,true,…,{view}]. The
- * view runs from `{"taskId":` (a quote inside a string is escaped, so that text is the view's start) to the line's
- * last bracket; its createdAt follows `,"createdAt":"` (likewise). Undefined for an unfinished task's line.
+ * A finished task's row, found in its line (the stem's closing quote at `quote`): [3,"stem",mtime,true,…,{view}].
+ * The view runs from `{"taskId":` (a quote inside a string is escaped, so that text is the view's start) to the
+ * line's last bracket; its createdAt follows `,"createdAt":"` (likewise). Undefined for an unfinished task's line.
  */
-function rowOf(text: string, quote: number, end: number): RawRow | undefined {
-  if (!text.startsWith("true,", text.indexOf(",", quote + 2) + 1)) return undefined;
-  const view = text.indexOf('{"taskId":', quote);
-  if (view === -1 || view > end) return undefined;
-  const json = text.slice(view, end - 1);
-  const at = json.indexOf(',"createdAt":"') + 14;
-  return { createdAt: json.slice(at, json.indexOf('"', at)), json };
+function rowOf(bytes: Buffer, quote: number, end: number): RawRow | undefined {
+  if (!startsAt(bytes, bytes.indexOf(COMMA, quote + 2) + 1, "true,")) return undefined;
+  const from = bytes.indexOf(VIEW_START, quote);
+  if (from === -1 || from > end) return undefined;
+  const to = end - 1;
+  const at = bytes.indexOf(CREATED_AT, from);
+  if (at === -1 || at > to) return undefined;
+  return { createdAt: bytes.toString("latin1", at + 14, bytes.indexOf(QUOTE, at + 14)), from, to };
 }
 
 /** The latest value of each stem (a removal drops it), in the order of each stem's first line. */

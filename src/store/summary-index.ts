@@ -72,7 +72,7 @@ export class SummaryIndex {
    * log whose bytes are as the stamping reader checked them (their hash): `list --json` copies its finished rows as
    * they are. Else undefined (and the bytes read are kept for load).
    */
-  raw(dirMtime: number): { text: string; stamp: DirStamp; plain: boolean } | undefined {
+  raw(dirMtime: number): { bytes: Buffer; stamp: DirStamp; plain: boolean } | undefined {
     const bytes = this.read();
     if (!bytes) return undefined;
     const stamp = peekStamp(bytes);
@@ -80,8 +80,8 @@ export class SummaryIndex {
       const before = bytes.subarray(0, stamp.bytes);
       if (sha256Hex([before]) === stamp.hash) {
         this.loaded = bytes;
-        const ascii = isAscii(before);
-        return { text: before.toString(ascii ? "latin1" : "utf8"), stamp, plain: ascii && before.indexOf(0x7f) === -1 };
+        // Left as bytes (never one string: 35 MB made a string is ~40 ms of a 100,000-handle list).
+        return { bytes: before, stamp, plain: isAscii(before) && before.indexOf(0x7f) === -1 };
       }
     }
     this.unused = bytes;

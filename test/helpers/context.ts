@@ -36,14 +36,16 @@ function testParts(
 ): ContextParts & { out: TestContext["out"] } {
   const secrets = new Map<string, string>();
   const redacted = (text: string) => (secrets.size > 0 ? redactWith(text, secrets) : text);
+  const text = (chunk: string | Uint8Array) =>
+    typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
   const stdin = new PassThrough();
   if (options.input !== undefined) stdin.end(options.input);
   const interrupt = new AbortController();
   return {
     out,
     io: {
-      stdout: { write: (s: string) => (out.stdout += redacted(s)) },
-      stderr: { write: (s: string) => (out.stderr += redacted(s)) },
+      stdout: { write: (s: string | Uint8Array) => (out.stdout += redacted(text(s))) },
+      stderr: { write: (s: string | Uint8Array) => (out.stderr += redacted(text(s))) },
       stdin,
       stdinIsTTY: false,
       stdoutIsTTY: options.stdoutIsTTY ?? false,
