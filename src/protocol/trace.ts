@@ -154,7 +154,13 @@ export function readable(event: TraceEvent): string {
   }
 }
 
-const stamp = () => new Date().toISOString();
+/** The time of a traced message; messages that come in the same millisecond (a chunk of a stream) share one. */
+let stamped = { ms: -1, iso: "" };
+const stamp = () => {
+  const ms = Date.now();
+  if (ms !== stamped.ms) stamped = { ms, iso: new Date(ms).toISOString() };
+  return stamped.iso;
+};
 
 /** Traces a transport's messages in place: what it sends and what it hands on. */
 export function traceTransport<T extends Transport>(transport: T, trace: Trace, server: string): T {

@@ -56,14 +56,14 @@ const shown = (kept: string) =>
     .replace(/^(.{12}) ([<>])/, (_all, time: string, dir: string) => `${time} ${dir === ">" ? "→" : "←"}`)
     .replace(/\.\.\.$/, "…");
 
-function keptLine(t: string, dir: "out" | "in", message: Message): string {
+function keptLine(t: string, dir: "out" | "in", message: Message, count = 1): string {
   const time = t.slice(11, 23);
   const arrow = dir === "out" ? ">" : "<";
   const id = message.id === undefined ? "" : ` #${safeJson(message.id)}`;
   let summary: string;
   if (typeof message.method === "string") {
     const { _meta: _drop, ...params } = message.params ?? {};
-    summary = `${message.method}${id} ${safeJson(params)}`;
+    summary = `${message.method}${id}${count > 1 ? ` x${count}` : ""} ${safeJson(params)}`;
   } else if (message.error) {
     summary = `${id.trim()} error ${safeJson(message.error.code)} ${str(message.error.message) ?? ""}`;
   } else {
@@ -76,8 +76,28 @@ function keptLine(t: string, dir: "out" | "in", message: Message): string {
   return sanitizeLine(cut(`${time} ${arrow} ${summary}`, "..."));
 }
 
+/**
+ * Status notifications of a task in a row that say the same status (a status message that changes each second):
+ * one entry, its latest message and how many, made a line only when shown or once another entry follows. A
+ * dashboard following 1,000 such tasks made and kept 1,000 lines a second, nearly all alike.
+ */
+interface Run {
+  t: string;
+  dir: "out" | "in";
+  message: Message;
+  count: number;
+}
+
+type Entry = string | Run;
+
+/** A task's status, pushed: V1's method, and the 2026-07-28 extension's. */
+const STATUS_NOTIFICATIONS = new Set(["notifications/tasks/status", "notifications/tasks"]);
+
+const lineOf = (entry: Entry) =>
+  typeof entry === "string" ? entry : keptLine(entry.t, entry.dir, entry.message, entry.count);
+
 /** Adds a line to the list under `key`, which keeps its newest `max`; past WIRE_VIEW_TASKS keys the oldest goes. */
-function append(map: Map<string, string[]>, key: string, line: string, max: number): void {
+function append<T>(map: Map<string, T[]>, key: string, line: T, max: number): void {
   const list = map.get(key);
   if (list) {
     list.push(line);
@@ -92,7 +112,7 @@ function append(map: Map<string, string[]>, key: string, line: string, max: numb
 const bound = (map: Map<string, unknown>) => map.size > WIRE_VIEW_TASKS && map.delete(map.keys().next().value!);
 
 export class WireLog implements WireTap {
-  private readonly byTask = new Map<string, string[]>();
+  private readonly byTask = new Map<string, Entry[]>();
   private readonly byServer = new Map<string, string[]>();
   /** Our requests awaiting their reply: their id (as JSON) → the task they are about. */
   private readonly pending = new Map<string, string>();
@@ -111,7 +131,25 @@ export class WireLog implements WireTap {
       taskId ??= this.pending.get(key);
       this.pending.delete(key);
     }
-    if (taskId) append(this.byTask, taskId, keptLine(event.t, event.dir, message), MAX_WIRE_VIEW_MESSAGES);
+    if (taskId) this.add(taskId, event.t, event.dir, message);
+  }
+
+  private add(taskId: string, t: string, dir: "out" | "in", message: Message): void {
+    const list = this.byTask.get(taskId);
+    const last = list?.at(-1);
+    const status = STATUS_NOTIFICATIONS.has(message.method as string) ? message.params?.status : undefined;
+    if (typeof last === "object") {
+      if (status !== undefined && last.message.params?.status === status) {
+        last.t = t;
+        last.dir = dir;
+        last.message = message;
+        last.count++;
+        return;
+      }
+      list![list!.length - 1] = lineOf(last);
+    }
+    const entry = status === undefined ? keptLine(t, dir, message) : { t, dir, message, count: 1 };
+    append(this.byTask, taskId, entry, MAX_WIRE_VIEW_MESSAGES);
   }
 
   /** A log message of a server (by the name its connection was opened with), seen `at`. */
@@ -126,7 +164,7 @@ export class WireLog implements WireTap {
 
   /** The last messages about a task, oldest first. */
   messages(taskId: string): readonly string[] {
-    return (this.byTask.get(taskId) ?? []).map(shown);
+    return (this.byTask.get(taskId) ?? []).map((entry) => shown(lineOf(entry)));
   }
 
   /** The last log messages of a server (by the name its connection was opened with), oldest first. */

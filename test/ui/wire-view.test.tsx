@@ -134,6 +134,25 @@ it("the wire log files messages by task (params, related-task metadata, results,
     write("in", { jsonrpc: "2.0", method: "notifications/tasks/status", params: { taskId: "t3", status: `s${i}` } });
   expect(log.messages("t3")).toHaveLength(MAX_WIRE_VIEW_MESSAGES);
   expect(log.messages("t3").at(-1)).toContain(`s${MAX_WIRE_VIEW_MESSAGES + 9}`);
+  // Notifications in a row that say the same status are one line: the latest, and how many.
+  const status = (taskId: string, status: string, statusMessage: string) =>
+    write("in", { jsonrpc: "2.0", method: "notifications/tasks/status", params: { taskId, status, statusMessage } });
+  for (let i = 1; i <= 50; i++) status("t4", "working", `${i}/50`);
+  expect(log.messages("t4")).toEqual([
+    '12:00:01.234 ← notifications/tasks/status x50 {"taskId":"t4","status":"working","statusMessage":"50/50"}',
+  ]);
+  write("in", { jsonrpc: "2.0", method: "notifications/tasks", params: { taskId: "t5", status: "working" } });
+  write("in", { jsonrpc: "2.0", method: "notifications/tasks", params: { taskId: "t5", status: "working" } });
+  expect(log.messages("t5")).toEqual([expect.stringMatching(/← notifications\/tasks x2 \{"taskId":"t5"/)]);
+  write("out", { jsonrpc: "2.0", id: "mt-9", method: "tasks/get", params: { taskId: "t4" } });
+  status("t4", "working", "again");
+  status("t4", "input_required", "asks");
+  const t4 = log.messages("t4");
+  expect(t4).toHaveLength(4);
+  [/status x50 .*"50\/50"/, /→ tasks\/get /, /status \{.*"again"/, /status \{.*"input_required"/].forEach((line, i) =>
+    expect(t4[i]).toMatch(line),
+  );
+
   for (let i = 0; i < MAX_DASHBOARD_LOGS + 5; i++)
     log.log("s", { level: "error", logger: "db\u001b]0;x\u0007", data: `boom ${i}\u001b[31m` }, new Date(T));
   // Log messages come through log(), from the wire (a broker relays them), not from the trace: never twice.
