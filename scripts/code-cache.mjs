@@ -11,9 +11,9 @@ const { loadCore } = createRequire(import.meta.url)("../bin/core.js");
 const home = mkdtempSync(join(tmpdir(), "mcp-task-code-cache-"));
 process.env.MCP_TASK_HOME = home;
 try {
-  const { core, script, cacheFile } = loadCore();
+  const { core, cache, cacheFile } = loadCore();
   for (const args of [["--help"], ["list", "--json"], ["list"]]) await core.main(["node", "mcp-task", ...args]);
-  writeFileSync(cacheFile, script.createCachedData());
+  writeFileSync(cacheFile, cache());
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
