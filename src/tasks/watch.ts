@@ -179,7 +179,7 @@ export class TaskWatch {
 
   /**
    * While pushes flow, the safety-net reads of all the tasks watched on one connection come at most
-   * PUSH_SAFETY_READS_PER_S a second in all (1,000 tasks: one each 50 to 100 s; up to 300, one each 15 to 30 s), each
+   * PUSH_SAFETY_READS_PER_S a second in all (1,000 tasks: one each 100 to 200 s; up to 150, one each 15 to 30 s), each
    * at a random moment in the second half of its window, drawn anew at each read: the reads of many tasks followed
    * together (a dashboard's 1,000, started in the same second) come spread out, not in waves of hundreds a second.
    */
