@@ -272,14 +272,17 @@ writeFileSync(
     `unless its unit says otherwise. \`list\` of 10,000 handles and \`node -e 0\` beside it are timed in turns, ${2 * runs + 1}\n` +
     `runs each, so that their ratio compares the same minutes of the machine. The dashboard figures come from\n` +
     `scripts/bench-dashboard.mjs: a real terminal\n` +
-    `(tmux), CPU from /proc/<pid>/stat over 5 s idle, or over 30 s from 15 s after the 1,000 live tasks are all followed\n` +
-    `(the steady state, past the start's work), memory as RSS at the end of that window.\n\n` +
+    `(tmux), CPU from /proc/<pid>/stat over 5 s idle, or over 30 s from 200 s after the 1,000 live tasks are all followed\n` +
+    `(the steady state: past the start's work, and the safety-net reads begun, which come 100 to 200 s after each\n` +
+    `task's first read), memory as RSS at the end of that window.\n\n` +
     `The broker, trace and auth figures are timed in turns with what they are compared to (${2 * runs + 1} runs each):\n` +
     `a task call through a warm broker (its broker and server already running, a 10 ms task, poll interval 200 ms)\n` +
     `beside the MCP Inspector daemon's warm plain call (\`mcpdo @ev tools/call echo\`, its connection to\n` +
     `server-everything up, on Node 22); a plain call with \`--trace=FILE\` and without; \`tools\` on the OAuth test\n` +
     `server with the token already in the store and on the same V1 server unprotected. \`wait\` follows 100 tasks\n` +
     `detached on our V2 server over HTTP (poll interval 1 s, pushes on) and counts the server's requests (\`_stats\`).\n` +
+    `The warm V1 call has no goal: the SDK's V1 server answers \`tasks/result\` (and says the task ended) only at its own\n` +
+    `check of the task, once each poll interval (200 ms), which a client must not hurry.\n` +
     `A goal is issue 17's, or the figure before (2026-11-30): nothing slower than before; ratios carry across\n` +
     `machines, absolute times do not.${only ? ` Sections run: ${[...only].join(", ")}.` : ""}\n\n` +
     `| section | what | value | unit | goal | meets |\n|---|---|---:|---|---|---|\n` +
