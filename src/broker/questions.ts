@@ -57,12 +57,10 @@ export type Answer = { id: number; result: unknown } | { id: number; error: Wire
 export class Questions {
   private readonly pending: PendingInput[] = [];
   private nextInput = 1;
-  /** The command that made the latest call: the questions of a call on its way are its. */
-  caller: Client | undefined;
   /** The command that owns each task (made its call, or asked for its input last). */
   readonly owners = new Map<string, Client>();
-  /** The calls on their way. */
-  readonly calls = new Set<Promise<unknown>>();
+  /** The calls on their way, and the command that made each: the questions of a call on its way are its. */
+  readonly calls = new Map<Promise<unknown>, Client>();
 
   constructor(
     private readonly wire: Wire,
@@ -75,8 +73,9 @@ export class Questions {
 
   /**
    * Gives a question to the command that should answer it, unless one has it: a task's question to the task's
-   * owner, one before any task to the caller. An unattributed one is given to no command on its own: it goes to one
-   * that read it on a task that could have asked it, and asks for that task's input (askedBy).
+   * owner, one asked while its call was on its way to that call's command. An unattributed one is given to no command
+   * on its own: it goes to one that read it on a task that could have asked it, and asks for that task's input
+   * (askedBy).
    */
   private assign(input: PendingInput): void {
     if (input.assigned && this.clients.has(input.assigned)) return;
@@ -84,11 +83,35 @@ export class Questions {
       // With one call on its way, its command is there and may be the one asked (a server that asks before it
       // answers the call waits for that answer: handed to nobody, the call would wait as long): it is handed the
       // question, marked unattributed, as a command that reads a candidate task is.
-      if (input.calls?.size === 1) this.handTo(input, this.caller, null);
+      const [call, more] = input.calls ?? [];
+      if (call && !more) this.handTo(input, this.calls.get(call), null);
       else input.assigned = undefined;
       return;
     }
-    this.handTo(input, input.taskId ? this.owners.get(input.taskId) : this.caller, input.taskId);
+    const target = input.taskId ? this.owners.get(input.taskId) : input.during && this.calls.get(input.during);
+    this.handTo(input, target, input.taskId);
+  }
+
+  /**
+   * A call an unattributed question came beside has its reply: with one call left on its way, the question goes to
+   * its command; with none, the question is the one task that could have asked it (nothing else could have), or, with
+   * no task that could have, nobody's: the server is told (it waits on an answer no command will be given).
+   */
+  private narrowed(input: PendingInput): void {
+    if (input.calls!.size > 0) return this.assign(input);
+    if (input.candidates!.size > 1) return;
+    const at = this.pending.indexOf(input);
+    const [taskId] = input.candidates!;
+    if (taskId === undefined) {
+      if (at >= 0) this.pending.splice(at, 1);
+      this.log("mcp-task broker: the server asked a question outside its tasks, and the calls it came beside ended\n");
+      input.reject(new Error("the server asked a question outside its tasks, and the calls it came beside have ended"));
+      return;
+    }
+    const { unattributed: _known, ...request } = input.request;
+    // A command that has it already (the last call's) keeps it; else the task's owner is handed it.
+    Object.assign(input, { taskId, request, candidates: undefined, calls: undefined });
+    this.assign(input);
   }
 
   private handTo(input: PendingInput, target: Client | undefined, taskId: string | null): void {
@@ -108,7 +131,14 @@ export class Questions {
     return new Promise<InputResponse>((resolve, reject) => {
       // Without its task's id: whose it is only where nothing else could have asked it (see the top of this file).
       const running = taskId === null ? this.running() : [];
-      const calls = taskId === null ? [...this.calls] : [];
+      const calls = taskId === null ? [...this.calls.keys()] : [];
+      if (taskId === null && running.length + calls.length === 0) {
+        // Asked outside any task or call of this connection: no command could be handed it.
+        this.log(
+          "mcp-task broker: the server asked a question outside any task or call; it was told no one is there\n",
+        );
+        return reject(new Error("the server asked a question outside any task or call"));
+      }
       const unattributed = running.length + calls.length > 1;
       const input: PendingInput = {
         id: this.nextInput++,
@@ -149,6 +179,7 @@ export class Questions {
    * the task could have asked is among them, marked (one at a time: see the top of this file).
    */
   heldFor(snapshot: Snapshot): Snapshot {
+    if (this.pending.length === 0) return snapshot; // each read and push of every task comes here
     if (snapshot.status !== "working" && snapshot.status !== "input_required") return snapshot;
     const listed = new Set(snapshot.inputRequests.map((request) => request.key));
     const unattributed = this.unattributedFor(snapshot.taskId);
@@ -162,19 +193,22 @@ export class Questions {
 
   /** A call made a task: questions asked while it was on its way are this task's. */
   madeTask(call: Promise<unknown>, taskId: string, client: Client): void {
-    for (const input of this.pending) {
-      if (input.during === call) input.taskId = taskId;
-      if (input.calls?.delete(call)) input.candidates!.add(taskId);
-    }
     this.owners.set(taskId, client);
+    for (const input of [...this.pending]) {
+      if (input.during === call) input.taskId = taskId;
+      if (input.calls?.delete(call)) {
+        input.candidates!.add(taskId);
+        this.narrowed(input);
+      }
+    }
   }
 
   /** A call has its reply (a task or not). */
   callEnded(call: Promise<unknown>): void {
     this.calls.delete(call);
-    for (const input of this.pending) {
+    for (const input of [...this.pending]) {
       if (input.during === call) input.during = undefined;
-      input.calls?.delete(call);
+      if (input.calls?.delete(call)) this.narrowed(input);
     }
   }
 
@@ -229,7 +263,6 @@ export class Questions {
 
   /** A command went away: its tasks have no owner, and the questions it did not answer wait for the next one. */
   left(client: Client): void {
-    if (this.caller === client) this.caller = undefined;
     for (const [taskId, owner] of this.owners) if (owner === client) this.owners.delete(taskId);
     for (const input of this.pending) if (input.assigned === client) input.assigned = undefined;
   }

@@ -52,7 +52,6 @@ async function callTool(
     if (!calls.has(client)) calls.set(client, new Map());
     calls.get(client)!.set(callId, state);
   }
-  questions.caller = client;
   // Progress of the call (and of its task, where the token lasts) goes to the command that made it, and once
   // there is a task onto its handle (the command may have left: --detach, Ctrl-C), so a later watch shows it.
   const progressId = typeof p.progressId === "number" ? p.progressId : undefined;
@@ -64,7 +63,7 @@ async function callTool(
   const options = { ...(p.options as CallOptions), onProgress };
   const args = (p.args ?? {}) as Record<string, unknown>;
   const call = wire.callTool(String(p.name), args, options);
-  questions.calls.add(call);
+  questions.calls.set(call, client);
   try {
     const outcome = await call.finally(() => {
       // From here the reply goes to the command (abandonCall says so): decided in the same turn as it is sent.
