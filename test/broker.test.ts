@@ -194,15 +194,21 @@ it("a broker killed mid-task: the next watch exits 4, nothing is left behind, th
   await gone([fresh.pid, fresh.serverPid]);
 });
 
-it("a server that crashes: its broker records it on the handle and leaves; watch exits 4", async () => {
+it("a server that crashes: its broker records it on the handle and leaves; watch exits 4, and still after the ttl", async () => {
   const home = tempHome();
-  const id = await detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio());
+  const id = await detach(home, "task_slow", "ms=60000", "ttlMs=3000", "--stdio", v2Stdio());
   const [broker] = brokers(home);
   process.kill(broker.serverPid, "SIGKILL");
   await gone([broker.pid, broker.serverPid]);
   const watched = await runCli(["watch", id], { home });
   expect(watched.code).toBe(4);
   expect(watched.stderr).toMatch(/server exited while the task was running/);
+  // Past the ttl, what happened stays the cause: not "expired".
+  await sleep(3_500);
+  const later = await runCli(["watch", id], { home });
+  expect(later.code, later.stderr).toBe(4);
+  expect(later.stderr).toMatch(/server exited while the task was running/);
+  expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
 });
 
 it("two commands racing to start the same broker end up with one; server ps and server stop", async () => {

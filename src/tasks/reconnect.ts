@@ -12,12 +12,16 @@ import type { TrackedTask } from "./tracker.js";
 import type { WireTap } from "../protocol/trace.js";
 
 /**
- * Why a stdio task whose broker is gone cannot be found, when the reason is not its server's exit: the broker heard
- * the server say it does not know the task, or the task's ttl has passed (the server may drop it then).
+ * Why a stdio task whose broker is gone cannot be reached. What was recorded first stays the cause (the broker marks
+ * the tasks it held when their server exits; the broker's last read, that the server no longer knows one), whatever
+ * time has passed since; else, past the task's ttl, it has expired (the server may drop it then); else undefined.
  */
-function lostWithBroker(handle: Handle, now: number): TaskNotFoundError | undefined {
-  const { taskId } = handle;
-  if (handle.gone?.notFound) return new TaskNotFoundError(handle.gone.reason, undefined, taskId);
+function lostWithBroker(handle: Handle, now: number, error: ServerError): McpTaskError | undefined {
+  const { taskId, gone } = handle;
+  if (gone)
+    return gone.notFound
+      ? new TaskNotFoundError(gone.reason, undefined, taskId)
+      : new ServerError(gone.reason, error.hint, taskId);
   const end = ttlEnd({
     createdAt: handle.createdAt,
     taskCreatedAt: handle.last.createdAt ?? null,
@@ -94,12 +98,9 @@ export class ServerLinks {
       // record it on the handle. (A broker writes the outcome of every task it held before it leaves.) Where the
       // server had said it no longer knows the task, or its ttl has passed, that is what this command says too.
       if (server.descriptor.transport === "stdio" && error instanceof ServerError && !tracked.handle.outcome) {
-        const lost = lostWithBroker(tracked.handle, this.ctx.clock.now());
-        if (lost) {
-          if (!tracked.handle.gone?.notFound) await tracked.markGone?.(lost.message, true).catch(() => {});
-          throw lost;
-        }
-        await tracked.markGone?.(error.message).catch(() => {});
+        const lost = lostWithBroker(tracked.handle, this.ctx.clock.now(), error);
+        if (!tracked.handle.gone) await tracked.markGone?.((lost ?? error).message, Boolean(lost)).catch(() => {});
+        if (lost) throw lost;
       }
       // The error is about this task (`get --json` names it in its error line).
       if (error instanceof McpTaskError && error.taskId === null) error.taskId = tracked.handle.taskId;
