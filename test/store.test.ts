@@ -229,4 +229,11 @@ it("settings: a server name saved at another address loses its OAuth client (giv
   expect(settings.client("prod")).toEqual(client);
   settings.saveServer("prod", { transport: "http", url: "http://127.0.0.1:47222/mcp" });
   expect(settings.client("prod")).toBeUndefined();
+  // A client left under a name with no server (removed, or written by hand) never goes to the next server saved so.
+  settings.saveClient("staging", client);
+  settings.saveServer("staging", { transport: "http", url: "https://staging.example.com/mcp" });
+  expect(settings.client("staging")).toBeUndefined();
+  // A name like "constructor" is a name, not a property every object has.
+  settings.saveServer("constructor", { transport: "http", url: "https://c.example.com/mcp" });
+  expect(settings.server("constructor")).toEqual({ transport: "http", url: "https://c.example.com/mcp" });
 });

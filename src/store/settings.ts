@@ -161,21 +161,22 @@ export class Settings {
   /**
    * Saves a server under `name`. A name that moves to another address loses its OAuth client (its id and the
    * reference to its secret were given for the old server): kept, it was sent to whatever authorization server the
-   * new address names (a `server import` of a project's file that reused the name `prod`).
+   * new address names (a `server import` of a project's file that reused the name `prod`). The client goes first: a
+   * process stopped between the two writes leaves a server without its client, never a new address with the old one.
    */
   saveServer(name: string, descriptor: ServerDescriptor): void {
-    const before = this.servers()[name];
+    const before = this.server(name);
+    if (!before || !sameServer(before, descriptor)) this.saveClient(name, undefined);
     this.set("servers", { ...this.servers(), [name]: descriptor });
-    if (before && !sameServer(before, descriptor)) this.saveClient(name, undefined);
   }
 
   removeServer(name: string): boolean {
     const servers = this.servers();
     if (!Object.hasOwn(servers, name)) return false;
+    this.saveClient(name, undefined); // first, as in saveServer
     delete servers[name];
     this.set("servers", servers);
     if (this.defaultServer() === name) this.set("defaultServer", undefined);
-    this.saveClient(name, undefined);
     return true;
   }
 
