@@ -45,15 +45,21 @@ export function waitSignal(
  * (unansweredCall).
  */
 export function replyWait(
-  ctx: { clock: Clock },
+  ctx: { clock: Clock; interrupt: AbortSignal },
   wait: AbortSignal,
   note: (text: string) => void,
 ): { signal: AbortSignal; dispose: () => void } {
   const stop = new AbortController();
   const timer = new AbortController();
+  // Stopped by --timeout, a Ctrl-C during the wait stops it now; stopped by a Ctrl-C, a second one exits at once.
+  const onInterrupt = () => stop.abort(ctx.interrupt.reason);
   const onStop = () => {
     const waiting = formatDuration(CREATE_REPLY_WAIT_MS);
-    note(`waiting up to ${waiting} for the server's reply, to save its task (Ctrl-C again: stop now)`);
+    const interrupted = ctx.interrupt.aborted;
+    note(
+      `waiting up to ${waiting} for the server's reply, to save its task (Ctrl-C${interrupted ? " again" : ""}: stop now)`,
+    );
+    if (!interrupted) ctx.interrupt.addEventListener("abort", onInterrupt, { once: true });
     void ctx.clock.sleep(CREATE_REPLY_WAIT_MS, timer.signal).then(() => {
       if (!timer.signal.aborted) stop.abort(wait.reason);
     });
@@ -65,6 +71,7 @@ export function replyWait(
     dispose: () => {
       timer.abort();
       wait.removeEventListener("abort", onStop);
+      ctx.interrupt.removeEventListener("abort", onInterrupt);
     },
   };
 }
