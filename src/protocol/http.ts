@@ -48,9 +48,11 @@ export function httpTransport(
  * responses, which name no method) go out ANSWER_POSTS_AT_ONCE at a time, the rest in turn. The SDK answers each
  * request as it comes: a server that sent 50,000 pings on a call's stream got 50,000 POSTs at once (each with a
  * listener on the transport's signal): 1 GB and a CPU-minute, and the call's own reply read too late. Past
- * MAX_QUEUED_ANSWERS waiting, an answer is not sent at all (a 202 of our own): a server that asks faster than it is
- * answered gets no more answers, and costs no more memory. Not p-limit: a few lines here, against a dependency in the
- * bundle every command loads, and it has no bound on what waits.
+ * MAX_QUEUED_ANSWERS waiting, an empty answer (a ping's) is not sent at all (a 202 of our own): a server that pings
+ * faster than it is answered gets no more answers, and costs no more memory. An answer with something in it (a
+ * person's to a question, roots) always waits its turn: those come at a person's pace. A finished POST hands its
+ * place to the next in line, so that no newcomer slips in between. Not p-limit: a few lines here, against a
+ * dependency in the bundle every command loads, and it has no bound on what waits.
  */
 function oneAnswerAtATime(next: typeof fetch): typeof fetch {
   let sending = 0;
@@ -58,16 +60,27 @@ function oneAnswerAtATime(next: typeof fetch): typeof fetch {
   return async (input, init) => {
     const body = init?.body;
     if (init?.method !== "POST" || typeof body !== "string" || body.includes('"method"')) return next(input, init);
-    if (queue.length >= MAX_QUEUED_ANSWERS) return new Response(null, { status: 202 });
-    if (sending >= ANSWER_POSTS_AT_ONCE) await new Promise<void>((resolve) => queue.push(resolve));
-    sending++;
+    if (sending < ANSWER_POSTS_AT_ONCE) sending++;
+    else if (queue.length >= MAX_QUEUED_ANSWERS && emptyAnswer(body)) return new Response(null, { status: 202 });
+    else await new Promise<void>((resolve) => queue.push(resolve)); // given the place of a POST that finished
     try {
       return await next(input, init);
     } finally {
-      sending--;
-      queue.shift()?.();
+      const nextInLine = queue.shift();
+      if (nextInLine) nextInLine();
+      else sending--;
     }
   };
+}
+
+/** A JSON-RPC answer with an empty result (a ping's). Parsed only once MAX_QUEUED_ANSWERS wait. */
+function emptyAnswer(body: string): boolean {
+  try {
+    const { result } = JSON.parse(body) as { result?: unknown };
+    return typeof result === "object" && result !== null && Object.keys(result).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
