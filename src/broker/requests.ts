@@ -27,9 +27,8 @@ export interface BrokerParts {
 
 type Handler = (client: Client, params: Record<string, unknown>) => Promise<unknown>;
 
-/** A command's tools/call in flight: whether its reply is in (and so on its way to the command), or the command abandoned it. */
+/** A command's tools/call in flight (until its reply is in: then it is on its way to the command): abandoned or not. */
 interface CallState {
-  settled: boolean;
   abandoned: boolean;
 }
 /** The calls in flight of each command, by the id the command gave its request. */
@@ -46,7 +45,7 @@ async function callTool(
   p: Record<string, unknown>,
 ): Promise<unknown> {
   const { wire, tasks, questions, clients } = parts;
-  const state: CallState = { settled: false, abandoned: false };
+  const state: CallState = { abandoned: false };
   const callId = typeof p.callId === "number" ? p.callId : undefined;
   if (callId !== undefined) {
     if (!calls.has(client)) calls.set(client, new Map());
@@ -67,7 +66,6 @@ async function callTool(
   try {
     const outcome = await call.finally(() => {
       // From here the reply goes to the command (abandonCall says so): decided in the same turn as it is sent.
-      state.settled = true;
       if (callId !== undefined) calls.get(client)?.delete(callId);
     });
     if (outcome.kind === "task") {
@@ -92,7 +90,7 @@ async function callTool(
  */
 function abandonCall(calls: Calls, client: Client, p: Record<string, unknown>): { taken: boolean } {
   const state = calls.get(client)?.get(Number(p.callId));
-  if (!state || state.settled) return { taken: false };
+  if (!state) return { taken: false };
   state.abandoned = true;
   return { taken: true };
 }

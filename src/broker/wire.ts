@@ -67,6 +67,10 @@ export class BrokerWire implements Wire {
       const error = this.goneError("the connection to the server's broker closed (the broker or its server stopped)");
       for (const waiter of this.pending.values()) waiter.reject(error);
       this.pending.clear();
+      // The questions it was given can no longer be answered through it: their prompts stop (they wait in the
+      // server, or ended with it).
+      for (const asking of this.asking.values()) asking.abort(error);
+      this.asking.clear();
       this.resolveClosed(error);
     });
     socket.on("error", () => socket.destroy());

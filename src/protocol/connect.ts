@@ -3,9 +3,9 @@ import { Client, type PriorDiscovery } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/client";
-import { ServerError, ServerExitedError, TaskNotFoundError, UsageError } from "../errors.js";
+import { TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
-import { connectError } from "./failures.js";
+import { closeError, connectError } from "./failures.js";
 import { PROBE_MAX_TIMEOUT_MS, PROBE_MIN_TIMEOUT_MS } from "../limits.js";
 import { SizeGuard } from "./limits.js";
 import { stopServer } from "./process.js";
@@ -156,26 +156,6 @@ interface Opened {
   transport: Transport;
 }
 
-/** Why the connection closed, for the requests that were waiting on it (a stdio server: its stderr's last words). */
-function closeError(
-  descriptor: ServerDescriptor,
-  label: string,
-  transport: Transport,
-  stderr: string,
-  redact: (text: string) => string,
-): ServerError {
-  const tail = sanitizeLine(stderr.trim()).slice(-400);
-  const child = serverProcess(transport);
-  const running = child !== undefined && child.exitCode === null && child.signalCode === null;
-  if (descriptor.transport !== "stdio") return new ServerError(redact(withTail(`the connection to ${label} closed`)));
-  const base = running ? `the server closed its output (${label})` : `the server process exited (${label})`;
-  return new ServerExitedError(redact(withTail(base)));
-
-  function withTail(base: string): string {
-    return tail ? `${base}; its stderr ends with: ${tail}` : base;
-  }
-}
-
 /**
  * How long the handshake (version probe, then `initialize`) may wait: the handshake timeout, else the request
  * timeout; over HTTP at least PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and a loaded
@@ -187,6 +167,30 @@ function handshakeTimeouts(descriptor: ServerDescriptor, timeoutMs: number): { p
     probe: floor(Math.min(timeoutMs || PROBE_MAX_TIMEOUT_MS, PROBE_MAX_TIMEOUT_MS)),
     connect: floor(timeoutMs || 30_000),
   };
+}
+
+/** The transport: the prestarted server serves one connection, and only one whose generation is known (stdio.ts). */
+async function transportOf(
+  descriptor: ServerDescriptor,
+  options: ConnectOptions,
+  at: { prior?: PriorDiscovery; session?: ResumeToken; stderrTail: StderrTail; guard: SizeGuard; label: string },
+): Promise<Transport> {
+  const { prior, session, stderrTail, guard, label } = at;
+  const early = options.prestarted;
+  options.prestarted = undefined;
+  if (early && !prior) early.discard();
+  if (prior && early) return adopt(early, stderrTail, guard);
+  const fetch = descriptor.transport === "http" ? await serverFetch(options.env, options.trace, label) : undefined;
+  return makeTransport(
+    descriptor,
+    options.env,
+    stderrTail,
+    guard,
+    session,
+    fetch,
+    options.authorize,
+    options.legacySse,
+  );
 }
 
 /** Opens the transport and does the handshake (none on a resumed V1 session); the channel for task traffic on top. */
@@ -201,23 +205,7 @@ async function open(
   const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const handshake = handshakeTimeouts(descriptor, options.timeoutMs ?? requestTimeoutMs);
-  // The prestarted server serves one connection, and only one whose generation is known (see stdio.ts).
-  const early = options.prestarted;
-  options.prestarted = undefined;
-  if (early && !prior) early.discard();
-  const transport =
-    prior && early
-      ? adopt(early, stderrTail, guard)
-      : makeTransport(
-          descriptor,
-          options.env,
-          stderrTail,
-          guard,
-          session,
-          descriptor.transport === "http" ? await serverFetch(options.env, options.trace, label) : undefined,
-          options.authorize,
-          options.legacySse,
-        );
+  const transport = await transportOf(descriptor, options, { prior, session, stderrTail, guard, label });
   if (options.trace) traceTransport(transport, options.trace, label);
   const client = new Client(CLIENT_INFO, {
     capabilities: clientCapabilities(options.sampling === true),

@@ -2,10 +2,12 @@
 // TLS certificate refused, a stdio command not found; an error of our own along the cause chain is kept as it is.
 // Used by the HTTP guard (limits.ts) for each request and by connect.ts for the connection as a whole; below, what a
 // request's failure means to RawChannel (rpc.ts): a refusal for want of authorization, a lost session, a server error.
-import { AuthRequiredError, McpTaskError, ServerError, UsageError } from "../errors.js";
+import type { Transport } from "@modelcontextprotocol/client";
+import { AuthRequiredError, McpTaskError, ServerError, ServerExitedError, UsageError } from "../errors.js";
 import { MAX_ERROR_TEXT } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
 import type { ServerDescriptor } from "./server.js";
+import { serverProcess } from "./stdio-sdk.js";
 
 /** What a failure to reach `origin` was, from its cause's code (never its message): refused, no such host, TLS... */
 const NETWORK_CAUSES: Record<string, { text: string; transient: boolean; hint?: string }> = {
@@ -169,4 +171,24 @@ export function sessionRefused(error: unknown): boolean {
     return false;
   }
   return typeof message === "string" && /\bsession\b|not initialized/i.test(message);
+}
+
+/** Why the connection closed, for the requests that were waiting on it (a stdio server: its stderr's last words). */
+export function closeError(
+  descriptor: ServerDescriptor,
+  label: string,
+  transport: Transport,
+  stderr: string,
+  redact: (text: string) => string,
+): ServerError {
+  const tail = sanitizeLine(stderr.trim()).slice(-400);
+  const child = serverProcess(transport);
+  const running = child !== undefined && child.exitCode === null && child.signalCode === null;
+  if (descriptor.transport !== "stdio") return new ServerError(redact(withTail(`the connection to ${label} closed`)));
+  const base = running ? `the server closed its output (${label})` : `the server process exited (${label})`;
+  return new ServerExitedError(redact(withTail(base)));
+
+  function withTail(base: string): string {
+    return tail ? `${base}; its stderr ends with: ${tail}` : base;
+  }
 }

@@ -129,6 +129,9 @@ export class OpenQuestions implements InputProvider {
   answer(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse> {
     if (!this.closed) this.keys.add(request.key);
     if (this.keys.has(request.key)) return this.inner.answer(request, taskId, signal);
+    // Parked: neither answered nor refused, so that the server keeps it for a later command; it ends when the server
+    // withdraws it or the connection goes (the signal), or with this process.
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise((_resolve, reject) =>
       signal?.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
     );

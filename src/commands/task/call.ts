@@ -3,7 +3,8 @@
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
-import { createPrinter } from "../../output/printer.js";
+import { createPrinter, type Printer } from "../../output/printer.js";
+import type { Snapshot, Wire } from "../../protocol/wire.js";
 import { sanitizeLine } from "../../sanitize.js";
 import { descriptorKey } from "../../protocol/server.js";
 import { TaskEngine } from "../../tasks/engine.js";
@@ -14,7 +15,7 @@ import { checkedTool } from "../../tasks/tool-check.js";
 import { noAnswers, withdrawnNote } from "../../tasks/input.js";
 import { replyWait, unansweredCall, waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
-import { resolveServer } from "../resolve-server.js";
+import { resolveServer, type ResolvedServer } from "../resolve-server.js";
 import { inputProvider, presentation, readAnswers, servesSampling, showLogs, type Answers } from "../presentation.js";
 import type { LogLevel } from "../../protocol/logging.js";
 import {
@@ -97,6 +98,31 @@ async function shownFor(options: CallOptions, answers: Answers, ctx: Context): R
   return { printer: createPrinter(ctx.io, options.json), provider, close: () => {} };
 }
 
+/** The new task's handle saved first (whatever fails next, the task can be found again), then the task announced. */
+async function savedTask(
+  ctx: Context,
+  made: { server: ResolvedServer; wire: Wire; tool: string; args: Record<string, unknown>; first: Snapshot },
+  printer: Printer,
+): Promise<TrackedTask> {
+  const { server, wire, tool, args, first } = made;
+  const tracked = await ctx.tracker.start(server, wire, tool, args, first);
+  saveMoves(
+    wire,
+    (id) => (id === tracked.taskId ? tracked : undefined),
+    (text) => printer.note(text),
+  );
+  printer.task({
+    taskId: first.taskId,
+    server: server.name,
+    tool,
+    generation: wire.generation,
+    status: first.status,
+    ttlMs: first.ttlMs,
+    pollIntervalMs: first.pollIntervalMs,
+  });
+  return tracked;
+}
+
 export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
   const answers = await readAnswers(options, ctx);
   const args = {
@@ -150,22 +176,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     }
     const first = started.snapshot;
     taskId = first.taskId;
-    // The handle first: whatever fails next, the task can be found again.
-    tracked = await ctx.tracker.start(server, wire, options.tool, args, first);
-    saveMoves(
-      wire,
-      (id) => (id === tracked?.taskId ? tracked : undefined),
-      (text) => printer.note(text),
-    );
-    printer.task({
-      taskId,
-      server: server.name,
-      tool: options.tool,
-      generation: wire.generation,
-      status: first.status,
-      ttlMs: first.ttlMs,
-      pollIntervalMs: first.pollIntervalMs,
-    });
+    tracked = await savedTask(ctx, { server, wire, tool: options.tool, args, first }, printer);
     // Stopped while the reply was waited for: the task is saved now, and the error's hint resumes it.
     if (wait.signal.aborted) throw wait.signal.reason;
     if (options.detach) {

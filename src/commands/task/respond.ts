@@ -8,7 +8,7 @@ import { cutText, InterruptedError, StillRunningError, UsageError } from "../../
 import { runTemplate } from "./respond-template.js";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
-import { createPrinter } from "../../output/printer.js";
+import { createPrinter, type Printer } from "../../output/printer.js";
 import { safeJson, sanitizeLine, shellValue, shellWord } from "../../sanitize.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import { reconnect } from "../../tasks/reconnect.js";
@@ -70,35 +70,43 @@ export const respond: Leaf<RespondOptions, [string]> = {
   run: (options, ctx) => (options.template ? runTemplate(options, ctx) : runRespond(options, ctx)),
 };
 
+/** respond's document: what was answered, and what the task does now (its outcome, or its next question). */
+function reportRespond(
+  printer: Printer,
+  taskId: string,
+  { outcome, last, answered }: { outcome?: FinalOutcome; last: Omit<Snapshot, "result">; answered: string[] },
+): number {
+  // What the task asks now, none of it answered here: its next question, left for a later command.
+  const next = outcome || last.status !== "input_required" ? [] : last.inputRequests;
+  const doc = {
+    taskId,
+    answered,
+    status: last.status,
+    statusMessage: last.statusMessage ?? null,
+    inputRequests: questionViews(next),
+    outcome: outcome ?? null,
+  };
+  const id = shellWord(taskId);
+  const name = `task ${sanitizeLine(taskId)}`;
+  const asked = (request: InputRequest) => cutText(sanitizeLine(String(request.params.message ?? request.method)));
+  const more = next.length > 1 ? ` (and ${next.length - 1} more)` : "";
+  printer.document(doc, () =>
+    outcome
+      ? `${answered.length ? "answered; " : ""}${name} ended (${outcome.status}); see it with: mcp-task result ${id}`
+      : next.length
+        ? `answered; ${name} asks again: ${asked(next[0])}${more}\nanswer it with: mcp-task respond ${id} (see it first with: mcp-task get ${id})`
+        : `answered; ${name} is ${last.status} again; follow it with: mcp-task watch ${id}`,
+  );
+  // Exit 0 when the task asks again: this command's answers were taken; the next question is another's.
+  return outcome ? exitCodeOf(outcome) : 0;
+}
+
 export async function runRespond(options: RespondOptions, ctx: Context): Promise<number> {
   const answers = await readAnswers(options, ctx);
   const printer = createPrinter(ctx.io, options.json);
   const tracked = await ctx.tracker.open(options.id, options.server);
-  const report = (outcome: FinalOutcome | undefined, last: Omit<Snapshot, "result">, answered: string[]) => {
-    // What the task asks now, none of it answered here: its next question, left for a later command.
-    const next = outcome || last.status !== "input_required" ? [] : last.inputRequests;
-    const doc = {
-      taskId: tracked.taskId,
-      answered,
-      status: last.status,
-      statusMessage: last.statusMessage ?? null,
-      inputRequests: questionViews(next),
-      outcome: outcome ?? null,
-    };
-    const id = shellWord(tracked.taskId);
-    const name = `task ${sanitizeLine(tracked.taskId)}`;
-    const asked = (request: InputRequest) => cutText(sanitizeLine(String(request.params.message ?? request.method)));
-    const more = next.length > 1 ? ` (and ${next.length - 1} more)` : "";
-    printer.document(doc, () =>
-      outcome
-        ? `${answered.length ? "answered; " : ""}${name} ended (${outcome.status}); see it with: mcp-task result ${id}`
-        : next.length
-          ? `answered; ${name} asks again: ${asked(next[0])}${more}\nanswer it with: mcp-task respond ${id} (see it first with: mcp-task get ${id})`
-          : `answered; ${name} is ${last.status} again; follow it with: mcp-task watch ${id}`,
-    );
-    // Exit 0 when the task asks again: this command's answers were taken; the next question is another's.
-    return outcome ? exitCodeOf(outcome) : 0;
-  };
+  const report = (outcome: FinalOutcome | undefined, last: Omit<Snapshot, "result">, answered: string[]) =>
+    reportRespond(printer, tracked.taskId, { outcome, last, answered });
   // Finished (its outcome saved): nothing to answer, whether or not its server is still there.
   if (tracked.handle.outcome) return report(tracked.handle.outcome, tracked.handle.last, []);
   // The questions this command answers: those the task asks until its first answer is delivered.
