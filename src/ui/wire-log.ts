@@ -7,6 +7,7 @@
 // server, and as many tasks and pending request ids as WIRE_VIEW_TASKS.
 import { MAX_DASHBOARD_LOGS, MAX_WIRE_VIEW_MESSAGES, MAX_WIRE_VIEW_SUMMARY } from "../limits.js";
 import type { LogMessage } from "../protocol/logging.js";
+import { TASK_NOTIFICATIONS } from "../protocol/push-stream.js";
 import type { TraceEvent, WireTap } from "../protocol/trace.js";
 import { logText } from "../output/printer.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
@@ -90,9 +91,6 @@ interface Run {
 
 type Entry = string | Run;
 
-/** A task's status, pushed: V1's method, and the 2026-07-28 extension's. */
-const STATUS_NOTIFICATIONS = new Set(["notifications/tasks/status", "notifications/tasks"]);
-
 const lineOf = (entry: Entry) =>
   typeof entry === "string" ? entry : keptLine(entry.t, entry.dir, entry.message, entry.count);
 
@@ -137,7 +135,8 @@ export class WireLog implements WireTap {
   private add(taskId: string, t: string, dir: "out" | "in", message: Message): void {
     const list = this.byTask.get(taskId);
     const last = list?.at(-1);
-    const status = STATUS_NOTIFICATIONS.has(message.method as string) ? message.params?.status : undefined;
+    // A task's status, pushed (V1's method, or the 2026-07-28 extension's; an acknowledgement says none).
+    const status = TASK_NOTIFICATIONS.has(message.method as string) ? message.params?.status : undefined;
     if (typeof last === "object") {
       if (status !== undefined && last.message.params?.status === status) {
         last.t = t;
