@@ -169,9 +169,13 @@ export function processIO(argv: string[], env: Record<string, string | undefined
   };
 }
 
-/** Bytes written (list --json writes its rows so), redacted as their text would be. */
-const redactBytes = (chunk: unknown, secrets: Map<string, string>) =>
-  chunk instanceof Uint8Array ? redactWith(Buffer.from(chunk).toString("utf8"), secrets) : chunk;
+/** What is written, redacted: text, or bytes as their text would be (list --json writes its rows so). */
+function redacted(chunk: unknown, secrets: Map<string, string>): unknown {
+  if (typeof chunk === "string") return redactWith(chunk, secrets);
+  if (!(chunk instanceof Uint8Array)) return chunk;
+  // Read where they are (Buffer.from of a Uint8Array would copy them first).
+  return redactWith(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("utf8"), secrets);
+}
 
 /**
  * The real process as a Context: its streams (redacted), Ctrl-C, environment and home. `exitCode()` is the code so
@@ -212,14 +216,7 @@ export function processContext(io: IO, exitCode: () => number): Context {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-      write(
-        secrets.size === 0
-          ? chunk
-          : typeof chunk === "string"
-            ? redactWith(chunk, secrets)
-            : redactBytes(chunk, secrets),
-        ...rest,
-      )) as typeof stream.write;
+      write(secrets.size > 0 ? redacted(chunk, secrets) : chunk, ...rest)) as typeof stream.write;
   }
   return createContext({
     io,
