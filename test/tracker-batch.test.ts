@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import { HandleStore } from "../src/store/handles.js";
 import { Tracker, type TrackedTask } from "../src/tasks/tracker.js";
 import type { Snapshot, Wire } from "../src/protocol/wire.js";
-import { HANDLE_BATCH_MS, HANDLE_BATCH_WRITES_PER_S, MAX_HISTORY_MESSAGES } from "../src/limits.js";
+import {
+  HANDLE_BATCH_MS,
+  HANDLE_BATCH_WRITES_PER_S,
+  MAX_HISTORY_ENTRIES,
+  MAX_HISTORY_MESSAGES,
+} from "../src/limits.js";
+import { trimHistory } from "../src/tasks/handle-changes.js";
+import type { HistoryEntry } from "../src/model.js";
 import { tempHome } from "./helpers/cli.js";
 
 function heldClock() {
@@ -100,5 +107,24 @@ describe("a handle's history", () => {
       expect(history[1].statusMessage).toBe(`${150 - (MAX_HISTORY_MESSAGES - 5) + 1} s`);
       expect(history.at(-2)?.statusMessage).toBe("asks 5");
     }
+  });
+
+  it("keeps a history within both bounds as entries come one at a time, the first entry and the newest status change kept", () => {
+    // Three message changes, then a status change, 200 times: both bounds are crossed, each many times.
+    const history: HistoryEntry[] = [{ status: "working", at: "0" }];
+    for (let i = 1; i <= 800; i++) {
+      const status =
+        i % 4 === 0 ? (history.at(-1)!.status === "working" ? "input_required" : "working") : history.at(-1)!.status;
+      history.push({ status, statusMessage: `m${i}`, at: String(i) });
+      trimHistory(history);
+      const messages = history.filter((entry, at) => at > 0 && history[at - 1].status === entry.status).length;
+      expect(messages).toBeLessThanOrEqual(MAX_HISTORY_MESSAGES);
+      expect(history.length).toBeLessThanOrEqual(MAX_HISTORY_ENTRIES);
+      expect(history[0].at).toBe("0");
+      // A status change is what a history is for: the newest one always stays (a message alone may go, when every
+      // other entry is a status change; the handle's last state still has it).
+      if (i % 4 === 0) expect(history.at(-1)!.at).toBe(String(i));
+    }
+    expect(history.length).toBe(MAX_HISTORY_ENTRIES);
   });
 });

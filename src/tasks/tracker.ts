@@ -16,6 +16,14 @@ import {
 import { sanitizeLine } from "../sanitize.js";
 import { applyObserved, applySnapshot, trimHistory, withoutResult, type Observed } from "./handle-changes.js";
 
+/** The last timestamp made and its millisecond: a dashboard's 1,000 followed tasks observe about 1,000 snapshots a
+ *  second, many in the same millisecond, and each made a Date and its text (as the trace's stamp does, once per ms). */
+let lastStamp = { ms: Number.NaN, text: "" };
+function stampOf(ms: number): string {
+  if (ms !== lastStamp.ms) lastStamp = { ms, text: new Date(ms).toISOString() };
+  return lastStamp.text;
+}
+
 /** The tasks of this process with a batch waiting to be written (see `later`). */
 let batching = 0;
 
@@ -32,7 +40,7 @@ export class TrackedTask {
   }
 
   private at(): string {
-    return new Date(this.clock.now()).toISOString();
+    return stampOf(this.clock.now());
   }
 
   /** Changes not yet written, replayed onto the handle as saved when it is written (see flush). */
