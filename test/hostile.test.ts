@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { sanitize, sanitizeLine } from "../src/sanitize.js";
 import { fileStem } from "../src/store/handle-file.js";
 import { events, homes, runCli, tempHome, type CliResult } from "./helpers/cli.js";
@@ -487,6 +487,15 @@ describe("unsafe task ids", () => {
           [...UNSAFE_IDS].sort(),
         );
         for (const name of files) expect(name).toMatch(/^[A-Za-z0-9_%~-]+\.[0-9a-f]{8}\.json$/);
+        // A handle's lock is a directory in <home>/tasks while a write holds it: CI once listed the tree while one was
+        // still held (the lock of a hostile id, inside <home>/tasks). One that outlasts 10 s is a lock left behind,
+        // and the checks below fail on it.
+        await vi
+          .waitFor(
+            () => expect(readdirSync(join(home, "tasks")).filter((name) => name.startsWith(".lock-"))).toEqual([]),
+            { timeout: 10_000, interval: 100 },
+          )
+          .catch(() => {});
         const paths = tree(sandbox);
         for (const path of paths)
           expect(path).toMatch(
