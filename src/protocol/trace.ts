@@ -14,6 +14,7 @@ import { MAX_TRACE_LINE } from "../limits.js";
 import type { LogMessage } from "./logging.js";
 import { safeJson, sanitizeLine } from "../sanitize.js";
 import { redactWith } from "./server.js";
+import { isoTime } from "../iso-time.js";
 
 export type TraceEvent = (
   | { t: string; server: string; dir: "out" | "in"; message: unknown }
@@ -155,12 +156,7 @@ export function readable(event: TraceEvent): string {
 }
 
 /** The time of a traced message; messages that come in the same millisecond (a chunk of a stream) share one. */
-let stamped = { ms: -1, iso: "" };
-const stamp = () => {
-  const ms = Date.now();
-  if (ms !== stamped.ms) stamped = { ms, iso: new Date(ms).toISOString() };
-  return stamped.iso;
-};
+const stamp = () => isoTime(Date.now());
 
 /** Traces a transport's messages in place: what it sends and what it hands on. */
 export function traceTransport<T extends Transport>(transport: T, trace: Trace, server: string): T {

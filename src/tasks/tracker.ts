@@ -14,15 +14,8 @@ import {
   MAX_SAVED_RESULT_CHARS,
 } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
+import { isoTime } from "../iso-time.js";
 import { applyObserved, applySnapshot, trimHistory, withoutResult, type Observed } from "./handle-changes.js";
-
-/** The last timestamp made and its millisecond: a dashboard's 1,000 followed tasks observe about 1,000 snapshots a
- *  second, many in the same millisecond, and each made a Date and its text (as the trace's stamp does, once per ms). */
-let lastStamp = { ms: Number.NaN, text: "" };
-function stampOf(ms: number): string {
-  if (ms !== lastStamp.ms) lastStamp = { ms, text: new Date(ms).toISOString() };
-  return lastStamp.text;
-}
 
 /** The tasks of this process with a batch waiting to be written (see `later`). */
 let batching = 0;
@@ -40,7 +33,7 @@ export class TrackedTask {
   }
 
   private at(): string {
-    return stampOf(this.clock.now());
+    return isoTime(this.clock.now());
   }
 
   /** Changes not yet written, replayed onto the handle as saved when it is written (see flush). */
