@@ -5,7 +5,7 @@
 //   BENCH_PROF=<dir>    the live dashboard runs with --cpu-prof (written as it leaves, after the CPU window) and
 //                       --heapsnapshot-signal (a heap snapshot taken at the end of the window), both into <dir>
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -41,11 +41,32 @@ function usage(pid) {
   return { cpu, rss };
 }
 
+/** CPU seconds of each thread of `pid`, summed by the thread's name (the main thread, V8's workers, libuv's pool). */
+function threadUsage(pid) {
+  const byName = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = tid === String(pid) ? "main thread" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks);
+    } catch {
+      // the thread ended
+    }
+  }
+  return byName;
+}
+
 async function cpuOver(pid, ms) {
   const a = usage(pid);
+  const threadsBefore = threadUsage(pid);
   await sleep(ms);
   const b = usage(pid);
-  return { cpuPct: ((b.cpu - a.cpu) / (ms / 1000)) * 100, rss: b.rss };
+  const threads = [...threadUsage(pid)].map(([name, cpu]) => [
+    name,
+    ((cpu - (threadsBefore.get(name) ?? 0)) / (ms / 1000)) * 100,
+  ]);
+  return { cpuPct: ((b.cpu - a.cpu) / (ms / 1000)) * 100, rss: b.rss, threads };
 }
 
 const sessions = [];
@@ -170,6 +191,11 @@ const live = await cpuOver(pid, Number(process.env.BENCH_WINDOW_MS ?? 30_000));
 rows.push(
   [`CPU % following ${LIVE} live tasks`, live.cpuPct.toFixed(1)],
   [`RSS MiB following ${LIVE} live tasks`, live.rss.toFixed(0)],
+  // Where that CPU goes: the main thread (what a profile shows), V8's helpers (the collector's), libuv's pool (files).
+  ...live.threads
+    .filter(([, pct]) => pct >= 0.1)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, pct]) => [`  of which ${name}`, pct.toFixed(1)]),
 );
 if (prof) {
   // The heap as the window leaves it; then the dashboard leaves ("q"), which writes its CPU profile.
