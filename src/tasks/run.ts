@@ -82,6 +82,15 @@ function follow(
     let last = first;
     if (last) hooks.snapshot?.(last, undefined);
     const state = { delivered: 0 };
+    // A pushed message change of a working task, taken as it comes (WatchOptions.quiet): recorded and told as a
+    // yielded one is, where recording it needs no write now (a write due now is awaited: it is yielded instead).
+    const quiet = (snapshot: Snapshot) => {
+      if (options.until || !tracked.observeQuietly(snapshot)) return false;
+      const previous = last;
+      last = snapshot;
+      hooks.snapshot?.(snapshot, previous);
+      return true;
+    };
     if (!last || !isTerminal(last.status)) {
       for await (const snapshot of engine.watch(tracked.taskId, {
         signal: options.signal,
@@ -93,6 +102,7 @@ function follow(
         initial: last,
         spread: options.spread,
         onRetry: hooks.retry,
+        quiet,
         onAnswered: (keys) => tracked.answered(keys),
         onDelivered: (keys) => {
           state.delivered++;

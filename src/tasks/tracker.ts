@@ -112,6 +112,16 @@ export class TrackedTask {
     return undefined;
   }
 
+  /**
+   * Records a snapshot when that needs no write now (its status is the one recorded: see observe); false, and
+   * nothing recorded, when it does.
+   */
+  observeQuietly(snapshot: Snapshot): boolean {
+    if (this.handle.history.at(-1)?.status !== snapshot.status) return false;
+    this.observe(snapshot);
+    return true;
+  }
+
   /** Keeps the last progress the server reported (written with the next batch: see `later`). */
   progressed(progress: Progress): void {
     const at = this.at();
