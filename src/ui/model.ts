@@ -193,15 +193,26 @@ export class DashboardModel {
     const abort = new AbortController();
     this.following.set(stem, abort);
     const tracked = new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle);
+    // Every field written out (the type leaves none out), not `{ ...row, ... }`: a spread followed by keys the row
+    // lacks cost V8 several times the garbage, and this runs for each followed task that changed, at every frame.
+    const refresh =
+      (connection: Connection, error?: string) =>
+      (row: TaskRow): TaskRow => {
+        const next: { [K in keyof Required<TaskRow>]: TaskRow[K] } = {
+          stem: row.stem,
+          summary: summarize(stem, tracked.handle, row.summary.mtime),
+          handle: tracked.handle,
+          unreadable: undefined,
+          connection,
+          error,
+          progress: row.progress,
+        };
+        return next;
+      };
+    // One change for the common case, given again at each snapshot: pending once however many come before a frame.
+    const following = refresh("following");
     const setRow = (connection: Connection, error?: string) =>
-      this.updateRow(stem, (row) => ({
-        ...row,
-        summary: summarize(stem, tracked.handle, row.summary.mtime),
-        handle: tracked.handle,
-        unreadable: undefined,
-        connection,
-        error,
-      }));
+      this.updateRow(stem, connection === "following" && error === undefined ? following : refresh(connection, error));
     const signal = AbortSignal.any([abort.signal, this.stop.signal]);
     const notify = (text: string) => this.notify(text);
     void (async () => {

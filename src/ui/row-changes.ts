@@ -6,9 +6,14 @@ import type { TaskRow } from "./state.js";
 export class RowChanges {
   private pending = new Map<string, (row: TaskRow) => TaskRow>();
 
-  /** Changes one row, after the changes to it already pending. */
+  /**
+   * Changes one row, after the changes to it already pending. The same change given again while it is the last one
+   * pending is pending once: a change is given again only where applying it twice is applying it once (it reads the
+   * row's source as it is applied: model.ts, a followed task's row at each of its snapshots).
+   */
   add(stem: string, change: (row: TaskRow) => TaskRow): void {
     const before = this.pending.get(stem);
+    if (before === change) return;
     this.pending.set(stem, before ? (row) => change(before(row)) : change);
   }
 
