@@ -96,7 +96,9 @@ export class TaskWatch {
    * moves `due` later each time, and a new timer, abort controller and listener for each push (a dashboard's 1,000
    * tasks push about 1,000 times a second) were most of what following a task kept alive past the young
    * generation. The timer ends the nap with a wake of its own (one reaction, not one more each nap); a timer that
-   * ends before a later `due` just leads to the next nap.
+   * ends before a later `due` while the loop naps sleeps again, with the same abort controller, and leaves the loop
+   * napping (pushes defer `due` past each timer: 1,000 tasks pushed every second woke a loop and made a nap a
+   * third of them each second).
    */
   private nap(): Promise<void> {
     if (!this.timer || this.timer.until > this.due) {
@@ -104,13 +106,21 @@ export class TaskWatch {
       this.timer?.stop.abort(WOKEN);
       const timer = { until: this.due, stop: new AbortController() };
       this.timer = timer;
-      void this.clock.sleep(this.due - this.clock.now(), timer.stop.signal).then(() => {
-        if (this.timer !== timer) return;
-        this.timer = undefined;
-        this.wakeUp();
-      });
+      this.arm(timer);
     }
     return new Promise<void>((resolve) => (this.wakeNow = resolve));
+  }
+
+  private arm(timer: { until: number; stop: AbortController }): void {
+    void this.clock.sleep(timer.until - this.clock.now(), timer.stop.signal).then(() => {
+      if (this.timer !== timer) return;
+      if (this.wakeNow && !this.woken && this.due > this.clock.now()) {
+        timer.until = this.due;
+        return this.arm(timer);
+      }
+      this.timer = undefined;
+      this.wakeUp();
+    });
   }
 
   /** Yields each changed snapshot until the task is terminal. */
