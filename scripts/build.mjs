@@ -16,7 +16,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { inkBoundedCaches, inkStyledChars, stringWidthSymbols } from "./build-patches.mjs";
+import { inkBoundedCaches, inkStyledChars, stringWidthSymbols, tokenizeSimpleLines } from "./build-patches.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const REGISTRY = 'globalThis[Symbol.for("mcp-task.core")]';
@@ -239,6 +239,7 @@ await build({
     inkBoundedCaches,
     inkStyledChars,
     stringWidthSymbols,
+    tokenizeSimpleLines,
     serverSpawn((file) => exportsOf.has(file)),
     fromCore,
   ],
