@@ -4,8 +4,9 @@ import type { Handle, HistoryEntry } from "../model.js";
 import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import { MAX_HISTORY_ENTRIES, MAX_HISTORY_MESSAGES } from "../limits.js";
 
-/** The part of a snapshot kept as `last` (the result lives in `outcome`). */
+/** The part of a snapshot kept as `last` (the result lives in `outcome`): the snapshot itself when it has none. */
 export function withoutResult(snapshot: Snapshot): Omit<Snapshot, "result"> {
+  if (snapshot.result === undefined) return snapshot;
   const { result: _result, ...rest } = snapshot;
   return rest;
 }
@@ -24,27 +25,32 @@ function open(handle: Handle, status: Snapshot["status"]): boolean {
   return !((handle.outcome || isTerminal(handle.last.status)) && handle.last.status !== status);
 }
 
-/** Applies a snapshot to a handle; returns the history entry it added (none when the message is as before). */
-export function applySnapshot(handle: Handle, snapshot: Snapshot, at: string): HistoryEntry | undefined {
-  const entry = {
-    status: snapshot.status,
-    ...(snapshot.statusMessage ? { statusMessage: snapshot.statusMessage } : {}),
-    at,
-  };
-  const { pollIntervalMs, ttlMs } = snapshot;
-  return applyObserved(handle, { snapshot, entries: [entry], pollIntervalMs, ttlMs })[0];
-}
-
-/**
- * Applies observations (one, or a batch merged: see Observed) to a handle, in memory or as saved (another process
- * may have written it since); returns the history entries it added.
- */
-export function applyObserved(handle: Handle, { snapshot, entries, pollIntervalMs, ttlMs }: Observed): HistoryEntry[] {
-  if (!open(handle, snapshot.status)) return [];
+function setLast(handle: Handle, { snapshot, pollIntervalMs, ttlMs }: Omit<Observed, "entries">): void {
   handle.last = withoutResult(snapshot);
   if (pollIntervalMs !== undefined) handle.pollIntervalMs = pollIntervalMs;
   if (ttlMs !== undefined) handle.ttlMs = ttlMs;
-  return entries.filter((entry) => appendEntry(handle, entry));
+}
+
+/**
+ * Applies a snapshot to a handle; returns the history entry it added (none when the message is as before). Without
+ * the objects of an Observed around it: this runs at each new message of each followed task.
+ */
+export function applySnapshot(handle: Handle, snapshot: Snapshot, at: string): HistoryEntry | undefined {
+  if (!open(handle, snapshot.status)) return undefined;
+  setLast(handle, { snapshot, pollIntervalMs: snapshot.pollIntervalMs, ttlMs: snapshot.ttlMs });
+  const { status, statusMessage } = snapshot;
+  const entry: HistoryEntry = statusMessage ? { status, statusMessage, at } : { status, at };
+  return appendEntry(handle, entry) ? entry : undefined;
+}
+
+/**
+ * Applies observations (a batch merged: see Observed) to a handle, in memory or as saved (another process may have
+ * written it since); returns the history entries it added.
+ */
+export function applyObserved(handle: Handle, observed: Observed): HistoryEntry[] {
+  if (!open(handle, observed.snapshot.status)) return [];
+  setLast(handle, observed);
+  return observed.entries.filter((entry) => appendEntry(handle, entry));
 }
 
 /** Appends a history entry unless the last one says the same; keeps the history within its bounds. */

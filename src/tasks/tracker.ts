@@ -96,18 +96,15 @@ export class TrackedTask {
     const at = this.at();
     if (statusChanged) return this.change((handle) => void applySnapshot(handle, snapshot, at));
     const entry = applySnapshot(this.handle, snapshot, at);
-    const before = this.observed;
+    // The batch not yet written is changed in place (flush takes it whole and starts the next one).
+    const observed = (this.observed ??= { snapshot, entries: [] });
     // Only the newest MAX_HISTORY_MESSAGES message changes can outlast trimHistory: older ones are not kept.
-    const entries = before?.entries ?? [];
-    if (entry) entries.push(entry);
-    if (entries.length > MAX_HISTORY_MESSAGES) entries.shift();
-    this.observed = {
-      snapshot,
-      entries,
-      pollIntervalMs: snapshot.pollIntervalMs ?? before?.pollIntervalMs,
-      // A ttl of null (unlimited) is a value, written as each observation would have written it.
-      ttlMs: snapshot.ttlMs !== undefined ? snapshot.ttlMs : before?.ttlMs,
-    };
+    if (entry) observed.entries.push(entry);
+    if (observed.entries.length > MAX_HISTORY_MESSAGES) observed.entries.shift();
+    observed.snapshot = snapshot;
+    if (snapshot.pollIntervalMs !== undefined) observed.pollIntervalMs = snapshot.pollIntervalMs;
+    // A ttl of null (unlimited) is a value, written as each observation would have written it.
+    if (snapshot.ttlMs !== undefined) observed.ttlMs = snapshot.ttlMs;
     this.later();
     return undefined;
   }
