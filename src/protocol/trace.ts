@@ -166,9 +166,11 @@ export function traceTransport<T extends Transport>(transport: T, trace: Trace, 
     return send(message, options);
   };
   let handler = transport.onmessage;
-  // A handler set over another reads the traced one and calls it (protocol/rpc.ts wraps the SDK's): each message is
-  // traced once, by the first wrapper it passes through, not once per layer.
-  const traced = new WeakSet<object>();
+  // A handler set over another reads the traced one and calls it, in the same turn (protocol/rpc.ts wraps the SDK's):
+  // each message is traced once, by the outermost wrapper, not once per layer. The message being handed on is
+  // marked while it is (not kept in a WeakSet: an entry per message, about 1,000 a second on a busy dashboard, that
+  // the collector must weigh as an ephemeron).
+  let inFlight: object | undefined;
   Object.defineProperty(transport, "onmessage", {
     configurable: true,
     enumerable: true,
@@ -177,9 +179,15 @@ export function traceTransport<T extends Transport>(transport: T, trace: Trace, 
       handler =
         next &&
         ((message, extra) => {
-          if (!traced.has(message)) traceSafely(trace, { t: stamp(), server, dir: "in", message });
-          traced.add(message);
-          next(message, extra as never);
+          if (inFlight === message) return next(message, extra as never);
+          traceSafely(trace, { t: stamp(), server, dir: "in", message });
+          const outer = inFlight;
+          inFlight = message;
+          try {
+            next(message, extra as never);
+          } finally {
+            inFlight = outer;
+          }
         });
     },
   });
