@@ -44,7 +44,9 @@ describe("the listen stream read without the SDK", () => {
     `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\n\n` +
     `retry: 2000\nid: 2\ndata: ${push(2)}\n\n` +
     `event: other\ndata: ${push(3)}\n\n` +
-    `data: {"jsonrpc":"2.0","id":"mt-1",\ndata: "result":{}}\n\n`;
+    `data: {"jsonrpc":"2.0","id":"mt-1",\ndata: "result":{}}\n\n` +
+    // Lines ended by a CR alone (the format allows it): cut between chunks, it must not wait for an LF.
+    `id: 3\rdata: ${push(4)}\r\r`;
 
   for (const size of [1, 7, 64, 100_000]) {
     it(`delivers task notifications and passes the rest on, in chunks of ${size} bytes`, async () => {
@@ -52,9 +54,9 @@ describe("the listen stream read without the SDK", () => {
       // Only a task notification of the default event type is taken; the log message, the other event type and the
       // reply (two data lines) go to the SDK as they came; the retry with the event it came in; each id taken is
       // passed on (an event with empty data), so that the SDK resumes from the right place.
-      expect(delivered).toEqual([JSON.parse(push(1)), JSON.parse(push(2))]);
+      expect(delivered).toEqual([JSON.parse(push(1)), JSON.parse(push(2)), JSON.parse(push(4))]);
       const events = passed.split("\n\n").filter(Boolean);
-      expect(events.filter((event) => event.startsWith("id: ")).at(-1)).toBe("id: 2\ndata:");
+      expect(events.filter((event) => event.startsWith("id: ")).at(-1)).toBe("id: 3\ndata:");
       expect(events).toContain(
         `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}`,
       );

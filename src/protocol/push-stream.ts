@@ -59,31 +59,54 @@ class TaskEventReader {
 
   constructor(private readonly deliver: (message: object) => void) {}
 
-  /** Reads the lines of `text` (after what was left of the last chunk); returns what to pass on. */
+  /**
+   * Reads the lines of `text` (after what was left of the last chunk); returns what to pass on. Lines are found
+   * with indexOf, not split: a split of the text joined to the last chunk's rest copied every chunk whole and made
+   * an array of it, about a kilobyte a push on a dashboard's stream of 1,000 pushes a second.
+   */
   read(text: string): string {
     let out = "";
-    const lines = (this.rest + text).split(/\r\n|\n|\r(?!$)/);
-    this.rest = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line === "") {
-        out += this.dispatch();
-        continue;
-      }
-      if (line.startsWith(":")) continue; // a comment (a keep-alive)
-      const colon = line.indexOf(":");
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? "" : line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
-      if (field === "data") this.event.data.push(value);
-      else if (field === "id") this.event.id = value.includes("\0") ? this.event.id : value;
-      else if (field === "event") this.event.type = value;
-      else if (field === "retry") this.event.other += `retry: ${value}\n`;
+    let start = 0;
+    // A CR that ended the last chunk ended its line; an LF that begins this one belongs to it (CRLF).
+    if (this.rest.endsWith("\r")) {
+      out += this.line(this.rest.slice(0, -1));
+      this.rest = "";
+      if (text.startsWith("\n")) start = 1;
     }
+    let cr = text.indexOf("\r", start);
+    for (;;) {
+      let lf = text.indexOf("\n", start);
+      if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
+      // A CR ends a line (alone or before an LF); one at the end of the text waits for the next chunk's first byte.
+      const crEnds = cr !== -1 && (lf === -1 || cr < lf) && cr < text.length - 1;
+      if (crEnds) lf = cr;
+      if (lf === -1) break;
+      const piece = text.slice(start, lf);
+      out += this.line(this.rest === "" ? piece : this.rest + piece);
+      this.rest = "";
+      start = crEnds && text.charCodeAt(cr + 1) === 10 ? cr + 2 : lf + 1;
+    }
+    if (start < text.length) this.rest += text.slice(start);
     // The SDK resumes from the last id it saw: an event with an id and empty data tells it without a message.
     if (this.takenId !== undefined) {
       out += `id: ${this.takenId}\ndata:\n\n`;
       this.takenId = undefined;
     }
     return out;
+  }
+
+  /** One line of the stream; returns what to pass on (an event it ends that is not delivered). */
+  private line(line: string): string {
+    if (line === "") return this.dispatch();
+    if (line.startsWith(":")) return ""; // a comment (a keep-alive)
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? "" : line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
+    if (field === "data") this.event.data.push(value);
+    else if (field === "id") this.event.id = value.includes("\0") ? this.event.id : value;
+    else if (field === "event") this.event.type = value;
+    else if (field === "retry") this.event.other += `retry: ${value}\n`;
+    return "";
   }
 
   /** The end of the stream: a last line without its line end is read (an event not ended by a blank line is not). */
