@@ -102,6 +102,8 @@ export const inkStyledChars = {
 // included, is measured as before. The build fails if string-width no longer reads as expected.
 const { default: stringWidth } = await import("string-width");
 const OWN_SYMBOLS = [..."◐?✓✗⊘⌛∅·…↓↑›‹▏▕▌▎▍▋▊▉█•→←"].filter((ch) => stringWidth(ch) === 1);
+/** OWN_SYMBOLS as the inside of a regex character class, each escaped (both edits below put them in one). */
+const OWN_SYMBOLS_CLASS = OWN_SYMBOLS.map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
 const STRING_WIDTH_ASCII = "if (/^[\\u0020-\\u007E]*$/.test(string)) {";
 export const stringWidthSymbols = {
   name: "string-width-symbols",
@@ -112,9 +114,11 @@ export const stringWidthSymbols = {
       const contents = await readFile(args.path, "utf8");
       if (!contents.includes(STRING_WIDTH_ASCII))
         throw new Error(`string-width-symbols: ${args.path} no longer has its ASCII fast path`);
-      const own = OWN_SYMBOLS.map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
       return {
-        contents: contents.replace(STRING_WIDTH_ASCII, STRING_WIDTH_ASCII.replace("u007E", `u007E${own}`)),
+        contents: contents.replace(
+          STRING_WIDTH_ASCII,
+          STRING_WIDTH_ASCII.replace("u007E", `u007E${OWN_SYMBOLS_CLASS}`),
+        ),
         loader: "js",
       };
     });
@@ -140,9 +144,8 @@ export const tokenizeSimpleLines = {
       const contents = await readFile(args.path, "utf8");
       if (!contents.includes(TOKENIZE_LOOP))
         throw new Error(`ansi-tokenize-simple-lines: ${args.path} no longer has its segmenter loop`);
-      const own = OWN_SYMBOLS.map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
       const loop =
-        `const simple = /^[\\u0007\\u001b\\u0020-\\u007e${own}]*$/.test(str);\n` +
+        `const simple = /^[\\u0007\\u001b\\u0020-\\u007e${OWN_SYMBOLS_CLASS}]*$/.test(str);\n` +
         "    const segments = simple ? undefined : segmenter.segment(str)[Symbol.iterator]();\n" +
         "    for (let at = 0; ; at++) {\n" +
         "        let segment, index;\n" +

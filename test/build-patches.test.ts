@@ -2,7 +2,7 @@
 // reads every line into the same tokens as the package's own, on the lines the dashboard draws (its symbols, escape
 // codes, links) and on random mixes of the characters where a walk by UTF-16 unit could go wrong (escape-code
 // fragments, a combining mark, CRLF, emoji, wide characters), which must keep the segmenter's walk.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -19,7 +19,7 @@ const original = join(
   "build/tokenize.js",
 );
 
-/** The package's tokenize.js as the build edits it, written beside nothing: its imports point at the package's files. */
+/** The package's tokenize.js as the build edits it, loaded from a temporary folder: its imports point at the package's files. */
 async function editedTokenize(): Promise<Tokenize> {
   let onLoad: ((args: { path: string }) => Promise<{ contents: string }>) | undefined;
   tokenizeSimpleLines.setup({ onLoad: (_filter: unknown, fn: typeof onLoad) => (onLoad = fn) });
@@ -36,9 +36,14 @@ async function editedTokenize(): Promise<Tokenize> {
       `from ${JSON.stringify(pathToFileURL(join(dirname(original), "ansiCodes.js")).href)}`,
     );
   expect(absolute).not.toMatch(/from "[^f]/);
-  const file = join(mkdtempSync(join(tmpdir(), "mcp-task-tokenize-")), "tokenize.mjs");
+  const folder = mkdtempSync(join(tmpdir(), "mcp-task-tokenize-"));
+  const file = join(folder, "tokenize.mjs");
   writeFileSync(file, absolute);
-  return ((await import(pathToFileURL(file).href)) as { tokenize: Tokenize }).tokenize;
+  try {
+    return ((await import(pathToFileURL(file).href)) as { tokenize: Tokenize }).tokenize;
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 describe("the build's edit of ansi-tokenize", () => {
