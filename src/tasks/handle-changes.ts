@@ -25,7 +25,7 @@ function open(handle: Handle, status: Snapshot["status"]): boolean {
   return !((handle.outcome || isTerminal(handle.last.status)) && handle.last.status !== status);
 }
 
-function setLast(handle: Handle, { snapshot, pollIntervalMs, ttlMs }: Omit<Observed, "entries">): void {
+function setLast(handle: Handle, snapshot: Snapshot, pollIntervalMs?: number, ttlMs?: number | null): void {
   handle.last = withoutResult(snapshot);
   if (pollIntervalMs !== undefined) handle.pollIntervalMs = pollIntervalMs;
   if (ttlMs !== undefined) handle.ttlMs = ttlMs;
@@ -37,7 +37,7 @@ function setLast(handle: Handle, { snapshot, pollIntervalMs, ttlMs }: Omit<Obser
  */
 export function applySnapshot(handle: Handle, snapshot: Snapshot, at: string): HistoryEntry | undefined {
   if (!open(handle, snapshot.status)) return undefined;
-  setLast(handle, { snapshot, pollIntervalMs: snapshot.pollIntervalMs, ttlMs: snapshot.ttlMs });
+  setLast(handle, snapshot, snapshot.pollIntervalMs, snapshot.ttlMs);
   const { status, statusMessage } = snapshot;
   const entry: HistoryEntry = statusMessage ? { status, statusMessage, at } : { status, at };
   return appendEntry(handle, entry) ? entry : undefined;
@@ -49,7 +49,7 @@ export function applySnapshot(handle: Handle, snapshot: Snapshot, at: string): H
  */
 export function applyObserved(handle: Handle, observed: Observed): HistoryEntry[] {
   if (!open(handle, observed.snapshot.status)) return [];
-  setLast(handle, observed);
+  setLast(handle, observed.snapshot, observed.pollIntervalMs, observed.ttlMs);
   return observed.entries.filter((entry) => appendEntry(handle, entry));
 }
 

@@ -114,7 +114,7 @@ export class TaskWatch {
   private arm(timer: { until: number; stop: AbortController }): void {
     void this.clock.sleep(timer.until - this.clock.now(), timer.stop.signal).then(() => {
       if (this.timer !== timer) return;
-      if (this.wakeNow && !this.woken && this.due > this.clock.now()) {
+      if (this.wakeNow && this.due > this.clock.now()) {
         timer.until = this.due;
         return this.arm(timer);
       }

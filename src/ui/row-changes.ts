@@ -7,7 +7,7 @@ export class RowChanges {
   private pending = new Map<string, (row: TaskRow) => TaskRow>();
 
   /**
-   * Changes one row, after the changes to it already pending. The same change given again while it is the last one
+   * Changes one row, after the changes to it already pending. The same change given again while it is the only one
    * pending is pending once: a change is given again only where applying it twice is applying it once (it reads the
    * row's source as it is applied: model.ts, a followed task's row at each of its snapshots).
    */
