@@ -81,6 +81,21 @@ async function startExample(file: string, portVariable: string): Promise<Running
 const { http, transports } = sdkV1Transports();
 
 describe.each(transports)("SDK v1 server over $name", ({ server }) => {
+  it("a question that comes before its call's reply, the call --detach: kept for its task; a later respond answers it", async () => {
+    const home = tempHome();
+    // The command refuses the question (--detach) while the call is still on its way; the reply then makes the task
+    // whose question it is (nothing else could have asked it): held for that task, not refused to the server.
+    const call = await runCli(["call", "ask-beside", "item=beside", ...server(), "--detach"], { home });
+    expect(call.code, call.stderr).toBe(0);
+    const taskId = call.stdout.trim();
+    const unfit = await runCli(["respond", taskId, "--input", UNFIT], { home, timeoutMs: 15_000 });
+    expect(unfit.code, unfit.stderr).toBe(6);
+    oneError(unfit);
+    const fit = await runCli(["respond", taskId, "--input", FITS], { home, timeoutMs: 15_000 });
+    expect(fit.code, fit.stderr).toBe(0);
+    expect(await answerIn(home, taskId)).toMatchObject({ item: "beside", action: "accept" });
+  });
+
   it("an --input that does not fit exits 6 with the question kept; a later respond answers it", async () => {
     const home = tempHome();
     const call = await runCli(["call", "confirm", "item=unfit", ...server(), "--input", UNFIT], { home });

@@ -43,6 +43,8 @@ interface PendingInput {
   refused: Set<Client>;
   /** Asked while a call was on its way, and nothing else could have asked it: it belongs to the task that call creates. */
   during?: Promise<unknown>;
+  /** Refused by its call's command while that call was on its way: what becomes of it once the call has ended. */
+  afterCall?: () => void;
   /**
    * Unattributed (taskId null): the tasks that could have asked it, those running when it came and those the calls
    * then on their way created (`calls`, until each has its reply).
@@ -207,7 +209,10 @@ export class Questions {
   callEnded(call: Promise<unknown>): void {
     this.calls.delete(call);
     for (const input of [...this.pending]) {
-      if (input.during === call) input.during = undefined;
+      if (input.during === call) {
+        input.during = undefined;
+        input.afterCall?.();
+      }
       if (input.calls?.delete(call)) this.narrowed(input);
     }
   }
@@ -248,17 +253,20 @@ export class Questions {
     // here for the next command that asks for the task's input; the server is not told anything.
     input.refused.add(client);
     input.assigned = undefined;
-    const call = input.during;
-    if (!call) return this.assign(input);
+    if (!input.during) return this.assign(input);
     // Asked while its call was on its way: kept once the call has made a task; a call that ends without one,
-    // or whose reply the server holds back for this answer, is the server's to hear about.
-    const settled = call.then(
-      () => {},
-      () => {},
-    );
-    void Promise.race([settled, this.clock.sleep(HELD_CALL_QUESTION_MS)]).then(() =>
-      input.taskId === null ? refuse() : this.assign(input),
-    );
+    // or whose reply the server holds back for this answer, is the server's to hear about. Decided when the broker
+    // has handled the reply (callEnded, after madeTask), not when the call's promise settles: that comes first, and
+    // a question decided then would be refused to the server for a task made a moment later.
+    let decided = false;
+    input.afterCall = () => {
+      if (decided) return;
+      decided = true;
+      input.afterCall = undefined;
+      if (input.taskId === null) refuse();
+      else this.assign(input);
+    };
+    void this.clock.sleep(HELD_CALL_QUESTION_MS).then(() => input.afterCall?.());
   }
 
   /** A command went away: its tasks have no owner, and the questions it did not answer wait for the next one. */

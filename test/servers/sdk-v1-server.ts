@@ -13,6 +13,9 @@
 //   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
 //     do): over HTTP on the session's standalone GET stream; the task stays `working` while it waits.
 //   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
+//   - ask-beside {item, gapMs?}: asks (without the metadata) and, without waiting for the answer, creates its task
+//     gapMs later (default 300) and replies: the question comes before the reply (as the SDK's example
+//     collect-user-info-task's may); the answer completes the task.
 //   - ask-twice {item, gapMs?, other?}: asks (with the metadata), and once answered asks again gapMs later (default
 //     0: at once), the same form (`Again {item}`), or with `other` a form of {color: string} (`Color for {item}`);
 //     the result's `content` is the first answer's, `again` the second's.
@@ -315,6 +318,29 @@ function makeServer(): McpServer {
         await taskStore.storeTaskResult(task.taskId, "completed", {
           content: [{ type: "text", text: JSON.stringify({ item, ...answer }) }],
         });
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    "ask-beside",
+    {
+      description: "asks one question (without the metadata) before its reply, and does not wait for the answer",
+      inputSchema: { item: z.string(), gapMs: z.number().int().min(0).default(300) },
+      execution: { taskSupport: "required" },
+    },
+    {
+      async createTask({ item, gapMs }, extra) {
+        const asked = server.server.elicitInput(
+          { mode: "form", message: `Beside ${item}`, requestedSchema: FORM },
+          { timeout: ANSWER_TIMEOUT_MS },
+        );
+        asked.catch(() => {}); // the task's result says what became of it
+        await new Promise((resolve) => setTimeout(resolve, gapMs));
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        void finish(task.taskId, item, () => asked);
         return { task };
       },
       getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
