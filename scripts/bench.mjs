@@ -271,10 +271,10 @@ writeFileSync(
     `Each figure is the median of ${runs} runs (whole-process wall time from spawn to exit, measured by the script),\n` +
     `unless its unit says otherwise. \`list\` of 10,000 handles and \`node -e 0\` beside it are timed in turns, ${2 * runs + 1}\n` +
     `runs each, so that their ratio compares the same minutes of the machine. The dashboard figures come from\n` +
-    `scripts/bench-dashboard.mjs: a real terminal\n` +
-    `(tmux), CPU from /proc/<pid>/stat over 5 s idle, or over 30 s from 200 s after the 1,000 live tasks are all followed\n` +
-    `(the steady state: past the start's work, and the safety-net reads begun, which come 100 to 200 s after each\n` +
-    `task's first read), memory as RSS at the end of that window.\n\n` +
+    `scripts/bench-dashboard.mjs: a real terminal (tmux), a key's time from the key sent to its effect on screen, at its first\n` +
+    `press and as the median of the 5 presses after it, CPU from /proc/<pid>/stat over 5 s idle, or over 30 s from 200 s after the 1,000 live tasks are\n` +
+    `all followed (the steady state: past the start's work, and the safety-net reads begun, which come 100 to 200 s\n` +
+    `after each task's first read), memory as RSS at the end of that window.\n\n` +
     `The broker, trace and auth figures are timed in turns with what they are compared to (${2 * runs + 1} runs each):\n` +
     `a task call through a warm broker (its broker and server already running, a 10 ms task, poll interval 200 ms)\n` +
     `beside the MCP Inspector daemon's warm plain call (\`mcpdo @ev tools/call echo\`, its connection to\n` +
