@@ -5,12 +5,13 @@
 // CLI run in CI or from a read-only install must not write beside itself).
 // The cache starts with the SHA-1 of the bundle it was made from, and is used only for that bundle: V8 checks no more
 // than the source's length, and took a cache made for a rebuilt bundle of the same length, whose functions then
-// failed to compile as they were first called (a SyntaxError in the middle of a run). A cache V8 refuses (another
-// Node, other flags) costs nothing but the compiling it would have spared.
+// failed to compile as they were first called (a SyntaxError in the middle of a run). The build writes that SHA-1 on
+// the bundle's last line (`//# mcp-task-build=<hex>`), read here: hashing the bundle at each start loaded node:crypto,
+// ~4 ms that most commands never need otherwise (src/hash.ts loads it on first use). A bundle without the line gets
+// no cache. A cache V8 refuses (another Node, other flags) costs nothing but the compiling it would have spared.
 // A script compiled this way cannot call import() on Node 20 (that needs --experimental-vm-modules), so the build
 // has the core's import() calls go through the function registered here (see scripts/build.mjs: coreImports).
 "use strict";
-const { createHash } = require("node:crypto");
 const { readFileSync } = require("node:fs");
 const Module = require("node:module");
 const { join } = require("node:path");
@@ -18,17 +19,26 @@ const { pathToFileURL } = require("node:url");
 const vm = require("node:vm");
 
 const DIGEST_BYTES = 20;
+const BUILD_MARK = "//# mcp-task-build=";
+
+/** The digest the build wrote on the bundle's last line, or undefined. */
+function buildDigest(source) {
+  const tail = source.subarray(Math.max(0, source.length - 128)).toString("latin1");
+  const at = tail.lastIndexOf(BUILD_MARK);
+  const hex = at < 0 ? "" : tail.slice(at + BUILD_MARK.length, at + BUILD_MARK.length + 2 * DIGEST_BYTES);
+  return /^[0-9a-f]{40}$/.test(hex) ? Buffer.from(hex, "hex") : undefined;
+}
 
 /** The core's exports, and what scripts/code-cache.mjs needs to write its cache. */
 function loadCore(dist = join(__dirname, "../dist")) {
   const file = join(dist, "cli.cjs");
   const cacheFile = `${file}.cache`;
   const source = readFileSync(file);
-  const digest = createHash("sha1").update(source).digest();
+  const digest = buildDigest(source);
   let cachedData;
   try {
-    const cache = readFileSync(cacheFile);
-    if (cache.subarray(0, DIGEST_BYTES).equals(digest)) cachedData = cache.subarray(DIGEST_BYTES);
+    const cache = digest && readFileSync(cacheFile);
+    if (cache && cache.subarray(0, DIGEST_BYTES).equals(digest)) cachedData = cache.subarray(DIGEST_BYTES);
   } catch {
     // No cache (a build that did not write one): compiled as without it.
   }
@@ -38,8 +48,11 @@ function loadCore(dist = join(__dirname, "../dist")) {
   const core = new Module(file, module);
   core.filename = file;
   script.runInThisContext()(core.exports, Module.createRequire(file), core, file, dist);
-  /** The cache of the script as it stands (its functions compiled so far), for this bundle. */
-  const cache = () => Buffer.concat([digest, script.createCachedData()]);
+  /** The cache of the script as it stands (its functions compiled so far), for this bundle (which has its digest). */
+  const cache = () => {
+    if (!digest) throw new Error(`${file} has no build digest on its last line (${BUILD_MARK}...)`);
+    return Buffer.concat([digest, script.createCachedData()]);
+  };
   return { core: core.exports, cache, cacheFile, cached: cachedData !== undefined && !script.cachedDataRejected };
 }
 

@@ -13,6 +13,7 @@
 // namespaces in a registry at load, and the lazy bundle reads those modules from it instead of bundling them.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
@@ -136,7 +137,9 @@ async function coreImports(file) {
   const left = /(?<![\w$.])import\((?!spec\))/.exec(text);
   if (left)
     throw new Error(`core-imports: an import() the build cannot redirect: ${text.slice(left.index, left.index + 60)}`);
-  await writeFile(file, text);
+  // The bundle's digest on its last line, for bin/core.js to match its code cache against without hashing at start.
+  const digest = createHash("sha1").update(text).digest("hex");
+  await writeFile(file, `${text}${text.endsWith("\n") ? "" : "\n"}//# mcp-task-build=${digest}\n`);
 }
 
 const core = (entry, targets, extra = {}) =>

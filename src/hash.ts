@@ -1,4 +1,4 @@
-// SHA-256 with node:crypto loaded on first use. Loading node:crypto costs ~4 ms of start-up, which `list`, `--help`
+// SHA-256 and random UUIDs with node:crypto loaded on first use. Loading node:crypto costs ~4 ms of start-up, which `list`, `--help`
 // and the other commands that never hash need not pay (start-up is measured: BENCHMARKS.md).
 import { createRequire } from "node:module";
 
@@ -16,6 +16,11 @@ export function sha256Hex(text: string | Array<string | Uint8Array>): string {
   const hash = crypto.createHash("sha256");
   for (const part of text) hash.update(part);
   return hash.digest("hex");
+}
+
+export function randomUUID(): string {
+  crypto ??= load("node:crypto") as typeof import("node:crypto");
+  return crypto.randomUUID();
 }
 
 /** A short random suffix for a temp file name: with the pid and exclusive creation it only needs to be unlikely to

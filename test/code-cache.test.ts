@@ -1,7 +1,10 @@
 // bin/core.js loads the core bundle with the code cache the build wrote for it, and only for it: V8 itself checks
 // no more than the source's length, and a cache made for another bundle of the same length broke functions compiled
-// later. A bundle of our own here (two of the same length), loaded by the real loader.
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+// later. A bundle of our own here (two of the same length), stamped with its digest as the build stamps
+// dist/cli.cjs, loaded by the real loader.
+import { createHash } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,9 +12,11 @@ import { expect, it } from "vitest";
 
 const require = createRequire(import.meta.url);
 
-function bundle(root: string, word: string): number {
+function bundle(root: string, word: string, stamped = true): number {
   // A function compiled only when called (lazily), as most of the core's are.
-  const source = `exports.main = async () => { function later() { return "${word}"; } return later(); };\n`;
+  const code = `exports.main = async () => { function later() { return "${word}"; } return later(); };\n`;
+  const digest = createHash("sha1").update(code).digest("hex");
+  const source = stamped ? `${code}//# mcp-task-build=${digest}\n` : code;
   writeFileSync(join(root, "dist", "cli.cjs"), source);
   return source.length;
 }
@@ -37,4 +42,30 @@ it("a cache is used for the bundle it was made from, and never for another of th
   const rebuilt = loadCore(dist);
   expect(rebuilt.cached).toBe(false);
   expect(await rebuilt.core.main()).toBe("other");
+  // A bundle without the build's digest line (edited by hand, or built otherwise) runs without a cache, and none
+  // can be made for it.
+  bundle(root, "first", false);
+  const unstamped = loadCore(dist);
+  expect(unstamped.cached).toBe(false);
+  expect(await unstamped.core.main()).toBe("first");
+  expect(() => unstamped.cache()).toThrow(/no build digest/);
+});
+
+// Start-up pays only for what the command uses: node:crypto (~4 ms to load) is loaded on first use (src/hash.ts), and
+// the loader matches the cache by the digest the build wrote rather than by hashing the bundle. The built CLI here.
+it.each([["--help"], ["list", "--json"]])("`mcp-task %s` starts without loading node:crypto", (...args) => {
+  const root = join(import.meta.dirname, "..");
+  const home = mkdtempSync(join(tmpdir(), "mcp-task-start-"));
+  const probe = join(home, "probe.cjs");
+  writeFileSync(
+    probe,
+    'process.on("exit", () => process.stderr.write(`crypto: ${process.moduleLoadList.includes("NativeModule crypto")}\\n`));',
+  );
+  const run = spawnSync(process.execPath, ["-r", probe, join(root, "bin/mcp-task.js"), ...args], {
+    encoding: "utf8",
+    env: { ...process.env, MCP_TASK_HOME: home },
+  });
+  rmSync(home, { recursive: true, force: true });
+  expect(run.status).toBe(0);
+  expect(run.stderr).toContain("crypto: false");
 });

@@ -1,8 +1,8 @@
 // Requests a well-behaved client never sends, so that `mcp-task check` can see a 2026-07-28 server refuse them: a
 // tasks/* request without the tasks extension declared (-32021, older texts -32003), and over HTTP one whose Mcp-Name
 // header names another task than its body's taskId (-32020, the header mismatch of SEP-2243).
-import { randomUUID } from "node:crypto";
 import { RpcError } from "../errors.js";
+import { randomUUID } from "../hash.js";
 import type { RawRequestOptions } from "./rpc.js";
 import type { ProbeAnswer, WireProbes } from "./wire.js";
 

@@ -1,7 +1,7 @@
 // Control of tasks, as `mcp-task check` tries it: cancelling an ended task changes nothing, a task created is listed
 // (V1 `tasks/list`), a running task is cancelled, two tasks have two ids, and an unknown id is refused.
-import { randomUUID } from "node:crypto";
 import { RpcError, TaskNotFoundError, describeError } from "../../errors.js";
+import { randomUUID } from "../../hash.js";
 import { MAX_CHECK_LIST_PAGES } from "../../limits.js";
 import { isTerminal } from "../../protocol/wire.js";
 import type { TaskEngine } from "../engine.js";
