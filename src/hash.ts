@@ -1,5 +1,5 @@
-// SHA-256 and random UUIDs with node:crypto loaded on first use. Loading node:crypto costs ~4 ms of start-up, which `list`, `--help`
-// and the other commands that never hash need not pay (start-up is measured: BENCHMARKS.md).
+// SHA-256 and random UUIDs with node:crypto loaded on first use. Loading node:crypto costs ~4 ms of start-up, which
+// `list`, `--help` and the other commands that never hash need not pay (start-up is measured: BENCHMARKS.md).
 import { createRequire } from "node:module";
 
 const load = createRequire(import.meta.url);
