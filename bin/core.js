@@ -21,7 +21,13 @@ const vm = require("node:vm");
 const DIGEST_BYTES = 20;
 const BUILD_MARK = "//# mcp-task-build=";
 
-/** The digest the build wrote on the bundle's last line, or undefined. */
+/** `text` with its digest on a last line of its own, as the build writes dist/cli.cjs (node:crypto loaded here only). */
+function withBuildDigest(text) {
+  const digest = require("node:crypto").createHash("sha1").update(text).digest("hex");
+  return `${text}${text.endsWith("\n") ? "" : "\n"}${BUILD_MARK}${digest}\n`;
+}
+
+/** The digest the build wrote on the bundle's last line (withBuildDigest), or undefined. */
 function buildDigest(source) {
   const tail = source.subarray(Math.max(0, source.length - 128)).toString("latin1");
   const at = tail.lastIndexOf(BUILD_MARK);
@@ -56,4 +62,4 @@ function loadCore(dist = join(__dirname, "../dist")) {
   return { core: core.exports, cache, cacheFile, cached: cachedData !== undefined && !script.cachedDataRejected };
 }
 
-module.exports = { loadCore };
+module.exports = { loadCore, withBuildDigest };

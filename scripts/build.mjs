@@ -13,13 +13,14 @@
 // namespaces in a registry at load, and the lazy bundle reads those modules from it instead of bundling them.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { inkBoundedCaches, inkStyledChars, stringWidthSymbols, tokenizeSimpleLines } from "./build-patches.mjs";
 
 const root = resolve(import.meta.dirname, "..");
+const { withBuildDigest } = createRequire(import.meta.url)("../bin/core.js");
 const REGISTRY = 'globalThis[Symbol.for("mcp-task.core")]';
 
 // zod (under the MCP SDK) re-exports all of its ~60 message locales as a namespace, which keeps them all in the
@@ -137,9 +138,8 @@ async function coreImports(file) {
   const left = /(?<![\w$.])import\((?!spec\))/.exec(text);
   if (left)
     throw new Error(`core-imports: an import() the build cannot redirect: ${text.slice(left.index, left.index + 60)}`);
-  // The bundle's digest on its last line, for bin/core.js to match its code cache against without hashing at start.
-  const digest = createHash("sha1").update(text).digest("hex");
-  await writeFile(file, `${text}${text.endsWith("\n") ? "" : "\n"}//# mcp-task-build=${digest}\n`);
+  // The core's last edit, so written with its digest (bin/core.js matches its code cache against it, without hashing).
+  await writeFile(file, withBuildDigest(text));
 }
 
 const core = (entry, targets, extra = {}) =>

@@ -2,7 +2,6 @@
 // no more than the source's length, and a cache made for another bundle of the same length broke functions compiled
 // later. A bundle of our own here (two of the same length), stamped with its digest as the build stamps
 // dist/cli.cjs, loaded by the real loader.
-import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,12 +10,12 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 
 const require = createRequire(import.meta.url);
+const { withBuildDigest } = require("../bin/core.js") as { withBuildDigest(text: string): string };
 
 function bundle(root: string, word: string, stamped = true): number {
   // A function compiled only when called (lazily), as most of the core's are.
   const code = `exports.main = async () => { function later() { return "${word}"; } return later(); };\n`;
-  const digest = createHash("sha1").update(code).digest("hex");
-  const source = stamped ? `${code}//# mcp-task-build=${digest}\n` : code;
+  const source = stamped ? withBuildDigest(code) : code;
   writeFileSync(join(root, "dist", "cli.cjs"), source);
   return source.length;
 }
