@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { median } from "./median.mjs";
 import { writeQuickStore } from "./quick-store.mjs";
 
 const root = join(import.meta.dirname, "..");
@@ -27,6 +28,24 @@ async function waitFor(session, pattern, timeoutMs = 30_000) {
     if (performance.now() - t0 > timeoutMs) throw new Error(`timeout waiting for ${pattern}:\n${text}`);
     await sleep(5);
   }
+}
+
+/**
+ * The time `key` takes to show (`shown`) at its first press (its code run the first time) and the median of KEY_RUNS
+ * presses after it (one press alone can meet a collection or the store's rescan); `undo` takes the screen back to
+ * `undone` between presses.
+ */
+async function timeKey(session, key, shown, undo, undone) {
+  const times = [];
+  for (let run = 0; run <= KEY_RUNS; run++) {
+    tmux("send-keys", "-t", session, key);
+    times.push(await waitFor(session, shown));
+    await sleep(200);
+    tmux("send-keys", "-t", session, undo);
+    await waitFor(session, undone);
+    await sleep(200);
+  }
+  return { first: times[0].toFixed(0), again: median(times.slice(1)).toFixed(0) };
 }
 
 function dashboardPid(session) {
@@ -99,7 +118,6 @@ function quickStore(home, n) {
 
 const rows = [];
 const KEY_RUNS = 5;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // The table is printed however the run ends (a step that times out on a loaded machine keeps what was measured),
 // and what the run started is stopped.
 let server;
@@ -126,20 +144,11 @@ for (const n of process.env.BENCH_LIVE_ONLY === "1" ? [] : idleSizes) {
   const first = await waitFor(session, new RegExp(`${n} tasks`));
   rows.push([`first frame, ${n} handles (ms)`, first.toFixed(0)]);
   const pid = dashboardPid(session);
-  // A key's first press (its code run the first time) and the median of KEY_RUNS presses after it (one press alone
-  // can meet a collection or the store's rescan).
-  const gTimes = [];
-  for (let run = 0; run <= KEY_RUNS; run++) {
-    tmux("send-keys", "-t", session, "G");
-    gTimes.push(await waitFor(session, /h0-0\b/));
-    await sleep(200);
-    tmux("send-keys", "-t", session, "g"); // back to the top: h0-0 is the oldest, at the end
-    await waitFor(session, /^(?![\s\S]*h0-0\b)/);
-    await sleep(200);
-  }
+  // "g" goes back to the top: h0-0 is the oldest, at the end.
+  const end = await timeKey(session, "G", /h0-0\b/, "g", /^(?![\s\S]*h0-0\b)/);
   rows.push(
-    [`key "G" to the end shown, ${n} handles (ms)`, gTimes[0].toFixed(0)],
-    [`key "G" again, median of ${KEY_RUNS}, ${n} handles (ms)`, median(gTimes.slice(1)).toFixed(0)],
+    [`key "G" to the end shown, ${n} handles (ms)`, end.first],
+    [`key "G" again, median of ${KEY_RUNS}, ${n} handles (ms)`, end.again],
   );
   // Each key shown (and a moment more) before the next is sent: Ink hands keys to the input handler of the last
   // render once React has run its effects, which can come after the frame is on screen; a key sent in between is
@@ -151,20 +160,12 @@ for (const n of process.env.BENCH_LIVE_ONLY === "1" ? [] : idleSizes) {
     await waitFor(session, new RegExp(`/ ${typed}▏`));
     await sleep(200);
   }
-  const filterTimes = [];
-  for (let run = 0; run <= KEY_RUNS; run++) {
-    tmux("send-keys", "-t", session, "2");
-    filterTimes.push(await waitFor(session, /"h0-42"/));
-    await sleep(200);
-    tmux("send-keys", "-t", session, "BSpace");
-    await waitFor(session, /\/ h0-4▏/);
-    await sleep(200);
-  }
+  const filter = await timeKey(session, "2", /"h0-42"/, "BSpace", /\/ h0-4▏/);
   tmux("send-keys", "-t", session, "2");
   await waitFor(session, /"h0-42"/);
   rows.push(
-    [`filter key shown, ${n} handles (ms)`, filterTimes[0].toFixed(0)],
-    [`filter key again, median of ${KEY_RUNS}, ${n} handles (ms)`, median(filterTimes.slice(1)).toFixed(0)],
+    [`filter key shown, ${n} handles (ms)`, filter.first],
+    [`filter key again, median of ${KEY_RUNS}, ${n} handles (ms)`, filter.again],
   );
   tmux("send-keys", "-t", session, "Enter");
   const idle = await cpuOver(pid, 5000);

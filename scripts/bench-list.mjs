@@ -6,12 +6,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { median } from "./median.mjs";
 import { writeQuickStore } from "./quick-store.mjs";
 
 const bin = join(import.meta.dirname, "../bin/mcp-task.js");
 const sizes = (process.argv[2] ?? "0,10000,100000").split(",").map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? 7);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function once(args, env) {
   const t0 = performance.now();

@@ -4,12 +4,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { median } from "./median.mjs";
 
 const root = join(import.meta.dirname, "..");
 const writer = join(root, "dist/test-tools/store-writer.js");
 const bin = join(root, "bin/mcp-task.js");
 const runs = Number(process.env.BENCH_RUNS ?? 7);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function wall(args, env = {}) {
   const times = [];

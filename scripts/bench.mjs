@@ -15,6 +15,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { authSection, brokerSection, traceSection, waitSection } from "./bench-tasks.mjs";
+import { median } from "./median.mjs";
 
 const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin/mcp-task.js");
@@ -22,7 +23,6 @@ const writer = join(root, "dist/test-tools/store-writer.js");
 const everything = join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const node22 = join(root, "conformance/node_modules/node/bin/node");
 const runs = Number(process.env.BENCH_RUNS ?? 7);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",")) : undefined;
 const want = (section) => !only || only.has(section);
 const rows = [];
@@ -271,10 +271,11 @@ writeFileSync(
     `Each figure is the median of ${runs} runs (whole-process wall time from spawn to exit, measured by the script),\n` +
     `unless its unit says otherwise. \`list\` of 10,000 handles and \`node -e 0\` beside it are timed in turns, ${2 * runs + 1}\n` +
     `runs each, so that their ratio compares the same minutes of the machine. The dashboard figures come from\n` +
-    `scripts/bench-dashboard.mjs: a real terminal (tmux), a key's time from the key sent to its effect on screen, at its first\n` +
-    `press and as the median of the 5 presses after it, CPU from /proc/<pid>/stat over 5 s idle, or over 30 s from 200 s after the 1,000 live tasks are\n` +
-    `all followed (the steady state: past the start's work, and the safety-net reads begun, which come 100 to 200 s\n` +
-    `after each task's first read), memory as RSS at the end of that window.\n\n` +
+    `scripts/bench-dashboard.mjs: a real terminal (tmux), a key's time from the key sent to its effect on screen,\n` +
+    `at its first press and as the median of the 5 presses after it, CPU from /proc/<pid>/stat over 5 s idle, or over\n` +
+    `30 s from 200 s after the 1,000 live tasks are all followed (the steady state: past the start's work, and the\n` +
+    `safety-net reads begun, which come 100 to 200 s after each task's first read), memory as RSS at the end of that\n` +
+    `window.\n\n` +
     `The broker, trace and auth figures are timed in turns with what they are compared to (${2 * runs + 1} runs each):\n` +
     `a task call through a warm broker (its broker and server already running, a 10 ms task, poll interval 200 ms)\n` +
     `beside the MCP Inspector daemon's warm plain call (\`mcpdo @ev tools/call echo\`, its connection to\n` +
