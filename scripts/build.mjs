@@ -17,7 +17,13 @@ import { readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
-import { inkBoundedCaches, inkStyledChars, stringWidthSymbols, tokenizeSimpleLines } from "./build-patches.mjs";
+import {
+  inkBoundedCaches,
+  inkStyledChars,
+  stringWidthSymbols,
+  tokenizeSimpleLines,
+  yogaWithoutFetch,
+} from "./build-patches.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { withBuildDigest } = createRequire(import.meta.url)("../bin/core.js");
@@ -243,6 +249,7 @@ await build({
     inkStyledChars,
     stringWidthSymbols,
     tokenizeSimpleLines,
+    yogaWithoutFetch,
     serverSpawn((file) => exportsOf.has(file)),
     fromCore,
   ],
