@@ -1,36 +1,16 @@
 // `list --json` of a large store whose index is stamped: finished tasks' rows are copied from the index unparsed.
 // The output must be byte for byte what the parsing path prints, odd ids included (quotes, backslashes, characters
 // safeJson escapes), and unfinished tasks still checked against their files.
-import { readFileSync, utimesSync, writeFileSync, mkdirSync, chmodSync } from "node:fs";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { fileStem } from "../src/store/handle-file.js";
+import { saveHandle, taskDir } from "./helpers/large-store.js";
 import { runCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { joinRows } from "../src/commands/task/list.js";
 
 const ALL = "--status=working,input_required,completed,failed,cancelled,expired,gone";
-
-function save(dir: string, taskId: string, i: number, done: boolean): void {
-  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-  const handle = {
-    version: 1,
-    taskId,
-    server: { name: "bench", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
-    resume: { generation: "v2", protocolVersion: "2026-07-28", serverName: "bench" },
-    tool: "bench",
-    arguments: {},
-    createdAt: at,
-    updatedAt: at,
-    ttlMs: null,
-    pollIntervalMs: 1000,
-    last: { taskId, status: done ? "completed" : "working", statusMessage: `message of ${taskId}`, inputRequests: [] },
-    history: [{ status: done ? "completed" : "working", at }],
-    answered: [],
-    ...(done ? { outcome: { taskId, status: "completed", result: { content: [] } } } : {}),
-  };
-  writeFileSync(join(dir, `${fileStem(taskId, "00000000")}.json`), JSON.stringify(handle), { mode: 0o600 });
-}
 
 // An index of ASCII alone (quotes and backslashes included) is copied to the output as bytes; one with a character
 // to escape (DEL, a bidi control) or any other, as text escaped.
@@ -43,13 +23,11 @@ it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
   "list --json from a stamped index (%s) prints what the parsing path prints, byte for byte",
   async (kind) => {
     const home = tempHome();
-    const dir = join(home, "tasks");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(home, 0o700);
+    const dir = taskDir(home);
     // ~3,400 handles: an index past RAW_INDEX_MIN_BYTES (1 MiB).
-    for (let i = 0; i < 3400; i++) save(dir, `t-${i}`, i, i % 100 !== 0);
+    for (let i = 0; i < 3400; i++) saveHandle(dir, `t-${i}`, i, i % 100 !== 0);
     const odd = ODD[kind];
-    odd.forEach((id, k) => save(dir, id, 4000 + k, true));
+    odd.forEach((id, k) => saveHandle(dir, id, 4000 + k, true));
     const list = async (...args: string[]) => {
       const run = await runCli(["list", "--json", ...args], { home });
       expect(run.code, run.stderr).toBe(0);
@@ -87,10 +65,8 @@ it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
 
 it("list on a terminal shows the newest page and the count of the rest, from the stamped index or not; --all every task", async () => {
   const home = tempHome();
-  const dir = join(home, "tasks");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
-  for (let i = 0; i < 3400; i++) save(dir, `t-${i}`, i, i % 100 !== 0);
+  const dir = taskDir(home);
+  for (let i = 0; i < 3400; i++) saveHandle(dir, `t-${i}`, i, i % 100 !== 0);
   const list = async (...args: string[]) => {
     const run = await runInProcess(["list", ...args], { home, stdoutIsTTY: true });
     expect(run.code, run.stderr).toBe(0);
@@ -108,6 +84,14 @@ it("list on a terminal shows the newest page and the count of the rest, from the
     expect(lines[50]).toBe("… and 3350 more (newest 50 of 3400 shown; --all or --json for every task)");
   }
   expect(fromIndex).toEqual(fromFiles);
+  // The page's rows are parsed, not copied (the log's hash is not compared): a row on it damaged in place, its
+  // stamp still standing, is found so, and the index rebuilt from the files.
+  const indexFile = join(dir, ".index.ndjson");
+  const log = readFileSync(indexFile, "latin1");
+  const row = log.indexOf('"status":"completed"', log.indexOf('"taskId":"t-3399"'));
+  writeFileSync(indexFile, `${log.slice(0, row)}"status":"complxted"${log.slice(row + 20)}`, "latin1");
+  expect(await list()).toEqual(fromFiles);
+  expect(readFileSync(indexFile, "latin1")).not.toContain("complxted");
   expect(await list("--all")).toHaveLength(3400);
   expect(await list("--status", "working")).toHaveLength(34); // 34 unfinished: no line under them
 });

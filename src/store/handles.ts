@@ -13,7 +13,7 @@ import { tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
 import { formatBytes } from "./safe-fs.js";
 import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
-import { readRawListing, readSummaries, readSummary, type RawListing } from "./summaries.js";
+import { newestSummaries, readRawListing, readSummaries, readSummary, type RawListing } from "./summaries.js";
 import { findHandle } from "./find.js";
 
 export class HandleStore {
@@ -151,7 +151,21 @@ export class HandleStore {
 
   /** `list --json`'s rows, finished tasks' unparsed, when the index allows it (see readRawListing). */
   rawListing(onBad?: OnBad): RawListing | undefined {
-    return readRawListing(this.dir, this.index, onBad);
+    return readRawListing(this.dir, this.index, "copied", onBad);
+  }
+
+  /**
+   * The newest `count` summaries and how many handles there are, from the raw listing where the index allows it (a
+   * large store: only the rows asked for are parsed); undefined otherwise (then summaries, which reads them all).
+   * `provisional`: the index as it is, its stamp standing or not (see RawTrust), for a reader that reads them all
+   * next.
+   */
+  newest(
+    count: number,
+    options: { onBad?: OnBad; provisional?: boolean } = {},
+  ): { newest: HandleSummary[]; total: number } | undefined {
+    const raw = readRawListing(this.dir, this.index, options.provisional ? "provisional" : "parsed", options.onBad);
+    return raw && newestSummaries(raw, count);
   }
 
   /**

@@ -17,6 +17,17 @@ import { sha256Hex } from "../hash.js";
 import { appendOwnFile, readOwnFile, writeOwnFile } from "./safe-fs.js";
 import { decode, encode, peekStamp, type DirStamp, type Line } from "./index-line.js";
 
+/**
+ * How far a reader of the log's bytes unparsed (SummaryIndex.raw, readRawListing) trusts them:
+ * - "copied": rows copied to the output as they are (`list --json`): the stamp stands and the log's bytes have the
+ *   hash it recorded (100,000 handles: ~30 ms to compare);
+ * - "parsed": every row used is parsed and checked as load checks it (a page of `list` on a terminal): the stamp
+ *   stands;
+ * - "provisional": every row used is parsed, and the log is taken as it is, its stamp standing or not (a writer since
+ *   then, a file removed by hand): what a full read corrects a moment later (the dashboard's first frame).
+ */
+export type RawTrust = "copied" | "parsed" | "provisional";
+
 export class SummaryIndex {
   readonly path: string;
   /** The log as the last load read it: a stamp written after it covers it (see stamp). */
@@ -48,7 +59,7 @@ export class SummaryIndex {
    * these lines: a line another process appended since then leaves the stamp where it does not stand.
    */
   stamp(lines: Line[], dirMtime: number, count: number): void {
-    if (!this.loaded) return;
+    if (!this.loaded) return this.append(lines);
     const text = lines.map((line) => `${encode(line)}\n`).join("");
     const bytes = this.loaded.length + Buffer.byteLength(text);
     // Hashed only where copying rows unparsed pays (see raw): node:crypto is not loaded for a small store.
@@ -69,23 +80,30 @@ export class SummaryIndex {
 
   /**
    * The log's text before its stamp, unparsed, when the stamp stands for this directory mtime and covers a large
-   * log whose bytes are as the stamping reader checked them (their hash): `list --json` copies its finished rows as
-   * they are. Else undefined (and the bytes read are kept for load).
+   * log (one past RAW_INDEX_MIN_BYTES) whose bytes are as the stamping reader checked them: see RawTrust. Else
+   * undefined (and the bytes read are kept for load).
    */
-  raw(dirMtime: number): { bytes: Buffer; stamp: DirStamp; plain: boolean } | undefined {
+  raw(dirMtime: number, trust: RawTrust): { bytes: Buffer; stamp?: DirStamp; plain: boolean } | undefined {
     const bytes = this.read();
     if (!bytes) return undefined;
     const stamp = peekStamp(bytes);
-    if (stamp?.dirMtime === dirMtime && stamp.hash !== null) {
-      const before = bytes.subarray(0, stamp.bytes);
-      if (sha256Hex([before]) === stamp.hash) {
-        this.loaded = bytes;
-        // Left as bytes (never one string: 35 MB made a string is ~40 ms of a 100,000-handle list).
-        return { bytes: before, stamp, plain: isAscii(before) && before.indexOf(0x7f) === -1 };
-      }
+    const stands = stamp?.dirMtime === dirMtime && stamp.hash !== null;
+    const taken =
+      stands && trust !== "copied"
+        ? { bytes: bytes.subarray(0, stamp.bytes), stamp }
+        : stands && sha256Hex([bytes.subarray(0, stamp.bytes)]) === stamp.hash
+          ? { bytes: bytes.subarray(0, stamp.bytes), stamp }
+          : trust === "provisional" && bytes.length >= RAW_INDEX_MIN_BYTES
+            ? { bytes } // the whole log: its stamps, wherever they are, are lines the reader skips
+            : undefined;
+    if (!taken) {
+      this.unused = bytes;
+      return undefined;
     }
-    this.unused = bytes;
-    return undefined;
+    // A stamp written after these bytes vouches for them (see stamp): only for bytes whose hash was compared.
+    this.loaded = trust === "copied" ? bytes : undefined;
+    // Left as bytes (never one string: 35 MB made a string is ~40 ms of a 100,000-handle list).
+    return { ...taken, plain: isAscii(taken.bytes) && taken.bytes.indexOf(0x7f) === -1 };
   }
 
   /**

@@ -6,10 +6,10 @@ import { NoBrokerError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { escapeJsonUnsafe, safeJson, sanitizeLine } from "../../sanitize.js";
 import { LIST_PAGE_ROWS } from "../../limits.js";
-import { newestFirst, type RawListing, type RawRow } from "../../store/summaries.js";
+import { sortNewestFirst, type RawListing, type RawRow } from "../../store/summaries.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { viewOfSummary } from "../../tasks/views.js";
-import type { HandleSummary, HandleView } from "../../model.js";
+import type { HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
@@ -59,11 +59,12 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   const page = !options.json && !options.all && ctx.io.stdoutIsTTY ? LIST_PAGE_ROWS : Infinity;
   if ((options.json || page < Infinity) && !options.status && options.server === undefined && !options.remote) {
     const skipped = new Skipped();
-    const raw = ctx.tracker.store.rawListing(skipped.add);
-    if (raw) {
-      if (options.json) printRawListing(raw, now, ctx);
-      else printRawPage(raw, page, now, ctx);
-      skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
+    const store = ctx.tracker.store;
+    const done = options.json
+      ? printRawListing(store.rawListing(skipped.add), now, ctx)
+      : printNewest(page, now, ctx, skipped);
+    if (done) {
+      skipped.report(createPrinter(ctx.io, false), store.dir);
       return 0;
     }
   }
@@ -135,7 +136,8 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
  * `list --json` from rows the index holds as JSON (finished tasks: JSON.stringify's text of the same view that
  * printer.document would write), the others encoded here: one document, without an object per row.
  */
-function printRawListing(raw: RawListing, now: number, ctx: Context): void {
+function printRawListing(raw: RawListing | undefined, now: number, ctx: Context): boolean {
+  if (!raw) return false;
   const { bytes, rows, others, plain } = raw;
   const encode = plain ? safeJson : JSON.stringify;
   for (const summary of others)
@@ -145,9 +147,10 @@ function printRawListing(raw: RawListing, now: number, ctx: Context): void {
     // Characters to escape may be anywhere: the rows as text, escaped as one.
     const json = rows.map((row) => row.json ?? bytes.toString("utf8", row.from, row.to)).join(",");
     ctx.io.stdout.write(`[${escapeJsonUnsafe(json)}]\n`);
-    return;
+    return true;
   }
   ctx.io.stdout.write(joinRows(bytes, rows));
+  return true;
 }
 
 /**
@@ -189,29 +192,11 @@ function more(total: number, page: number): string[] {
   return [`… and ${total - page} more (newest ${page} of ${total} shown; --all or --json for every task)`];
 }
 
-/** A terminal's page from the index's rows: only the rows shown are parsed. */
-function printRawPage(raw: RawListing, page: number, now: number, ctx: Context): void {
-  const rows: Array<RawRow & { summary?: HandleSummary }> = raw.rows;
-  for (const summary of raw.others) rows.push({ createdAt: summary.createdAt, summary, from: 0, to: 0 });
-  sortNewestFirst(rows);
-  // A row's JSON is a view the stamping reader checked (see readRawListing).
-  const view = (row: (typeof rows)[number]) =>
-    row.summary
-      ? viewOfSummary(row.summary, now)
-      : (JSON.parse(raw.bytes.toString("utf8", row.from, row.to)) as HandleView);
-  const lines = rows.slice(0, page).map((row) => rowLine(view(row), now));
-  createPrinter(ctx.io, false).document(null, () => [...lines, ...more(rows.length, page)].join("\n"));
-}
-
-/**
- * Sorted newest first, unless they are already (the index is compacted newest first): one pass over them instead
- * of the sort's calls of its comparison function (100,000 rows: ~100 ms of a loaded machine's profile).
- */
-function sortNewestFirst(rows: Array<{ createdAt: string }>): void {
-  for (let i = 1; i < rows.length; i++) {
-    if (rows[i - 1].createdAt < rows[i].createdAt) {
-      rows.sort(newestFirst);
-      return;
-    }
-  }
+/** A terminal's page from the index (store.newest: only the rows shown are parsed); false where it cannot. */
+function printNewest(page: number, now: number, ctx: Context, skipped: Skipped): boolean {
+  const found = ctx.tracker.store.newest(page, { onBad: skipped.add });
+  if (!found) return false;
+  const lines = found.newest.map((summary) => rowLine(viewOfSummary(summary, now), now));
+  createPrinter(ctx.io, false).document(null, () => [...lines, ...more(found.total, page)].join("\n"));
+  return true;
 }
