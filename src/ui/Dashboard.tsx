@@ -81,7 +81,8 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   useDashboardKeys({ ...keys, onExit, onPager, onCopy });
 
   const live = state.rows.filter((r) => r.connection === "following").length;
-  const summary = `${state.rows.length} tasks, ${live} followed, ${state.questions.length} waiting for you · filter ${status}${text ? ` "${text}"` : ""} · sort ${sort}`;
+  const count = `${state.rows.length + state.unread} tasks${state.unread > 0 ? " (reading them)" : ""}`;
+  const summary = `${count}, ${live} followed, ${state.questions.length} waiting for you · filter ${status}${text ? ` "${text}"` : ""} · sort ${sort}`;
   const toList = () => setMode({ kind: "list" });
   let body;
   if (mode.kind === "answer") {

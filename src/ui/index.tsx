@@ -21,12 +21,14 @@ export async function runDashboard(ctx: Context, terminal: Terminal): Promise<nu
   // Hears the dashboard's own connections (opened from now on) for the detail view's wire view and server logs.
   const wire = new WireLog();
   ctx.wireTap = wire;
-  const model = new DashboardModel(ctx);
-  await model.start();
   const servers: ServerChoice[] = Object.entries((await ctx.loadSettings()).servers()).map(([name, descriptor]) => ({
     name,
     descriptor,
   }));
+  const model = new DashboardModel(ctx);
+  // A large store's newest page (as many rows as the terminal has), the rest read after the first frame: nothing
+  // awaited between this and render below, which draws it.
+  await model.start(terminal.stdout.rows || 50);
   terminal.stdout.write(ENTER_ALT_SCREEN);
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => (finish = resolve));

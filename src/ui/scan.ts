@@ -24,6 +24,14 @@ export class StoreScan {
     private readonly everyMs: number,
   ) {}
 
+  /**
+   * Summaries the dashboard holds already, read by another way (a large store's first page): the next call reports
+   * those whose file is gone as removed, and those unchanged not at all.
+   */
+  holding(summaries: readonly HandleSummary[]): void {
+    for (const { stem, mtime } of summaries) this.seen.set(stem, mtime);
+  }
+
   /** What changed since the last call; undefined when nothing did. */
   async changes(): Promise<StoreChanges | undefined> {
     // Idle, a rescan is two stats, not one per handle; a full one still runs every minute, for files edited in place.

@@ -22,6 +22,8 @@ export interface TaskRow {
 
 export interface DashboardState {
   rows: readonly TaskRow[];
+  /** Saved handles not read yet (a large store's first frame shows its newest page: see DashboardModel.start). */
+  unread: number;
   questions: readonly Question[];
   /** A one-line notice for the status bar (what just happened). */
   notice?: string;

@@ -1,6 +1,7 @@
 // What each key does on the dashboard, by mode: the root (./Dashboard.tsx) owns the view state and hands its
 // setters here. Ctrl-C leaves from every mode; the other keys are off while a form (answer, new call) has them.
 import { useInput, type Key } from "ink";
+import { useCallback, useRef } from "react";
 import { linesText } from "../output/describe.js";
 import { shellWord } from "../sanitize.js";
 import { detailLines } from "./Detail.js";
@@ -33,9 +34,19 @@ export function useDashboardKeys(k: DashboardKeys): void {
   useInput((input, key) => {
     if (key.ctrl && input === "c") k.onExit();
   });
+  // A key pressed while a large store's rest is read (model.reading) waits for it, then acts on the props of the
+  // render that drew every row: the latest props, set as it renders (React runs it in a microtask once the model
+  // tells of the rows; the key after, in a turn of its own). Keys pressed meanwhile act in their order.
+  const latest = useRef(k);
+  latest.current = k;
+  const handler = useCallback((input: string, key: Key) => {
+    const reading = latest.current.model.reading;
+    if (!reading) return onKey(latest.current, input, key);
+    void reading.then(() => setImmediate(() => onKey(latest.current, input, key)));
+  }, []);
   // Off while a form (answer, new call) takes the keys.
   const active = k.view.mode.kind !== "answer" && k.view.mode.kind !== "new";
-  useInput((input, key) => onKey(k, input, key), { isActive: active });
+  useInput(handler, { isActive: active });
 }
 
 function onKey(k: DashboardKeys, input: string, key: Key): void {

@@ -9,6 +9,7 @@ import { events, runCli, tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
 import { eventually } from "../helpers/ink.js";
 import { startV2Http, type RunningServer } from "../helpers/servers.js";
+import { stampedStore } from "../helpers/large-store.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -90,6 +91,43 @@ it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async 
     expect(await ctx.tracker.store.list()).toHaveLength(1);
     await press("q");
     expect(exited).toBe(true);
+  } finally {
+    app.unmount();
+    await model.close();
+  }
+});
+
+it("a large store's first page says the rest is being read; keys pressed meanwhile act on every task", async () => {
+  const home = tempHome();
+  await stampedStore(home);
+  const ctx = await testContext(home);
+  const model = new DashboardModel(ctx);
+  await model.start(20);
+  const app = render(
+    <Dashboard
+      model={model}
+      clock={ctx.clock}
+      servers={[]}
+      width={110}
+      height={20}
+      onExit={() => {}}
+      onPager={() => {}}
+      onCopy={() => {}}
+    />,
+  );
+  try {
+    // Drawn before the rest is read (the model reads it at the event loop's next turn).
+    expect(app.lastFrame()).toMatch(/3400 tasks \(reading them\)/);
+    // "G" (the end) and "/" with a filter, typed at once: the end of every task, and a match off the first page.
+    app.stdin.write("G");
+    await eventually(app.lastFrame, /3400 tasks, /);
+    await eventually(app.lastFrame, /message of t-0\b/);
+    expect(app.lastFrame()).not.toMatch(/message of t-3399/);
+    await act(async () => {
+      for (const key of ["/", ..."t-1777", "\r"]) app.stdin.write(key);
+    });
+    await eventually(app.lastFrame, /filter all "t-1777"/);
+    expect(app.lastFrame()).toMatch(/message of t-1777\b/);
   } finally {
     app.unmount();
     await model.close();

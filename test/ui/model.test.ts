@@ -6,6 +6,10 @@ import type { DashboardState } from "../../src/ui/state.js";
 import { events, runCli } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
 import { startV2Http, type RunningServer } from "../helpers/servers.js";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileStem } from "../../src/store/handle-file.js";
+import { stampedStore } from "../helpers/large-store.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -74,6 +78,38 @@ it("starts a call from the dashboard and follows it; cancel and forget act on th
     await model.forget(started.rows[0].stem);
     expect(model.getState().rows).toHaveLength(0);
     expect(await ctx.tracker.store.list()).toHaveLength(0);
+  } finally {
+    await model.close();
+  }
+});
+
+it("a large store's first frame is its newest page; the rest is read after it, and its unfinished tasks followed", async () => {
+  const ctx = await testContext();
+  const home = ctx.home;
+  // 3,400 saved handles (t-0, t-100... unfinished, of a server that is not there), then a live task on the real one.
+  await stampedStore(home);
+  const live = events(
+    (await runCli(["call", "task_complete", "ms=1500", "--detach", "--json", "-s", server.url], { home })).stdout,
+  )[0].taskId as string;
+  // A file removed by hand (not forgotten: the index still has it) shows on the first page, and goes with the read.
+  rmSync(join(home, "tasks", `${fileStem("t-3399", "00000000")}.json`));
+  const model = new DashboardModel(ctx);
+  await model.start(10);
+  try {
+    const first = model.getState();
+    expect(first.rows.map((r) => r.summary.taskId)).toEqual([
+      live,
+      ...Array.from({ length: 9 }, (_, i) => `t-${3399 - i}`),
+    ]);
+    expect(first.unread).toBe(3391);
+    expect(first.rows.every((r) => r.connection === "idle")).toBe(true); // nothing followed before the rest is read
+    const all = await until(model, (s) => s.unread === 0);
+    expect(all.rows).toHaveLength(3400);
+    expect(all.rows.some((r) => r.summary.taskId === "t-3399")).toBe(false);
+    // The oldest task, unfinished and far off the first page, is followed (its server is not there).
+    await until(model, (s) => s.rows.find((r) => r.summary.taskId === "t-0")!.connection !== "idle");
+    const done = await until(model, (s) => s.rows.find((r) => r.summary.taskId === live)!.summary.outcome);
+    expect(done.rows.find((r) => r.summary.taskId === live)!.summary.status).toBe("completed");
   } finally {
     await model.close();
   }
