@@ -11,7 +11,7 @@
 // the directory is as a stamp at the log's end found it (see DirStamp), it is not listed at all.
 import { isAscii } from "node:buffer";
 import { join } from "node:path";
-import { MAX_INDEX_BYTES, RAW_INDEX_MIN_BYTES } from "../limits.js";
+import { MAX_INDEX_BYTES, PROVISIONAL_MIN_BYTES, RAW_INDEX_MIN_BYTES } from "../limits.js";
 import type { HandleSummary } from "../model.js";
 import { sha256Hex } from "../hash.js";
 import { appendOwnFile, readOwnFile, writeOwnFile } from "./safe-fs.js";
@@ -24,7 +24,8 @@ import { decode, encode, peekStamp, type DirStamp, type Line } from "./index-lin
  * - "parsed": every row used is parsed and checked as load checks it (a page of `list` on a terminal): the stamp
  *   stands;
  * - "provisional": every row used is parsed, and the log is taken as it is, its stamp standing or not (a writer since
- *   then, a file removed by hand): what a full read corrects a moment later (the dashboard's first frame).
+ *   then, a file removed by hand): what a full read corrects a moment later (the dashboard's first frame); only a
+ *   log past PROVISIONAL_MIN_BYTES.
  */
 export type RawTrust = "copied" | "parsed" | "provisional";
 
@@ -88,14 +89,15 @@ export class SummaryIndex {
     if (!bytes) return undefined;
     const stamp = peekStamp(bytes);
     const stands = stamp?.dirMtime === dirMtime && stamp.hash !== null;
+    const stamped = stands ? { bytes: bytes.subarray(0, stamp.bytes), stamp } : undefined;
     const taken =
-      stands && trust !== "copied"
-        ? { bytes: bytes.subarray(0, stamp.bytes), stamp }
-        : stands && sha256Hex([bytes.subarray(0, stamp.bytes)]) === stamp.hash
-          ? { bytes: bytes.subarray(0, stamp.bytes), stamp }
-          : trust === "provisional" && bytes.length >= RAW_INDEX_MIN_BYTES
-            ? { bytes } // the whole log: its stamps, wherever they are, are lines the reader skips
-            : undefined;
+      trust === "provisional"
+        ? bytes.length >= PROVISIONAL_MIN_BYTES
+          ? (stamped ?? { bytes }) // the whole log: its stamps, wherever they are, are lines the reader skips
+          : undefined
+        : trust === "parsed" || (stamped && sha256Hex([stamped.bytes]) === stamped.stamp.hash)
+          ? stamped
+          : undefined;
     if (!taken) {
       this.unused = bytes;
       return undefined;

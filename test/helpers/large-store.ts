@@ -5,8 +5,11 @@ import { join } from "node:path";
 import { fileStem } from "../../src/store/handle-file.js";
 import { runCli } from "./cli.js";
 
-/** A handle file of a task of the server "bench", created `i` seconds after 2026-01-01 (finished or working). */
-export function saveHandle(dir: string, taskId: string, i: number, done: boolean): void {
+/**
+ * A handle file of a task of the server "bench", created `i` seconds after 2026-01-01 (finished or working), its
+ * status message `message of <id>` and `pad` characters more.
+ */
+export function saveHandle(dir: string, taskId: string, i: number, done: boolean, pad = 0): void {
   const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
   const handle = {
     version: 1,
@@ -19,7 +22,12 @@ export function saveHandle(dir: string, taskId: string, i: number, done: boolean
     updatedAt: at,
     ttlMs: null,
     pollIntervalMs: 1000,
-    last: { taskId, status: done ? "completed" : "working", statusMessage: `message of ${taskId}`, inputRequests: [] },
+    last: {
+      taskId,
+      status: done ? "completed" : "working",
+      statusMessage: `message of ${taskId}${pad ? ` ${".".repeat(pad)}` : ""}`,
+      inputRequests: [],
+    },
     history: [{ status: done ? "completed" : "working", at }],
     answered: [],
     ...(done ? { outcome: { taskId, status: "completed", result: { content: [] } } } : {}),
@@ -36,12 +44,13 @@ export function taskDir(home: string): string {
 }
 
 /**
- * ~3,400 handles (an index past 1 MiB), t-0 the oldest, every 100th one unfinished (t-0, t-100...), and their
- * index built and stamped (its directory's mtime set a minute back, past the stamp's margin) by two `list`s.
+ * 3,400 handles (an index past 1 MiB, RAW_INDEX_MIN_BYTES; with `pad`, ~3 KB more a row: past 8 MiB too,
+ * PROVISIONAL_MIN_BYTES), t-0 the oldest, every 100th one unfinished (t-0, t-100...), and their index built and
+ * stamped (its directory's mtime set a minute back, past the stamp's margin) by two `list`s.
  */
-export async function stampedStore(home: string, count = 3400): Promise<string> {
+export async function stampedStore(home: string, options: { pad?: boolean } = {}): Promise<string> {
   const dir = taskDir(home);
-  for (let i = 0; i < count; i++) saveHandle(dir, `t-${i}`, i, i % 100 !== 0);
+  for (let i = 0; i < 3400; i++) saveHandle(dir, `t-${i}`, i, i % 100 !== 0, options.pad ? 3000 : 0);
   for (let pass = 0; pass < 2; pass++) {
     const run = await runCli(["list", "--json"], { home });
     if (run.code !== 0) throw new Error(run.stderr);

@@ -99,7 +99,7 @@ it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async 
 
 it("a large store's first page says the rest is being read; keys pressed meanwhile act on every task", async () => {
   const home = tempHome();
-  await stampedStore(home);
+  await stampedStore(home, { pad: true }); // past PROVISIONAL_MIN_BYTES
   const ctx = await testContext(home);
   const model = new DashboardModel(ctx);
   await model.start(20);

@@ -87,7 +87,7 @@ it("a large store's first frame is its newest page; the rest is read after it, a
   const ctx = await testContext();
   const home = ctx.home;
   // 3,400 saved handles (t-0, t-100... unfinished, of a server that is not there), then a live task on the real one.
-  await stampedStore(home);
+  await stampedStore(home, { pad: true }); // past PROVISIONAL_MIN_BYTES
   const live = events(
     (await runCli(["call", "task_complete", "ms=1500", "--detach", "--json", "-s", server.url], { home })).stdout,
   )[0].taskId as string;
@@ -110,6 +110,20 @@ it("a large store's first frame is its newest page; the rest is read after it, a
     await until(model, (s) => s.rows.find((r) => r.summary.taskId === "t-0")!.connection !== "idle");
     const done = await until(model, (s) => s.rows.find((r) => r.summary.taskId === live)!.summary.outcome);
     expect(done.rows.find((r) => r.summary.taskId === live)!.summary.status).toBe("completed");
+  } finally {
+    await model.close();
+  }
+});
+
+it("a store under PROVISIONAL_MIN_BYTES is read whole before the first frame (a key then waits for nothing)", async () => {
+  const ctx = await testContext();
+  await stampedStore(ctx.home);
+  const model = new DashboardModel(ctx);
+  await model.start(10);
+  try {
+    expect(model.getState().rows).toHaveLength(3400);
+    expect(model.getState().unread).toBe(0);
+    expect(model.reading).toBeUndefined();
   } finally {
     await model.close();
   }
