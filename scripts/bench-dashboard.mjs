@@ -1,6 +1,8 @@
-// Measures the dashboard in a real terminal (tmux): time to the first frame with 1,000 and 10,000 saved
-// handles (and 100,000 with BENCH_100K=1), the time a key takes to show (scroll, filter), and CPU and memory while
-// idle and while following BENCH_LIVE (default 1,000) live tasks on our V2 test server. Not a test: it prints a table.
+// Measures the dashboard in a real terminal (tmux): time to the first frame with 1,000, 10,000 and 100,000 saved
+// handles (the last also timed beside `node -e 0`, in turns), the time a key takes to show (scroll, filter), and CPU
+// and memory while idle and while following BENCH_LIVE (default 1,000) live tasks on our V2 test server. Not a test:
+// it prints a table.
+//   BENCH_BIG=0         not 100,000 handles
 //   BENCH_LIVE_ONLY=1   only the live tasks' figures
 //   BENCH_LIVE=0        no live tasks: the saved handles' figures alone
 //   BENCH_PROF=<dir>    the live dashboard runs with --cpu-prof (written as it leaves, after the CPU window) and
@@ -90,30 +92,55 @@ async function cpuOver(pid, ms) {
 }
 
 const sessions = [];
-function open(home, name, nodeFlags = "") {
+/** A tmux session running `command` (then a shell's sleep, so that the screen stays to be read). */
+function openShell(name, command) {
   const session = `bench-${name}-${process.pid}`;
   sessions.push(session);
-  tmux(
-    "new-session",
-    "-d",
-    "-s",
-    session,
-    "-x",
-    "140",
-    "-y",
-    "45",
-    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${nodeFlags} ${bin} dashboard; sleep 30`,
-  );
+  tmux("new-session", "-d", "-s", session, "-x", "140", "-y", "45", `${command}; sleep 30`);
   return session;
 }
 
-// The store written fast (scripts/quick-store.mjs); one `mcp-task list` builds its index.
-function quickStore(home, n) {
+function open(home, name, nodeFlags = "") {
+  return openShell(
+    name,
+    `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${process.execPath} ${nodeFlags} ${bin} dashboard`,
+  );
+}
+
+// The store written fast (scripts/quick-store.mjs); one `mcp-task list` builds its index and, past the store's
+// stamp margin (DIR_STAMP_MARGIN_MS), a second one stamps it: the store as any reader leaves it behind.
+async function quickStore(home, n) {
   writeQuickStore(home, n);
-  execFileSync(process.execPath, [bin, "list", "--json"], {
-    env: { ...process.env, MCP_TASK_HOME: home },
-    stdio: "ignore",
-  });
+  const list = () =>
+    execFileSync(process.execPath, [bin, "list", "--json"], {
+      env: { ...process.env, MCP_TASK_HOME: home },
+      stdio: "ignore",
+      maxBuffer: 1 << 30,
+    });
+  list();
+  await sleep(2500);
+  list();
+}
+
+/**
+ * The first frame at `n` handles and `node -e 0` in the same terminal, in turns (KEY_RUNS of each): their medians,
+ * timed alike (from the session's start to the screen showing it).
+ */
+async function firstFrameBesideNode(home, n) {
+  const frames = [];
+  const floors = [];
+  // Kept open (until the run ends): the tmux server exits with its last session, and one opened as it exits fails.
+  openShell("keeper", "true");
+  for (let run = 0; run < KEY_RUNS; run++) {
+    const dashboard = open(home, `frame-${run}`);
+    frames.push(await waitFor(dashboard, new RegExp(`${n} tasks`)));
+    tmux("kill-session", "-t", dashboard);
+    const floor = openShell(`floor-${run}`, `${process.execPath} -e 0; echo node-exited`);
+    floors.push(await waitFor(floor, /node-exited/));
+    tmux("kill-session", "-t", floor);
+    await sleep(300);
+  }
+  return { frame: median(frames), floor: median(floors) };
 }
 
 const rows = [];
@@ -127,11 +154,11 @@ process.on("exit", () => {
   server?.kill("SIGKILL"); // the test server's graceful close can wait on a socket forever
   for (const session of sessions) spawnSync("tmux", ["kill-session", "-t", session], { stdio: "ignore" });
 });
-const idleSizes = process.env.BENCH_100K === "1" ? [1000, 10000, 100000] : [1000, 10000];
+const idleSizes = process.env.BENCH_BIG === "0" ? [1000, 10000] : [1000, 10000, 100000];
 for (const n of process.env.BENCH_LIVE_ONLY === "1" ? [] : idleSizes) {
   const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
   // Up to 10,000: saved by the store itself (one process per 2,500), the index as real use leaves it behind.
-  if (n >= 100000) quickStore(home, n);
+  if (n >= 100000) await quickStore(home, n);
   // Tasks that ended an hour ago, as in a dashboard left open: no age on screen changes by the second.
   else
     for (let done = 0; done < n; done += 2500)
@@ -140,6 +167,14 @@ for (const n of process.env.BENCH_LIVE_ONLY === "1" ? [] : idleSizes) {
         [writer, home, "create", `h${done}`, String(Math.min(2500, n - done)), "200", "completed"],
         { env: { ...process.env, STORE_WRITER_AGE_MS: "3600000" } },
       );
+  if (n >= 100000) {
+    const { frame, floor } = await firstFrameBesideNode(home, n);
+    rows.push(
+      [`first frame, ${n} handles, median of ${KEY_RUNS} (ms)`, frame.toFixed(0)],
+      [`node -e 0 in the same terminal, in turns (ms)`, floor.toFixed(0)],
+      [`first frame, ${n} handles / node -e 0`, (frame / floor).toFixed(2)],
+    );
+  }
   const session = open(home, String(n));
   const first = await waitFor(session, new RegExp(`${n} tasks`));
   rows.push([`first frame, ${n} handles (ms)`, first.toFixed(0)]);

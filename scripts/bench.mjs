@@ -2,9 +2,10 @@
 // medians (BENCH_RUNS runs each, default 7) and the method. Needs a build (npm run build) and tmux.
 //   - one plain tool call (echo on server-everything over stdio), whole process, beside the MCP Inspector CLI
 //     and apify's mcpc (pinned devDependencies), and the floor: `node -e 0` plus the server's own start;
-//   - `mcp-task --help`, `list` with 0 / 10,000 / 100,000 handles (BENCH_BIG=0 skips 100,000);
+//   - `mcp-task --help`, `list` with 0 / 10,000 / 100,000 handles (BENCH_BIG=0 skips 100,000, here and below);
 //   - requests per task and time from a server-side status change to its display, with and without push;
-//   - the dashboard (scripts/bench-dashboard.mjs): first frame, keys, CPU and memory;
+//   - the dashboard (scripts/bench-dashboard.mjs): first frame (at 100,000 handles beside `node -e 0`), keys, CPU
+//     and memory;
 //   - scripts/bench-tasks.mjs: a task call through a warm broker beside the MCP Inspector daemon's warm call, the
 //     trace's cost, a signed-in call, and `wait` over 100 tasks.
 // BENCH_ONLY=section[,section] runs only those (call, start, list, polling, dashboard, broker, trace, auth, wait).
@@ -48,6 +49,7 @@ const BEFORE = {
   "idle CPU %, 10000 handles": 0.6,
   "first frame, 1000 live tasks (ms)": 630,
   // issue 17's goals
+  "first frame, 100000 handles / node -e 0": 5,
   "RSS MiB, 10000 handles": 100,
   "CPU % following 1000 live tasks": 10,
   "RSS MiB following 1000 live tasks": 150,
