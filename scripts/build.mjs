@@ -47,15 +47,14 @@ const englishZod = {
   },
 };
 
-// commander requires node:child_process when loaded, for executable subcommands, which mcp-task does not have:
-// ~4 ms of every start. It gets a stand-in that loads the real module on first use.
+// commander requires node:child_process when loaded, for executable subcommands, which mcp-task does not have, and
+// the core's modules that start processes (a browser to sign in) import it at the top: ~3 ms of every start (with
+// node:net, which it loads). The core gets a stand-in that loads the real module on first use.
 const lazyChildProcess = {
-  name: "commander-lazy-child-process",
+  name: "lazy-child-process",
   setup(b) {
     b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]commander[\\/]/.test(args.importer)
-        ? { path: "child_process", namespace: "lazy-child-process" }
-        : undefined,
+      args.namespace === "lazy-child-process" ? undefined : { path: "child_process", namespace: "lazy-child-process" },
     );
     b.onLoad({ filter: /.*/, namespace: "lazy-child-process" }, () => ({
       contents:

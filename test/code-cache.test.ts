@@ -51,20 +51,25 @@ it("a cache is used for the bundle it was made from, and never for another of th
 });
 
 // Start-up pays only for what the command uses: node:crypto (~4 ms to load) is loaded on first use (src/hash.ts), and
-// the loader matches the cache by the digest the build wrote rather than by hashing the bundle. The built CLI here.
-it.each([["--help"], ["list", "--json"]])("`mcp-task %s` starts without loading node:crypto", (...args) => {
-  const root = join(import.meta.dirname, "..");
-  const home = mkdtempSync(join(tmpdir(), "mcp-task-start-"));
-  const probe = join(home, "probe.cjs");
-  writeFileSync(
-    probe,
-    'process.on("exit", () => process.stderr.write(`crypto: ${process.moduleLoadList.includes("NativeModule crypto")}\\n`));',
-  );
-  const run = spawnSync(process.execPath, ["-r", probe, join(root, "bin/mcp-task.js"), ...args], {
-    encoding: "utf8",
-    env: { ...process.env, MCP_TASK_HOME: home },
-  });
-  rmSync(home, { recursive: true, force: true });
-  expect(run.status).toBe(0);
-  expect(run.stderr).toContain("crypto: false");
-});
+// the loader matches the cache by the digest the build wrote rather than by hashing the bundle; node:child_process
+// through the build's stand-in (lazyChildProcess). The built CLI here.
+it.each([["--help"], ["list", "--json"]])(
+  "`mcp-task %s` starts without node:crypto or node:child_process",
+  (...args) => {
+    const root = join(import.meta.dirname, "..");
+    const home = mkdtempSync(join(tmpdir(), "mcp-task-start-"));
+    const probe = join(home, "probe.cjs");
+    writeFileSync(
+      probe,
+      'process.on("exit", () => process.stderr.write(["crypto", "child_process"].map((m) => `${m}: ${process.moduleLoadList.includes(`NativeModule ${m}`)}\\n`).join("")));',
+    );
+    const run = spawnSync(process.execPath, ["-r", probe, join(root, "bin/mcp-task.js"), ...args], {
+      encoding: "utf8",
+      env: { ...process.env, MCP_TASK_HOME: home },
+    });
+    rmSync(home, { recursive: true, force: true });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain("crypto: false");
+    expect(run.stderr).toContain("child_process: false");
+  },
+);
