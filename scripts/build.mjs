@@ -47,14 +47,17 @@ const englishZod = {
   },
 };
 
-// commander requires node:child_process when loaded, for executable subcommands, which mcp-task does not have, and
-// the core's modules that start processes (a browser to sign in) import it at the top: ~3 ms of every start (with
-// node:net, which it loads). The core gets a stand-in that loads the real module on first use.
+// commander requires node:child_process when loaded, for executable subcommands, which mcp-task does not have:
+// ~3 ms of every start (with node:net, which it loads). It gets a stand-in that loads the real module on first use.
+// (The stand-in serves require() alone: an ES import of it is read at once. mcp-task's own modules import the module
+// where they use it: src/auth/browser.ts.)
 const lazyChildProcess = {
-  name: "lazy-child-process",
+  name: "commander-lazy-child-process",
   setup(b) {
     b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.namespace === "lazy-child-process" ? undefined : { path: "child_process", namespace: "lazy-child-process" },
+      /[\\/]commander[\\/]/.test(args.importer)
+        ? { path: "child_process", namespace: "lazy-child-process" }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "lazy-child-process" }, () => ({
       contents:

@@ -1,7 +1,6 @@
 // Sending a person to the authorization page: `$BROWSER` when set (the convention gh and xdg-open follow: a
 // command, given the URL as its last argument), else the platform's opener; when neither may be used, the URL is
 // printed and the person opens it.
-import { spawn } from "node:child_process";
 import { parseCommandLine } from "../protocol/server.js";
 
 export interface OpenPolicy {
@@ -31,7 +30,10 @@ export function maySignIn(policy: OpenPolicy): boolean {
 }
 
 /** Runs the opener with the URL; resolves false when it could not be started or failed (then print the URL). */
-export function openUrl(command: { command: string; args: string[] }, url: string): Promise<boolean> {
+export async function openUrl(command: { command: string; args: string[] }, url: string): Promise<boolean> {
+  // Loaded here, not at the top: this module is in every command's start, and node:child_process (with node:net,
+  // which it loads) is ~3 ms of it.
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve) => {
     const child = spawn(command.command, [...command.args, url], { stdio: "ignore", detached: true });
     child.once("error", () => resolve(false));
