@@ -26,8 +26,13 @@ it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
     const dir = taskDir(home);
     // ~3,400 handles: an index past RAW_INDEX_MIN_BYTES (1 MiB).
     for (let i = 0; i < 3400; i++) saveHandle(dir, `t-${i}`, i, i % 100 !== 0);
-    const odd = ODD[kind];
+    const odd = [...ODD[kind], "brace-before-view"];
     odd.forEach((id, k) => saveHandle(dir, id, 4000 + k, true));
+    // A "{" in a string before the row's view (the server's createdAt): the view is not the line's first "{".
+    const braced = join(dir, `${fileStem("brace-before-view", "00000000")}.json`);
+    const bracedHandle = JSON.parse(readFileSync(braced, "utf8"));
+    bracedHandle.last.createdAt = "2026-01-01T00:00:00Z{x}";
+    writeFileSync(braced, JSON.stringify(bracedHandle));
     const list = async (...args: string[]) => {
       const run = await runCli(["list", "--json", ...args], { home });
       expect(run.code, run.stderr).toBe(0);
@@ -92,7 +97,13 @@ it("list on a terminal shows the newest page and the count of the rest, from the
   writeFileSync(indexFile, `${log.slice(0, row)}"status":"complxted"${log.slice(row + 20)}`, "latin1");
   expect(await list()).toEqual(fromFiles);
   expect(readFileSync(indexFile, "latin1")).not.toContain("complxted");
-  expect(await list("--all")).toHaveLength(3400);
+  // Every row, from the index stamped again (as into a pipe): as the path that reads every summary prints them.
+  utimesSync(dir, past, past);
+  await list(); // stamps the rebuilt index
+  expect(readFileSync(indexFile, "latin1").trimEnd().split("\n").at(-1)).toMatch(/^\["dir"/);
+  const all = await list("--all");
+  expect(all).toHaveLength(3400);
+  expect(all).toEqual(await list("--all", ALL));
   expect(await list("--status", "working")).toHaveLength(34); // 34 unfinished: no line under them
 });
 

@@ -149,9 +149,12 @@ export class HandleStore {
     return readSummaries(this.dir, this.index, onBad);
   }
 
-  /** `list --json`'s rows, finished tasks' unparsed, when the index allows it (see readRawListing). */
-  rawListing(onBad?: OnBad): RawListing | undefined {
-    return readRawListing(this.dir, this.index, "copied", onBad);
+  /**
+   * `list`'s rows, finished tasks' unparsed, when the index allows it (see readRawListing): `copied` (the default,
+   * `list --json`) or `parsed`, by a caller that parses each row it uses (see RawTrust).
+   */
+  rawListing(onBad?: OnBad, trust: "copied" | "parsed" = "copied"): RawListing | undefined {
+    return readRawListing(this.dir, this.index, trust, onBad);
   }
 
   /**

@@ -1,5 +1,5 @@
 // The lines of the handle index (see summary-index.ts): a handle's summary, a removal, or a directory stamp.
-import { summaryView, type HandleSummary } from "../model.js";
+import { summaryView, type HandleSummary, type HandleView } from "../model.js";
 import { TASK_STATUSES } from "../protocol/wire.js";
 
 /**
@@ -79,16 +79,24 @@ export function decode(v: unknown): Line | undefined {
   return undefined;
 }
 
+/** A line's VIEW (see FORMAT), every field's type checked: a HandleView as `list --json` prints it, else undefined. */
+export function decodeView(view: unknown): HandleView | undefined {
+  if (typeof view !== "object" || view === null || Object.keys(view).length !== 12) return undefined;
+  const v = view as Record<keyof HandleView, unknown>;
+  if (!str(v.taskId) || !str(v.server) || !str(v.tool) || !str(v.generation) || !STATUSES.has(v.status))
+    return undefined;
+  if (!strOrNull(v.statusMessage) || !str(v.createdAt) || !str(v.updatedAt) || !numOrNull(v.ttlMs)) return undefined;
+  if (!numOrNull(v.pollIntervalMs) || !strOrNull(v.gone) || v.expired !== false) return undefined;
+  return view as HandleView;
+}
+
 function decode3(v: unknown[]): HandleSummary | undefined {
-  const view = v[7] as Record<string, unknown> | null;
-  if (v.length !== 8 || typeof view !== "object" || view === null || Object.keys(view).length !== 12) return undefined;
-  if (!str(v[1]) || typeof v[2] !== "number" || typeof v[3] !== "boolean" || !strOrNull(v[4])) return undefined;
-  if (typeof v[5] !== "boolean" || !strOrNull(v[6]) || view.expired !== false) return undefined;
+  if (v.length !== 8 || !str(v[1]) || typeof v[2] !== "number" || typeof v[3] !== "boolean") return undefined;
+  if (!strOrNull(v[4]) || typeof v[5] !== "boolean" || !strOrNull(v[6])) return undefined;
+  const view = decodeView(v[7]);
+  if (!view) return undefined;
   const { taskId, server, tool, generation, status, statusMessage, createdAt, updatedAt, ttlMs, pollIntervalMs, gone } =
     view;
-  if (!str(taskId) || !str(server) || !str(tool) || !str(generation) || !STATUSES.has(status)) return undefined;
-  if (!strOrNull(statusMessage) || !str(createdAt) || !str(updatedAt) || !numOrNull(ttlMs)) return undefined;
-  if (!numOrNull(pollIntervalMs) || !strOrNull(gone)) return undefined;
   // A literal, in the summary's order: one hidden class for all, where keys set in a loop cost twice the time.
   return {
     stem: v[1] as string,

@@ -3,11 +3,11 @@
 import { lstatSync, type Stats } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { HandleSummary } from "../model.js";
+import type { HandleSummary, HandleView } from "../model.js";
 import { DIR_STAMP_MARGIN_MS, MAX_HANDLE_BYTES } from "../limits.js";
 import { readOwnText } from "./safe-fs.js";
 import { badReason, parseHandle, summarize, type OnBad } from "./handle-file.js";
-import { decode, type DirStamp, type Line } from "./index-line.js";
+import { decode, decodeView, type DirStamp, type Line } from "./index-line.js";
 import type { RawTrust, SummaryIndex } from "./summary-index.js";
 
 /** A handle's summary read from its file now (the file's own mtime, from the open file). */
@@ -169,6 +169,7 @@ const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const BACKSLASH = 0x5c;
+const BRACE = 0x7b;
 const VIEW_START = Buffer.from('{"taskId":');
 const CREATED_AT = Buffer.from(',"createdAt":"');
 
@@ -268,12 +269,24 @@ function holds(bytes: Buffer, byte: number, from: number, end: number): boolean 
  */
 function rowOf(bytes: Buffer, line: number, quote: number, end: number): RawRow | undefined {
   if (!startsAt(bytes, bytes.indexOf(COMMA, quote + 2) + 1, "true,")) return undefined;
-  const from = bytes.indexOf(VIEW_START, quote);
+  // The line's first "{" (a byte's search, ~3x cheaper than the text's) is the view's, unless a string before it
+  // holds one: then the view's start is searched for as text.
+  let from = bytes.indexOf(BRACE, quote);
+  if (from === -1 || !startsAt(bytes, from, '{"taskId":')) from = bytes.indexOf(VIEW_START, quote);
   if (from === -1 || from > end) return undefined;
   const to = end - 1;
   const at = bytes.indexOf(CREATED_AT, from);
   if (at === -1 || at > to) return undefined;
   return { createdAt: bytes.toString("latin1", at + 14, bytes.indexOf(QUOTE, at + 14)), from, to, line };
+}
+
+/** A raw row's view, parsed and checked (see RawTrust "parsed"); undefined if it is not one. */
+export function rawView(bytes: Buffer, row: RawRow): HandleView | undefined {
+  try {
+    return decodeView(JSON.parse(bytes.toString("utf8", row.from, row.to)));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The latest value of each stem (a removal drops it), in the order of each stem's first line. */
@@ -298,7 +311,8 @@ function parseSummary(line: string): HandleSummary | undefined {
 /**
  * The newest `count` summaries of a raw listing, and how many it holds: only the rows shown are parsed (a page of
  * `list` on a terminal, the dashboard's first frame), picked in one pass (no sort of them all: a log with lines
- * appended since its compaction is not in order). Undefined if a row's line is not a summary (never, unless forged
+ * appended since its compaction is not in order); all of them, sorted, for a count past them (`list` into a pipe:
+ * no map of them by stem, as a full read builds). Undefined if a row's line is not a summary (never, unless forged
  * since the stamping reader checked it): then readSummaries.
  */
 export function newestSummaries(
@@ -306,17 +320,22 @@ export function newestSummaries(
   count: number,
 ): { newest: HandleSummary[]; total: number } | undefined {
   type Row = RawRow & { summary?: HandleSummary };
-  const newest: Row[] = []; // newest first, at most `count`
-  const consider = (row: Row) => {
-    if (newest.length === count && !(row.createdAt > newest[count - 1].createdAt)) return;
-    let at = newest.length;
-    while (at > 0 && row.createdAt > newest[at - 1].createdAt) at--;
-    newest.splice(at, 0, row);
-    if (newest.length > count) newest.pop();
-  };
-  if (count > 0) {
-    for (const row of raw.rows) consider(row);
-    for (const summary of raw.others) consider({ createdAt: summary.createdAt, summary, from: 0, to: 0 });
+  const total = raw.rows.length + raw.others.length;
+  const others = raw.others.map((summary): Row => ({ createdAt: summary.createdAt, summary, from: 0, to: 0 }));
+  let newest: Row[] = []; // newest first, at most `count`
+  if (count >= total) {
+    // Every row (`list` into a pipe): sorted, as the listing's sort does it.
+    newest = [...raw.rows, ...others];
+    sortNewestFirst(newest);
+  } else if (count > 0) {
+    for (const rows of [raw.rows, others])
+      for (const row of rows) {
+        if (newest.length === count && !(row.createdAt > newest[count - 1].createdAt)) continue;
+        let at = newest.length;
+        while (at > 0 && row.createdAt > newest[at - 1].createdAt) at--;
+        newest.splice(at, 0, row);
+        if (newest.length > count) newest.pop();
+      }
   }
   const summaries: HandleSummary[] = [];
   for (const row of newest) {
@@ -326,7 +345,7 @@ export function newestSummaries(
     if (!summary) return undefined;
     summaries.push(summary);
   }
-  return { newest: summaries, total: raw.rows.length + raw.others.length };
+  return { newest: summaries, total };
 }
 
 /**

@@ -6,10 +6,10 @@ import { NoBrokerError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { escapeJsonUnsafe, safeJson, sanitizeLine } from "../../sanitize.js";
 import { LIST_PAGE_ROWS } from "../../limits.js";
-import { sortNewestFirst, type RawListing, type RawRow } from "../../store/summaries.js";
+import { rawView, sortNewestFirst, type RawListing, type RawRow } from "../../store/summaries.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { viewOfSummary } from "../../tasks/views.js";
-import type { HandleView } from "../../model.js";
+import type { HandleSummary, HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
@@ -57,12 +57,14 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   const now = ctx.clock.now();
   // A page on a terminal, unless --all: the newest rows, and how many more there are.
   const page = !options.json && !options.all && ctx.io.stdoutIsTTY ? LIST_PAGE_ROWS : Infinity;
-  if ((options.json || page < Infinity) && !options.status && options.server === undefined && !options.remote) {
+  if (!options.status && options.server === undefined && !options.remote) {
     const skipped = new Skipped();
     const store = ctx.tracker.store;
     const done = options.json
       ? printRawListing(store.rawListing(skipped.add), now, ctx)
-      : printNewest(page, now, ctx, skipped);
+      : page === Infinity
+        ? printEvery(store.rawListing(skipped.add, "parsed"), now, ctx)
+        : printNewest(page, now, ctx, skipped);
     if (done) {
       skipped.report(createPrinter(ctx.io, false), store.dir);
       return 0;
@@ -190,6 +192,31 @@ export function joinRows(bytes: Buffer, rows: RawRow[]): Buffer {
 function more(total: number, page: number): string[] {
   if (total <= page) return [];
   return [`… and ${total - page} more (newest ${page} of ${total} shown; --all or --json for every task)`];
+}
+
+/**
+ * Every row as text (`list` into a pipe, or `--all`), from the index's rows: each finished task's view parsed from
+ * the log's bytes as its line is made, and let go (made into lines by the thousand, held as bytes): no summary per
+ * row held until the end, which at 100,000 rows cost more in collections than in parsing. False where the index
+ * does not allow it, or a row is not a view (then the path that reads every summary, and heals the index).
+ */
+function printEvery(raw: RawListing | undefined, now: number, ctx: Context): boolean {
+  if (!raw) return false;
+  const rows: Array<RawRow & { summary?: HandleSummary }> = raw.rows;
+  for (const summary of raw.others) rows.push({ createdAt: summary.createdAt, summary, from: 0, to: 0 });
+  sortNewestFirst(rows);
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < rows.length; at += 1000) {
+    const lines: string[] = [];
+    for (const row of rows.slice(at, at + 1000)) {
+      const view = row.summary ? viewOfSummary(row.summary, now) : rawView(raw.bytes, row);
+      if (!view) return false;
+      lines.push(rowLine(view, now));
+    }
+    chunks.push(Buffer.from(`${lines.join("\n")}\n`));
+  }
+  ctx.io.stdout.write(Buffer.concat(chunks));
+  return true;
 }
 
 /** A terminal's page from the index (store.newest: only the rows shown are parsed); false where it cannot. */
