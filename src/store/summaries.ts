@@ -170,7 +170,8 @@ const QUOTE = 0x22;
 const COMMA = 0x2c;
 const BACKSLASH = 0x5c;
 const BRACE = 0x7b;
-const VIEW_START = Buffer.from('{"taskId":');
+const VIEW_START_TEXT = '{"taskId":';
+const VIEW_START = Buffer.from(VIEW_START_TEXT);
 const CREATED_AT = Buffer.from(',"createdAt":"');
 
 /**
@@ -272,7 +273,7 @@ function rowOf(bytes: Buffer, line: number, quote: number, end: number): RawRow 
   // The line's first "{" (a byte's search, ~3x cheaper than the text's) is the view's, unless a string before it
   // holds one: then the view's start is searched for as text.
   let from = bytes.indexOf(BRACE, quote);
-  if (from === -1 || !startsAt(bytes, from, '{"taskId":')) from = bytes.indexOf(VIEW_START, quote);
+  if (from === -1 || !startsAt(bytes, from, VIEW_START_TEXT)) from = bytes.indexOf(VIEW_START, quote);
   if (from === -1 || from > end) return undefined;
   const to = end - 1;
   const at = bytes.indexOf(CREATED_AT, from);
@@ -319,23 +320,17 @@ export function newestSummaries(
   raw: RawListing,
   count: number,
 ): { newest: HandleSummary[]; total: number } | undefined {
-  type Row = RawRow & { summary?: HandleSummary };
   const total = raw.rows.length + raw.others.length;
-  const others = raw.others.map((summary): Row => ({ createdAt: summary.createdAt, summary, from: 0, to: 0 }));
-  let newest: Row[] = []; // newest first, at most `count`
-  if (count >= total) {
-    // Every row (`list` into a pipe): sorted, as the listing's sort does it.
-    newest = [...raw.rows, ...others];
-    sortNewestFirst(newest);
-  } else if (count > 0) {
-    for (const rows of [raw.rows, others])
-      for (const row of rows) {
-        if (newest.length === count && !(row.createdAt > newest[count - 1].createdAt)) continue;
-        let at = newest.length;
-        while (at > 0 && row.createdAt > newest[at - 1].createdAt) at--;
-        newest.splice(at, 0, row);
-        if (newest.length > count) newest.pop();
-      }
+  let newest: ListedRow[] = []; // newest first, at most `count`
+  if (count >= total) newest = rowsNewestFirst(raw);
+  else if (count > 0) {
+    for (const row of withOthers(raw)) {
+      if (newest.length === count && !(row.createdAt > newest[count - 1].createdAt)) continue;
+      let at = newest.length;
+      while (at > 0 && row.createdAt > newest[at - 1].createdAt) at--;
+      newest.splice(at, 0, row);
+      if (newest.length > count) newest.pop();
+    }
   }
   const summaries: HandleSummary[] = [];
   for (const row of newest) {
@@ -346,6 +341,23 @@ export function newestSummaries(
     summaries.push(summary);
   }
   return { newest: summaries, total };
+}
+
+/** A listing's row: a finished task's, in the log's bytes, or another's summary. */
+export type ListedRow = RawRow & { summary?: HandleSummary };
+
+/** A listing's rows and its other summaries, as rows (the listing's rows are spent: the others are added to them). */
+function withOthers(raw: RawListing): ListedRow[] {
+  const rows: ListedRow[] = raw.rows;
+  for (const summary of raw.others) rows.push({ createdAt: summary.createdAt, summary, from: 0, to: 0 });
+  return rows;
+}
+
+/** Every row of a listing, newest first (its rows are spent). */
+export function rowsNewestFirst(raw: RawListing): ListedRow[] {
+  const rows = withOthers(raw);
+  sortNewestFirst(rows);
+  return rows;
 }
 
 /**

@@ -6,10 +6,10 @@ import { NoBrokerError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { escapeJsonUnsafe, safeJson, sanitizeLine } from "../../sanitize.js";
 import { LIST_PAGE_ROWS } from "../../limits.js";
-import { rawView, sortNewestFirst, type RawListing, type RawRow } from "../../store/summaries.js";
+import { rawView, rowsNewestFirst, sortNewestFirst, type RawListing, type RawRow } from "../../store/summaries.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { viewOfSummary } from "../../tasks/views.js";
-import type { HandleSummary, HandleView } from "../../model.js";
+import type { HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
@@ -202,9 +202,7 @@ function more(total: number, page: number): string[] {
  */
 function printEvery(raw: RawListing | undefined, now: number, ctx: Context): boolean {
   if (!raw) return false;
-  const rows: Array<RawRow & { summary?: HandleSummary }> = raw.rows;
-  for (const summary of raw.others) rows.push({ createdAt: summary.createdAt, summary, from: 0, to: 0 });
-  sortNewestFirst(rows);
+  const rows = rowsNewestFirst(raw);
   const chunks: Buffer[] = [];
   for (let at = 0; at < rows.length; at += 1000) {
     const lines: string[] = [];
