@@ -1,12 +1,11 @@
 // The dashboard's key paths, rendered with ink-testing-library over a real model: moving, opening a task,
 // filtering, sorting, forgetting, and cancelling a live task on our V2 server.
-import { render } from "ink-testing-library";
 import { act } from "react";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { Dashboard } from "../../src/ui/Dashboard.js";
 import { DashboardModel } from "../../src/ui/model.js";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
+import { renderDashboard } from "../helpers/dashboard.js";
 import { eventually } from "../helpers/ink.js";
 import { startV2Http, type RunningServer } from "../helpers/servers.js";
 import { stampedStore } from "../helpers/large-store.js";
@@ -33,18 +32,10 @@ it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async 
   const model = new DashboardModel(ctx);
   await model.start();
   let exited = false;
-  const app = render(
-    <Dashboard
-      model={model}
-      clock={ctx.clock}
-      servers={[]}
-      width={110}
-      height={20}
-      onExit={() => (exited = true)}
-      onPager={() => {}}
-      onCopy={(id) => model.notify(`copied ${id}`)}
-    />,
-  );
+  const app = renderDashboard(model, ctx.clock, {
+    onExit: () => (exited = true),
+    onCopy: (id) => model.notify(`copied ${id}`),
+  });
   const press = async (...keys: string[]) => {
     for (const key of keys) {
       await act(async () => {
@@ -103,18 +94,7 @@ it("a large store's first page says the rest is being read; keys pressed meanwhi
   const ctx = await testContext(home);
   const model = new DashboardModel(ctx);
   await model.start(20);
-  const app = render(
-    <Dashboard
-      model={model}
-      clock={ctx.clock}
-      servers={[]}
-      width={110}
-      height={20}
-      onExit={() => {}}
-      onPager={() => {}}
-      onCopy={() => {}}
-    />,
-  );
+  const app = renderDashboard(model, ctx.clock);
   try {
     // Drawn before the rest is read (the model reads it at the event loop's next turn).
     expect(app.lastFrame()).toMatch(/3400 tasks \(reading them\)/);

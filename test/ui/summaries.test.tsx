@@ -3,15 +3,14 @@
 // task opened in the detail view has its file read (which then says it cannot be read).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { render } from "ink-testing-library";
 import { act } from "react";
 import { expect, it } from "vitest";
 import { fileStem } from "../../src/store/handle-file.js";
 import type { Handle } from "../../src/model.js";
-import { Dashboard } from "../../src/ui/Dashboard.js";
 import { detailLines, unreadableLines } from "../../src/ui/Detail.js";
 import { DashboardModel } from "../../src/ui/model.js";
 import { testContext } from "../helpers/context.js";
+import { renderDashboard } from "../helpers/dashboard.js";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -113,18 +112,7 @@ it("in the dashboard, the list shows every row and the detail of an unreadable t
   const { ctx } = await storeWithBrokenFiles();
   const model = new DashboardModel(ctx);
   await model.start();
-  const app = render(
-    <Dashboard
-      model={model}
-      clock={ctx.clock}
-      servers={[]}
-      width={110}
-      height={20}
-      onExit={() => {}}
-      onPager={() => {}}
-      onCopy={() => {}}
-    />,
-  );
+  const app = renderDashboard(model, ctx.clock);
   const eventually = async (pattern: RegExp) => {
     const until = Date.now() + 10_000;
     while (!pattern.test(app.lastFrame() ?? "")) {

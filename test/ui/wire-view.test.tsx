@@ -15,6 +15,7 @@ import { DashboardModel } from "../../src/ui/model.js";
 import { WireLog, taskOf } from "../../src/ui/wire-log.js";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
+import { renderDashboard } from "../helpers/dashboard.js";
 import { eventually } from "../helpers/ink.js";
 import { ROOT, startV2Http, type RunningServer } from "../helpers/servers.js";
 
@@ -38,19 +39,7 @@ it("w in the detail view shows the task's last messages on the wire, and w again
   ctx.wireTap = wire;
   const model = new DashboardModel(ctx);
   await model.start();
-  const app = render(
-    <Dashboard
-      model={model}
-      clock={ctx.clock}
-      servers={[]}
-      width={110}
-      height={24}
-      onExit={() => {}}
-      onPager={() => {}}
-      onCopy={() => {}}
-      wire={wire}
-    />,
-  );
+  const app = renderDashboard(model, ctx.clock, { height: 24, wire });
   const press = async (key: string) => {
     await act(async () => void app.stdin.write(key));
     await act(() => sleep(30));
