@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { median } from "./median.mjs";
-import { writeQuickStore } from "./quick-store.mjs";
+import { writeStampedStore } from "./quick-store.mjs";
 
 const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin/mcp-task.js");
@@ -107,21 +107,6 @@ function open(home, name, nodeFlags = "") {
   );
 }
 
-// The store written fast (scripts/quick-store.mjs); one `mcp-task list` builds its index and, past the store's
-// stamp margin (DIR_STAMP_MARGIN_MS), a second one stamps it: the store as any reader leaves it behind.
-async function quickStore(home, n) {
-  writeQuickStore(home, n);
-  const list = () =>
-    execFileSync(process.execPath, [bin, "list", "--json"], {
-      env: { ...process.env, MCP_TASK_HOME: home },
-      stdio: "ignore",
-      maxBuffer: 1 << 30,
-    });
-  list();
-  await sleep(2500);
-  list();
-}
-
 /**
  * The first frame at `n` handles and `node -e 0` in the same terminal, in turns (KEY_RUNS of each): their medians,
  * timed alike (from the session's start to the screen showing it).
@@ -158,7 +143,7 @@ const idleSizes = process.env.BENCH_BIG === "0" ? [1000, 10000] : [1000, 10000, 
 for (const n of process.env.BENCH_LIVE_ONLY === "1" ? [] : idleSizes) {
   const home = mkdtempSync(join(tmpdir(), "mcp-task-dash-"));
   // Up to 10,000: saved by the store itself (one process per 2,500), the index as real use leaves it behind.
-  if (n >= 100000) await quickStore(home, n);
+  if (n >= 100000) await writeStampedStore(home, n, bin);
   // Tasks that ended an hour ago, as in a dashboard left open: no age on screen changes by the second.
   else
     for (let done = 0; done < n; done += 2500)

@@ -1,13 +1,13 @@
 // `node scripts/bench-list.mjs [sizes]` (default 0,10000,100000): `list --json` and `list` against `node -e 0`,
 // timed in turns (BENCH_RUNS pairs, default 7), for the store work alone (npm run bench times everything).
-// The stores are written fast (no fsync), then listed once to build the index and, 2.5 s later (past the store's
-// stamp margin, DIR_STAMP_MARGIN_MS), once more to stamp it: the state a store is in after its first listing.
-import { execFileSync, spawnSync } from "node:child_process";
+// The stores are written fast and stamped (scripts/quick-store.mjs writeStampedStore): the state a store is in
+// after its first listings.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median } from "./median.mjs";
-import { writeQuickStore } from "./quick-store.mjs";
+import { writeStampedStore } from "./quick-store.mjs";
 
 const bin = join(import.meta.dirname, "../bin/mcp-task.js");
 const sizes = (process.argv[2] ?? "0,10000,100000").split(",").map(Number);
@@ -20,18 +20,10 @@ function once(args, env) {
   return performance.now() - t0;
 }
 
-function store(n) {
-  const home = mkdtempSync(join(tmpdir(), "bench-list-"));
-  writeQuickStore(home, n);
-  return home;
-}
-
 for (const n of sizes) {
-  const home = store(n);
+  const home = mkdtempSync(join(tmpdir(), "bench-list-"));
+  await writeStampedStore(home, n, bin);
   const env = { ...process.env, MCP_TASK_HOME: home };
-  execFileSync(process.execPath, [bin, "list", "--json"], { env, stdio: "ignore", maxBuffer: 1 << 30 });
-  await new Promise((r) => setTimeout(r, 2500));
-  execFileSync(process.execPath, [bin, "list", "--json"], { env, stdio: "ignore", maxBuffer: 1 << 30 });
   for (const form of [["list", "--json"], ["list"]]) {
     const node = [];
     const listed = [];

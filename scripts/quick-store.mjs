@@ -1,6 +1,7 @@
 // A store of `n` finished handles written fast for the benchmarks: 100,000 handles saved one by one (each one
 // fsync'd) take many minutes on a loaded disk, so their files are written here as the store writes them, without
 // fsync; the index is built by the first `mcp-task list` that reads them. h0-0 is the oldest; all ended an hour ago.
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -32,4 +33,21 @@ export function writeQuickStore(home, n) {
     };
     writeFileSync(join(dir, `${id}.00000000.json`), JSON.stringify(handle), { mode: 0o600 });
   }
+}
+
+/**
+ * writeQuickStore, then one `mcp-task list` (the built CLI `bin`) to build its index and, past the store's stamp
+ * margin (DIR_STAMP_MARGIN_MS), a second one to stamp it: the store as any reader leaves it behind.
+ */
+export async function writeStampedStore(home, n, bin) {
+  writeQuickStore(home, n);
+  const list = () =>
+    execFileSync(process.execPath, [bin, "list", "--json"], {
+      env: { ...process.env, MCP_TASK_HOME: home },
+      stdio: "ignore",
+      maxBuffer: 1 << 30,
+    });
+  list();
+  await new Promise((r) => setTimeout(r, 2500));
+  list();
 }
