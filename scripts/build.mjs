@@ -67,6 +67,23 @@ const lazyChildProcess = {
   },
 };
 
+// proper-lockfile takes graceful-fs as its fs, whose loading (it clones and patches node:fs) was half of the ~8 ms
+// the lock's first use cost (a call's handle write, the broker's client). graceful-fs queues the calls that open
+// files when descriptors run out (EMFILE); proper-lockfile's calls (mkdir, stat, utimes, rmdir, realpath) open none,
+// so node:fs serves them the same.
+const lockfileFs = {
+  name: "lockfile-node-fs",
+  setup(b) {
+    b.onResolve({ filter: /^graceful-fs$/ }, (args) =>
+      /[\\/]proper-lockfile[\\/]/.test(args.importer) ? { path: "graceful-fs", namespace: "lockfile-fs" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "lockfile-fs" }, () => ({
+      contents: 'module.exports = require("node:fs");',
+      loader: "js",
+    }));
+  },
+};
+
 // The SDK's StdioClientTransport (and the sibling it spawns to probe a server's generation) starts its server with
 // cross-spawn, which on POSIX is child_process.spawn; it is pointed at src/protocol/process.ts, which starts the
 // server as the leader of a process group of its own, so that stopping the server reaches what it started (a
@@ -252,6 +269,7 @@ await build({
     stringWidthSymbols,
     tokenizeSimpleLines,
     yogaWithoutFetch,
+    lockfileFs,
     serverSpawn((file) => exportsOf.has(file)),
     fromCore,
   ],
