@@ -110,7 +110,7 @@ async function direct(
   deps: ConnectDeps,
   settings: Settings,
   descriptor: ServerDescriptor,
-  how: { resume?: ResumeToken; direct?: boolean; outlive?: boolean; sampling?: boolean; trace?: Trace },
+  how: Parameters<Context["connect"]>[2] & {},
   name?: string,
 ): Promise<Wire> {
   const { env, clock } = deps;
@@ -124,6 +124,7 @@ async function direct(
     descriptor.transport === "stdio" && !how.resume && settings.verdict(descriptorKey(descriptor), clock.now())
       ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
       : undefined;
+  how.meanwhile?.();
   // A saved HTTP server's sign-in (its token, refresh, sign-in on demand) goes with it: src/auth/session.ts. A
   // broker's own connection (direct) has no person to sign in.
   return (await import("./auth/session.js")).connectSignedIn(descriptor, {

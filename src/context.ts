@@ -64,7 +64,8 @@ export interface Context {
    * own connection (never through a broker). `sampling`: this command can answer a sampling request (declared only
    * where one can be answered). `trace`: a trace of this connection besides the command's (a broker's own).
    * `held`: the process that holds the server's tasks: on stdio its running broker (nothing is started;
-   * NoBrokerError when none runs).
+   * NoBrokerError when none runs). `meanwhile`: run as a connection of this process's own begins (not one through a
+   * broker, which does its own checks), so that what the command needs next loads while the server boots.
    * The policy: src/connections.ts.
    */
   connect(
@@ -77,6 +78,7 @@ export interface Context {
       sampling?: boolean;
       trace?: Trace;
       held?: boolean;
+      meanwhile?: () => void;
     },
   ): Promise<Wire>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */

@@ -20,6 +20,19 @@ export function checkQuestion(request: InputRequest): void {
 }
 
 let compile: typeof import("./validator.js").compile | undefined;
+let validator: Promise<typeof import("./validator.js")> | undefined;
+const loadValidator = () => (validator ??= import("./validator.js"));
+
+/**
+ * Loads the validator and builds its usual engine ahead of the first check (failures are left to that check): a
+ * call's arguments are checked once the server has listed its tools, and ~15 ms of loading and building (server-
+ * everything's echo) then delayed the call; started as the connection begins, it is done while the server boots.
+ */
+export function warmSchemaChecks(): void {
+  void loadValidator()
+    .then((loaded) => loaded.warm())
+    .catch(() => {});
+}
 
 /**
  * Undefined when valid, else the validator's complaint. Throws a ProtocolViolation for a schema past a bound
@@ -35,7 +48,7 @@ export async function schemaProblem(
   options: { uncompilable?: "throw" | "report" } = {},
 ): Promise<string | undefined> {
   checkSchemaBounds(schema, what);
-  compile ??= (await import("./validator.js")).compile;
+  compile ??= (await loadValidator()).compile;
   let check: (value: unknown) => string | undefined;
   try {
     check = compile(schema);

@@ -12,6 +12,7 @@ import { exitCodeOf, followSettings, followTask, printerHooks } from "../../task
 import { saveMoves } from "../../tasks/handle-events.js";
 import type { TrackedTask } from "../../tasks/tracker.js";
 import { checkedTool } from "../../tasks/tool-check.js";
+import { warmSchemaChecks } from "../../tasks/schema.js";
 import { noAnswers, withdrawnNote } from "../../tasks/input.js";
 import { replyWait, unansweredCall, waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
@@ -140,6 +141,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const wire = await ctx.connect(server.descriptor, server.name, {
     outlive: mayBeTask,
     sampling: servesSampling(ctx, answers),
+    meanwhile: warmSchemaChecks, // the arguments are checked here on a direct connection
   });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
