@@ -202,6 +202,9 @@ export const MAX_PROGRESS_MESSAGE = 500;
 /** The shortest wait before reconnecting an SSE stream, whatever `retry:` the server sends (`retry: 0` was a
  *  reconnect storm). */
 export const SSE_MIN_RETRY_MS = 1000;
+/** How many tasks/get requests one connection has in flight at once; the rest wait their turn, unsent (over HTTP, each
+ *  in flight is a connection of its own: src/protocol/rpc.ts). */
+export const READS_AT_ONCE = 16;
 /** How many of this client's answers to a server's own requests (pings...) are POSTed at once over HTTP. */
 export const ANSWER_POSTS_AT_ONCE = 4;
 /** How many wait their turn: past that, an answer is not sent (src/protocol/http.ts, oneAnswerAtATime). */

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../src/context.js";
 import { TaskNotFoundError, UsageError } from "../src/errors.js";
+import { READS_AT_ONCE } from "../src/limits.js";
 import { connect } from "../src/protocol/connect.js";
 import type { Snapshot, Wire } from "../src/protocol/wire.js";
 import { TaskEngine } from "../src/tasks/engine.js";
@@ -68,4 +69,39 @@ describe("cancel and unknown tasks", () => {
   it("says plainly that V2 has no tasks/list", async () => {
     await expect(wire.listTasks()).rejects.toBeInstanceOf(UsageError);
   });
+});
+
+describe("many tasks read at once", () => {
+  it("reads 100 tasks together over at most READS_AT_ONCE connections, and a read given up leaves its turn", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const started = await engine.call("task_slow", { ms: 60_000 }, { task: "auto" });
+      if (started.kind !== "task") throw new Error("expected a task");
+      ids.push(started.snapshot.taskId);
+    }
+    // Sockets this process has open, counted each turn of the event loop while the reads are out: each request in
+    // flight over HTTP holds a connection of its own.
+    const sockets = () => process.getActiveResourcesInfo().filter((kind) => kind === "TCPSocketWrap").length;
+    const before = sockets();
+    let most = before;
+    let reading = true;
+    const count = () => {
+      most = Math.max(most, sockets());
+      if (reading) setImmediate(count);
+    };
+    count();
+    // One read given up while it waits its turn: it fails with its own reason and the others still come.
+    const giveUp = new AbortController();
+    const reads = ids.map((id, i) => wire.getTask(id, i === 99 ? giveUp.signal : undefined));
+    giveUp.abort(new Error("given up"));
+    const settled = await Promise.allSettled(reads);
+    reading = false;
+    expect(settled.slice(0, 99).every((r) => r.status === "fulfilled" && r.value.status === "working")).toBe(true);
+    expect(settled[99]).toMatchObject({ status: "rejected", reason: { message: "given up" } });
+    // 100 at once took 99 connections. Now READS_AT_ONCE (16) more than were open before, or a few more where a
+    // response's stream ends after the next read has gone out (15 seen here; the bound allows for a loaded machine).
+    expect(most - before).toBeLessThanOrEqual(2 * READS_AT_ONCE);
+    expect(most - before).toBeGreaterThan(1);
+    await Promise.all(ids.map((id) => engine.cancel(id).catch(() => {})));
+  }, 60_000);
 });

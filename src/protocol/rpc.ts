@@ -37,7 +37,7 @@ export interface RawRequestOptions {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 // The largest single message accepted from a server: see src/limits.ts.
-import { MAX_MESSAGE_BYTES } from "../limits.js";
+import { MAX_MESSAGE_BYTES, READS_AT_ONCE } from "../limits.js";
 import { liveServer, stopServer } from "./process.js";
 import { authFailure, sessionRefused, toServerError } from "./failures.js";
 export { MAX_MESSAGE_BYTES };
@@ -143,10 +143,32 @@ export class RawChannel {
     return this.closedError;
   }
 
+  /** The tasks/get requests waiting for one of the READS_AT_ONCE places (see request). */
+  private readonly reads = new Turns(READS_AT_ONCE);
+
+  /**
+   * Sends a request and settles with its reply. A tasks/get (a read the server answers at once, in both generations)
+   * is one of at most READS_AT_ONCE in flight on this connection; the rest wait their turn, unsent. A dashboard's
+   * 1,000 tasks read together went out as 1,000 requests at once: over HTTP, 1,000 connections, whose parsers and
+   * buffers the process kept (about 75 MiB of resident memory, never given back).
+   */
   request(
     method: string,
     params: Record<string, unknown>,
     options: RawRequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (method !== "tasks/get" || this.closedError) return this.send(method, params, options);
+    return this.reads.run(
+      () => this.send(method, params, options),
+      options.signal,
+      () => abortError(options.signal, method),
+    );
+  }
+
+  private send(
+    method: string,
+    params: Record<string, unknown>,
+    options: RawRequestOptions,
   ): Promise<Record<string, unknown>> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = `mt-${++this.next}`;
@@ -163,8 +185,7 @@ export class RawChannel {
           .catch(() => {});
         reject(error);
       };
-      const onAbort = () =>
-        stop(options.signal?.reason instanceof Error ? options.signal.reason : new ServerError(`${method} aborted`));
+      const onAbort = () => stop(abortError(options.signal, method));
       const timer = requestTimer(timeoutMs, () => {
         const error = new ServerError(
           `the server did not answer ${method} within ${formatSeconds(timeoutMs)} (MCP_TASK_REQUEST_TIMEOUT)`,
@@ -247,3 +268,50 @@ export class RawChannel {
 }
 
 const formatSeconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
+
+/** The error of a request given up by its caller: the signal's reason where it is an error. */
+function abortError(signal: AbortSignal | undefined, method: string): Error {
+  return signal?.reason instanceof Error ? signal.reason : new ServerError(`${method} aborted`);
+}
+
+/**
+ * At most `size` pieces of work running at once; the rest start in the order they came, each as one ends. One
+ * whose signal aborts while it waits leaves the line with `aborted()`. Not p-limit: a few lines here, against a
+ * dependency in the bundle every command loads, and it has no way to leave the line.
+ */
+class Turns {
+  private running = 0;
+  private readonly line = new Set<() => void>();
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(work: () => Promise<T>, signal: AbortSignal | undefined, aborted: () => Error): Promise<T> {
+    if (this.running < this.size) this.running++;
+    else await this.turn(signal, aborted); // given the place of work that ended
+    try {
+      return await work();
+    } finally {
+      const [next] = this.line;
+      if (next) {
+        this.line.delete(next);
+        setImmediate(next);
+      } else this.running--;
+    }
+  }
+
+  private turn(signal: AbortSignal | undefined, aborted: () => Error): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(aborted());
+      const start = () => {
+        signal?.removeEventListener("abort", leave);
+        resolve();
+      };
+      const leave = () => {
+        this.line.delete(start);
+        reject(aborted());
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.line.add(start);
+    });
+  }
+}
