@@ -36,11 +36,19 @@ export function writeQuickStore(home, n) {
 }
 
 /**
- * writeQuickStore, then one `mcp-task list` (the built CLI `bin`) to build its index and, past the store's stamp
- * margin (DIR_STAMP_MARGIN_MS), a second one to stamp it: the store as any reader leaves it behind.
+ * writeQuickStore, then stampStore: the store as any reader leaves it behind.
  */
 export async function writeStampedStore(home, n, bin) {
   writeQuickStore(home, n);
+  await stampStore(home, bin);
+}
+
+/**
+ * One `mcp-task list` (the built CLI `bin`) to build the store's index if it has none and, past the store's stamp
+ * margin (DIR_STAMP_MARGIN_MS), a second one to stamp it: the state a store is in from its first listing after the
+ * last write. Listed only within the margin, the directory is listed and every index line parsed at each listing.
+ */
+export async function stampStore(home, bin) {
   const list = () =>
     execFileSync(process.execPath, [bin, "list", "--json"], {
       env: { ...process.env, MCP_TASK_HOME: home },
