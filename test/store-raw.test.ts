@@ -9,6 +9,10 @@ import { saveHandle, taskDir } from "./helpers/large-store.js";
 import { runCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { joinRows } from "../src/commands/task/list.js";
+import { LINE_SPARE_BYTES, putRowLine, rowLine } from "../src/commands/task/list-view.js";
+import { plainViewFields, VIEW_FIELD } from "../src/store/summaries.js";
+import { age } from "../src/tasks/views.js";
+import type { HandleView } from "../src/model.js";
 
 const ALL = "--status=working,input_required,completed,failed,cancelled,expired,gone";
 
@@ -133,4 +137,65 @@ it("the rows are joined in place only where no row is written over one not yet m
     const mixed = [encoded, ...order.map((i) => cut(withEncoded)[i])];
     expect(joinRows(withEncoded, mixed).toString()).toBe(text([encoded, ...order.map((i) => values[i])]));
   }
+});
+
+it("a line of list made from a row's bytes is rowLine's, byte for byte; a view it cannot take whole is parsed", () => {
+  const now = Date.UTC(2026, 0, 2);
+  const view = (over: Record<string, unknown>) => ({
+    taskId: "t-1",
+    server: "bench",
+    tool: "tool",
+    generation: "v2",
+    status: "completed",
+    statusMessage: "done",
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+    ttlMs: null,
+    pollIntervalMs: 1000,
+    expired: false,
+    gone: null,
+    ...over,
+  });
+  const taken = [
+    {},
+    { statusMessage: null },
+    { statusMessage: "" },
+    { statusMessage: "m".repeat(90), taskId: "i".repeat(50) },
+    { gone: "lost", status: "input_required" },
+    { gone: "" },
+    { ttlMs: 0, pollIntervalMs: 123456, createdAt: "not a time" },
+    { createdAt: "2026-01-01T00:00:00Z{x}", tool: "{taskId:", server: "a,b]}" },
+  ];
+  const parsedOnly = [
+    { taskId: 'q"uote' }, // an escape
+    { statusMessage: "tab\there" }, // escaped by JSON.stringify: a control character
+    { ttlMs: 1.5 },
+    { ttlMs: -1 },
+    { ttlMs: 1e21 },
+    { status: "complxted" },
+    { expired: true },
+  ];
+  for (const [over, expected] of [
+    ...taken.map((o) => [o, true] as const),
+    ...parsedOnly.map((o) => [o, false] as const),
+  ]) {
+    const v = view(over);
+    const line = `[3,"s",1,true,null,true,null,${JSON.stringify(v)}]`;
+    const bytes = Buffer.from(`${line}\n`);
+    const from = bytes.indexOf('{"taskId":');
+    const row = { createdAt: v.createdAt, from, to: line.length - 1 };
+    const at = new Int32Array(VIEW_FIELD.size);
+    expect(plainViewFields(bytes, row, at), JSON.stringify(over)).toBe(expected);
+    if (!expected) continue;
+    const out = Buffer.alloc(row.to - row.from + LINE_SPARE_BYTES);
+    const end = putRowLine(out, 0, bytes, at, age(v.createdAt, now));
+    expect(out.toString("latin1", 0, end)).toBe(`${rowLine(v as HandleView, now)}\n`);
+  }
+  // A row cut short, or forged with a key more: never taken.
+  const good = Buffer.from(`[3,"s",1,true,null,true,null,${JSON.stringify(view({}))}]\n`);
+  const from = good.indexOf("{");
+  expect(plainViewFields(good, { createdAt: "", from, to: good.length - 5 }, new Int32Array(14))).toBe(false);
+  const extra = Buffer.from(`[3,"s",1,true,null,true,null,${JSON.stringify({ ...view({}), more: 1 })}]\n`);
+  const row = { createdAt: "", from: extra.indexOf("{"), to: extra.length - 2 };
+  expect(plainViewFields(extra, row, new Int32Array(14))).toBe(false);
 });

@@ -6,15 +6,31 @@ import { NoBrokerError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { escapeJsonUnsafe, safeJson, sanitizeLine } from "../../sanitize.js";
 import { LIST_PAGE_ROWS } from "../../limits.js";
-import { rawView, rowsNewestFirst, sortNewestFirst, type RawListing, type RawRow } from "../../store/summaries.js";
+import {
+  plainViewFields,
+  rawView,
+  rowsNewestFirst,
+  sortNewestFirst,
+  VIEW_FIELD,
+  type RawListing,
+  type RawRow,
+} from "../../store/summaries.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
-import { viewOfSummary } from "../../tasks/views.js";
+import { age, viewOfSummary } from "../../tasks/views.js";
 import type { HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
 import { runListWatch } from "./list-watch.js";
-import { remoteServer, rowLine, serverFilter, shownStatus, type ListOptions } from "./list-view.js";
+import {
+  LINE_SPARE_BYTES,
+  putRowLine,
+  remoteServer,
+  rowLine,
+  serverFilter,
+  shownStatus,
+  type ListOptions,
+} from "./list-view.js";
 
 export const list: Leaf<ListOptions, []> = {
   declare: (parent: Command) =>
@@ -195,25 +211,38 @@ function more(total: number, page: number): string[] {
 }
 
 /**
- * Every row as text (`list` into a pipe, or `--all`), from the index's rows: each finished task's view parsed from
- * the log's bytes as its line is made, and let go (made into lines by the thousand, held as bytes): no summary per
- * row held until the end, which at 100,000 rows cost more in collections than in parsing. False where the index
- * does not allow it, or a row is not a view (then the path that reads every summary, and heals the index).
+ * Every row as text (`list` into a pipe, or `--all`), from the index's rows, written into one buffer as they are
+ * made: a finished task's row, when it is a plain view (see plainViewFields), from the log's bytes without parsing;
+ * any other's view parsed and checked as its line is made, and let go. No summary or string per row held (at
+ * 100,000 rows they cost more in collections than in parsing). False where the index does not allow it, or a row is
+ * not a view (then the path that reads every summary, and heals the index).
  */
 function printEvery(raw: RawListing | undefined, now: number, ctx: Context): boolean {
   if (!raw) return false;
+  const { bytes, plain } = raw;
   const rows = rowsNewestFirst(raw);
-  const chunks: Buffer[] = [];
-  for (let at = 0; at < rows.length; at += 1000) {
-    const lines: string[] = [];
-    for (const row of rows.slice(at, at + 1000)) {
-      const view = row.summary ? viewOfSummary(row.summary, now) : rawView(raw.bytes, row);
-      if (!view) return false;
-      lines.push(rowLine(view, now));
+  const at = new Int32Array(VIEW_FIELD.size);
+  let out = Buffer.allocUnsafe(rows.length * 128 + 1024);
+  let o = 0;
+  const room = (n: number) => {
+    if (o + n <= out.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, o + n));
+    out.copy(bigger, 0, 0, o);
+    out = bigger;
+  };
+  for (const row of rows) {
+    if (plain && !row.summary && plainViewFields(bytes, row, at)) {
+      room(row.to - row.from + LINE_SPARE_BYTES);
+      o = putRowLine(out, o, bytes, at, age(row.createdAt, now));
+      continue;
     }
-    chunks.push(Buffer.from(`${lines.join("\n")}\n`));
+    const view = row.summary ? viewOfSummary(row.summary, now) : rawView(bytes, row);
+    if (!view) return false;
+    const line = `${rowLine(view, now)}\n`;
+    room(Buffer.byteLength(line));
+    o += out.write(line, o);
   }
-  ctx.io.stdout.write(Buffer.concat(chunks));
+  ctx.io.stdout.write(out.subarray(0, o));
   return true;
 }
 
