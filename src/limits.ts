@@ -124,6 +124,10 @@ export const DIR_STAMP_MARGIN_MS = 2000;
  *  tasks' rows from the stamped log unparsed (src/store/summary-index.ts): below it, parsing costs less than hashing
  *  (and loading node:crypto). */
 export const RAW_INDEX_MIN_BYTES = 1024 * 1024;
+/** How far from the index's end a reader looks for its last stamp when lines follow it (tasks saved since: ~200
+ *  bytes a line, a few lines a task): the stamped bytes before it are copied as they are, only the lines after it
+ *  parsed, and the directory listed (src/store/summary-index.ts raw); farther back, every line is parsed. */
+export const STAMP_TAIL_MAX_BYTES = 1024 * 1024;
 /** From this size of the index (~25,000 handles) the dashboard's first frame is its newest page, the rest read just
  *  after (src/ui/model.ts start): at 100,000 handles ~280 ms instead of ~800; at 10,000 the frame came no sooner
  *  (~212 ms either way) and a key pressed as it showed waited for the rest (174 ms instead of ~94). */

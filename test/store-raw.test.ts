@@ -1,11 +1,14 @@
 // `list --json` of a large store whose index is stamped: finished tasks' rows are copied from the index unparsed.
 // The output must be byte for byte what the parsing path prints, odd ids included (quotes, backslashes, characters
 // safeJson escapes), and unfinished tasks still checked against their files.
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { fileStem } from "../src/store/handle-file.js";
-import { saveHandle, taskDir } from "./helpers/large-store.js";
+import { saveHandle, stampedStore, taskDir } from "./helpers/large-store.js";
+import { ROOT } from "./helpers/servers.js";
 import { runCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { joinRows } from "../src/commands/task/list.js";
@@ -13,6 +16,14 @@ import { LINE_SPARE_BYTES, putRowLine, rowLine } from "../src/commands/task/list
 import { plainViewFields, VIEW_FIELD } from "../src/store/summaries.js";
 import { age } from "../src/tasks/views.js";
 import type { HandleView } from "../src/model.js";
+
+/** Saves handles through the store's own code, in a process of its own (dist/test-tools/store-writer.js). */
+function writer(...args: string[]): Promise<void> {
+  const child = spawn(process.execPath, [join(ROOT, "dist/test-tools/store-writer.js"), ...args], { stdio: "inherit" });
+  return new Promise((resolve, reject) =>
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`writer exited ${code}`)))),
+  );
+}
 
 const ALL = "--status=working,input_required,completed,failed,cancelled,expired,gone";
 
@@ -198,4 +209,50 @@ it("a line of list made from a row's bytes is rowLine's, byte for byte; a view i
   const extra = Buffer.from(`[3,"s",1,true,null,true,null,${JSON.stringify({ ...view({}), more: 1 })}]\n`);
   const row = { createdAt: "", from: extra.indexOf("{"), to: extra.length - 2 };
   expect(plainViewFields(extra, row, new Int32Array(14))).toBe(false);
+});
+
+it("a task saved after the stamp: list --json still copies the stamped rows, parses the lines after it, and lists the directory", async () => {
+  const home = tempHome();
+  const dir = await stampedStore(home);
+  const indexFile = join(dir, ".index.ndjson");
+  expect((await runCli(["list", "--json"], { home })).code).toBe(0); // stamped for the directory's mtime as it is
+  // A row rewritten with two keys swapped (the same view, not as JSON.stringify writes it) and the stamp's hash made
+  // its own: printed as it is only where rows are copied, re-encoded where they are parsed.
+  const log = readFileSync(indexFile, "latin1");
+  const row = log.indexOf('"ttlMs":null,"pollIntervalMs":1000', log.indexOf('"taskId":"t-5"'));
+  const swapped = '"pollIntervalMs":1000,"ttlMs":null';
+  const edited = `${log.slice(0, row)}${swapped}${log.slice(row + swapped.length)}`;
+  const stamp = JSON.parse(edited.trimEnd().split("\n").at(-1)!);
+  stamp[4] = createHash("sha256")
+    .update(Buffer.from(edited.slice(0, stamp[3]), "latin1"))
+    .digest("hex");
+  writeFileSync(indexFile, `${edited.slice(0, stamp[3])}${JSON.stringify(stamp)}\n`, "latin1");
+  const list = async (...args: string[]) => {
+    const run = await runCli(["list", "--json", ...args], { home });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout;
+  };
+  const ids = (json: string) => (JSON.parse(json) as Array<{ taskId: string }>).map((r) => r.taskId).sort();
+  expect(await list()).toContain(swapped);
+
+  await writer(home, "create", "late", "1", "10", "completed"); // its line after the stamp, the directory's mtime now
+  const after = await list();
+  expect(after).toContain(swapped); // the stamped rows copied: no full read of the log
+  expect(after.startsWith('[{"taskId":"late-0"')).toBe(true);
+  expect(JSON.parse(after)).toEqual(JSON.parse(await list(ALL)));
+  // Files added or removed by hand since the stamp: the directory is not as the lines say, every line is read.
+  saveHandle(dir, "by-hand", 9000, true);
+  rmSync(join(dir, `${fileStem("t-7", "00000000")}.json`));
+  const healed = await list();
+  expect(ids(healed)).toEqual(ids(await list(ALL)));
+  expect(ids(healed)).toContain("by-hand");
+  expect(ids(healed)).not.toContain("t-7");
+  // Past the stamp's margin, the listing that finds the directory as the lines say stamps it again.
+  await writer(home, "create", "later", "1", "10", "completed");
+  const past = (Date.now() - 60_000) / 1000;
+  utimesSync(dir, past, past);
+  const listed = await list();
+  const last = JSON.parse(readFileSync(indexFile, "latin1").trimEnd().split("\n").at(-1)!);
+  expect(last.slice(0, 3)).toEqual(["dir", statSync(dir).mtimeMs, 3400 + 2]);
+  expect(await list()).toBe(listed);
 });

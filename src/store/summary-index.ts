@@ -11,7 +11,7 @@
 // the directory is as a stamp at the log's end found it (see DirStamp), it is not listed at all.
 import { isAscii } from "node:buffer";
 import { join } from "node:path";
-import { MAX_INDEX_BYTES, PROVISIONAL_MIN_BYTES, RAW_INDEX_MIN_BYTES } from "../limits.js";
+import { MAX_INDEX_BYTES, PROVISIONAL_MIN_BYTES, RAW_INDEX_MIN_BYTES, STAMP_TAIL_MAX_BYTES } from "../limits.js";
 import type { HandleSummary } from "../model.js";
 import { sha256Hex } from "../hash.js";
 import { appendOwnFile, readOwnFile, writeOwnFile } from "./safe-fs.js";
@@ -80,22 +80,30 @@ export class SummaryIndex {
   }
 
   /**
-   * The log's text before its stamp, unparsed, when the stamp stands for this directory mtime and covers a large
-   * log (one past RAW_INDEX_MIN_BYTES) whose bytes are as the stamping reader checked them: see RawTrust. Else
-   * undefined (and the bytes read are kept for load).
+   * The log's text, unparsed, when a stamp covers a large log (one past RAW_INDEX_MIN_BYTES) whose bytes before it
+   * are as the stamping reader checked them: see RawTrust. `checked` is where those bytes end. When the stamp stands
+   * (the log's last line, for this directory mtime), the bytes are those alone and `listing` is false; else, lines
+   * appended after it (a task saved since: at most STAMP_TAIL_MAX_BYTES of them) come too, to be parsed, and
+   * `listing` says the directory must be listed to know its files. Else undefined (and the bytes read are kept for
+   * load).
    */
-  raw(dirMtime: number, trust: RawTrust): { bytes: Buffer; stamp?: DirStamp; plain: boolean } | undefined {
+  raw(
+    dirMtime: number,
+    trust: RawTrust,
+  ): { bytes: Buffer; stamp?: DirStamp; checked: number; listing: boolean; plain: boolean } | undefined {
     const bytes = this.read();
     if (!bytes) return undefined;
-    const stamp = peekStamp(bytes);
-    const stands = stamp?.dirMtime === dirMtime && stamp.hash !== null;
-    const stamped = stands ? { bytes: bytes.subarray(0, stamp.bytes), stamp } : undefined;
+    const stamp = trust === "provisional" ? undefined : lastStamp(bytes);
+    const stands = stamp?.dirMtime === dirMtime && stamp.end === bytes.length;
+    const stamped = stamp
+      ? { bytes: stands ? bytes.subarray(0, stamp.bytes) : bytes, stamp, checked: stamp.bytes, listing: !stands }
+      : undefined;
     const taken =
       trust === "provisional"
         ? bytes.length >= PROVISIONAL_MIN_BYTES
-          ? (stamped ?? { bytes }) // the whole log: its stamps, wherever they are, are lines the reader skips
+          ? provisional(bytes, dirMtime)
           : undefined
-        : trust === "parsed" || (stamped && sha256Hex([stamped.bytes]) === stamped.stamp.hash)
+        : trust === "parsed" || (stamped && sha256Hex([bytes.subarray(0, stamped.checked)]) === stamped.stamp.hash)
           ? stamped
           : undefined;
     if (!taken) {
@@ -162,4 +170,36 @@ export class SummaryIndex {
       /* the index is a cache */
     }
   }
+}
+
+/**
+ * The log's last stamp with a hash (a large log's), and where its line ends, if it is among the log's last
+ * STAMP_TAIL_MAX_BYTES: a stamp not at the log's end covers the bytes before it all the same (they are as its reader
+ * checked them if their hash is its own); what follows it is parsed. Undefined if the last stamp line there is not a
+ * stamp that was at the log's end when written (its `bytes`, where it starts).
+ */
+function lastStamp(bytes: Buffer): (DirStamp & { end: number }) | undefined {
+  const at = bytes.lastIndexOf(STAMP_START, bytes.length - 1);
+  if (at === -1 || bytes.length - at > STAMP_TAIL_MAX_BYTES) return undefined;
+  const start = at + 1;
+  let end = bytes.indexOf(0x0a, start);
+  end = end === -1 ? bytes.length : end + 1;
+  const stamp = peekStamp(bytes.subarray(0, end));
+  return stamp && stamp.hash !== null && stamp.bytes === start ? { ...stamp, end } : undefined;
+}
+
+const STAMP_START = Buffer.from('\n["dir",');
+
+/**
+ * A provisional read's bytes (see RawTrust): before the stamp at the log's end if it stands for this directory
+ * mtime, else the whole log (its stamps, wherever they are, are lines the reader skips). Every row used is parsed.
+ */
+function provisional(
+  bytes: Buffer,
+  dirMtime: number,
+): { bytes: Buffer; stamp?: DirStamp; checked: number; listing: false } {
+  const stamp = peekStamp(bytes);
+  return stamp?.dirMtime === dirMtime && stamp.hash !== null
+    ? { bytes: bytes.subarray(0, stamp.bytes), stamp, checked: stamp.bytes, listing: false }
+    : { bytes, checked: bytes.length, listing: false };
 }
