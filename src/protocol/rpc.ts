@@ -40,6 +40,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 import { MAX_MESSAGE_BYTES, READS_AT_ONCE } from "../limits.js";
 import { liveServer, stopServer } from "./process.js";
 import { authFailure, sessionRefused, toServerError } from "./failures.js";
+import { Turns } from "./turns.js";
 export { MAX_MESSAGE_BYTES };
 
 export function oversizedMessage(limit = MAX_MESSAGE_BYTES): ProtocolViolation {
@@ -272,46 +273,4 @@ const formatSeconds = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms
 /** The error of a request given up by its caller: the signal's reason where it is an error. */
 function abortError(signal: AbortSignal | undefined, method: string): Error {
   return signal?.reason instanceof Error ? signal.reason : new ServerError(`${method} aborted`);
-}
-
-/**
- * At most `size` pieces of work running at once; the rest start in the order they came, each as one ends. One
- * whose signal aborts while it waits leaves the line with `aborted()`. Not p-limit: a few lines here, against a
- * dependency in the bundle every command loads, and it has no way to leave the line.
- */
-class Turns {
-  private running = 0;
-  private readonly line = new Set<() => void>();
-
-  constructor(private readonly size: number) {}
-
-  async run<T>(work: () => Promise<T>, signal: AbortSignal | undefined, aborted: () => Error): Promise<T> {
-    if (this.running < this.size) this.running++;
-    else await this.turn(signal, aborted); // given the place of work that ended
-    try {
-      return await work();
-    } finally {
-      const [next] = this.line;
-      if (next) {
-        this.line.delete(next);
-        setImmediate(next);
-      } else this.running--;
-    }
-  }
-
-  private turn(signal: AbortSignal | undefined, aborted: () => Error): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(aborted());
-      const start = () => {
-        signal?.removeEventListener("abort", leave);
-        resolve();
-      };
-      const leave = () => {
-        this.line.delete(start);
-        reject(aborted());
-      };
-      signal?.addEventListener("abort", leave, { once: true });
-      this.line.add(start);
-    });
-  }
 }
