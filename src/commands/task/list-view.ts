@@ -19,10 +19,17 @@ export interface ListOptions {
   all: boolean;
 }
 
+// A line's columns, for rowLine and putRowLine alike (their lines are the same bytes).
+const ID_COLUMNS = 36;
+const STATUS_COLUMNS = 14;
+const AGE_COLUMNS = 4;
+/** The most of a status message a line shows. */
+const MESSAGE_CHARS = 60;
+
 /** One task as a line of the list. */
 export function rowLine(row: HandleView & { remoteOnly?: boolean }, now: number): string {
-  const message = row.statusMessage ? `  ${sanitizeLine(row.statusMessage).slice(0, 60)}` : "";
-  return `${sanitizeLine(row.taskId).padEnd(36)}  ${shownStatus(row).padEnd(14)} ${age(row.createdAt, now).padStart(4)}  ${sanitizeLine(row.tool)} @ ${sanitizeLine(row.server)}${row.remoteOnly ? " (server only)" : ""}${message}`;
+  const message = row.statusMessage ? `  ${sanitizeLine(row.statusMessage).slice(0, MESSAGE_CHARS)}` : "";
+  return `${sanitizeLine(row.taskId).padEnd(ID_COLUMNS)}  ${shownStatus(row).padEnd(STATUS_COLUMNS)} ${age(row.createdAt, now).padStart(AGE_COLUMNS)}  ${sanitizeLine(row.tool)} @ ${sanitizeLine(row.server)}${row.remoteOnly ? " (server only)" : ""}${message}`;
 }
 
 /**
@@ -33,14 +40,16 @@ export function rowLine(row: HandleView & { remoteOnly?: boolean }, now: number)
  */
 export function putRowLine(out: Buffer, o: number, bytes: Buffer, at: Int32Array, ageText: string): number {
   const F = VIEW_FIELD;
-  o = put(out, o, bytes, at[F.taskId], at[F.taskId + 1], 36);
+  o = put(out, o, bytes, at[F.taskId], at[F.taskId + 1], ID_COLUMNS);
   out[o++] = SPACE;
   out[o++] = SPACE;
   // shownStatus: a finished row's expired is false; an empty `gone` is none.
   o =
-    at[F.gone] < at[F.gone + 1] ? putText(out, o, "gone", 14) : put(out, o, bytes, at[F.status], at[F.status + 1], 14);
+    at[F.gone] < at[F.gone + 1]
+      ? putText(out, o, "gone", STATUS_COLUMNS)
+      : put(out, o, bytes, at[F.status], at[F.status + 1], STATUS_COLUMNS);
   out[o++] = SPACE;
-  for (let pad = 4 - ageText.length; pad > 0; pad--) out[o++] = SPACE;
+  for (let pad = AGE_COLUMNS - ageText.length; pad > 0; pad--) out[o++] = SPACE;
   o = putText(out, o, ageText, 0);
   out[o++] = SPACE;
   out[o++] = SPACE;
@@ -51,7 +60,7 @@ export function putRowLine(out: Buffer, o: number, bytes: Buffer, at: Int32Array
   if (message < at[F.statusMessage + 1]) {
     out[o++] = SPACE;
     out[o++] = SPACE;
-    o = put(out, o, bytes, message, Math.min(at[F.statusMessage + 1], message + 60), 0);
+    o = put(out, o, bytes, message, Math.min(at[F.statusMessage + 1], message + MESSAGE_CHARS), 0);
   }
   out[o++] = 0x0a;
   return o;
