@@ -332,13 +332,10 @@ export function rawView(bytes: Buffer, row: RawRow): HandleView | undefined {
  */
 export function plainViewFields(bytes: Buffer, row: RawRow, at: Int32Array): boolean {
   let p = row.from;
-  for (let k = 0; k < VIEW_KEYS.length; k++) {
-    const key = VIEW_KEYS[k];
+  for (const [key, kind, slot] of VIEW) {
     if (!startsAt(bytes, p, key)) return false;
     p += key.length;
-    const kind = VIEW_KINDS[k];
     if (kind === FINAL) return p === row.to && isStatus(bytes, at[VIEW_FIELD.status], at[VIEW_FIELD.status + 1]);
-    const slot = VIEW_SLOTS[k];
     if (bytes[p] === NULL_BYTE && kind !== STRING) {
       if (!startsAt(bytes, p, "null")) return false;
       if (slot >= 0) at[slot] = at[slot + 1] = -1;
@@ -379,37 +376,23 @@ const STRING_OR_NULL = 1;
 const NUMBER_OR_NULL = 2;
 const FINAL = 3;
 const NULL_BYTE = 0x6e; // "n"
+const F = VIEW_FIELD;
 // A view's keys in the order summaryView (model.ts) sets them, what each value may be, and where its bytes are
 // reported (-1: checked, not reported). The last "key" is the view's end: expired is false on every finished row.
-const VIEW_KEYS = [
-  '{"taskId":',
-  ',"server":',
-  ',"tool":',
-  ',"generation":',
-  ',"status":',
-  ',"statusMessage":',
-  ',"createdAt":',
-  ',"updatedAt":',
-  ',"ttlMs":',
-  ',"pollIntervalMs":',
-  ',"expired":false,"gone":',
-  "}",
+const VIEW: ReadonlyArray<readonly [key: string, kind: number, slot: number]> = [
+  ['{"taskId":', STRING, F.taskId],
+  [',"server":', STRING, F.server],
+  [',"tool":', STRING, F.tool],
+  [',"generation":', STRING, -1],
+  [',"status":', STRING, F.status],
+  [',"statusMessage":', STRING_OR_NULL, F.statusMessage],
+  [',"createdAt":', STRING, F.createdAt],
+  [',"updatedAt":', STRING, -1],
+  [',"ttlMs":', NUMBER_OR_NULL, -1],
+  [',"pollIntervalMs":', NUMBER_OR_NULL, -1],
+  [',"expired":false,"gone":', STRING_OR_NULL, F.gone],
+  ["}", FINAL, -1],
 ];
-const VIEW_KINDS = [
-  STRING,
-  STRING,
-  STRING,
-  STRING,
-  STRING,
-  STRING_OR_NULL,
-  STRING,
-  STRING,
-  NUMBER_OR_NULL,
-  NUMBER_OR_NULL,
-  STRING_OR_NULL,
-  FINAL,
-];
-const F = VIEW_FIELD;
 const STATUS_BYTES = TASK_STATUSES.map((status) => Buffer.from(status));
 
 /** Whether bytes `from`..`to` are a task status (decodeView's check). */
@@ -418,7 +401,6 @@ function isStatus(bytes: Buffer, from: number, to: number): boolean {
     if (status.length === to - from && bytes.compare(status, 0, status.length, from, to) === 0) return true;
   return false;
 }
-const VIEW_SLOTS = [F.taskId, F.server, F.tool, -1, F.status, F.statusMessage, F.createdAt, -1, -1, -1, F.gone, -1];
 
 /** The latest value of each stem (a removal drops it), in the order of each stem's first line. */
 function latestOf<T>(stems: string[], values: T[]): Map<string, T> {
