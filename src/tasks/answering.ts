@@ -1,6 +1,7 @@
 // The questions of a watched task: answering them as the task asks (in the background, through the wire), settling
 // answers whose delivery was in doubt, and reporting a server that ignores answers or asks nothing (exit 4). The
 // engine's input handler and each TaskWatch share the per-task state in EngineShared.
+import type { Alarms } from "./alarms.js";
 import type { Clock, DeliveryEvent } from "../model.js";
 import { ProtocolViolation } from "../errors.js";
 import type { InputRequest, InputResponse, Snapshot, UncertainDelivery, Wire } from "../protocol/wire.js";
@@ -15,6 +16,8 @@ const IGNORED_MS = 5_000;
 export interface EngineShared {
   readonly wire: Wire;
   readonly clock: Clock;
+  /** The one timer of the engine's watches (alarms.ts). */
+  readonly alarms: Alarms;
   readonly input?: InputProvider;
   /** Errors raised while answering input, per task (null: input before a task exists). */
   readonly inputErrors: Map<string | null, Error>;

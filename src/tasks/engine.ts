@@ -18,6 +18,7 @@ import { MAX_ANSWERS_PER_TASK, URL_ELICITATION_WAIT_MS } from "../limits.js";
 import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow } from "../protocol/checks.js";
 import { questionOf, resendKey, type EngineShared } from "./answering.js";
+import { Alarms } from "./alarms.js";
 import { TaskWatch, type WatchOptions } from "./watch.js";
 import { callAfterUrlElicitations, UrlCompletions } from "./url-elicitation.js";
 
@@ -38,6 +39,7 @@ export class TaskEngine {
     this.shared = {
       wire,
       clock,
+      alarms: new Alarms(clock),
       input,
       inputErrors: new Map(),
       wakers: new Map(),

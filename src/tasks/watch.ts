@@ -7,6 +7,7 @@ import { answerNotDelivered } from "./input.js";
 import { pollInterval } from "../protocol/checks.js";
 import { PUSH_SAFETY_READS_PER_S } from "../limits.js";
 import { resendKey, TaskAnswers, type AnswerOptions, type EngineShared } from "./answering.js";
+import type { Alarm } from "./alarms.js";
 
 /** Used when the server gives no poll interval. */
 const DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -16,8 +17,6 @@ const MAX_BACKOFF_MS = 30_000;
 const PUSH_TRUST_MS = 30_000;
 /** After a push, the next poll waits this many poll intervals. */
 const PUSH_GRACE = 3;
-/** The reason a watch's sleep is cut short (see TaskWatch.wakeUp). */
-const WOKEN = "woken";
 
 export interface WatchOptions extends AnswerOptions {
   /** The user's floor on the poll interval. */
@@ -57,8 +56,8 @@ export class TaskWatch {
   private woken = false;
   /** Ends the current nap (see `nap`). */
   private wakeNow?: () => void;
-  /** The timer of the sleep until `due`, kept across wakes (see `nap`). */
-  private timer?: { until: number; stop: AbortController };
+  /** Rings when `due` comes (the engine's shared timer: alarms.ts). */
+  private readonly alarm: Alarm;
   private pushed?: Snapshot;
   private last?: Snapshot;
   private readonly answers: TaskAnswers;
@@ -83,6 +82,7 @@ export class TaskWatch {
         this.wakeUp();
       },
     });
+    this.alarm = shared.alarms.alarm(this.ring);
   }
 
   private readonly wakeUp = () => {
@@ -92,36 +92,19 @@ export class TaskWatch {
   };
 
   /**
-   * Sleeps until `due` or a wake. The timer is kept across wakes for as long as `due` is not earlier than it: a push
-   * moves `due` later each time, and a new timer, abort controller and listener for each push (a dashboard's 1,000
-   * tasks push about 1,000 times a second) were most of what following a task kept alive past the young
-   * generation. The timer ends the nap with a wake of its own (one reaction, not one more each nap); a timer that
-   * ends before a later `due` while the loop naps sleeps again, with the same abort controller, and leaves the loop
-   * napping (pushes defer `due` past each timer: 1,000 tasks pushed every second woke a loop and made a nap a
-   * third of them each second).
+   * Sleeps until `due` or a wake. Pushes move `due` later while the loop naps (see deferPoll) without touching the
+   * alarm: it rings at the time first asked, and the nap goes on to the new `due` (a dashboard's 1,000 tasks pushed
+   * every second would otherwise move 1,000 alarms a second).
    */
   private nap(): Promise<void> {
-    if (!this.timer || this.timer.until > this.due) {
-      // Aborted with a reason of our own: abort() without one makes a DOMException (a stack trace each time).
-      this.timer?.stop.abort(WOKEN);
-      const timer = { until: this.due, stop: new AbortController() };
-      this.timer = timer;
-      this.arm(timer);
-    }
+    this.alarm.at(this.due);
     return new Promise<void>((resolve) => (this.wakeNow = resolve));
   }
 
-  private arm(timer: { until: number; stop: AbortController }): void {
-    void this.clock.sleep(timer.until - this.clock.now(), timer.stop.signal).then(() => {
-      if (this.timer !== timer) return;
-      if (this.wakeNow && this.due > this.clock.now()) {
-        timer.until = this.due;
-        return this.arm(timer);
-      }
-      this.timer = undefined;
-      this.wakeUp();
-    });
-  }
+  private readonly ring = () => {
+    if (this.wakeNow && this.due > this.clock.now()) return this.alarm.at(this.due);
+    this.wakeUp();
+  };
 
   /** Yields each changed snapshot until the task is terminal. */
   async *run(): AsyncGenerator<Snapshot> {
@@ -169,8 +152,7 @@ export class TaskWatch {
         this.woken = false;
       }
     } finally {
-      this.timer?.stop.abort(WOKEN);
-      this.timer = undefined;
+      this.alarm.clear();
       options.signal?.removeEventListener("abort", this.wakeUp);
       this.answers.close();
       shared.wakers.delete(taskId);
@@ -261,8 +243,8 @@ export class TaskWatch {
     if (changed && !options.quiet(snapshot)) return false;
     if (changed) this.last = snapshot;
     this.deferPoll(snapshot);
-    // A due moved earlier (the trust window) than the nap's timer: the nap is made again, with a timer for it.
-    if (this.timer && this.timer.until > this.due) this.wakeUp();
+    // A due moved earlier (the trust window) than the time the alarm was asked for: it is asked for the new one.
+    this.alarm.at(this.due);
     return true;
   }
 

@@ -1,0 +1,99 @@
+// The engine's one timer for its watches' naps (src/tasks/alarms.ts), on a clock moved by hand: an alarm rings no
+// earlier than asked and within a grain after, alarms due in one grain ring together on one timer, an earlier time
+// asked re-arms it, a later one does not, and a cleared alarm stays quiet. The watches' own behaviour (polls at the
+// server's pace, pushes deferring them) is tested against real servers elsewhere (engine-v2, v1-everything).
+import { describe, expect, it } from "vitest";
+import { ALARM_GRAIN_MS, Alarms } from "../src/tasks/alarms.js";
+
+/** A clock whose time moves only by `advance`, which ends the sleeps it passes (in time order). */
+function handClock(start = 1_000_000) {
+  let now = start;
+  const sleeps: Array<{ until: number; resolve: () => void }> = [];
+  let armed = 0;
+  return {
+    get armed() {
+      return armed;
+    },
+    now: () => now,
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        armed++;
+        if (!(ms > 0)) return resolve();
+        const sleep = { until: now + ms, resolve };
+        sleeps.push(sleep);
+        signal?.addEventListener("abort", () => (sleeps.splice(sleeps.indexOf(sleep), 1), resolve()), { once: true });
+      }),
+    async advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        sleeps.sort((a, b) => a.until - b.until);
+        const next = sleeps[0];
+        if (!next || next.until > end) break;
+        sleeps.shift();
+        now = next.until;
+        next.resolve();
+        for (let i = 0; i < 10; i++) await Promise.resolve();
+      }
+      now = end;
+    },
+  };
+}
+
+describe("alarms", () => {
+  it("rings no earlier than asked and within a grain after", async () => {
+    const clock = handClock();
+    const alarms = new Alarms(clock);
+    const rings: number[] = [];
+    const t0 = clock.now();
+    alarms.alarm(() => rings.push(clock.now())).at(t0 + 1003);
+    await clock.advance(1002);
+    expect(rings).toEqual([]);
+    await clock.advance(ALARM_GRAIN_MS);
+    expect(rings).toHaveLength(1);
+    expect(rings[0]).toBeGreaterThanOrEqual(t0 + 1003);
+    expect(rings[0]).toBeLessThan(t0 + 1003 + ALARM_GRAIN_MS);
+  });
+
+  it("rings a thousand alarms spread over a second with a timer per grain, not one each", async () => {
+    const clock = handClock();
+    const alarms = new Alarms(clock);
+    const t0 = clock.now();
+    const rung: number[] = [];
+    for (let i = 0; i < 1000; i++) alarms.alarm(() => rung.push(i)).at(t0 + 1 + i);
+    const before = clock.armed;
+    await clock.advance(1000 + ALARM_GRAIN_MS);
+    expect(rung).toHaveLength(1000);
+    expect(clock.armed - before).toBeLessThanOrEqual(1000 / ALARM_GRAIN_MS + 1);
+  });
+
+  it("moves to an earlier time asked, keeps the first of two later ones, and stays quiet once cleared", async () => {
+    const clock = handClock();
+    const alarms = new Alarms(clock);
+    const t0 = clock.now();
+    const rings: string[] = [];
+    const a = alarms.alarm(() => rings.push(`a ${clock.now() - t0}`));
+    const b = alarms.alarm(() => rings.push(`b ${clock.now() - t0}`));
+    const c = alarms.alarm(() => rings.push(`c ${clock.now() - t0}`));
+    a.at(t0 + 5000);
+    a.at(t0 + 100); // earlier: rings then
+    b.at(t0 + 200);
+    b.at(t0 + 9000); // later than asked: still rings at 200 (its owner asks again if it wants to wait on)
+    c.at(t0 + 300);
+    c.clear();
+    await clock.advance(10_000);
+    expect(rings).toEqual(["a 100", "b 200"]);
+  });
+
+  it("rings again when asked again from its own ring", async () => {
+    const clock = handClock();
+    const alarms = new Alarms(clock);
+    const t0 = clock.now();
+    let count = 0;
+    const alarm = alarms.alarm(() => {
+      if (++count < 3) alarm.at(clock.now() + 500);
+    });
+    alarm.at(t0 + 500);
+    await clock.advance(2000);
+    expect(count).toBe(3);
+  });
+});
