@@ -67,6 +67,57 @@ describe("the listen stream read without the SDK", () => {
     });
   }
 
+  it("reads a flowing stream in batches, every push delivered in order, and a queued backlog at once", async () => {
+    // A source like fetch's body over a socket: what came since the last read is one chunk. Pushes every 2 ms for
+    // 600 ms, then a backlog of 500 queued chunks (a slow consumer's), then a lone push after a quiet spell.
+    const encoder = new TextEncoder();
+    let buffered = "";
+    let wake: (() => void) | undefined;
+    const queued: string[] = [];
+    let reads = 0;
+    let ended = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        while (!buffered && !queued.length && !ended) await new Promise<void>((resolve) => (wake = resolve));
+        reads++;
+        if (buffered) {
+          controller.enqueue(encoder.encode(buffered));
+          buffered = "";
+        } else if (queued.length) controller.enqueue(encoder.encode(queued.shift()));
+        else controller.close();
+      },
+    });
+    const delivered: number[] = [];
+    const out = new Response(
+      tapTaskEvents(
+        body,
+        () => undefined,
+        (message) => delivered.push(Number((message as { params: { statusMessage: string } }).params.statusMessage)),
+      ),
+    ).text();
+    const event = (i: number) =>
+      `data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/tasks", params: { ...task(0), statusMessage: String(i) } })}\n\n`;
+    let n = 0;
+    for (const end = performance.now() + 600; performance.now() < end;) {
+      buffered += event(n++);
+      wake?.();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const flowed = n;
+    const flowReads = reads;
+    for (let i = 0; i < 500; i++) queued.push(event(n++));
+    wake?.();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    buffered += event(n++);
+    ended = true;
+    wake?.();
+    await out;
+    expect(delivered).toEqual(Array.from({ length: n }, (_, i) => i));
+    // Read a few times per pause while pushes flowed (not once per push); the backlog all read (a pause per queued
+    // chunk would take 25 s, past the test's time).
+    expect(flowReads).toBeLessThan(flowed / 4);
+  });
+
   it("ends the stream with the guard's error", async () => {
     const body = new Response(`data: ${push(1)}\n\n`).body!;
     const error = new ProtocolViolation("too big");

@@ -9,6 +9,7 @@
 // each event over as a new object through a web TransformStream, which is the cost this file exists to avoid; the
 // format (SSE: field lines, a blank line ends an event) is small, and the limits on it stay the guard's.
 import type { McpTaskError } from "../errors.js";
+import { PUSH_READ_PAUSE_MS } from "../limits.js";
 
 /** The notifications taken off the stream (V2's push, its older name, and a subscription's acknowledgement). */
 export const TASK_NOTIFICATIONS = new Set([
@@ -150,15 +151,30 @@ export function tapTaskEvents(
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const events = new TaskEventReader(deliver);
+  /** When the last chunk that had to be waited for came (see PUSH_READ_PAUSE_MS). */
+  let lastFresh = -Infinity;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
+        // Whether the read waits for the network (a turn of the event loop passes) or takes a chunk already queued.
+        let waited = false;
+        const turn = setImmediate(() => (waited = true));
         const { value, done } = await reader.read();
+        clearImmediate(turn);
         if (done) {
           const last = events.read(decoder.decode()) + events.end();
           if (last) controller.enqueue(encoder.encode(last));
           controller.close();
           return;
+        }
+        // Pushes flowing (this chunk came fresh, soon after the last): the next read waits a little, and takes what
+        // came meanwhile at once. A chunk already queued is read on at once (a pause per queued chunk would fall
+        // behind the stream).
+        let pause = false;
+        if (waited) {
+          const now = performance.now();
+          pause = now - lastFresh < 2 * PUSH_READ_PAUSE_MS;
+          lastFresh = now;
         }
         const error = count(value);
         if (error) {
@@ -171,6 +187,7 @@ export function tapTaskEvents(
           controller.enqueue(encoder.encode(out));
           return;
         }
+        if (pause) await new Promise((resolve) => setTimeout(resolve, PUSH_READ_PAUSE_MS));
       }
     },
     cancel(reason) {
