@@ -49,12 +49,13 @@ export const MAX_TIMESTAMP_LENGTH = 64;
 export const HANDLE_BATCH_MS = 5000;
 /**
  * The most batched handle writes (above) a process makes a second, whatever the number of tasks it follows: with
- * more than 50 tasks changing their message, each task's batch waits longer than HANDLE_BATCH_MS (1,000 tasks: one
- * write per task per 100 s). Each write is a locked read, an fsync'd write and an index line: at 20 a second they
- * were a tenth of a dashboard's CPU at 1,000 followed tasks. What waits is only a message, poll interval or ttl: a
- * new status, an answer and the outcome are written at once, and the dashboard shows every change as it comes.
+ * more than 25 tasks changing their message, each task's batch waits longer than HANDLE_BATCH_MS (1,000 tasks: one
+ * write per task per 200 s). Each write is a lock, a read, an fsync'd write, a rename and an index line: at 20 a second
+ * they were a tenth of a dashboard's CPU at 1,000 followed tasks, at 10 a second still a tenth of its main thread's
+ * time. What waits is only a message, poll interval or ttl: a new status, an answer and the outcome are written at
+ * once, and the dashboard shows every change as it comes.
  */
-export const HANDLE_BATCH_WRITES_PER_S = 10;
+export const HANDLE_BATCH_WRITES_PER_S = 5;
 /**
  * While a server pushes every change, the safety-net reads of the tasks followed on one connection (a read of mcp-task's
  * own now and then: pushes are never the only source of truth) come at most this often a second in all: each task's

@@ -82,7 +82,7 @@ export class TrackedTask {
    * Records a snapshot. A new status is written at once; a new status message, poll interval or ttl alone (servers
    * may change them on every read, for many tasks) is kept in memory at once but written in batches, at most once per
    * HANDLE_BATCH_MS: each write is an fsync and an index line. A batch is one merged observation, not a list of
-   * them: a dashboard following 1,000 tasks holds each one's changes for up to 100 s (see HANDLE_BATCH_WRITES_PER_S).
+   * them: a dashboard following 1,000 tasks holds each one's changes for up to 200 s (see HANDLE_BATCH_WRITES_PER_S).
    * The promise (of the write) only where a write is due now: a message-only change costs its caller no await.
    */
   observe(snapshot: Snapshot): Promise<void> | undefined {
