@@ -142,22 +142,26 @@ export class DashboardModel {
     const found = await this.storeScan().changes();
     if (!found) return;
     const { changed, removed } = found;
-    for (const stem of removed) this.unfollowable.delete(stem);
-    const gone = new Set(removed);
-    const byStem = new Map(
-      this.getState()
-        .rows.filter((row) => !gone.has(row.stem))
-        .map((row) => [row.stem, row]),
-    );
-    for (const summary of changed) {
-      const { stem } = summary;
-      const row = byStem.get(stem);
-      // Rows being followed keep their in-memory state (it is the newer one).
-      if (row && this.following.has(stem)) continue;
-      byStem.set(stem, this.withHandle({ stem, summary, connection: row?.connection ?? "idle", error: row?.error }));
+    // Rows being followed keep their in-memory state (it is the newer one): when only their files changed (this
+    // dashboard's own writes, every few seconds while it follows many), the rows are not made and drawn anew.
+    let rows = this.getState().rows;
+    const own = () => {
+      const shown = new Set(rows.map((row) => row.stem));
+      return changed.every(({ stem }) => this.following.has(stem) && shown.has(stem));
+    };
+    if (removed.length > 0 || !own()) {
+      for (const stem of removed) this.unfollowable.delete(stem);
+      const gone = new Set(removed);
+      const byStem = new Map(rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
+      for (const summary of changed) {
+        const { stem } = summary;
+        const row = byStem.get(stem);
+        if (row && this.following.has(stem)) continue;
+        byStem.set(stem, this.withHandle({ stem, summary, connection: row?.connection ?? "idle", error: row?.error }));
+      }
+      rows = [...byStem.values()];
+      this.set({ rows, unread: 0 });
     }
-    const rows = [...byStem.values()];
-    this.set({ rows, unread: 0 });
     for (const row of rows) {
       const { stem, summary } = row;
       if (
