@@ -14,6 +14,10 @@ function handClock(start = 1_000_000) {
     get armed() {
       return armed;
     },
+    /** Sleeps not yet ended: a timer that would hold the process open. */
+    get pending() {
+      return sleeps.length;
+    },
     now: () => now,
     sleep: (ms: number, signal?: AbortSignal) =>
       new Promise<void>((resolve) => {
@@ -95,5 +99,22 @@ describe("alarms", () => {
     alarm.at(t0 + 500);
     await clock.advance(2000);
     expect(count).toBe(3);
+  });
+
+  it("leaves no timer once every alarm has rung or been cleared (a command's process can exit)", async () => {
+    const clock = handClock();
+    const alarms = new Alarms(clock);
+    const t0 = clock.now();
+    const a = alarms.alarm(() => {});
+    const b = alarms.alarm(() => {});
+    a.at(t0 + 100);
+    b.at(t0 + 30_000);
+    await clock.advance(200);
+    expect(clock.pending).toBe(1); // b's
+    b.clear();
+    expect(clock.pending).toBe(0);
+    a.at(t0 + 60_000);
+    a.clear();
+    expect(clock.pending).toBe(0);
   });
 });

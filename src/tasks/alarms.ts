@@ -34,6 +34,8 @@ export class Alarms {
   /** A binary min-heap by `at`. Entries made stale (cleared, asked earlier again) stay until they come up. */
   private readonly heap: Entry[] = [];
   private timer?: { at: number; stop: AbortController };
+  /** Alarms asked and not yet rung or cleared: with none, no timer is left to hold the process open. */
+  private live = 0;
 
   constructor(private readonly clock: Clock) {}
 
@@ -43,19 +45,30 @@ export class Alarms {
     return {
       at: (at) => {
         if (state.asked && state.asked.at <= at) return;
+        if (!state.asked) this.live++;
         const entry = { at, alarm: state };
         state.asked = entry;
         this.push(entry);
         this.arm();
       },
       clear: () => {
+        if (!state.asked) return;
         state.asked = undefined;
+        if (--this.live === 0) this.arm();
       },
     };
   }
 
-  /** The one timer, set for the earliest entry's grain (again only when that is earlier than the timer's). */
+  /** The one timer, set for the earliest entry's grain (again only when that is earlier than the timer's); none while
+   *  no alarm is asked. */
   private arm(): void {
+    if (this.live === 0) {
+      // Nothing left to ring: the stale entries go, and the timer with them (it would hold the process open).
+      this.heap.length = 0;
+      this.timer?.stop.abort();
+      this.timer = undefined;
+      return;
+    }
     const first = this.heap[0];
     if (!first) return;
     const at = Math.ceil(first.at / ALARM_GRAIN_MS) * ALARM_GRAIN_MS;
@@ -78,6 +91,7 @@ export class Alarms {
       const entry = this.pop();
       if (entry.alarm.asked !== entry) continue;
       entry.alarm.asked = undefined;
+      this.live--;
       due.push(entry.alarm);
     }
     this.arm();
