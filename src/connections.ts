@@ -14,6 +14,7 @@ import { sanitizeLine } from "./sanitize.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
 import type { Settings } from "./store/settings.js";
 import { teeTrace, type Trace } from "./protocol/trace.js";
+import { EarlyStdioTransport } from "./protocol/stdio.js";
 
 export interface ConnectDeps {
   /** The mcp-task directory (brokers' sockets and records live under it). */
@@ -119,10 +120,12 @@ async function direct(
     how.direct && descriptor.transport === "stdio"
       ? (await import("./protocol/stdio-sdk.js")).stderrToLog((text) => deps.io.stderr.write(text))
       : undefined;
-  // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts).
+  // A stdio server whose generation is known starts now, and boots while the SDK loads (protocol/stdio.ts). Its
+  // transport is in the start-up bundle: imported as a lazy module, the server started only after Node's module
+  // loader for ES modules was set up (~20 ms, once per process), which it now does while the server boots.
   const prestarted =
     descriptor.transport === "stdio" && !how.resume && settings.verdict(descriptorKey(descriptor), clock.now())
-      ? new (await import("./protocol/stdio.js")).EarlyStdioTransport(descriptor, env)
+      ? new EarlyStdioTransport(descriptor, env)
       : undefined;
   how.meanwhile?.();
   // A saved HTTP server's sign-in (its token, refresh, sign-in on demand) goes with it: src/auth/session.ts. A

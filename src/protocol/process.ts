@@ -12,7 +12,8 @@
 // a process group is the kernel's own handle on "the server and what it started". A server whose parent mcp-task
 // dies still sees its stdin close: the pipe's only write end is in the process that died (the group changes who
 // gets a terminal's signals, not the pipes).
-import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { createRequire } from "node:module";
 import { STDIO_EXIT_GRACE_MS, STDIO_KILL_GRACE_MS } from "../limits.js";
 import { holdExit } from "./exit-holds.js";
 
@@ -26,13 +27,19 @@ interface ServerState {
   stopping?: Promise<void>;
 }
 
+// node:child_process loaded on first use: this module is in the start-up bundle (src/connections.ts starts a stdio
+// server from it), and loading the module (with node:net) cost ~3 ms of every command's start.
+const load = createRequire(import.meta.url);
+let childProcess: typeof import("node:child_process") | undefined;
+
 const states = new WeakMap<ChildProcess, ServerState>();
 /** The servers started here that have not exited, by pid. */
 const live = new Map<number, ChildProcess>();
 
 /** Starts a stdio server as the leader of a process group of its own (cross-spawn's call shape, for the SDK). */
 export function spawnServer(command: string, args: readonly string[] = [], options: SpawnOptions = {}): ChildProcess {
-  const child = spawn(command, args, { ...options, shell: false, detached: true });
+  childProcess ??= load("node:child_process") as typeof import("node:child_process");
+  const child = childProcess.spawn(command, args, { ...options, shell: false, detached: true });
   // A spawn that failed (ENOENT) emits "error" and no "close".
   const failed = new Promise<void>((resolve) => child.once("error", () => child.pid === undefined && resolve()));
   const exited = Promise.race([failed, new Promise<void>((resolve) => child.once("exit", () => resolve()))]);
