@@ -24,6 +24,14 @@ export function readSummary(stem: string, path: string): HandleSummary {
  * log grown well past its handles is compacted. While the index's stamp holds, the directory is not listed.
  */
 export async function readSummaries(dir: string, index: SummaryIndex, onBad?: OnBad): Promise<HandleSummary[]> {
+  try {
+    return await readAllSummaries(dir, index, onBad);
+  } finally {
+    index.release();
+  }
+}
+
+async function readAllSummaries(dir: string, index: SummaryIndex, onBad?: OnBad): Promise<HandleSummary[]> {
   // The directory's mtime before anything is read: whatever changes after this moment moves it (see DirStamp).
   const dirMtime = lstatSync(dir).mtimeMs;
   // Without a stamp to spare it, the directory is listed on libuv's thread pool while this thread parses the index
@@ -190,6 +198,14 @@ export function readRawListing(
   trust: RawTrust,
   onBad?: OnBad,
 ): RawListing | undefined {
+  try {
+    return rawListingOf(dir, index, trust, onBad);
+  } finally {
+    index.release();
+  }
+}
+
+function rawListingOf(dir: string, index: SummaryIndex, trust: RawTrust, onBad?: OnBad): RawListing | undefined {
   const dirMtime = lstatSync(dir).mtimeMs;
   const raw = index.raw(dirMtime, trust);
   if (!raw) return undefined;
