@@ -1,14 +1,15 @@
 // One timer for the naps of every task an engine follows (TaskWatch). A dashboard's 1,000 tasks, with pushes that
 // move each one's next read three seconds on every second, had a timer of their own each: about 330 timers armed
 // again a second, each with its promise, abort controller and listener. Here each task has an Alarm, kept in a heap
-// by the time it rings, and the engine one timer for the earliest of them, set to a grain (ALARM_GRAIN_MS) so that
-// the alarms due within it ring together: a wait ends no earlier than asked and at most a grain later.
+// by the time it rings, and the engine one timer for the earliest of them. The timer rings at most once a grain
+// (ALARM_GRAIN_MS), and then every alarm due: a wait ends no earlier than asked, on time when alarms are few (a
+// command's one task), at most a grain later when many come due close together.
 // Why not a timer-wheel package: the ones on npm are for thousands of timeouts that rarely ring (request timeouts),
 // and schedule with setTimeout each; what is needed here (a heap keyed by time, over the injected Clock, so that a
 // test's clock drives it) is these few lines.
 import type { Clock } from "../model.js";
 
-/** Alarms due within this many milliseconds of each other ring together (see the file's head). */
+/** The timer rings at most once in this many milliseconds (see the file's head). */
 export const ALARM_GRAIN_MS = 20;
 
 export interface Alarm {
@@ -36,6 +37,8 @@ export class Alarms {
   private timer?: { at: number; stop: AbortController };
   /** Alarms asked and not yet rung or cleared: with none, no timer is left to hold the process open. */
   private live = 0;
+  /** When the timer last rang. */
+  private rang = -Infinity;
 
   constructor(private readonly clock: Clock) {}
 
@@ -59,8 +62,8 @@ export class Alarms {
     };
   }
 
-  /** The one timer, set for the earliest entry's grain (again only when that is earlier than the timer's); none while
-   *  no alarm is asked. */
+  /** The one timer, set for the earliest entry but a grain after the last ring at the soonest (set again only for an
+   *  earlier time); none while no alarm is asked. */
   private arm(): void {
     if (this.live === 0) {
       // Nothing left to ring: the stale entries go, and the timer with them (it would hold the process open).
@@ -71,7 +74,7 @@ export class Alarms {
     }
     const first = this.heap[0];
     if (!first) return;
-    const at = Math.ceil(first.at / ALARM_GRAIN_MS) * ALARM_GRAIN_MS;
+    const at = Math.max(first.at, this.rang + ALARM_GRAIN_MS);
     if (this.timer && this.timer.at <= at) return;
     this.timer?.stop.abort();
     const timer = { at, stop: new AbortController() };
@@ -86,6 +89,7 @@ export class Alarms {
   /** Rings every alarm due now (each once), then sets the timer for the next. */
   private ringDue(): void {
     const now = this.clock.now();
+    this.rang = now;
     const due: AlarmState[] = [];
     while (this.heap.length > 0 && this.heap[0].at <= now) {
       const entry = this.pop();
