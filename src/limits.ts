@@ -211,8 +211,8 @@ export const SSE_MIN_RETRY_MS = 1000;
  *  in flight is a connection of its own: src/protocol/rpc.ts). */
 export const READS_AT_ONCE = 16;
 /**
- * While pushes flow on a listen stream (a chunk within this long of the one before), the stream is read at most this
- * often: what came meanwhile is read in one go (src/protocol/push-stream.ts). A dashboard's 1,000 tasks push about
+ * While pushes flow on a listen stream (a chunk within twice this long of the one before), the stream is read at most
+ * about this often: what came meanwhile is read in one go (src/protocol/push-stream.ts). A dashboard's 1,000 tasks push about
  * 1,000 times a second, each in a chunk of its own, and each chunk read on its own cost a socket read, a parse, a web
  * stream's enqueue and read, and their promises. A lone push is read as it comes; under a stream, a push is at most
  * this much later.
