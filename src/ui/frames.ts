@@ -1,6 +1,7 @@
 // When the dashboard's views hear of a change: once per due time however much changes meanwhile, at the earliest
 // time asked for (a notice soon, row changes with the clock's next tick), and at each tick of the clock.
 import type { Clock } from "../model.js";
+import { Alarms, type Alarm } from "../tasks/alarms.js";
 
 /** The shortest time between two notifications of the views: drawing (Ink measures every character of every
  *  line) is what following many tasks costs most, and a status board needs no more than a few frames a second. */
@@ -12,14 +13,16 @@ export const ROW_FRAME_MS = 1000;
 
 export class Frames {
   private readonly listeners = new Set<() => void>();
-  /** The next notification of the listeners, when one is due. */
-  private timer?: { at: number; stop: AbortController };
+  /** The next notification of the listeners, when one is due (the tasks' own timer: src/tasks/alarms.ts). */
+  private readonly next: Alarm;
 
   constructor(
     private readonly clock: Clock,
     /** Brings the state up to date just before the views are told (the row changes come since the last frame). */
     private readonly settle: () => void,
-  ) {}
+  ) {
+    this.next = new Alarms(clock).alarm(() => this.tell());
+  }
 
   /** The external-store protocol (useSyncExternalStore). */
   subscribe = (listener: () => void): (() => void) => {
@@ -29,22 +32,13 @@ export class Frames {
 
   /** The clock's tick: the views hear of every change now, in the same turn as the new time (see useNow). */
   tick = (): void => {
-    this.timer?.stop.abort();
-    this.timer = undefined;
+    this.next.clear();
     this.tell();
   };
 
   /** Tells the listeners of what changed at `at` at the latest (once, however much changes meanwhile). */
   due(at: number): void {
-    if (this.timer && this.timer.at <= at) return;
-    this.timer?.stop.abort();
-    const timer = { at, stop: new AbortController() };
-    this.timer = timer;
-    void this.clock.sleep(at - this.clock.now(), timer.stop.signal).then(() => {
-      if (timer.stop.signal.aborted) return;
-      this.timer = undefined;
-      this.tell();
-    });
+    this.next.at(at);
   }
 
   /** A row change: drawn with the next tick (or, without one, a second after it). */
