@@ -291,7 +291,7 @@ writeFileSync(
     `time from the key sent to its effect on screen (sent as the first frame shows, when the rest of a large store is\n` +
     `still being read), at its first press and as the median of the 5 presses after it, CPU from /proc/<pid>/stat over\n` +
     `5 s idle, or over 30 s from 200 s after the 1,000 live tasks are all followed (the steady state: past the start's\n` +
-    `work, and the safety-net reads begun, which come 100 to 200 s after each task's first read), memory as RSS at the\n` +
+    `work, the safety-net reads at their steady 2 a second and the batched handle writes begun), memory as RSS at the\n` +
     `end of that window. \`list\` of 100,000 handles is the text table into a pipe as well as \`--json\`.\n\n` +
     `The broker, trace and auth figures are timed in turns with what they are compared to (${2 * runs + 1} runs each):\n` +
     `a task call through a warm broker (its broker and server already running, a 10 ms task, poll interval 200 ms)\n` +

@@ -58,14 +58,14 @@ export const HANDLE_BATCH_MS = 5000;
 export const HANDLE_BATCH_WRITES_PER_S = 5;
 /**
  * While a server pushes every change, the safety-net reads of the tasks followed on one connection (a read of mcp-task's
- * own now and then: pushes are never the only source of truth) come at most this often a second in all: each task's
- * at least every 30 s while there are few, less often past 150 (1,000 tasks: one each 100 to 200 s). A safety read is
- * a whole HTTP request (~0.85 ms of a dashboard's main thread, measured at 1,000 followed tasks: the SDK's send, fetch's
- * streams, the reply's checks): at one per task per 30 s, a dashboard following 1,000 tasks spent a quarter of its CPU
- * on them, in waves; at 10 a second, a tenth of what was left. A push that never comes is noticed that much later; a
- * status change that is pushed shows at once.
+ * own now and then: pushes are never the only source of truth) come this often a second in all: each task's every 30 s
+ * while there are few, less often past 60 (1,000 tasks: one each 450 to 550 s). A safety read is a whole HTTP request:
+ * measured in a dashboard following 1,000 tasks, 5 a second cost about 2.5 points of its CPU (a sixth of it; the SDK's
+ * send, fetch's streams, the reply's checks, the collections after). What a safety read catches is a server that
+ * pushes a task's changes but not all of them: a push stream that stops is noticed within three poll intervals (a task
+ * without pushes is polled at that pace), and a status change that is pushed shows at once.
  */
-export const PUSH_SAFETY_READS_PER_S = 5;
+export const PUSH_SAFETY_READS_PER_S = 2;
 /** The most status-history entries a handle keeps: past it the oldest message-only entries go first (then the oldest). */
 export const MAX_HISTORY_ENTRIES = 100;
 /**

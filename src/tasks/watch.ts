@@ -12,7 +12,7 @@ import type { Alarm } from "./alarms.js";
 /** Used when the server gives no poll interval. */
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const MAX_BACKOFF_MS = 30_000;
-/** While pushes flow, the longest time without a poll of our own (pushes are never the only source of truth), for a
+/** While pushes flow, the time between polls of our own (pushes are never the only source of truth), for a
  *  connection with few tasks (see drawTrust). */
 const PUSH_TRUST_MS = 30_000;
 /** After a push, the next poll waits this many poll intervals. */
@@ -67,6 +67,7 @@ export class TaskWatch {
   private due = 0;
   /** The longest wait for a read of our own while pushes flow (see drawTrust), drawn anew at each read. */
   private trustMs = PUSH_TRUST_MS;
+  private trustDrawn = false;
 
   constructor(
     private readonly shared: EngineShared,
@@ -177,14 +178,18 @@ export class TaskWatch {
   }
 
   /**
-   * While pushes flow, the safety-net reads of all the tasks watched on one connection come at most
-   * PUSH_SAFETY_READS_PER_S a second in all (1,000 tasks: one each 100 to 200 s; up to 150, one each 15 to 30 s), each
-   * at a random moment in the second half of its window, drawn anew at each read: the reads of many tasks followed
-   * together (a dashboard's 1,000, started in the same second) come spread out, not in waves of hundreds a second.
+   * While pushes flow, the safety-net reads of all the tasks watched on one connection come PUSH_SAFETY_READS_PER_S a
+   * second in all, from the start: each task's window is the time in which every task can be read at that rate (30 s
+   * at least: up to 60 tasks, one read each 27 to 33 s; 1,000 tasks, one each 450 to 550 s). A task's first safety
+   * read comes anywhere within its first window (10 % to 110 % of it), the next ones a window apart (±10 %): the reads
+   * of many tasks followed together (a dashboard's 1,000, started in the same second) come spread out at the steady
+   * rate at once, not in a wave once the first windows end.
    */
   private drawTrust(): number {
     const window = Math.max(PUSH_TRUST_MS, (this.shared.wakers.size * 1000) / PUSH_SAFETY_READS_PER_S);
-    return window * (1 - Math.random() / 2);
+    const first = !this.trustDrawn;
+    this.trustDrawn = true;
+    return window * (first ? 0.1 + Math.random() : 0.9 + Math.random() / 5);
   }
 
   private changed(next: Snapshot): boolean {
