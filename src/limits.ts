@@ -123,7 +123,7 @@ export const MAX_INDEX_BYTES = 160 * 1024 * 1024;
 export const DIR_STAMP_MARGIN_MS = 2000;
 /** From this size (~5,000 handles) a directory stamp carries the log's hash, and `list --json` copies finished
  *  tasks' rows from the stamped log unparsed (src/store/summary-index.ts): below it, parsing costs less than hashing
- *  (and loading node:crypto). */
+ *  (and loading node:zlib). */
 export const RAW_INDEX_MIN_BYTES = 1024 * 1024;
 /** How far from the index's end a reader looks for its last stamp when lines follow it (tasks saved since: ~200
  *  bytes a line, a few lines a task): the stamped bytes before it are copied as they are, only the lines after it

@@ -3,6 +3,7 @@
 // safeJson escapes), and unfinished tasks still checked against their files.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -13,7 +14,8 @@ import { runCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { joinRows } from "../src/commands/task/list.js";
 import { LINE_SPARE_BYTES, putRowLine, rowLine } from "../src/commands/task/list-view.js";
-import { plainViewFields, VIEW_FIELD } from "../src/store/summaries.js";
+import { plainViewFields, VIEW_FIELD } from "../src/store/raw-listing.js";
+import { readOwnFile, roomAfter } from "../src/store/safe-fs.js";
 import { age } from "../src/tasks/views.js";
 import type { HandleView } from "../src/model.js";
 
@@ -60,7 +62,7 @@ it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
     const parsed = await list(); // lists the directory, stamps the index
     const stamp = JSON.parse(index().at(-1)!);
     expect(stamp[0]).toBe("dir");
-    expect(stamp[4]).toMatch(/^[0-9a-f]{64}$/); // hashed: the next list may copy rows
+    expect(stamp[4]).toMatch(/^[0-9a-f]{8}$/); // a checksum: the next list may copy rows
     const copied = await list();
     expect(copied).toBe(parsed);
     expect(copied).toBe(await list(ALL)); // the filtered path parses every row
@@ -127,14 +129,14 @@ it("the rows are joined in place only where no row is written over one not yet m
   // not compacted newest first), with an encoded row among them longer than any prefix.
   const lines = ["a", "bb", "ccc", "dddd"].map((v, i) => `[3,"s${i}",1,true,"x",true,null,{"v":"${v}"}]`);
   const log = () => Buffer.from(`${lines.join("\n")}\n`);
-  const cut = (bytes: Buffer) =>
-    lines.map((_, i) => {
-      const from = bytes.indexOf('{"v"', bytes.indexOf(`"s${i}"`));
-      return { createdAt: "", from, to: bytes.indexOf("]", from) };
-    });
-  const encoded = { createdAt: "", json: `{"v":"${"e".repeat(40)}"}`, from: 0, to: 0 };
-  const text = (rows: Array<{ json?: string; v?: string }>) =>
-    `[${rows.map((r) => r.json ?? `{"v":"${r.v}"}`).join(",")}]\n`;
+  const cut = (bytes: Buffer) => {
+    const from = lines.map((_, i) => bytes.indexOf('{"v"', bytes.indexOf(`"s${i}"`)));
+    const to = from.map((f) => bytes.indexOf("]", f));
+    const none = new Int32Array(lines.length);
+    return { count: lines.length, line: none, created: none, from: Int32Array.from(from), to: Int32Array.from(to) };
+  };
+  const encoded = `{"v":"${"e".repeat(40)}"}`;
+  const text = (rows: Array<{ v: string }>) => `[${rows.map((r) => `{"v":"${r.v}"}`).join(",")}]\n`;
   const values = ["a", "bb", "ccc", "dddd"].map((v) => ({ v }));
   for (const order of [
     [0, 1, 2, 3],
@@ -142,12 +144,19 @@ it("the rows are joined in place only where no row is written over one not yet m
     [1, 0, 3, 2],
   ]) {
     const bytes = log();
-    const rows = order.map((i) => cut(bytes)[i]);
-    expect(joinRows(bytes, rows).toString()).toBe(text(order.map((i) => values[i])));
+    expect(joinRows(bytes, cut(bytes), Int32Array.from(order), []).toString()).toBe(text(order.map((i) => values[i])));
     const withEncoded = log();
-    const mixed = [encoded, ...order.map((i) => cut(withEncoded)[i])];
-    expect(joinRows(withEncoded, mixed).toString()).toBe(text([encoded, ...order.map((i) => values[i])]));
+    const mixed = Int32Array.from([-1, ...order]);
+    const joined = joinRows(withEncoded, cut(withEncoded), mixed, [encoded]).toString();
+    expect(joined).toBe(text(order.map((i) => values[i])).replace("[", `[${encoded},`));
+    // Read with room after it (as SummaryIndex.raw reads a log for --json): the rows moved there, whatever order.
+    const file = join(tempHome(), "log");
+    writeFileSync(file, log());
+    const roomy = readOwnFile(file, 1 << 20, undefined, true);
+    expect(roomAfter(roomy)).toBeGreaterThan(roomy.length);
+    expect(joinRows(roomy, cut(roomy), mixed, [encoded]).toString()).toBe(joined);
   }
+  expect(roomAfter(log())).toBe(0);
 });
 
 it("a line of list made from a row's bytes is rowLine's, byte for byte; a view it cannot take whole is parsed", () => {
@@ -194,21 +203,20 @@ it("a line of list made from a row's bytes is rowLine's, byte for byte; a view i
     const line = `[3,"s",1,true,null,true,null,${JSON.stringify(v)}]`;
     const bytes = Buffer.from(`${line}\n`);
     const from = bytes.indexOf('{"taskId":');
-    const row = { createdAt: v.createdAt, from, to: line.length - 1 };
+    const to = line.length - 1;
     const at = new Int32Array(VIEW_FIELD.size);
-    expect(plainViewFields(bytes, row, at), JSON.stringify(over)).toBe(expected);
+    expect(plainViewFields(bytes, from, to, at), JSON.stringify(over)).toBe(expected);
     if (!expected) continue;
-    const out = Buffer.alloc(row.to - row.from + LINE_SPARE_BYTES);
+    const out = Buffer.alloc(to - from + LINE_SPARE_BYTES);
     const end = putRowLine(out, 0, bytes, at, age(v.createdAt, now));
     expect(out.toString("latin1", 0, end)).toBe(`${rowLine(v as HandleView, now)}\n`);
   }
   // A row cut short, or forged with a key more: never taken.
   const good = Buffer.from(`[3,"s",1,true,null,true,null,${JSON.stringify(view({}))}]\n`);
   const from = good.indexOf("{");
-  expect(plainViewFields(good, { createdAt: "", from, to: good.length - 5 }, new Int32Array(14))).toBe(false);
+  expect(plainViewFields(good, from, good.length - 5, new Int32Array(14))).toBe(false);
   const extra = Buffer.from(`[3,"s",1,true,null,true,null,${JSON.stringify({ ...view({}), more: 1 })}]\n`);
-  const row = { createdAt: "", from: extra.indexOf("{"), to: extra.length - 2 };
-  expect(plainViewFields(extra, row, new Int32Array(14))).toBe(false);
+  expect(plainViewFields(extra, extra.indexOf("{"), extra.length - 2, new Int32Array(14))).toBe(false);
 });
 
 it("a task saved after the stamp: list --json still copies the stamped rows, parses the lines after it, and lists the directory", async () => {
@@ -255,4 +263,54 @@ it("a task saved after the stamp: list --json still copies the stamped rows, par
   const last = JSON.parse(readFileSync(indexFile, "latin1").trimEnd().split("\n").at(-1)!);
   expect(last.slice(0, 3)).toEqual(["dir", statSync(dir).mtimeMs, 3400 + 2]);
   expect(await list()).toBe(listed);
+});
+
+it("a stem on many lines (saved again, finished since, removed and saved back): list --json copies each one's latest", async () => {
+  const home = tempHome();
+  const dir = await stampedStore(home);
+  const indexFile = join(dir, ".index.ndjson");
+  const list = async (...args: string[]) => {
+    const run = await runCli(["list", "--json", ...args], { home });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout;
+  };
+  const restamp = async () => {
+    const past = (Date.now() - 60_000) / 1000;
+    utimesSync(dir, past, past);
+    await list(); // lists the directory, finds it as the lines say, stamps it
+  };
+  await writer(home, "update", "t-5", "3", "again"); // three more lines of t-5, each after the last
+  saveHandle(dir, "t-100", 100, true); // finished since: its new line is appended by the next reader
+  rmSync(join(dir, `${fileStem("t-7", "00000000")}.json`));
+  await list(); // t-100 read again, t-7's removal appended
+  saveHandle(dir, "t-7", 7, true);
+  await list(); // t-7 back
+  await restamp();
+  const log = readFileSync(indexFile, "latin1");
+  const lines = log.trimEnd().split("\n");
+  const t5 = lines.filter((line) => line.includes('"taskId":"t-5"'));
+  expect(t5).toHaveLength(4);
+  expect(lines.filter((line) => line.includes('"taskId":"t-100"'))).toHaveLength(2);
+  expect(lines.filter((line) => line.startsWith("[0,"))).toHaveLength(1); // t-7's removal
+  // t-5's first line made stale and its last one re-keyed (the same view, keys swapped), the stamp's checksum made
+  // theirs: only a copy of each stem's latest line prints the swapped keys and never the stale message.
+  const first = log.indexOf(t5[0]);
+  const last = log.indexOf(t5[3]);
+  const swappedAt = log.indexOf('"ttlMs":null,"pollIntervalMs":1000', last);
+  const swapped = '"pollIntervalMs":1000,"ttlMs":null';
+  let edited = `${log.slice(0, swappedAt)}${swapped}${log.slice(swappedAt + swapped.length)}`;
+  const stale = edited.indexOf("message of t-5", first);
+  edited = `${edited.slice(0, stale)}message of x-5${edited.slice(stale + 14)}`;
+  const stamp = JSON.parse(edited.trimEnd().split("\n").at(-1)!);
+  stamp[4] = crc32(Buffer.from(edited.slice(0, stamp[3]), "latin1"))
+    .toString(16)
+    .padStart(8, "0");
+  writeFileSync(indexFile, `${edited.slice(0, stamp[3])}${JSON.stringify(stamp)}\n`, "latin1");
+  const copied = await list();
+  expect(copied).toContain(swapped);
+  expect(copied).not.toContain("message of x-5");
+  const rows = JSON.parse(copied) as Array<{ taskId: string; status: string }>;
+  expect(rows).toHaveLength(3400);
+  expect(rows).toEqual(JSON.parse(await list(ALL)));
+  expect(rows.find((row) => row.taskId === "t-100")?.status).toBe("completed");
 });

@@ -13,7 +13,8 @@ import { tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
 import { formatBytes } from "./safe-fs.js";
 import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
-import { newestSummaries, readRawListing, readSummaries, readSummary, type RawListing } from "./summaries.js";
+import { readSummaries, readSummary } from "./summaries.js";
+import { newestSummaries, readRawListing, type RawListing } from "./raw-listing.js";
 import { findHandle } from "./find.js";
 
 export class HandleStore {

@@ -10,7 +10,8 @@ import { TASK_STATUSES } from "../protocol/wire.js";
  * files without listing it (100,000 names: ~100 ms). Only a directory whose mtime is older than DIR_STAMP_MARGIN_MS
  * is stamped: a change in the same tick of the file system's clock would leave the mtime as it was. `bytes` is where
  * the stamp starts (a line appended by another process while it was written leaves it in the middle: not a stamp
- * that stands), and `hash` the SHA-256 of the log before it, on a large log only: every line of it was checked by
+ * that stands), and `hash` the checksum of the log before it (logChecksum: CRC-32; an older version's SHA-256 is
+ * still compared as such), on a large log only: every line of it was checked by
  * the reader that stamped it, so `list --json` may copy its rows unparsed (see SummaryIndex.raw).
  */
 export interface DirStamp {

@@ -82,12 +82,19 @@ function openNoFollow(path: string, flags: number, mode?: number): number {
 /**
  * The bytes of a file of the store, read only if it is a regular file owned by this user and at most `maxBytes`
  * long (throws UnsafeFileError otherwise; errno errors such as ENOENT as they come). A file that grows while it is
- * read is read up to the cap, and refused if it passes it.
+ * read is read up to the cap, and refused if it passes it. `room`: as many bytes again after the file's, in memory
+ * that no other buffer shares (see roomAfter).
  */
-export function readOwnFile(path: string, maxBytes: number, onStats?: (stats: Stats) => void): Buffer {
-  const { buffer, length } = readOwn(path, maxBytes, onStats);
+export function readOwnFile(path: string, maxBytes: number, onStats?: (stats: Stats) => void, room = false): Buffer {
+  const { buffer, length } = readOwn(path, maxBytes, onStats, room);
   return buffer.subarray(0, length);
 }
+
+/** The memory after `bytes` that a readOwnFile with `room` left them (0 for any other buffer's). */
+export function roomAfter(bytes: Buffer): number {
+  return roomy.has(bytes.buffer) ? bytes.buffer.byteLength - bytes.byteOffset - bytes.length : 0;
+}
+const roomy = new WeakSet<ArrayBufferLike>();
 
 /** The same, as UTF-8 text (decoded from the read buffer directly: no view made for 10,000 small files). */
 export function readOwnText(path: string, maxBytes: number, onStats?: (stats: Stats) => void): string {
@@ -95,7 +102,12 @@ export function readOwnText(path: string, maxBytes: number, onStats?: (stats: St
   return buffer.toString("utf8", 0, length);
 }
 
-function readOwn(path: string, maxBytes: number, onStats?: (stats: Stats) => void): { buffer: Buffer; length: number } {
+function readOwn(
+  path: string,
+  maxBytes: number,
+  onStats?: (stats: Stats) => void,
+  room = false,
+): { buffer: Buffer; length: number } {
   const fd = openNoFollow(path, O_RDONLY);
   try {
     const stats = fstatSync(fd);
@@ -103,20 +115,25 @@ function readOwn(path: string, maxBytes: number, onStats?: (stats: Stats) => voi
     if (why) throw new UnsafeFileError(path, why);
     onStats?.(stats);
     // One byte more than the size: a file that grew since fstat is read on (up to the cap), never past it.
-    let buffer = Buffer.allocUnsafe(Math.min(stats.size + 1, maxBytes + 1));
+    // With room after it: memory of its own (never a slice of Buffer's shared pool), read up to `end`.
+    const allocate = (size: number) => (room ? Buffer.allocUnsafeSlow(2 * size) : Buffer.allocUnsafe(size));
+    let end = Math.min(stats.size + 1, maxBytes + 1);
+    let buffer = allocate(end);
     let length = 0;
     for (;;) {
-      if (length === buffer.length) {
+      if (length === end) {
         if (length > maxBytes) throw new UnsafeFileError(path, `larger than ${formatBytes(maxBytes)}`);
-        const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        end = Math.min(end * 2, maxBytes + 1);
+        const bigger = allocate(end);
         buffer.copy(bigger, 0, 0, length);
         buffer = bigger;
       }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      const n = readSync(fd, buffer, length, end - length, null);
       if (n === 0) break;
       length += n;
     }
     if (length > maxBytes) throw new UnsafeFileError(path, `larger than ${formatBytes(maxBytes)}`);
+    if (room) roomy.add(buffer.buffer);
     return { buffer, length };
   } finally {
     closeSync(fd);

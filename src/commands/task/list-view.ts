@@ -5,7 +5,7 @@ import { sanitizeLine } from "../../sanitize.js";
 import { age } from "../../tasks/views.js";
 import type { ServerDescriptor } from "../../protocol/server.js";
 import { resolveServer } from "../resolve-server.js";
-import { VIEW_FIELD } from "../../store/summaries.js";
+import { VIEW_FIELD } from "../../store/raw-listing.js";
 
 export interface ListOptions {
   server?: string;

@@ -4,17 +4,18 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { NoBrokerError, UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
+import { roomAfter } from "../../store/safe-fs.js";
 import { escapeJsonUnsafe, safeJson, sanitizeLine } from "../../sanitize.js";
 import { LIST_PAGE_ROWS } from "../../limits.js";
+import { sortNewestFirst } from "../../store/summaries.js";
 import {
+  newestFirstOrder,
   plainViewFields,
   rawView,
-  rowsNewestFirst,
-  sortNewestFirst,
   VIEW_FIELD,
   type RawListing,
-  type RawRow,
-} from "../../store/summaries.js";
+  type RawRows,
+} from "../../store/raw-listing.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { age, viewOfSummary } from "../../tasks/views.js";
 import type { HandleView } from "../../model.js";
@@ -158,50 +159,58 @@ function printRawListing(raw: RawListing | undefined, now: number, ctx: Context)
   if (!raw) return false;
   const { bytes, rows, others, plain } = raw;
   const encode = plain ? safeJson : JSON.stringify;
-  for (const summary of others)
-    rows.push({ createdAt: summary.createdAt, json: encode(viewOfSummary(summary, now)), from: 0, to: 0 });
-  sortNewestFirst(rows);
+  const encoded = others.map((summary) => encode(viewOfSummary(summary, now)));
+  const order = newestFirstOrder(raw);
   if (!plain) {
     // Characters to escape may be anywhere: the rows as text, escaped as one.
-    const json = rows.map((row) => row.json ?? bytes.toString("utf8", row.from, row.to)).join(",");
-    ctx.io.stdout.write(`[${escapeJsonUnsafe(json)}]\n`);
+    const text = (code: number) =>
+      code < 0 ? encoded[-code - 1] : bytes.toString("utf8", rows.from[code], rows.to[code]);
+    ctx.io.stdout.write(`[${escapeJsonUnsafe(Array.from(order, text).join(","))}]\n`);
     return true;
   }
-  ctx.io.stdout.write(joinRows(bytes, rows));
+  ctx.io.stdout.write(joinRows(bytes, rows, order, encoded));
   return true;
 }
 
 /**
- * `[row,row,...]\n` as bytes: the rows cut from the log's bytes are moved within them (copyWithin: no allocation
- * per row; 100,000 rows ~17 ms against ~36 for a copy into a new buffer, and ~50 for the rows as strings joined),
- * which holds when no row is to be written past where it stands (the log is compacted newest first, as the list
- * is printed); else they are copied into a new buffer. Either way the listing's bytes are spent.
+ * `[row,row,...]\n` as bytes, the rows in `order` (see newestFirstOrder: n < 0 is encoded[-n-1]): the rows cut from
+ * the log's bytes are moved within its memory (copyWithin: no allocation per row; 100,000 rows ~17 ms against ~40
+ * for a copy into a new buffer, and ~50 for the rows as strings joined): in place when no row is to be written past
+ * where it stands (the log compacted newest first, as the list is printed), else into the room after the log (see
+ * readOwnFile: a log appended to as tasks are saved is printed backwards); else they are copied into a new buffer.
+ * Either way the listing's bytes are spent.
  */
-export function joinRows(bytes: Buffer, rows: RawRow[]): Buffer {
+export function joinRows(bytes: Buffer, rows: RawRows, order: Int32Array, encoded: string[]): Buffer {
   // Where each row goes: in place only if none is to be written before the bytes it is cut from are read.
+  const { from, to } = rows;
   let size = 1; // "["
   let inPlace = true;
-  rows.forEach((row, i) => {
+  for (let i = 0; i < order.length; i++) {
+    const code = order[i];
     if (i > 0) size++; // ","
-    if (row.json !== undefined) size += Buffer.byteLength(row.json);
+    if (code < 0) size += Buffer.byteLength(encoded[-code - 1]);
     else {
-      if (row.from < size) inPlace = false;
-      size += row.to - row.from;
+      if (from[code] < size) inPlace = false;
+      size += to[code] - from[code];
     }
-  });
+  }
   size += 2; // "]\n"
-  const out = inPlace && size <= bytes.length ? bytes : Buffer.allocUnsafe(size);
+  // `memory` holds both the log and the output, which starts at `start` in it.
+  const start = inPlace && size <= bytes.length ? 0 : roomAfter(bytes) >= size ? bytes.length : -1;
+  const memory = start === -1 ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length + start);
+  const out = memory ? memory.subarray(start, start + size) : Buffer.allocUnsafe(size);
   let at = out.write("[");
-  rows.forEach((row, i) => {
+  for (let i = 0; i < order.length; i++) {
+    const code = order[i];
     if (i > 0) out[at++] = 0x2c; // ","
-    if (row.json !== undefined) at += out.write(row.json, at);
-    else if (out === bytes) {
-      bytes.copyWithin(at, row.from, row.to);
-      at += row.to - row.from;
-    } else at += bytes.copy(out, at, row.from, row.to);
-  });
+    if (code < 0) at += out.write(encoded[-code - 1], at);
+    else if (memory) {
+      memory.copyWithin(start + at, from[code], to[code]);
+      at += to[code] - from[code];
+    } else at += bytes.copy(out, at, from[code], to[code]);
+  }
   out.write("]\n", at);
-  return out.subarray(0, size);
+  return out;
 }
 
 /** The line under a page that leaves tasks out: how many, and how to see them. */
@@ -219,10 +228,10 @@ function more(total: number, page: number): string[] {
  */
 function printEvery(raw: RawListing | undefined, now: number, ctx: Context): boolean {
   if (!raw) return false;
-  const { bytes, plain } = raw;
-  const rows = rowsNewestFirst(raw);
+  const { bytes, plain, rows, others } = raw;
+  const order = newestFirstOrder(raw);
   const at = new Int32Array(VIEW_FIELD.size);
-  let out = Buffer.allocUnsafe(rows.length * 128 + 1024);
+  let out = Buffer.allocUnsafe(order.length * 128 + 1024);
   let o = 0;
   const room = (n: number) => {
     if (o + n <= out.length) return;
@@ -230,13 +239,14 @@ function printEvery(raw: RawListing | undefined, now: number, ctx: Context): boo
     out.copy(bigger, 0, 0, o);
     out = bigger;
   };
-  for (const row of rows) {
-    if (plain && !row.summary && plainViewFields(bytes, row, at)) {
-      room(row.to - row.from + LINE_SPARE_BYTES);
-      o = putRowLine(out, o, bytes, at, age(row.createdAt, now));
+  for (const code of order) {
+    if (plain && code >= 0 && plainViewFields(bytes, rows.from[code], rows.to[code], at)) {
+      room(rows.to[code] - rows.from[code] + LINE_SPARE_BYTES);
+      const created = bytes.toString("latin1", at[VIEW_FIELD.createdAt], at[VIEW_FIELD.createdAt + 1]);
+      o = putRowLine(out, o, bytes, at, age(created, now));
       continue;
     }
-    const view = row.summary ? viewOfSummary(row.summary, now) : rawView(bytes, row);
+    const view = code < 0 ? viewOfSummary(others[-code - 1], now) : rawView(bytes, rows.from[code], rows.to[code]);
     if (!view) return false;
     const line = `${rowLine(view, now)}\n`;
     room(Buffer.byteLength(line));
