@@ -491,9 +491,12 @@ export function newestSummaries(
  */
 export function plainViewFields(bytes: Buffer, from: number, to: number, at: Int32Array): boolean {
   let p = from;
-  for (const [key, kind, slot] of VIEW) {
-    if (!startsAt(bytes, p, key)) return false;
+  for (let k = 0; k < VIEW_KEYS.length; k++) {
+    const key = VIEW_KEYS[k];
+    for (let i = 0; i < key.length; i++) if (bytes[p + i] !== key[i]) return false;
     p += key.length;
+    const kind = VIEW_KINDS[k];
+    const slot = VIEW_SLOTS[k];
     if (kind === FINAL) return p === to && isStatus(bytes, at[VIEW_FIELD.status], at[VIEW_FIELD.status + 1]);
     if (bytes[p] === NULL_BYTE && kind !== STRING) {
       if (!startsAt(bytes, p, "null")) return false;
@@ -507,11 +510,15 @@ export function plainViewFields(bytes: Buffer, from: number, to: number, at: Int
     } else {
       if (bytes[p] !== QUOTE) return false;
       const first = ++p;
-      for (let c = bytes[p]; c !== QUOTE; c = bytes[++p])
-        if (c < 0x20 || c > 0x7e || c === BACKSLASH || p >= to) return false;
+      const end = bytes.indexOf(QUOTE, first);
+      if (end === -1 || end >= to) return false;
+      for (; p < end; p++) {
+        const c = bytes[p];
+        if (c < 0x20 || c > 0x7e || c === BACKSLASH) return false;
+      }
       if (slot >= 0) {
         at[slot] = first;
-        at[slot + 1] = p;
+        at[slot + 1] = end;
       }
       p++;
     }
@@ -552,11 +559,13 @@ const VIEW: ReadonlyArray<readonly [key: string, kind: number, slot: number]> = 
   [',"expired":false,"gone":', STRING_OR_NULL, F.gone],
   ["}", FINAL, -1],
 ];
+const VIEW_KEYS = VIEW.map(([key]) => Buffer.from(key));
+const VIEW_KINDS = VIEW.map(([, kind]) => kind);
+const VIEW_SLOTS = VIEW.map(([, , slot]) => slot);
 const STATUS_BYTES = TASK_STATUSES.map((status) => Buffer.from(status));
 
 /** Whether bytes `from`..`to` are a task status (decodeView's check). */
 function isStatus(bytes: Buffer, from: number, to: number): boolean {
-  for (const status of STATUS_BYTES)
-    if (status.length === to - from && bytes.compare(status, 0, status.length, from, to) === 0) return true;
+  for (const status of STATUS_BYTES) if (sameBytes(status, 0, status.length, bytes, from, to)) return true;
   return false;
 }
