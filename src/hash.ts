@@ -1,5 +1,6 @@
-// SHA-256, random UUIDs and the index's checksum with node:crypto and node:zlib loaded on first use. Loading node:crypto costs ~4 ms of start-up, which
-// `list`, `--help` and the other commands that never hash need not pay (start-up is measured: BENCHMARKS.md).
+// SHA-256, random UUIDs and the index's checksum, with node:crypto and node:zlib loaded on first use. Loading
+// node:crypto costs ~4 ms of start-up, which `list`, `--help` and the other commands that never hash need not pay
+// (start-up is measured: BENCHMARKS.md).
 import { createRequire } from "node:module";
 
 const load = createRequire(import.meta.url);
