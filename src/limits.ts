@@ -129,6 +129,10 @@ export const RAW_INDEX_MIN_BYTES = 1024 * 1024;
  *  bytes a line, a few lines a task): the stamped bytes before it are copied as they are, only the lines after it
  *  parsed, and the directory listed (src/store/summary-index.ts raw); farther back, every line is parsed. */
 export const STAMP_TAIL_MAX_BYTES = 1024 * 1024;
+/** How much of the index a dashboard's rescan reads past where it last read (src/ui/scan.ts): the lines appended
+ *  since, parsed alone (1,000 followed tasks: ~25 lines every 5 s, not the whole log of up to 3,000); more than this
+ *  and it reads the whole log again. */
+export const INDEX_TAIL_MAX_BYTES = 1024 * 1024;
 /** From this size of the index (~25,000 handles) the dashboard's first frame is its newest page, the rest read just
  *  after (src/ui/model.ts start): at 100,000 handles ~280 ms instead of ~800; at 10,000 the frame came no sooner
  *  (~212 ms either way) and a key pressed as it showed waited for the rest (174 ms instead of ~94). */

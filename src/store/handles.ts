@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import type { Handle, HandleSummary } from "../model.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
-import { SummaryIndex } from "./summary-index.js";
+import { SummaryIndex, type LogPosition } from "./summary-index.js";
 import { tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
 import { formatBytes } from "./safe-fs.js";
@@ -145,9 +145,36 @@ export class HandleStore {
     return out;
   }
 
-  /** The summary of every handle (see readSummaries); unreadable files are reported through `onBad`. */
-  async summaries(onBad?: OnBad): Promise<HandleSummary[]> {
-    return readSummaries(this.dir, this.index, onBad);
+  /**
+   * The summary of every handle (see readSummaries); unreadable files are reported through `onBad`, and where the
+   * index's lines read end through `onEnd` (see changedSince).
+   */
+  async summaries(onBad?: OnBad, onEnd?: (end: LogPosition | undefined) => void): Promise<HandleSummary[]> {
+    return readSummaries(this.dir, this.index, onBad, onEnd);
+  }
+
+  /**
+   * The handles saved and removed since the index's position `at` (from summaries' onEnd or an earlier call), from
+   * the index's lines appended since, newest line last; undefined when only a whole read can tell (see
+   * SummaryIndex.appendedSince). What a writer did not append (one killed between its file and its line, a file
+   * edited in place) shows only in a whole read.
+   */
+  changedSince(at: LogPosition): { saved: HandleSummary[]; removed: string[]; end: LogPosition } | undefined {
+    const appended = this.index.appendedSince(at);
+    if (!appended) return undefined;
+    const latest = new Map<string, HandleSummary | undefined>();
+    for (const line of appended.lines) {
+      if ("dirMtime" in line) continue;
+      latest.delete(line.stem); // the order of the Map is the order of the last lines
+      latest.set(line.stem, "removed" in line ? undefined : line);
+    }
+    const saved: HandleSummary[] = [];
+    const removed: string[] = [];
+    for (const [stem, summary] of latest) {
+      if (summary) saved.push(summary);
+      else removed.push(stem);
+    }
+    return { saved, removed, end: appended.end };
   }
 
   /**

@@ -153,20 +153,41 @@ export function checkOwnFile(path: string, maxBytes: number): void {
 
 /** The last `maxBytes` of a file of the store (a log), under the same checks but for its size. */
 export function readOwnTail(path: string, maxBytes: number): string {
+  return readOwnSpan(path, (size) => Math.max(0, size - maxBytes), maxBytes).bytes.toString("utf8");
+}
+
+/**
+ * The bytes of a file of the store from `offset` on, at most `maxBytes` of them (a log's lines appended since a
+ * reader last looked), under the same checks but for its size; with the open file's inode and size, so that the
+ * reader can tell its file from another renamed over it (a log rewritten) or one cut shorter.
+ */
+export function readOwnFrom(
+  path: string,
+  offset: number,
+  maxBytes: number,
+): { bytes: Buffer; ino: number; size: number } {
+  return readOwnSpan(path, () => offset, maxBytes);
+}
+
+function readOwnSpan(
+  path: string,
+  start: (size: number) => number,
+  maxBytes: number,
+): { bytes: Buffer; ino: number; size: number } {
   const fd = openNoFollow(path, O_RDONLY);
   try {
     const stats = fstatSync(fd);
     const why = refusal(stats, Number.MAX_SAFE_INTEGER);
     if (why) throw new UnsafeFileError(path, why);
-    const start = Math.max(0, stats.size - maxBytes);
-    const buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes));
+    const from = start(stats.size);
+    const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(stats.size - from, maxBytes)));
     let length = 0;
     while (length < buffer.length) {
-      const n = readSync(fd, buffer, length, buffer.length - length, start + length);
+      const n = readSync(fd, buffer, length, buffer.length - length, from + length);
       if (n === 0) break;
       length += n;
     }
-    return buffer.subarray(0, length).toString("utf8");
+    return { bytes: buffer.subarray(0, length), ino: stats.ino, size: stats.size };
   } finally {
     closeSync(fd);
   }

@@ -8,7 +8,7 @@ import { DIR_STAMP_MARGIN_MS, MAX_HANDLE_BYTES } from "../limits.js";
 import { readOwnText } from "./safe-fs.js";
 import { badReason, parseHandle, summarize, type OnBad } from "./handle-file.js";
 import type { DirStamp, Line } from "./index-line.js";
-import type { SummaryIndex } from "./summary-index.js";
+import type { LogPosition, SummaryIndex } from "./summary-index.js";
 
 /** A handle's summary read from its file now (the file's own mtime, from the open file). */
 export function readSummary(stem: string, path: string): HandleSummary {
@@ -21,16 +21,27 @@ export function readSummary(stem: string, path: string): HandleSummary {
  * The summary of every handle: entries whose file is gone are dropped, files without an entry are read, and
  * unfinished tasks' entries are read again when their file's mtime moved. What had to be read is written back; a
  * log grown well past its handles is compacted. While the index's stamp holds, the directory is not listed.
+ * `onEnd` is told where the log's lines read end (what was appended after it: SummaryIndex.appendedSince).
  */
-export async function readSummaries(dir: string, index: SummaryIndex, onBad?: OnBad): Promise<HandleSummary[]> {
+export async function readSummaries(
+  dir: string,
+  index: SummaryIndex,
+  onBad?: OnBad,
+  onEnd?: (end: LogPosition | undefined) => void,
+): Promise<HandleSummary[]> {
   try {
-    return await readAllSummaries(dir, index, onBad);
+    return await readAllSummaries(dir, index, onBad, onEnd);
   } finally {
     index.release();
   }
 }
 
-async function readAllSummaries(dir: string, index: SummaryIndex, onBad?: OnBad): Promise<HandleSummary[]> {
+async function readAllSummaries(
+  dir: string,
+  index: SummaryIndex,
+  onBad?: OnBad,
+  onEnd?: (end: LogPosition | undefined) => void,
+): Promise<HandleSummary[]> {
   // The directory's mtime before anything is read: whatever changes after this moment moves it (see DirStamp).
   const dirMtime = lstatSync(dir).mtimeMs;
   // Without a stamp to spare it, the directory is listed on libuv's thread pool while this thread parses the index
@@ -40,6 +51,7 @@ async function readAllSummaries(dir: string, index: SummaryIndex, onBad?: OnBad)
     if (stamp?.dirMtime !== dirMtime) listing = readdir(dir);
   });
   const { entries, stamp } = loaded;
+  onEnd?.(loaded.end);
   if (stamp && stamp.dirMtime === dirMtime && stamp.count === entries.size)
     return fromStamped(index, dir, entries.values(), stamp, onBad);
   return fromListing(dir, index, loaded, await (listing ?? readdir(dir)), dirMtime, onBad);

@@ -11,10 +11,16 @@
 // the directory is as a stamp at the log's end found it (see DirStamp), it is not listed at all.
 import { isAscii } from "node:buffer";
 import { join } from "node:path";
-import { MAX_INDEX_BYTES, PROVISIONAL_MIN_BYTES, RAW_INDEX_MIN_BYTES, STAMP_TAIL_MAX_BYTES } from "../limits.js";
+import {
+  INDEX_TAIL_MAX_BYTES,
+  MAX_INDEX_BYTES,
+  PROVISIONAL_MIN_BYTES,
+  RAW_INDEX_MIN_BYTES,
+  STAMP_TAIL_MAX_BYTES,
+} from "../limits.js";
 import type { HandleSummary } from "../model.js";
 import { logChecksum, logChecksumIs } from "../hash.js";
-import { appendOwnFile, readOwnFile, writeOwnFile } from "./safe-fs.js";
+import { appendOwnFile, readOwnFile, readOwnFrom, writeOwnFile } from "./safe-fs.js";
 import { decode, encode, peekStamp, type DirStamp, type Line } from "./index-line.js";
 
 /**
@@ -29,12 +35,18 @@ import { decode, encode, peekStamp, type DirStamp, type Line } from "./index-lin
  */
 export type RawTrust = "copied" | "parsed" | "provisional";
 
+/** A place in the log: a line's end in the file that has this inode (a compaction renames another file over it). */
+export interface LogPosition {
+  ino: number;
+  offset: number;
+}
+
 export class SummaryIndex {
   readonly path: string;
   /** The log as the last load read it: a stamp written after it covers it (see stamp), until `release`. */
   private loaded: Buffer | undefined;
   /** Read by raw() and not taken: load() parses it instead of reading the file again. */
-  private unused: Buffer | undefined;
+  private unused: { bytes: Buffer; ino: number } | undefined;
 
   constructor(dir: string) {
     this.path = join(dir, ".index.ndjson");
@@ -77,12 +89,15 @@ export class SummaryIndex {
   }
 
   /** `room`: see readOwnFile (for list --json's output: see joinRows). */
-  private read(room = false): Buffer | undefined {
+  private read(room = false): { bytes: Buffer; ino: number } | undefined {
     const unused = this.unused;
     this.unused = undefined;
+    if (unused) return unused;
     try {
       // A link, FIFO or device as the index, or one past MAX_INDEX_BYTES, is not read: it is rebuilt from the files.
-      return unused ?? readOwnFile(this.path, MAX_INDEX_BYTES, undefined, room);
+      let ino = 0;
+      const bytes = readOwnFile(this.path, MAX_INDEX_BYTES, (stats) => (ino = stats.ino), room);
+      return { bytes, ino };
     } catch {
       return undefined;
     }
@@ -100,8 +115,9 @@ export class SummaryIndex {
     dirMtime: number,
     trust: RawTrust,
   ): { bytes: Buffer; stamp?: DirStamp; checked: number; listing: boolean; plain: boolean } | undefined {
-    const bytes = this.read(trust === "copied");
-    if (!bytes) return undefined;
+    const read = this.read(trust === "copied");
+    if (!read) return undefined;
+    const { bytes } = read;
     const stamp = trust === "provisional" ? undefined : lastStamp(bytes);
     const stands = stamp?.dirMtime === dirMtime && stamp.end === bytes.length;
     const stamped = stamp
@@ -116,7 +132,7 @@ export class SummaryIndex {
           ? stamped
           : undefined;
     if (!taken) {
-      this.unused = bytes;
+      this.unused = read;
       return undefined;
     }
     // A stamp written after these bytes vouches for them (see stamp): only for bytes whose hash was compared.
@@ -129,6 +145,7 @@ export class SummaryIndex {
    * The latest summary of each stem, how many lines the log holds, whether every line parsed, and the directory
    * stamp when it stands at the log's end (a line after it, or a damaged one, leaves none). `onPeek` is told of the
    * stamp on the last line before the rest is parsed: a caller that must list the directory without one starts.
+   * `end`: where the lines read end (see appendedSince).
    */
   load(onPeek?: (stamp: DirStamp | undefined) => void): {
     entries: Map<string, HandleSummary>;
@@ -136,13 +153,15 @@ export class SummaryIndex {
     damaged: boolean;
     outdated?: boolean;
     stamp?: DirStamp;
+    end?: LogPosition;
   } {
     const entries = new Map<string, HandleSummary>();
-    const bytes = this.read();
+    const read = this.read();
+    const bytes = read?.bytes;
     this.loaded = bytes;
     const peeked = bytes && peekStamp(bytes);
     onPeek?.(peeked);
-    if (!bytes) return { entries, lines: 0, damaged: true };
+    if (!read || !bytes) return { entries, lines: 0, damaged: true };
     // Made a string without UTF-8 decoding when ASCII (ids, names and times are): 2 MB of index, ~3 ms instead of ~7.
     const text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
     let lines = 0;
@@ -165,7 +184,40 @@ export class SummaryIndex {
       }
     }
     const stands = !damaged && last !== undefined && "dirMtime" in last;
-    return { entries, lines, damaged, outdated, stamp: stands && !outdated ? peeked : undefined };
+    const end = { ino: read.ino, offset: bytes.lastIndexOf(0x0a) + 1 };
+    return { entries, lines, damaged, outdated, stamp: stands && !outdated ? peeked : undefined, end };
+  }
+
+  /**
+   * The lines appended to the log since `at` (from load's `end` or an earlier call), and where they end: a long-running
+   * reader's look at what changed without parsing the whole log again. Undefined when that cannot be told from the
+   * log's end: the log was rewritten (another inode: compacted, replaced), cut shorter, grew by more than
+   * INDEX_TAIL_MAX_BYTES, or has a line that does not parse; then load() reads it all. A line cut short (a writer's
+   * append under way) is left for the next call.
+   */
+  appendedSince(at: LogPosition): { lines: Line[]; end: LogPosition } | undefined {
+    let read;
+    try {
+      read = readOwnFrom(this.path, at.offset, INDEX_TAIL_MAX_BYTES + 1);
+    } catch {
+      return undefined;
+    }
+    const { bytes, ino, size } = read;
+    if (ino !== at.ino || size < at.offset || bytes.length > INDEX_TAIL_MAX_BYTES) return undefined;
+    const cut = bytes.lastIndexOf(0x0a) + 1;
+    const lines: Line[] = [];
+    for (const raw of bytes.toString("utf8", 0, cut).split("\n")) {
+      if (!raw) continue;
+      let line: Line | undefined;
+      try {
+        line = decode(JSON.parse(raw));
+      } catch {
+        return undefined;
+      }
+      if (!line) return undefined;
+      lines.push(line);
+    }
+    return { lines, end: { ino, offset: at.offset + cut } };
   }
 
   /** Rewrites the log as one line per live handle (temp file + rename; appends racing with it are healed later). */

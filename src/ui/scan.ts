@@ -1,7 +1,9 @@
 // Which saved handles changed since the dashboard last looked: read from the store's index (one file, checked
-// against the directory), not one read per handle file, and not at all while the store's change token says nothing
-// changed (a full read still runs every minute, for files edited in place).
+// against the directory; between whole reads, only the lines appended to it since), not one read per handle file,
+// and not at all while the store's change token says nothing changed (a whole read still runs every minute, for
+// files edited in place).
 import type { HandleStore } from "../store/handles.js";
+import type { LogPosition } from "../store/summary-index.js";
 import type { HandleSummary } from "../model.js";
 
 export interface StoreChanges {
@@ -14,11 +16,13 @@ export interface StoreChanges {
 export class StoreScan {
   /** File times of the summaries seen so far: a rescan changes only the rows whose handle changed. */
   private readonly seen = new Map<string, number>();
-  /** The store's change token at the last rescan, and how many rescans it spared since the last full one. */
+  /** The store's change token at the last rescan, and how many rescans since the last whole read. */
   private mark = "";
-  private spared = 0;
+  private sinceWhole = 0;
+  /** Where the index's lines read so far end: a rescan reads only the lines appended since (see changedSince). */
+  private end?: LogPosition;
 
-  /** `everyMs`: how often `changes` is called (a full read runs once a minute whatever the token says). */
+  /** `everyMs`: how often `changes` is called (a whole read runs once a minute whatever the token says). */
   constructor(
     private readonly store: HandleStore,
     private readonly everyMs: number,
@@ -34,23 +38,40 @@ export class StoreScan {
 
   /** What changed since the last call; undefined when nothing did. */
   async changes(): Promise<StoreChanges | undefined> {
-    // Idle, a rescan is two stats, not one per handle; a full one still runs every minute, for files edited in place.
+    // Idle, a rescan is two stats; when something changed, the index's lines appended since the last rescan (a
+    // dashboard following 1,000 tasks writes a few of their handles a second, and parsing the whole index again
+    // for them was most of its memory's churn). A whole read, which lists the directory, still runs every minute:
+    // for what the index's end does not show (a file edited in place, a writer killed before its line).
     const mark = this.store.mark();
-    if (mark === this.mark && mark !== "" && ++this.spared < 60_000 / this.everyMs) return undefined;
+    const whole = ++this.sinceWhole >= 60_000 / this.everyMs || !this.end;
+    if (mark === this.mark && mark !== "" && !whole) return undefined;
     this.mark = mark;
-    this.spared = 0;
+    const appended = whole ? undefined : this.store.changedSince(this.end!);
+    if (appended) {
+      this.end = appended.end;
+      return this.report(appended.saved, appended.removed);
+    }
+    this.sinceWhole = 0;
     // A file that cannot be read is not taken for removed: its row stays as it was.
     const present = new Set<string>();
-    const summaries = await this.store.summaries((file) => present.add(file.slice(0, -5)));
-    const changed: HandleSummary[] = [];
-    for (const summary of summaries) {
-      present.add(summary.stem);
-      if (this.seen.get(summary.stem) !== summary.mtime) changed.push(summary);
-    }
-    const removed = [...this.seen.keys()].filter((stem) => !present.has(stem));
-    if (changed.length === 0 && removed.length === 0) return undefined;
+    const summaries = await this.store.summaries(
+      (file) => present.add(file.slice(0, -5)),
+      (end) => (this.end = end),
+    );
+    for (const summary of summaries) present.add(summary.stem);
+    return this.report(
+      summaries,
+      [...this.seen.keys()].filter((stem) => !present.has(stem)),
+    );
+  }
+
+  /** The summaries whose file time is new to this scan, and the removed stems it knew. */
+  private report(summaries: readonly HandleSummary[], removed: string[]): StoreChanges | undefined {
+    const changed = summaries.filter((summary) => this.seen.get(summary.stem) !== summary.mtime);
+    const gone = removed.filter((stem) => this.seen.has(stem));
+    if (changed.length === 0 && gone.length === 0) return undefined;
     for (const { stem, mtime } of changed) this.seen.set(stem, mtime);
-    for (const stem of removed) this.seen.delete(stem);
-    return { changed, removed };
+    for (const stem of gone) this.seen.delete(stem);
+    return { changed, removed: gone };
   }
 }
