@@ -127,18 +127,28 @@ const LONG_RUN_NEW_SPACE_BYTES = 8 * 1024 * 1024;
  * V8 reads the growing factor at each full collection, so the flag takes effect when set at run time (node:v8 is
  * loaded here, not by every command at start). The young generation's size flag (--max-semi-space-size) is read
  * only when the heap is made, at the process's start (set at run time it changes nothing, measured), but the factor
- * it grows by is read at each growth: the new space is watched until it reaches LONG_RUN_NEW_SPACE_BYTES, and then
- * let grow no more (a factor of 1).
+ * it grows by is read at each growth: the new space is let grow (V8's factor, 2) while it is below
+ * LONG_RUN_NEW_SPACE_BYTES, and not past it (a factor of 1).
+ *
+ * --optimize-for-size, read by V8 at each collection: every full collection reduces memory (the old generation
+ * kept near what is live, freed pages given back, the new space shrunk, then let grow back to the cap here). A
+ * dashboard following 1,000 live tasks, paired beside one without it (90 s windows, same machine, flags set at run
+ * time in turns): its old generation 39 MB for 38 live, against 65 for 43; resident 125-149 MiB (mean 138) against
+ * 146-151 (149), at +1.4 points of CPU (13.7 % against 12.3). Left at the 2 MB it shrinks to, the new space was
+ * collected 8 times a second: 124-143 MiB, but +2.8 points.
  */
 function tuneForLongRun(): void {
   void import("node:v8").then(({ setFlagsFromString, getHeapSpaceStatistics }) => {
     setFlagsFromString(`--heap-growing-percent=${LONG_RUN_HEAP_GROWING_PERCENT}`);
+    setFlagsFromString("--optimize-for-size");
+    let growing = true;
     const watch = setInterval(() => {
       const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
-      if (young && young.space_size < LONG_RUN_NEW_SPACE_BYTES) return;
-      setFlagsFromString("--semi-space-growth-factor=1");
-      clearInterval(watch);
-    }, 100);
+      const grow = young !== undefined && young.space_size < LONG_RUN_NEW_SPACE_BYTES;
+      if (grow === growing) return;
+      growing = grow;
+      setFlagsFromString(`--semi-space-growth-factor=${grow ? 2 : 1}`);
+    }, 250);
     watch.unref();
   });
 }
