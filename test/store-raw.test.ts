@@ -142,13 +142,29 @@ it("the rows are joined in place only where no row is written over one not yet m
     [0, 1, 2, 3],
     [3, 2, 1, 0],
     [1, 0, 3, 2],
+    [2, 3, 0, 1],
+    [3, 1, 2, 0],
   ]) {
     const bytes = log();
     expect(joinRows(bytes, cut(bytes), Int32Array.from(order), []).toString()).toBe(text(order.map((i) => values[i])));
+    // The encoded row first, between rows, last.
+    for (let at = 1; at <= order.length; at++) {
+      const withEncoded = log();
+      const mixed = Int32Array.from([...order.slice(0, at), -1, ...order.slice(at)]);
+      const expected = `[${Array.from(mixed, (i) => (i < 0 ? encoded : `{"v":"${values[i].v}"}`)).join(",")}]\n`;
+      expect(joinRows(withEncoded, cut(withEncoded), mixed, [encoded]).toString()).toBe(expected);
+    }
     const withEncoded = log();
     const mixed = Int32Array.from([-1, ...order]);
     const joined = joinRows(withEncoded, cut(withEncoded), mixed, [encoded]).toString();
     expect(joined).toBe(text(order.map((i) => values[i])).replace("[", `[${encoded},`));
+    // Newest first from a log oldest first (runs of the log's order, each before the one printed after it): within
+    // the log's own bytes, no other memory touched.
+    if (["3,2,1,0", "2,3,0,1", "3,1,2,0"].includes(order.join())) {
+      const reversed = log();
+      const out = joinRows(reversed, cut(reversed), mixed, [encoded]);
+      expect([out.buffer, out.byteOffset]).toEqual([reversed.buffer, reversed.byteOffset]);
+    }
     // Read with room after it (as SummaryIndex.raw reads a log for --json): the rows moved there, whatever order.
     const file = join(tempHome(), "log");
     writeFileSync(file, log());
