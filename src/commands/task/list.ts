@@ -262,8 +262,8 @@ function reversedInPlace(bytes: Buffer, rows: RawRows, order: Int32Array, encode
     packed += to[k] - from[k];
     bytes[packed++] = 0x2c; // ","
   }
-  // "," then the runs newest first, each backwards; then each run turned back. Row 0's run ends where the packed
-  // bytes do.
+  // "," then the runs newest first, each backwards; then each run turned back (natively: as fast as a loop over the
+  // bytes at 100,000 rows, faster where the loop is not yet compiled). Row 0's run ends where the packed bytes do.
   bytes.subarray(0, packed).reverse();
   let end = packed;
   for (let k = 0; k < count;) {
@@ -271,11 +271,7 @@ function reversedInPlace(bytes: Buffer, rows: RawRows, order: Int32Array, encode
     while (joined[k]) span += 1 + to[++k] - from[k];
     k++;
     const start = end - span;
-    for (let a = start, z = end - 1; a < z; a++, z--) {
-      const byte = bytes[a];
-      bytes[a] = bytes[z];
-      bytes[z] = byte;
-    }
+    bytes.subarray(start, end).reverse();
     end = start - 1;
   }
   // "[" over the first comma: the rows, as printed, end at `packed`. The encoded ones are placed from the end
