@@ -163,10 +163,12 @@ function rawListingOf(dir: string, index: SummaryIndex, trust: RawTrust, onBad?:
     const present = new Set<string>();
     for (const name of names) if (name.endsWith(".json") && !name.startsWith(".")) present.add(name);
     if (present.size !== latest.length) return undefined;
-    for (const k of latest) if (!present.has(`${stemOf(k)}.json`)) return undefined;
+    for (let i = 0; i < latest.length; i++) if (!present.has(`${stemOf(latest[i])}.json`)) return undefined;
   } else if (stamp && latest.length !== stamp.count) return undefined;
+  // Typed arrays are walked by index here and below: a for-of over one runs once per listing, in the interpreter,
+  // which makes an iterator result per element (at 10,000 rows, 1.2 MB of a 5.8 MB listing's allocations).
   let count = 0;
-  for (const k of latest) if (entries[k * ENTRY] === ROW) count++;
+  for (let i = 0; i < latest.length; i++) if (entries[latest[i] * ENTRY] === ROW) count++;
   const rows: RawRows = {
     count,
     line: new Int32Array(count),
@@ -177,8 +179,8 @@ function rawListingOf(dir: string, index: SummaryIndex, trust: RawTrust, onBad?:
   const others: HandleSummary[] = [];
   const unfinished: HandleSummary[] = [];
   let r = 0;
-  for (const k of latest) {
-    const e = k * ENTRY;
+  for (let i = 0; i < latest.length; i++) {
+    const e = latest[i] * ENTRY;
     const kind = entries[e];
     if (kind === ROW) {
       rows.line[r] = entries[e + 1];
