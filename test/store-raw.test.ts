@@ -43,6 +43,10 @@ it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
     const dir = taskDir(home);
     // ~3,400 handles: an index past RAW_INDEX_MIN_BYTES (1 MiB).
     for (let i = 0; i < 3400; i++) saveHandle(dir, `t-${i}`, i, i % 100 !== 0);
+    // Older tasks on the 20 days before, each at another time of day (later days not always later in the day):
+    // sorted by day, then by time.
+    const days = 20;
+    for (let d = 0; d < days; d++) saveHandle(dir, `day-${d}`, -86_400 * (d + 1) + ((d * 7919) % 86_400), true);
     const odd = [...ODD[kind], "brace-before-view"];
     odd.forEach((id, k) => saveHandle(dir, id, 4000 + k, true));
     // A "{" in a string before the row's view (the server's createdAt): the view is not the line's first "{".
@@ -67,7 +71,8 @@ it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
     expect(copied).toBe(parsed);
     expect(copied).toBe(await list(ALL)); // the filtered path parses every row
     const rows = JSON.parse(copied) as Array<{ taskId: string; status: string }>;
-    expect(rows).toHaveLength(3400 + odd.length);
+    expect(rows).toHaveLength(3400 + days + odd.length);
+    expect(rows.slice(-days).map((r) => r.taskId)).toEqual(Array.from({ length: days }, (_, d) => `day-${d}`));
     expect(rows.map((r) => r.taskId).slice(0, odd.length)).toEqual([...odd].reverse()); // newest first
     if (kind === "escaped") {
       expect(copied).toContain("del\\u007fx"); // escaped as safeJson escapes it

@@ -346,7 +346,7 @@ function rowOrder(bytes: Buffer, rows: RawRows): Int32Array {
   const { count, created } = rows;
   const keys = isoKeys(bytes, created, count);
   const compare = keys
-    ? (a: number, b: number) => keys[a] - keys[b]
+    ? (a: number, b: number) => keys.day[a] - keys.day[b] || keys.ms[a] - keys.ms[b]
     : (a: number, b: number) => compareCreated(bytes, created[a], created[b]);
   const order = new Int32Array(count);
   let sorted = true;
@@ -376,36 +376,32 @@ function rowOrder(bytes: Buffer, rows: RawRows): Int32Array {
 }
 
 /**
- * Each row's createdAt as a number that sorts as its text does, when every one is an ISO time as toISOString
- * writes it (YYYY-MM-DDTHH:mm:ss.sssZ, its hours below 24, minutes and seconds below 60: YYYYMMDD · 86,400,000 + the
- * millisecond of the day is then an exact integer, and in the text's order); else undefined. One read of each time
- * instead of one per comparison.
+ * Each row's createdAt as two integers that sort as its text does, when every one is an ISO time as toISOString
+ * writes it (YYYY-MM-DDTHH:mm:ss.sssZ): its digits YYYYMMDD and HHmmssSSS (times of one format compare digit by
+ * digit); else undefined. One read of each time instead of one per comparison; two small integers, not one number
+ * of 50 bits, so that the comparison makes no heap number (it runs 10,000 times in a listing's cold code: 0.8 MB).
  */
-function isoKeys(bytes: Buffer, created: Int32Array, count: number): Float64Array | undefined {
-  const keys = new Float64Array(count);
-  const digits = new Int32Array(23);
+function isoKeys(bytes: Buffer, created: Int32Array, count: number): { day: Int32Array; ms: Int32Array } | undefined {
+  const day = new Int32Array(count);
+  const ms = new Int32Array(count);
   for (let r = 0; r < count; r++) {
     const at = created[r];
     if (bytes[at + 24] !== QUOTE || bytes[at + 23] !== 0x5a) return undefined;
+    let high = 0;
+    let low = 0;
     for (let i = 0; i < 23; i++) {
       const c = bytes[at + i];
       const separator = ISO_SEPARATORS[i];
       if (separator !== 0) {
         if (c !== separator) return undefined;
       } else if (c < 0x30 || c > 0x39) return undefined;
-      digits[i] = c - 0x30;
+      else if (i < 10) high = high * 10 + c - 0x30;
+      else low = low * 10 + c - 0x30;
     }
-    const d = digits;
-    const year = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3];
-    const day = year * 10000 + (d[5] * 10 + d[6]) * 100 + d[8] * 10 + d[9]; // YYYYMMDD
-    const hours = d[11] * 10 + d[12];
-    const minutes = d[14] * 10 + d[15];
-    const seconds = d[17] * 10 + d[18];
-    if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
-    const ms = ((hours * 60 + minutes) * 60 + seconds) * 1000 + d[20] * 100 + d[21] * 10 + d[22];
-    keys[r] = day * 86_400_000 + ms;
+    day[r] = high;
+    ms[r] = low;
   }
-  return keys;
+  return { day, ms };
 }
 // YYYY-MM-DDTHH:mm:ss.sss: the separator at each place, 0 where a digit goes.
 const ISO_SEPARATORS = Uint8Array.from("0000-00-00T00:00:00.000", (c) => (c === "0" ? 0 : c.charCodeAt(0)));
