@@ -169,6 +169,16 @@ it("the rows are joined in place only where no row is written over one not yet m
       const reversed = log();
       const out = joinRows(reversed, cut(reversed), mixed, [encoded]);
       expect([out.buffer, out.byteOffset]).toEqual([reversed.buffer, reversed.byteOffset]);
+      // An encoded row as long as the log's bytes allow, longer than the room the lines' other bytes leave at the
+      // front: joined elsewhere, the same document.
+      const cramped = log();
+      const plain = text(order.map((i) => values[i])).length; // the document without it
+      const long = `{"v":"${"e".repeat(cramped.length - plain - 1 - 8)}"}`;
+      const joined = joinRows(cramped, cut(cramped), mixed, [long]);
+      expect([joined.buffer, joined.byteOffset]).not.toEqual([cramped.buffer, cramped.byteOffset]);
+      expect(joined.toString()).toBe(
+        `[${Array.from(mixed, (i) => (i < 0 ? long : `{"v":"${values[i].v}"}`)).join(",")}]\n`,
+      );
     }
     // Read with room after it (as SummaryIndex.raw reads a log for --json): the rows moved there, whatever order.
     const file = join(tempHome(), "log");
@@ -178,6 +188,23 @@ it("the rows are joined in place only where no row is written over one not yet m
     expect(joinRows(roomy, cut(roomy), mixed, [encoded]).toString()).toBe(joined);
   }
   expect(roomAfter(log())).toBe(0);
+  // A row whose bytes come after the others' (its stem saved again later), printed newest first: no row is packed
+  // over one not yet moved (views longer than the lines' prefixes, so that the rows cannot be joined where they are).
+  const long = ["a", "b", "c", "d"].map((c) => `{"v":"${c.repeat(100)}"}`);
+  const line = (stem: number, view: string) => `[3,"s${stem}",1,true,"x",true,null,${view}]\n`;
+  const later = Buffer.from(line(1, long[1]) + line(2, long[2]) + line(3, long[3]) + line(0, long[0]));
+  const from = long.map((view) => later.indexOf(view));
+  const none = new Int32Array(4);
+  const rows = {
+    count: 4,
+    line: none,
+    created: none,
+    from: Int32Array.from(from),
+    to: Int32Array.from(from, (f, i) => f + long[i].length),
+  };
+  expect(joinRows(later, rows, Int32Array.from([3, 2, 1, 0]), []).toString()).toBe(
+    `[${[...long].reverse().join(",")}]\n`,
+  );
 });
 
 it("a line of list made from a row's bytes is rowLine's, byte for byte; a view it cannot take whole is parsed", () => {

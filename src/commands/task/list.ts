@@ -220,27 +220,42 @@ export function joinRows(bytes: Buffer, rows: RawRows, order: Int32Array, encode
  * the log's order (tasks created in the same millisecond kept in the log's order among themselves), with encoded
  * ones anywhere among them. Written within the log's own bytes, which the read has already brought into memory: the
  * room after them (see roomAfter) is memory touched for the first time, and on a machine where that costs ~12 µs a
- * page, writing 27 MB of output there cost ~80 ms of list --json at 100,000 rows; this costs ~30. The rows are packed
- * to the front in the log's order (each one to a place at or before its own, as the check below makes sure: no row
- * is written over one not yet moved), the packed bytes reversed as a whole (each run of rows then stands where it is
- * to be printed, backwards) and each run turned back; the encoded ones are then made room for, from the end (every
- * row moves right or stays). False, and nothing written, for any other order or where a row would be written over
- * one not yet moved.
+ * page, writing 27 MB of output there cost ~80 ms of list --json at 100,000 rows. Only whole rows are moved, with
+ * copyWithin (a loop over their bytes to turn them around cost more than the page faults at 10,000 rows):
+ * - the rows are packed against the end of the log's bytes, in the log's order, each followed by a comma (each one
+ *   moves right, and no row is written over one not yet moved: checked first);
+ * - the output is written from the front: each run of rows (the last run packed is printed first) is copied whole,
+ *   and each encoded row written; when the next one does not fit before the rows still packed, those move right
+ *   into the room the copied ones left.
+ * The room at the front is the lines' other bytes (their stems and stamps: a quarter of the log): a run, or an
+ * encoded row, that would not fit in it, or any other order, is left to joinRows (false, nothing written).
  */
 function reversedInPlace(bytes: Buffer, rows: RawRows, order: Int32Array, encoded: string[], size: number): boolean {
   const { count, from, to } = rows;
   // The rows in order must be runs of the log's order, each run just before the one printed after it: for example
-  // 7 8 9, 4 5 6, 3, 0 1 2. `joined[k]`: row k+1 is printed just after row k (same run).
+  // 7 8 9, 4 5 6, 3, 0 1 2. `joined[k]`: row k+1 is printed just after row k (same run: an encoded row between them
+  // ends the run, and such an order is then refused).
   const joined = new Uint8Array(count);
   let runStart = -1;
   let previous = -1;
   let runEnd = count - 1; // where the next run must end
+  let widest = 0; // the longest run, with its commas
+  let run = 0;
+  let encodedBytes = 0; // with their commas
+  let between = false; // an encoded row since the last row
   for (let i = 0; i < order.length; i++) {
     const code = order[i];
-    if (code < 0) continue;
-    if (runStart !== -1 && code === previous + 1) {
+    if (code < 0) {
+      encodedBytes += Buffer.byteLength(encoded[-code - 1]) + 1;
+      between = true;
+      continue;
+    }
+    const follows = !between;
+    between = false;
+    if (runStart !== -1 && code === previous + 1 && follows) {
       joined[previous] = 1;
       previous = code;
+      run += to[code] - from[code] + 1;
       continue;
     }
     if (runStart !== -1) {
@@ -248,59 +263,60 @@ function reversedInPlace(bytes: Buffer, rows: RawRows, order: Int32Array, encode
       runEnd = runStart - 1;
     }
     runStart = previous = code;
+    widest = Math.max(widest, run);
+    run = to[code] - from[code] + 1;
   }
-  if (runStart !== -1 && previous !== runEnd) return false;
-  if (runStart !== -1 && runStart !== 0) return false;
-  // Where each row is packed (followed by a comma): at or before where it starts.
-  let packed = 0;
-  for (let k = 0; k < count; k++) {
-    if (packed > from[k]) return false;
-    packed += to[k] - from[k] + 1;
+  widest = Math.max(widest, run);
+  if (runStart !== -1 && (previous !== runEnd || runStart !== 0)) return false;
+  // Packed against the end: row k from `packed[k]` (each row moves right, past every row before it, which is in the
+  // log's order and not yet moved).
+  const end = bytes.length;
+  let at = end;
+  for (let k = count - 1; k >= 0; k--) {
+    at -= to[k] - from[k] + 1;
+    if (at < from[k] || (k > 0 && to[k - 1] > from[k])) return false;
   }
-  packed = 0;
-  for (let k = 0; k < count; k++) {
+  // The room at the front, less "[", less every encoded row: what is left for a run however far the output has come.
+  if (widest > at - 1 - encodedBytes) return false;
+  let packed = end;
+  for (let k = count - 1; k >= 0; k--) {
+    const length = to[k] - from[k];
+    packed -= length + 1;
     bytes.copyWithin(packed, from[k], to[k]);
-    packed += to[k] - from[k];
-    bytes[packed++] = 0x2c; // ","
+    bytes[packed + length] = 0x2c; // ","
   }
-  // "," then the runs newest first, each backwards; then each run turned back, by a loop over its bytes (a native
-  // reverse needs a view of each run: at 10,000 rows, 1.4 MB of views, and no faster). Row 0's run ends where the
-  // packed bytes do.
-  bytes.subarray(0, packed).reverse();
-  let end = packed;
-  for (let k = 0; k < count;) {
-    let span = to[k] - from[k];
-    while (joined[k]) span += 1 + to[++k] - from[k];
-    k++;
-    const start = end - span;
-    for (let a = start, z = end - 1; a < z; a++, z--) {
-      const byte = bytes[a];
-      bytes[a] = bytes[z];
-      bytes[z] = byte;
-    }
-    end = start - 1;
-  }
-  // "[" over the first comma: the rows, as printed, end at `packed`. The encoded ones are placed from the end
-  // backwards: each row moves right by the encoded bytes (and their commas) before it, so it is never written over
-  // one not yet moved.
-  bytes[0] = 0x5b;
-  let at = size - 2;
-  bytes.write("]\n", at);
-  let rowEnd = packed; // where the last row not yet placed ends now
-  for (let i = order.length - 1; i >= 0; i--) {
+  // The rows still packed are [unread, unreadEnd): runs are taken from its end.
+  let unread = packed;
+  let unreadEnd = end;
+  let out = 0;
+  bytes[out++] = 0x5b; // "["
+  const room = (needed: number) => {
+    if (out + needed <= unread) return;
+    bytes.copyWithin(end - (unreadEnd - unread), unread, unreadEnd);
+    unread = end - (unreadEnd - unread);
+    unreadEnd = end;
+  };
+  for (let i = 0; i < order.length; i++) {
     const code = order[i];
     if (code < 0) {
       const text = encoded[-code - 1];
-      at -= Buffer.byteLength(text);
-      bytes.write(text, at);
-    } else {
-      const length = to[code] - from[code];
-      at -= length;
-      if (at !== rowEnd - length) bytes.copyWithin(at, rowEnd - length, rowEnd);
-      rowEnd -= length + 1;
+      room(Buffer.byteLength(text) + 1);
+      out += bytes.write(text, out);
+      bytes[out++] = 0x2c; // ","
+      continue;
     }
-    if (i > 0) bytes[--at] = 0x2c; // ","
+    let span = to[code] - from[code] + 1;
+    for (let k = code; joined[k]; k++, i++) span += to[k + 1] - from[k + 1] + 1;
+    room(span);
+    bytes.copyWithin(out, unreadEnd - span, unreadEnd);
+    out += span;
+    unreadEnd -= span;
   }
+  // The last comma is the closing bracket.
+  bytes[out - 1] = 0x5d; // "]"
+  bytes[out] = 0x0a;
+  // joinRows counted the same bytes: never otherwise, but a miscount would print a cut or padded document.
+  if (out + 1 !== size) throw new Error(`list --json: ${out + 1} bytes written where ${size} were counted`);
   return true;
 }
 
