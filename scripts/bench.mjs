@@ -195,7 +195,12 @@ if (want("list")) {
     // timed it: at 100,000 handles the collecting (27 MB copied into this process's fresh memory, which the child
     // waits on as the pipe fills) was a third of the time.
     const hEnv = { env: { ...env, MCP_TASK_HOME: h } };
-    const drained = (...args) => ["sh", ["-c", '"$0" "$@" | cat > /dev/null', process.execPath, ...args], hEnv];
+    // bash with pipefail: a listing that fails fails the run (sh's status would be cat's).
+    const drained = (...args) => [
+      "bash",
+      ["-o", "pipefail", "-c", '"$0" "$@" | cat > /dev/null', process.execPath, ...args],
+      hEnv,
+    ];
     const [node, listed] = timePair(drained("-e", "0"), drained(bin, "list", "--json"));
     row("list", `mcp-task list --json, ${n} handles, into a drained pipe`, listed);
     row("list", "node -e 0 into a drained pipe, timed in turns with it", node);
@@ -322,9 +327,9 @@ writeFileSync(
     `5 s idle, or over 30 s from 200 s after the 1,000 live tasks are all followed (the steady state: past the start's\n` +
     `work, the safety-net reads at their steady 2 a second and the batched handle writes begun), memory as RSS at the\n` +
     `end of that window. \`list\` of 100,000 handles is the text table into a pipe as well as \`--json\`. \`list\`'s ratios\n` +
-    `are timed into a pipe that \`cat > /dev/null\` drains (\`sh -c\`, \`node -e 0\` timed the same way), as a pipeline\n` +
-    `sees them; beside them, the output collected by this script's own process (spawnSync), as files before 2026-12-06\n` +
-    `timed it: collecting 27 MB made the child wait on this process's copying.\n\n` +
+    `are timed into a pipe that \`cat > /dev/null\` drains (\`bash -o pipefail -c\`, \`node -e 0\` timed the same\n` +
+    `way), as a pipeline sees them; beside them, the output collected by this script's own process (spawnSync), as\n` +
+    `files before 2026-12-06 timed it: collecting 27 MB made the child wait on this process's copying.\n\n` +
     `The broker, trace and auth figures are timed in turns with what they are compared to (${2 * runs + 1} runs each):\n` +
     `a task call through a warm broker (its broker and server already running, a 10 ms task, poll interval 200 ms)\n` +
     `beside the MCP Inspector daemon's warm plain call (\`mcpdo @ev tools/call echo\`, its connection to\n` +

@@ -268,8 +268,8 @@ function reversedInPlace(bytes: Buffer, rows: RawRows, order: Int32Array, encode
   }
   widest = Math.max(widest, run);
   if (runStart !== -1 && (previous !== runEnd || runStart !== 0)) return false;
-  // Packed against the end: row k from `packed[k]` (each row moves right, past every row before it, which is in the
-  // log's order and not yet moved).
+  // Packed against the end, each row moved right, and past the end of the row before it (the rows in the log's
+  // order, none yet moved): checked for every row before any is moved.
   const end = bytes.length;
   let at = end;
   for (let k = count - 1; k >= 0; k--) {
