@@ -1,7 +1,8 @@
 // Tasks on stdio servers outliving the command that started them, through a broker process: detach and
 // watch/respond later, crashes of the broker or of the server, idle shutdown, racing starts, stop, privacy.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
@@ -209,6 +210,35 @@ it("a server that crashes: its broker records it on the handle and leaves; watch
   expect(later.code, later.stderr).toBe(4);
   expect(later.stderr).toMatch(/server exited while the task was running/);
   expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
+});
+
+it("a command that reaches a broker as it leaves (its grace over) starts a new one and its call goes through", async () => {
+  // A broker leaving closes the connections it has not yet taken and removes its socket (lifecycle.ts): a command
+  // that dialled in that moment, on a loaded machine, ended with exit 4. The moment cannot be made to happen with a
+  // real broker at will, so a stand-in listens at the broker's socket and leaves as the broker does, on the first
+  // connection: listener closed, connection closed, socket removed.
+  const home = tempHome();
+  await detach(home, "task_slow", "ms=100", "--stdio", v2Stdio());
+  const [broker] = brokers(home);
+  const dir = join(home, "brokers");
+  const socket = join(
+    dir,
+    readdirSync(dir).find((name) => name.endsWith(".sock"))!,
+  );
+  expect((await runCli(["server", "stop", broker.name], { home })).code).toBe(0);
+  await gone([broker.pid, broker.serverPid]);
+  const leaving = createServer((connection) => {
+    leaving.close();
+    connection.destroy();
+    rmSync(socket, { force: true });
+  });
+  await new Promise<void>((resolve) => leaving.listen(socket, resolve));
+  const run = await runCli(["call", "task_complete", "--json", "--stdio", v2Stdio()], { home });
+  expect(run.code, run.stderr).toBe(0);
+  expect(leaving.listening).toBe(false); // it was reached, and left
+  expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
+  const [fresh] = brokers(home);
+  expect(fresh.pid).not.toBe(broker.pid);
 });
 
 it("two commands racing to start the same broker end up with one; server ps and server stop", async () => {

@@ -233,9 +233,11 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         generation,
         async ({ url }) => {
           const home = tempHome();
-          const huge = await timed(["call", "huge", "mb=48", "-s", url], { home });
+          // Refused, and in time: within the harness's 45 s. Not a tighter wall-clock bound: on two loaded cores, V1's
+          // two start-ups (this command's, then its session keeper's, which reads the reply) took 25 s once in CI
+          // (2 s on a quiet machine).
+          const huge = await runCli(["call", "huge", "mb=48", "-s", url], { home });
           expectError(huge, 4, /larger than 32 MiB/);
-          expect(huge.ms).toBeLessThan(20_000);
           const big = await runCli(["call", "huge", "mb=12", "-s", url], { home });
           expect(big.code, big.stderr.slice(0, 500)).toBe(0);
           expect(big.stdout.length).toBeGreaterThanOrEqual(12 * 1024 * 1024);

@@ -44,8 +44,8 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   const keeper = options.session && questionKeeperOf(options.session);
   const key = keeper !== undefined ? sessionBrokerKey(options.descriptor, keeper) : brokerKey(options.descriptor);
   const paths = brokerPaths(options.home, key);
-  const socket = await dial(paths.socket);
-  if (socket) return BrokerWire.open(socket, options.trace);
+  const running = await attach(paths.socket, options.trace);
+  if (running) return running;
   if (!options.start) {
     cleanUpAfter(paths);
     throw new NoBrokerError(
@@ -62,8 +62,8 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   });
   try {
     // Another command may have started it while we waited for the lock: then there is one broker, not two.
-    const raced = await dial(paths.socket);
-    if (raced) return BrokerWire.open(raced, options.trace);
+    const raced = await attach(paths.socket, options.trace);
+    if (raced) return raced;
     cleanUpAfter(paths);
     const spec: BrokerSpec = {
       name: options.name,
@@ -86,8 +86,8 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     child.unref();
     const until = options.clock.now() + START_TIMEOUT_MS;
     while (options.clock.now() < until) {
-      const ready = await dial(paths.socket);
-      if (ready) return BrokerWire.open(ready, options.trace);
+      const ready = await attach(paths.socket, options.trace);
+      if (ready) return ready;
       if (exited !== null) break;
       await options.clock.sleep(50);
     }
@@ -146,6 +146,23 @@ function readReport(path: string): WireError | undefined {
     return undefined;
   } finally {
     rmSync(path, { force: true });
+  }
+}
+
+/**
+ * The broker at a socket, attached; undefined when none listens there, or when the one there left before it answered.
+ * A broker leaving after its grace closes the connections it has not yet taken, removing its socket as it does, so
+ * a command that came at that moment finds none and starts one, as if it had come a moment later. (Such a command
+ * got "the connection to the server's broker closed" as its error, on a loaded machine, between two calls.)
+ */
+async function attach(path: string, trace?: Trace): Promise<BrokerWire | undefined> {
+  const socket = await dial(path);
+  if (!socket) return undefined;
+  try {
+    return await BrokerWire.open(socket, trace);
+  } catch (error) {
+    if (socket.destroyed) return undefined;
+    throw error;
   }
 }
 

@@ -93,3 +93,15 @@ export async function runMeasured(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The CPU time (s) of a command that only connects and lists the tools, run now: what any command costs before it
+ * does its work, on this machine under its present load. A bound on a wait is set above it: the start-up is most of
+ * a waiting command's CPU time, and two cores shared by many commands can double it (a 4 s wait at the poll ceiling
+ * cost 0.7 CPU-seconds on a quiet machine, 1.35 in CI; a spin costs seconds more).
+ */
+export async function startupCpu(server: string[], home: string): Promise<number> {
+  const run = await runMeasured(["tools", ...server], { home });
+  expect(run.code, run.stderr).toBe(0);
+  return run.cpu;
+}
