@@ -212,12 +212,12 @@ export async function listBrokers(
       continue;
     }
     if (typeof meta?.name !== "string" || !Number.isInteger(meta.pid)) continue; // not a record a broker wrote
-    const socket = await dial(paths.socket);
-    if (!socket) {
-      out.push({ ...meta, responding: false });
+    const wire = await attach(paths.socket);
+    if (!wire) {
+      // One that left as it was reached (its record removed as it went) is not listed.
+      if (existsSync(paths.meta)) out.push({ ...meta, responding: false });
       continue;
     }
-    const wire = await BrokerWire.open(socket);
     try {
       const status = (await wire.call("status")) as { clients: number; live: number; uptimeMs: number };
       // This very connection counts as a client: leave it out.
@@ -237,9 +237,8 @@ export async function listBrokers(
 
 /** Asks a broker to stop (it stops its server). */
 export async function stopBroker(home: string, key: string): Promise<boolean> {
-  const socket = await dial(brokerPaths(home, key).socket);
-  if (!socket) return false;
-  const wire = await BrokerWire.open(socket);
+  const wire = await attach(brokerPaths(home, key).socket);
+  if (!wire) return false;
   await wire.call("shutdown");
   await wire.close();
   return true;
