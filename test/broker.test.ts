@@ -1,8 +1,8 @@
 // Tasks on stdio servers outliving the command that started them, through a broker process: detach and
 // watch/respond later, crashes of the broker or of the server, idle shutdown, racing starts, stop, privacy.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
@@ -212,13 +212,24 @@ it("a server that crashes: its broker records it on the handle and leaves; watch
   expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
 });
 
+/** A stand-in for a broker at `socket` that leaves as one does on the first connection: listener, connection, files. */
+async function leavingBroker(socket: string, ...files: string[]): Promise<Server> {
+  const leaving = createServer((connection) => {
+    leaving.close();
+    connection.destroy();
+    for (const file of [socket, ...files]) rmSync(file, { force: true });
+  });
+  await new Promise<void>((resolve) => leaving.listen(socket, resolve));
+  return leaving;
+}
+
 it("a command that reaches a broker as it leaves (its grace over) starts a new one and its call goes through", async () => {
   // A broker leaving closes the connections it has not yet taken and removes its socket (lifecycle.ts): a command
   // that dialled in that moment, on a loaded machine, ended with exit 4. The moment cannot be made to happen with a
   // real broker at will, so a stand-in listens at the broker's socket and leaves as the broker does, on the first
   // connection: listener closed, connection closed, socket removed.
   const home = tempHome();
-  await detach(home, "task_slow", "ms=100", "--stdio", v2Stdio());
+  await detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio());
   const [broker] = brokers(home);
   const dir = join(home, "brokers");
   const socket = join(
@@ -227,18 +238,33 @@ it("a command that reaches a broker as it leaves (its grace over) starts a new o
   );
   expect((await runCli(["server", "stop", broker.name], { home })).code).toBe(0);
   await gone([broker.pid, broker.serverPid]);
-  const leaving = createServer((connection) => {
-    leaving.close();
-    connection.destroy();
-    rmSync(socket, { force: true });
-  });
-  await new Promise<void>((resolve) => leaving.listen(socket, resolve));
+  const leaving = await leavingBroker(socket);
   const run = await runCli(["call", "task_complete", "--json", "--stdio", v2Stdio()], { home });
   expect(run.code, run.stderr).toBe(0);
   expect(leaving.listening).toBe(false); // it was reached, and left
   expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
   const [fresh] = brokers(home);
   expect(fresh.pid).not.toBe(broker.pid);
+});
+
+it("server ps and server stop pass over a broker that leaves as they reach it", async () => {
+  const home = tempHome();
+  const dir = join(home, "brokers");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const meta = join(dir, "k1.json");
+  const record = JSON.stringify({ name: "leaving", pid: process.pid });
+  writeFileSync(meta, record, { mode: 0o600 });
+  const first = await leavingBroker(join(dir, "k1.sock"), meta);
+  const ps = await runCli(["server", "ps", "--json"], { home });
+  expect(ps.code, ps.stderr).toBe(0);
+  expect(first.listening).toBe(false);
+  expect(JSON.parse(ps.stdout)).toEqual([]);
+  writeFileSync(meta, record, { mode: 0o600 });
+  const second = await leavingBroker(join(dir, "k1.sock"), meta);
+  const stop = await runCli(["server", "stop", "leaving"], { home });
+  expect(second.listening).toBe(false);
+  expect(stop.code, stop.stderr).toBe(2);
+  expect(stop.stderr).toMatch(/^mcp-task: error: no broker runs for leaving\n/);
 });
 
 it("two commands racing to start the same broker end up with one; server ps and server stop", async () => {
