@@ -11,6 +11,9 @@
 import type { McpTaskError } from "../errors.js";
 import { PUSH_READ_PAUSE_MS } from "../limits.js";
 
+/** TextDecoder's option for a chunk of a stream (one object, not one per chunk). */
+const STREAMING = { stream: true };
+
 /** The notifications taken off the stream (V2's push, its older name, and a subscription's acknowledgement). */
 export const TASK_NOTIFICATIONS = new Set([
   "notifications/tasks",
@@ -153,14 +156,23 @@ export function tapTaskEvents(
   const events = new TaskEventReader(deliver);
   /** When the last chunk that had to be waited for came (see PUSH_READ_PAUSE_MS). */
   let lastFresh = -Infinity;
+  /**
+   * True from a read until the event loop's next check phase (an immediate): a read that resolves meanwhile took a
+   * chunk already queued, one that resolves after it waited for the network. One immediate a turn, not one a read:
+   * undici queues each event of the stream as a chunk of its own (about 1,000 a second on a dashboard's stream).
+   */
+  let sameTurn = false;
+  const turnEnds = () => (sameTurn = false);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        // Whether the read waits for the network (a turn of the event loop passes) or takes a chunk already queued.
-        let waited = false;
-        const turn = setImmediate(() => (waited = true));
+        if (!sameTurn) {
+          sameTurn = true;
+          setImmediate(turnEnds);
+        }
         const { value, done } = await reader.read();
-        clearImmediate(turn);
+        // Whether the read waited for the network (a turn of the event loop passed) or took a chunk already queued.
+        const waited = !sameTurn;
         if (done) {
           const last = events.read(decoder.decode()) + events.end();
           if (last) controller.enqueue(encoder.encode(last));
@@ -182,7 +194,7 @@ export function tapTaskEvents(
           controller.error(error);
           return;
         }
-        const out = events.read(decoder.decode(value, { stream: true }));
+        const out = events.read(decoder.decode(value, STREAMING));
         if (out) {
           controller.enqueue(encoder.encode(out));
           return;

@@ -75,8 +75,14 @@ export function trimHistory(history: Handle["history"]): void {
   for (let at = 1; at < history.length; at++) if (messageOnly(history[at], at)) messages++;
   if (messages <= MAX_HISTORY_MESSAGES && history.length <= MAX_HISTORY_ENTRIES) return;
   while (messages > MAX_HISTORY_MESSAGES) {
-    history.splice(history.findIndex(messageOnly), 1);
+    removeAt(history, history.findIndex(messageOnly));
     messages--;
   }
-  while (history.length > MAX_HISTORY_ENTRIES) history.splice(Math.max(1, history.findIndex(messageOnly)), 1);
+  while (history.length > MAX_HISTORY_ENTRIES) removeAt(history, Math.max(1, history.findIndex(messageOnly)));
+}
+
+/** Removes one entry in place: a splice returns an array of what it removed, garbage at once (see trimHistory). */
+function removeAt(history: Handle["history"], at: number): void {
+  history.copyWithin(at, at + 1);
+  history.length--;
 }

@@ -303,6 +303,8 @@ export class TaskWatch {
 function differs(a: Snapshot, b: Snapshot, answered: ReadonlySet<string>): boolean {
   if (a.status !== b.status || (a.statusMessage ?? "") !== (b.statusMessage ?? "")) return true;
   if ((a.pollIntervalMs ?? null) !== (b.pollIntervalMs ?? null)) return true;
+  // Most snapshots ask nothing: no arrays made for them (this runs at each push of each followed task).
+  if (a.inputRequests.length === 0 && b.inputRequests.length === 0) return false;
   const open = (snapshot: Snapshot) => snapshot.inputRequests.filter((request) => !answered.has(request.key));
   const [x, y] = [open(a), open(b)];
   return x.length !== y.length || x.some((request, i) => request.key !== y[i].key);
