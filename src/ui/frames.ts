@@ -30,22 +30,11 @@ export class Frames {
     return () => this.listeners.delete(listener);
   };
 
-  /**
-   * The clock's tick (see useNow): every change is applied now and drawn by the render the new time makes, in the same
-   * turn. The listeners are not told: Ink's React root is a legacy one, which renders at each update as it comes, so
-   * telling them as well drew two frames a second (two React renders, two of Ink's layouts and screens of styled
-   * characters) where one shows the same.
-   */
+  /** The clock's tick: the views hear of every change now, in the same turn as the new time (see useNow). */
   tick = (): void => {
     this.next.clear();
-    this.settle();
-  };
-
-  /** The views hear of every change now (not at the next frame). */
-  now(): void {
-    this.next.clear();
     this.tell();
-  }
+  };
 
   /** Tells the listeners of what changed at `at` at the latest (once, however much changes meanwhile). */
   due(at: number): void {

@@ -108,7 +108,7 @@ export class DashboardModel {
       if (page) {
         await new Promise((next) => setImmediate(next));
         await this.rescan().catch(() => {});
-        this.frames.now(); // drawn now, not at the next frame
+        this.frames.tick(); // drawn now, not at the next frame
         this.pending = undefined;
         read();
       }
