@@ -123,6 +123,9 @@ const LONG_RUN_HEAP_GROWING_PERCENT = 50;
  */
 const LONG_RUN_NEW_SPACE_BYTES = 8 * 1024 * 1024;
 
+/** The resident memory past which a long run's full collections reduce memory (see tuneForLongRun). */
+const LONG_RUN_RESIDENT_BYTES = 140 * 1024 * 1024;
+
 /**
  * V8 reads the growing factor at each full collection, so the flag takes effect when set at run time (node:v8 is
  * loaded here, not by every command at start). The young generation's size flag (--max-semi-space-size) is read
@@ -130,24 +133,33 @@ const LONG_RUN_NEW_SPACE_BYTES = 8 * 1024 * 1024;
  * it grows by is read at each growth: the new space is let grow (V8's factor, 2) while it is below
  * LONG_RUN_NEW_SPACE_BYTES, and not past it (a factor of 1).
  *
- * --optimize-for-size, read by V8 at each collection: every full collection reduces memory (the old generation
- * kept near what is live, freed pages given back, the new space shrunk, then let grow back to the cap here). A
- * dashboard following 1,000 live tasks, paired beside one without it (90 s windows, same machine, flags set at run
- * time in turns): its old generation 39 MB for 38 live, against 65 for 43; resident 125-149 MiB (mean 138) against
- * 146-151 (149), at +1.4 points of CPU (13.7 % against 12.3). Left at the 2 MB it shrinks to, the new space was
- * collected 8 times a second: 124-143 MiB, but +2.8 points.
+ * --optimize-for-size (read by V8 at each collection) makes every full collection reduce memory: the old generation
+ * compacted and kept near what is live, freed pages given back, the new space shrunk (then let grow back to the cap).
+ * Left on for good, as it was, it cost a dashboard following 1,000 live tasks 3 to 4 points of CPU (14.5 and 15.8 %
+ * against 10.5; in turns, same machine): each of its collections left the old generation so little room that two
+ * more came 0.65 s apart and freed 1.5 MB each (--trace-gc). Off for good, the new space kept the 32 MB a start
+ * grows it to (a dashboard reading 1,000 handles and making each task's first read, faster than the watch below
+ * sees), which V8 shrinks only in a collection that reduces memory: 168-179 MiB resident. So it is on only while
+ * needed: while the new space is past the cap, and while the process is past LONG_RUN_RESIDENT_BYTES resident (a
+ * dashboard following many more tasks keeps memory first).
  */
 function tuneForLongRun(): void {
   void import("node:v8").then(({ setFlagsFromString, getHeapSpaceStatistics }) => {
     setFlagsFromString(`--heap-growing-percent=${LONG_RUN_HEAP_GROWING_PERCENT}`);
-    setFlagsFromString("--optimize-for-size");
     let growing = true;
+    let reducing = false;
     const watch = setInterval(() => {
-      const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
-      const grow = young !== undefined && young.space_size < LONG_RUN_NEW_SPACE_BYTES;
-      if (grow === growing) return;
-      growing = grow;
-      setFlagsFromString(`--semi-space-growth-factor=${grow ? 2 : 1}`);
+      const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
+      const grow = young < LONG_RUN_NEW_SPACE_BYTES;
+      if (grow !== growing) {
+        growing = grow;
+        setFlagsFromString(`--semi-space-growth-factor=${grow ? 2 : 1}`);
+      }
+      const reduce = young > LONG_RUN_NEW_SPACE_BYTES || process.memoryUsage.rss() > LONG_RUN_RESIDENT_BYTES;
+      if (reduce !== reducing) {
+        reducing = reduce;
+        setFlagsFromString(reduce ? "--optimize-for-size" : "--no-optimize-for-size");
+      }
     }, 250);
     watch.unref();
   });
