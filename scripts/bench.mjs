@@ -324,7 +324,7 @@ writeFileSync(
     `showing it (at 100,000 handles also the median of 5 beside \`node -e 0\` timed the same way, in turns), a key's\n` +
     `time from the key sent to its effect on screen (sent as the first frame shows, when the rest of a large store is\n` +
     `still being read), at its first press and as the median of the 5 presses after it, CPU from /proc/<pid>/stat over\n` +
-    `5 s idle, or over 30 s from 200 s after the 1,000 live tasks are all followed (the steady state: past the start's\n` +
+    `5 s idle, or over 60 s from 200 s after the 1,000 live tasks are all followed (the steady state: past the start's\n` +
     `work, the safety-net reads at their steady 2 a second and the batched handle writes begun), memory as RSS at the\n` +
     `end of that window. \`list\` of 100,000 handles is the text table into a pipe as well as \`--json\`. \`list\`'s ratios\n` +
     `are timed into a pipe that \`cat > /dev/null\` drains (\`bash -o pipefail -c\`, \`node -e 0\` timed the same\n` +
