@@ -127,8 +127,8 @@ const LONG_RUN_NEW_SPACE_BYTES = 8 * 1024 * 1024;
  * The resident memory past which a long run's full collections reduce memory, and the one below which they stop
  * again (see tuneForLongRun). One threshold for both, at 140 MiB, turned the reducing on and off over and over in a
  * dashboard following 1,000 live tasks, which sits at 138-146 MiB: 11.2, 11.8 and 13.7 % CPU at 138-140 MiB, against
- * 8.8, 8.8 and 9.1 % at 145-146 MiB with the reducing off below 146 (in turns, same machine, 40 s windows). Under it,
- * the reducing brought such a dashboard to 138-140 MiB: it stops below 140.
+ * 8.8, 8.8 and 9.1 % at 145-146 MiB with the reducing off below 146 (in turns, same machine, 40 s windows). The
+ * reducing held that dashboard at 138-140 MiB, so it stops below 140: a level it reaches.
  */
 const LONG_RUN_RESIDENT_BYTES = 146 * 1024 * 1024;
 const LONG_RUN_RESIDENT_LOW_BYTES = 140 * 1024 * 1024;
