@@ -222,6 +222,25 @@ describe("a hostile authorization server", { timeout: 120_000 }, () => {
     expect(opened[0]!.startsWith(`${origin}/authorize?`)).toBe(true);
   });
 
+  it("no sign-in for a saved server reached in plain http on another host: its token would travel in clear", async () => {
+    const remoteMcp = "http://mcp.remote.test/mcp";
+    // A well-behaved authorization server (on this machine) for a resource that names itself at the remote address.
+    await hostile({}, { resource: remoteMcp, authorization_servers: [new URL("/", url).href] });
+    const home = tempHome();
+    expect((await runCli(["server", "add", "demo", "--url", remoteMcp], { home })).code).toBe(0);
+    const seen = await requests();
+    const open = browser();
+    const login = await runCli(["login", "demo"], { home, env: open.env, timeoutMs: 30_000 });
+    expect(login.code, login.stderr).toBe(8);
+    expect(login.stderr).toMatch(/demo's address http:\/\/mcp\.remote\.test\/mcp is plain http to another host/);
+    const tools = await runCli(["tools", "-s", "demo"], { home, env: open.env, timeoutMs: 30_000 });
+    expect(tools.code, tools.stderr).toBe(8);
+    expect(tools.stderr).not.toMatch(/signing in|hint: sign in: mcp-task login/);
+    expect(tools.stderr).toMatch(/hint: .*save the server's https address/);
+    expect(open.opened()).toEqual([]);
+    expect((await seen()).filter((line) => /\/register|\/token|\/authorize/.test(line))).toEqual([]);
+  });
+
   it("a refresh does not send the refresh token to a token endpoint in plain http on another host, even one the SDK would allow (*.localhost)", async () => {
     const home = await savedDemo();
     const open = browser();
