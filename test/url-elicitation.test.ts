@@ -148,7 +148,7 @@ describe("pages that break the rule: https, or plain http on this machine (src/s
     expect(json.stdout).toMatch(/"code":\s*"unsafe_url"/);
   });
 
-  it("a page a -32042 lists is refused the same way, before anything is opened", async () => {
+  it("a page a -32042 lists is refused the same way, before any of its pages is opened", async () => {
     const visits = browser();
     const args = [
       "call",
@@ -162,6 +162,16 @@ describe("pages that break the rule: https, or plain http on this machine (src/s
     const call = await runCli(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
     expect(call.code, call.stderr).toBe(8);
     expect(call.stderr).toMatch(/whose address is a x-custom: address, not a web page/);
+    expect(visits.opened()).toEqual([]);
+    // A list of two, the first a page that keeps the rule: nothing opened, not even that one.
+    const both = ["url=https://pay.remote.test/ok", "also=file:///etc/passwd"];
+    const mixed = await runCli(["call", "needs_page", ...both, "-s", v2.url, "--open-url", "pay.remote.test"], {
+      home: tempHome(),
+      env: visits.env,
+      timeoutMs: 30_000,
+    });
+    expect(mixed.code, mixed.stderr).toBe(8);
+    expect(mixed.stderr).toMatch(/whose address is a file: address/);
     expect(visits.opened()).toEqual([]);
   });
 

@@ -247,6 +247,11 @@ export async function callAfterUrlElicitations<T>(
     } catch (error) {
       const requests = urlElicitationsOf(error);
       if (!requests || requests.length === 0 || round >= MAX_URL_ELICITATION_ROUNDS) throw error;
+      // Every page judged before any is put to the person or opened: one refused refuses the call (exit 8).
+      for (const request of requests) {
+        const view = viewUrl(request.params.url);
+        if (!view.openable) throw unsafePage(request, view, null);
+      }
       for (const request of requests) {
         const response = await ask(request);
         if (response.action !== "accept")
