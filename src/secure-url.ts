@@ -9,9 +9,9 @@ import { cutText, UnsafeUrlError } from "./errors.js";
 import { MAX_URL_SHOWN } from "./limits.js";
 import { sanitizeLine } from "./sanitize.js";
 
-declare const judged: unique symbol;
+declare const kept: unique symbol;
 /** A URL that keeps the rule (made only by judgeUrl): what may be opened, or sent a secret. */
-export type SecureUrl = URL & { readonly [judged]: true };
+export type SecureUrl = URL & { readonly [kept]: true };
 
 /** The rule in words, for messages. */
 export const SECURE_URL_RULE = "mcp-task opens pages and sends tokens only over https, or plain http on this machine";
@@ -50,19 +50,19 @@ export function shownUrl(raw: string | URL, judged = judgeUrl(raw)): string {
  * The address, parsed, when it keeps the rule; else UnsafeUrlError (exit 8) naming it: `what` says whose it is
  * ("demo's authorization page").
  */
-export function secureUrl(raw: string | URL, what: string, hint?: string): SecureUrl {
+export function secureUrl(raw: string | URL, what: string): SecureUrl {
   const judged = judgeUrl(raw);
   if (judged.why === undefined) return judged.url;
-  throw new UnsafeUrlError(`${what} ${shownUrl(raw, judged)} ${judged.why}: ${SECURE_URL_RULE}`, hint);
+  throw new UnsafeUrlError(`${what} ${shownUrl(raw, judged)} ${judged.why}: ${SECURE_URL_RULE}`);
 }
+
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
  * A fetch that sends nothing to an address breaking the rule (UnsafeUrlError before the request is made): what
  * every request of a sign-in, a refresh and a revocation goes through. It follows no redirect itself: the SDK's
  * auth() follows them one hop at a time (each through here), within the origin; others pass `redirect: "manual"`.
  */
-export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
-
 export function secureFetch(next: FetchLike, what: string): FetchLike {
   return (input, init) => next(secureUrl(input, what).href, init);
 }
