@@ -95,9 +95,18 @@ export class RpcError extends ServerError {
 /** The server requires authorization (HTTP 401) or refused what was given (403): exit 8. */
 export class AuthRequiredError extends McpTaskError {
   override readonly exitCode = ExitCode.authRequired;
-  override readonly code = "auth_required";
+  override readonly code: string = "auth_required";
   /** A 403 `insufficient_scope`: the scope the server asked for (step-up), where it named one. */
   scope?: string;
+}
+
+/**
+ * A page mcp-task was to open in a browser, or an endpoint it was to send a token or secret to, that is neither
+ * https nor plain http on this machine (src/secure-url.ts): refused before anything is registered, sent or opened
+ * (exit 8: the sign-in, or the page, cannot go ahead).
+ */
+export class UnsafeUrlError extends AuthRequiredError {
+  override readonly code = "unsafe_url";
 }
 
 /** The task is unknown or expired on the server, or no saved handle matches: exit 5. */

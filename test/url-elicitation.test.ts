@@ -88,13 +88,12 @@ describe("URL-mode elicitation during a task (SDK v1 server over HTTP)", () => {
   it("a URL with escape sequences and a look-alike punycode host is shown safely, with warnings, never opened", async () => {
     const home = tempHome();
     const visits = browser();
-    const url = "http://xn--pple-43d.com/\u001b[2J\u001b]0;owned\u0007login";
+    const url = "https://xn--pple-43d.com/\u001b[2J\u001b]0;owned\u0007login";
     const call = await runCli(["call", "open-page", `url=${url}`, "-s", http.url], { home, env: visits.env });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
-    expect(call.stderr).toContain("host: http://xn--pple-43d.com");
+    expect(call.stderr).toContain("host: https://xn--pple-43d.com");
     expect(call.stderr).toMatch(/punycode: it displays as "аpple\.com"/);
-    expect(call.stderr).toMatch(/not https/);
     expect(call.stderr).toMatch(/--open-url xn--pple-43d\.com/);
     expect(visits.opened()).toEqual([]);
   });
@@ -120,6 +119,70 @@ describe("URL-mode elicitation in a 2026-07-28 task's inputRequests (our V2 serv
     expect(visits.opened()).toEqual([url]);
     const result = await runCli(["result", taskId], { home });
     expect(result.stdout).toMatch(/page: accept/);
+  });
+});
+
+describe("pages that break the rule: https, or plain http on this machine (src/secure-url.ts)", () => {
+  it("a task's page that is not a web page, or plain http to another host, is refused with exit 8 whatever was consented, never opened", async () => {
+    const pages: Array<[string, RegExp]> = [
+      ["file:///etc/passwd", /whose address is a file: address, not a web page/],
+      ["x-custom://pay.remote.test/now", /whose address is a x-custom: address/],
+      ["javascript:alert(document.cookie)", /whose address is a javascript: address/],
+      ["http://pay.remote.test/checkout", /whose address is plain http to another host/],
+    ];
+    for (const [url, why] of pages) {
+      const visits = browser();
+      const args = ["call", "task_open_page", `url=${url}`, "-s", v2.url, "--open-url", "pay.remote.test"];
+      const call = await runCli(args, { home: tempHome(), env: visits.env });
+      expect(call.code, `${url}: ${call.stderr}`).toBe(8);
+      expect(call.stderr).toMatch(why);
+      expect(call.stderr).toMatch(/only over https, or plain http on this machine/);
+      expect(call.stderr).toMatch(/^hint: decline it: mcp-task respond --decline \S+/m);
+      expect(visits.opened(), url).toEqual([]);
+    }
+    const json = await runCli(["call", "task_open_page", "url=file:///etc/passwd", "-s", v2.url, "--json"], {
+      home: tempHome(),
+      env: browser().env,
+    });
+    expect(json.code).toBe(8);
+    expect(json.stdout).toMatch(/"code":\s*"unsafe_url"/);
+  });
+
+  it("a page a -32042 lists is refused the same way, before any of its pages is opened", async () => {
+    const visits = browser();
+    const args = [
+      "call",
+      "needs_page",
+      "url=x-custom://pay.remote.test/",
+      "-s",
+      v2.url,
+      "--open-url",
+      "pay.remote.test",
+    ];
+    const call = await runCli(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
+    expect(call.code, call.stderr).toBe(8);
+    expect(call.stderr).toMatch(/whose address is a x-custom: address, not a web page/);
+    expect(visits.opened()).toEqual([]);
+    // A list of two, the first a page that keeps the rule: nothing opened, not even that one.
+    const both = ["url=https://pay.remote.test/ok", "also=file:///etc/passwd"];
+    const mixed = await runCli(["call", "needs_page", ...both, "-s", v2.url, "--open-url", "pay.remote.test"], {
+      home: tempHome(),
+      env: visits.env,
+      timeoutMs: 30_000,
+    });
+    expect(mixed.code, mixed.stderr).toBe(8);
+    expect(mixed.stderr).toMatch(/whose address is a file: address/);
+    expect(visits.opened()).toEqual([]);
+  });
+
+  it("what is opened is the address as parsed, the one judged and consented to: never the server's text", async () => {
+    const visits = browser();
+    // The WHATWG parser ends the host at the backslash (example.com); a parser that does not would read evil.test.
+    const url = "https://example.com\\@evil.test/pay";
+    const args = ["call", "needs_page", `url=${url}`, "-s", v2.url, "--open-url", "example.com"];
+    const call = await runCli(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
+    expect(call.code, call.stderr).toBe(0);
+    expect(visits.opened()).toEqual(["https://example.com/@evil.test/pay"]);
   });
 });
 

@@ -1,7 +1,9 @@
 // Sending a person to the authorization page: `$BROWSER` when set (the convention gh and xdg-open follow: a
 // command, given the URL as its last argument), else the platform's opener; when neither may be used, the URL is
-// printed and the person opens it.
+// printed and the person opens it. Only an address that keeps src/secure-url.ts's rule is handed over, as its
+// parsed `href`.
 import { parseCommandLine } from "../protocol/server.js";
+import { secureUrl, type SecureUrl } from "../secure-url.js";
 
 export interface OpenPolicy {
   env: Record<string, string | undefined>;
@@ -29,8 +31,13 @@ export function maySignIn(policy: OpenPolicy): boolean {
   return opener(policy) !== undefined;
 }
 
-/** Runs the opener with the URL; resolves false when it could not be started or failed (then print the URL). */
-export async function openUrl(command: { command: string; args: string[] }, url: string): Promise<boolean> {
+/**
+ * Runs the opener with the page (judged by the caller, who names it; judged again here, so that nothing reaches a
+ * browser around the rule) as its parsed `href`; resolves false when it could not be started or failed (then print
+ * the address).
+ */
+export async function openUrl(command: { command: string; args: string[] }, page: SecureUrl): Promise<boolean> {
+  const url = secureUrl(page, "the page").href;
   // Loaded here, not at the top: this module is in every command's start, and node:child_process (with node:net,
   // which it loads) is ~3 ms of it.
   const { spawn } = await import("node:child_process");

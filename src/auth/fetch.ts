@@ -14,6 +14,7 @@ import {
   type AuthResult,
 } from "@modelcontextprotocol/client";
 import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS } from "../limits.js";
+import { secureFetch } from "../secure-url.js";
 import type { StoredProvider } from "./provider.js";
 
 export type Authorize = (next: typeof fetch) => typeof fetch;
@@ -89,7 +90,12 @@ export async function quietAuth(provider: StoredProvider, options: AuthOptions):
       if (!(typeof args[0] === "string" && args[0].startsWith("[mcp-sdk]"))) warn(...args);
     };
   try {
-    return await auth(provider, options);
+    // Every request of a sign-in, a refresh and the client-credentials grant (discovery, registration, token) goes
+    // only to an address that keeps the rule (src/secure-url.ts): a secret is never sent in clear, nor anywhere else.
+    return await auth(provider, {
+      ...options,
+      fetchFn: secureFetch(options.fetchFn ?? fetch, "the authorization server at"),
+    });
   } finally {
     if (--quiet === 0) console.warn = warn;
   }

@@ -9,6 +9,7 @@ import type {
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { resolveEnvRefs } from "../protocol/server.js";
+import { secureUrl } from "../secure-url.js";
 import type { OAuthClientSettings } from "../store/settings.js";
 import type { AuthStore } from "./store.js";
 
@@ -136,6 +137,7 @@ export class StoredProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    judgeAuthorizationServer(state); // before anything is registered, sent or opened: auth() saves it first
     this.store.update(this.url, (record) => (record.discovery = state));
   }
 
@@ -159,4 +161,22 @@ export class StoredProvider implements OAuthClientProvider {
     if (scope) params.set("scope", scope);
     return params;
   }
+}
+
+/**
+ * An authorization server is used only when it and every endpoint its metadata names for the sign-in (its issuer,
+ * the authorization page, the token and registration endpoints) keep the rule of src/secure-url.ts: else
+ * UnsafeUrlError (exit 8), thrown where auth() saves what it discovered, before it registers a client, asks for a
+ * token or opens a page. (A revocation endpoint that breaks it is only not used: logout.ts.)
+ */
+function judgeAuthorizationServer(state: OAuthDiscoveryState): void {
+  const metadata = (state.authorizationServerMetadata ?? {}) as Record<string, unknown>;
+  const named: Array<[string, unknown]> = [
+    ["the authorization server", state.authorizationServerUrl],
+    ["the authorization server's issuer", metadata.issuer],
+    ["the authorization server's authorization page", metadata.authorization_endpoint],
+    ["the authorization server's token endpoint", metadata.token_endpoint],
+    ["the authorization server's registration endpoint", metadata.registration_endpoint],
+  ];
+  for (const [what, value] of named) if (value !== undefined) secureUrl(String(value), what);
 }

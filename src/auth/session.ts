@@ -5,9 +5,10 @@
 import { computeScopeUnion } from "@modelcontextprotocol/client";
 import type { IO } from "../context.js";
 import { MAX_SCOPE_STEP_UPS } from "../limits.js";
-import { AuthRequiredError } from "../errors.js";
+import { AuthRequiredError, UnsafeUrlError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine, secretForms } from "../sanitize.js";
+import { judgeUrl, SECURE_URL_RULE } from "../secure-url.js";
 import { connect, type ConnectOptions } from "../protocol/connect.js";
 import { savedServer, type ServerDescriptor } from "../protocol/server.js";
 import type { Wire } from "../protocol/wire.js";
@@ -42,7 +43,8 @@ function signInFor(
 ): { name: string; provider: StoredProvider; signInAgain?: SignInAgain } | undefined {
   // Tokens, like headers, are spent only on a server the person saved (protocol/server.ts: credentialed).
   const saved = savedServer(descriptor, session.settings.servers());
-  if (!saved) return undefined;
+  // Nor on a server reached in clear (src/secure-url.ts): no token is presented, and no sign-in starts there.
+  if (!saved || judgeUrl(descriptor.url).why) return undefined;
   const client = session.settings.client(saved.name);
   const store = new AuthStore(session.home);
   const onSecret = (secret: string) => {
@@ -84,12 +86,20 @@ export async function connectSignedIn(
 ): Promise<Wire> {
   if (descriptor.transport !== "http") return connect(descriptor, options);
   const signed = signInFor(descriptor, session, options.env);
-  if (!signed) return connect(descriptor, options);
+  if (!signed)
+    return connect(descriptor, options).catch((error: unknown) => {
+      // A saved server reached in clear that asks for a sign-in: `login` would refuse it (signin.ts).
+      if (error instanceof AuthRequiredError && judgeUrl(descriptor.url).why)
+        error.hint = `${SECURE_URL_RULE}: save the server's https address`;
+      throw error;
+    });
   const { provider, signInAgain } = signed;
   try {
     return await connect(descriptor, { ...options, authorize: authorizedFetch(provider, descriptor.url, signInAgain) });
   } catch (error) {
-    if (error instanceof AuthRequiredError) error.hint = `sign in: mcp-task login ${signed.name}`;
+    // A refused page or endpoint (UnsafeUrlError): signing in again would meet it again.
+    if (error instanceof AuthRequiredError && !(error instanceof UnsafeUrlError))
+      error.hint = `sign in: mcp-task login ${signed.name}`;
     throw error;
   }
 }

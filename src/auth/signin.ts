@@ -10,6 +10,7 @@ import type { OAuthClientSettings } from "../store/settings.js";
 import { opener, openUrl, type OpenPolicy } from "./browser.js";
 import { quietAuth } from "./fetch.js";
 import { proxiedFetch } from "../protocol/proxy.js";
+import { secureUrl } from "../secure-url.js";
 import { listen } from "./loopback.js";
 import { StoredProvider } from "./provider.js";
 import type { AuthStore } from "./store.js";
@@ -47,6 +48,8 @@ export async function signIn(o: SignIn): Promise<"signed-in" | "not-needed"> {
   const net = (await proxiedFetch(o.env)) ?? fetch;
   const challenge = await challengeOf(o, net);
   if (challenge === "open") return "not-needed";
+  // The token would be sent to the server itself on every request.
+  secureUrl(o.url, `${o.name}'s address`);
   try {
     if (o.client?.grant === "client_credentials") {
       const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret);
@@ -77,13 +80,16 @@ async function browserSignIn(o: SignIn, net: typeof fetch, challenged: Challenge
   const state = randomBytes(24).toString("base64url");
   const loopback = await listen(state);
   try {
+    // The authorization page, judged (its server's metadata was judged before anything was registered: provider.ts),
+    // and its host said before the browser is opened: a sign-in may start on its own inside a command (a 401).
     const show = async (url: URL) => {
+      const page = secureUrl(url, `${o.name}'s authorization page`);
       const command = opener(o.policy);
-      if (command && (await openUrl(command, url.href))) {
-        o.note(`opened the browser to sign in to ${o.name}; waiting for it to come back`);
-        return;
+      if (command) {
+        o.note(`opening ${sanitizeLine(page.origin)} in the browser to sign in to ${o.name}`);
+        if (await openUrl(command, page)) return o.note("waiting for the browser to come back");
       }
-      o.note(`to sign in to ${o.name}, open this address in a browser: ${sanitizeLine(url.href)}`);
+      o.note(`to sign in to ${o.name}, open this address in a browser: ${sanitizeLine(page.href)}`);
     };
     const provider = new StoredProvider(
       o.store,

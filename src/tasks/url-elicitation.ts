@@ -4,9 +4,10 @@
 // before the host), the consent rule (a person says yes, or the host was named ahead with --open-url), and a
 // call refused with -32042 (URLElicitationRequiredError) retried once its pages were visited.
 import { domainToUnicode } from "node:url";
-import { cutText, InputRequiredError, RpcError } from "../errors.js";
+import { cutText, InputRequiredError, RpcError, UnsafeUrlError } from "../errors.js";
 import { MAX_URL_ELICITATION_ROUNDS, MAX_URL_SHOWN } from "../limits.js";
 import { sanitize, sanitizeLine, shellValue, shellWord } from "../sanitize.js";
+import { judgeUrl, SECURE_URL_RULE } from "../secure-url.js";
 import type { Clock } from "../model.js";
 import type { InputRequest, InputResponse, Wire } from "../protocol/wire.js";
 import { inputUnavailable, type InputProvider } from "./input.js";
@@ -22,7 +23,9 @@ export interface UrlView {
   readonly origin: string;
   /** The host name as the URL parser reads it (lower case, punycode), or "". */
   readonly host: string;
-  /** Only http and https addresses are opened. */
+  /** The address as parsed (what is opened: never the server's text), or "" when it does not parse. */
+  readonly href: string;
+  /** Only addresses that keep src/secure-url.ts's rule are opened: https, or plain http on this machine. */
   readonly openable: boolean;
   readonly warnings: readonly string[];
 }
@@ -44,13 +47,15 @@ export function viewUrl(raw: unknown): UrlView {
       shown: cutText(sanitizeLine(text), MAX_URL_SHOWN),
       origin: "",
       host: "",
+      href: "",
       openable: false,
       warnings: ["not a valid URL: it is not opened"],
     };
   }
   const warnings: string[] = [];
   const web = url.protocol === "https:" || url.protocol === "http:";
-  if (!web) warnings.push(`a ${sanitizeLine(url.protocol)} address, not a web page: it is not opened`);
+  const judged = judgeUrl(url);
+  if (judged.why !== undefined) warnings.push(`the address ${judged.why}: it is not opened`);
   else if (url.protocol === "http:") warnings.push("not https: what you type there travels unencrypted");
   const host = url.hostname;
   if (IPV4.test(host) || host.startsWith("[")) warnings.push("the host is an IP address, not a name");
@@ -64,7 +69,8 @@ export function viewUrl(raw: unknown): UrlView {
     shown: cutText(sanitizeLine(url.href), MAX_URL_SHOWN),
     origin: web ? `${url.protocol}//${url.host}` : "",
     host,
-    openable: web,
+    href: url.href,
+    openable: judged.why === undefined,
     warnings,
   };
 }
@@ -101,7 +107,7 @@ export interface UrlPolicy {
   readonly person: boolean;
   /** --decline: every question, a URL one included, is declined. */
   readonly decline?: boolean;
-  /** Opens the page in the browser, or prints it where nothing can open it. */
+  /** Opens the page (`url`: the address as parsed and judged) in the browser, or prints it where nothing can. */
   open(url: string, view: UrlView): Promise<void>;
 }
 
@@ -136,7 +142,8 @@ export function urlAware(inner: InputProvider, policy: UrlPolicy): InputProvider
       }
       if (policy.decline) return { action: "decline" };
       const view = viewUrl(request.params.url);
-      if (!view.openable) return { action: "decline" }; // nothing a browser should be handed
+      // Nothing a browser should be handed: refused (exit 8) before anyone is asked, whoever is there.
+      if (!view.openable) throw unsafePage(request, view, taskId);
       let response: InputResponse = { action: "accept", content: {} };
       if (!preConsented(policy.hosts, view)) {
         if (!policy.person)
@@ -147,11 +154,21 @@ export function urlAware(inner: InputProvider, policy: UrlPolicy): InputProvider
           );
         response = await inner.answer(request, taskId, signal);
       }
-      if (response.action === "accept") await policy.open(String(request.params.url), view);
+      // The address as parsed and judged, never the server's text (another parser may read it as another host).
+      if (response.action === "accept") await policy.open(view.href, view);
       // URL mode's accept carries no content (the page takes what it needs).
       return response.action === "accept" ? { action: "accept", content: {} } : response;
     },
   };
+}
+
+function unsafePage(request: InputRequest, view: UrlView, taskId: string | null): UnsafeUrlError {
+  const why = judgeUrl(String(request.params.url)).why ?? "is not a valid URL";
+  return new UnsafeUrlError(
+    `the server asks to open a page whose address ${why}: ${SECURE_URL_RULE}: ${describeUrlRequest(request).slice(1).map(sanitizeLine).join(" · ")}`,
+    taskId ? `decline it: mcp-task respond --decline ${shellWord(taskId)}` : undefined,
+    taskId,
+  );
 }
 
 /** The `notifications/elicitation/complete` a wire hears: the elicitation ids the server says are done. */
@@ -230,6 +247,11 @@ export async function callAfterUrlElicitations<T>(
     } catch (error) {
       const requests = urlElicitationsOf(error);
       if (!requests || requests.length === 0 || round >= MAX_URL_ELICITATION_ROUNDS) throw error;
+      // Every page judged before any is put to the person or opened: one refused refuses the call (exit 8).
+      for (const request of requests) {
+        const view = viewUrl(request.params.url);
+        if (!view.openable) throw unsafePage(request, view, null);
+      }
       for (const request of requests) {
         const response = await ask(request);
         if (response.action !== "accept")

@@ -12,6 +12,11 @@
 //                               insufficient_scope asking for it (step-up); POST /test/step-up-off ends that
 //   POST /test/cimd             from now on the metadata says client_id_metadata_document_supported, and a client id
 //                               that is an https URL is taken as that document's (loopback redirects; not fetched)
+//   POST /test/metadata         (a JSON object) from now on merged into the authorization server's metadata: a
+//                               hostile server naming file:, x-custom:, javascript: or remote plain-http endpoints
+//   POST /test/resource-metadata  (a JSON object) the same for the protected resource's metadata (RFC 9728)
+//   GET  /test/seen             every request received but these, as `METHOD host/path` (the Host header: names
+//                               that a test's proxy brings here, such as as.remote.test, show as such)
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
@@ -122,6 +127,29 @@ const base = new URL(`http://localhost:${port}`);
 const mcpUrl = new URL("/mcp", base);
 const provider = new Provider();
 
+// Every request but the test's own, as it arrived (a proxy playing remote hosts forwards them here).
+const seen: string[] = [];
+app.use((req: IncomingMessage, _res: ServerResponse, next: () => void) => {
+  if (!req.url?.startsWith("/test/")) seen.push(`${req.method} ${req.headers.host}${req.url?.split("?")[0]}`);
+  next();
+});
+app.get("/test/seen", (_req: IncomingMessage, res: any) => res.json(seen));
+let metadata: Record<string, unknown> = {};
+let resourceMetadata: Record<string, unknown> = {};
+app.post("/test/metadata", express.json(), (req: { body: Record<string, unknown> }, res: ServerResponse) => {
+  metadata = req.body;
+  res.writeHead(204).end();
+});
+app.post("/test/resource-metadata", express.json(), (req: { body: Record<string, unknown> }, res: ServerResponse) => {
+  resourceMetadata = req.body;
+  res.writeHead(204).end();
+});
+app.use("/.well-known/oauth-protected-resource", (_req: IncomingMessage, res: any, next: () => void) => {
+  const json = res.json.bind(res);
+  res.json = (body: Record<string, unknown>) => json({ ...body, ...resourceMetadata });
+  next();
+});
+
 // The token endpoint answers after a second once told to (POST /test/slow-token): concurrent refreshes overlap.
 let slowToken = false;
 app.use((req: IncomingMessage, _res: ServerResponse, next: () => void) =>
@@ -143,7 +171,7 @@ app.use("/authorize", (req: IncomingMessage, _res: ServerResponse, next: () => v
 app.use("/.well-known/oauth-authorization-server", (_req: IncomingMessage, res: any, next: () => void) => {
   const json = res.json.bind(res);
   res.json = (body: Record<string, unknown>) =>
-    json(cimd ? { ...body, client_id_metadata_document_supported: true } : body);
+    json({ ...body, ...(cimd ? { client_id_metadata_document_supported: true } : {}), ...metadata });
   next();
 });
 app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp"] }));

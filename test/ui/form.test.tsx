@@ -460,16 +460,15 @@ describe("ElicitationForm", () => {
       params: {
         mode: "url",
         message: "Sign in \u001b[31mnow",
-        url: "http://bank.example@xn--pple-43d.com/auth",
+        url: "https://bank.example@xn--pple-43d.com/auth",
         elicitationId: "e1",
       },
     };
     const { tree, onRespond } = elicitationForm(request);
     const ui = await mount(tree);
     const frame = ui.lastFrame()!;
-    expect(frame).toContain("host: http://xn--pple-43d.com");
-    expect(frame).toContain("url:  http://bank.example@xn--pple-43d.com/auth");
-    expect(frame).toMatch(/warning: not https/);
+    expect(frame).toContain("host: https://xn--pple-43d.com");
+    expect(frame).toContain("url:  https://bank.example@xn--pple-43d.com/auth");
     expect(frame).toMatch(/warning: the host is punycode/);
     expect(frame).toMatch(/warning: the address carries a user name before the host/);
     expect(frame).toContain("[ Open in browser (o) ]");
@@ -484,7 +483,7 @@ describe("ElicitationForm", () => {
     ]);
   });
 
-  it("a URL-mode elicitation of an address that is no web page offers no open", async () => {
+  it("a URL-mode elicitation of an address that is no web page, or plain http to another host, offers no open", async () => {
     const request: InputRequest = {
       key: "u2",
       method: "elicitation/create",
@@ -497,6 +496,10 @@ describe("ElicitationForm", () => {
     await press(ui, "o");
     await press(ui, "d");
     expect(onRespond.mock.calls).toEqual([[{ action: "decline" }]]);
+    const remote = elicitationForm({ ...request, params: { ...request.params, url: "http://pay.example/checkout" } });
+    const plain = await mount(remote.tree);
+    expect(plain.lastFrame()).not.toContain("Open in browser");
+    expect(plain.lastFrame()).toMatch(/plain http to another host: it is not opened/);
   });
 });
 

@@ -19,14 +19,25 @@ const refused = new Set<string>();
 export const URL_TOOLS: ToolDef[] = [
   {
     name: "needs_page",
-    description: "Immediate: refused with -32042 listing `url` the first time, then `paid (v2)`.",
-    inputSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+    description:
+      "Immediate: refused with -32042 listing `url` (and `also`, when given) the first time, then `paid (v2)`.",
+    inputSchema: {
+      type: "object",
+      properties: { url: { type: "string" }, also: { type: "string" } },
+      required: ["url"],
+    },
     immediate: (args) => {
       const url = strArg(args, "url", "");
+      const also = strArg(args, "also", "");
       if (refused.has(url)) return text("paid (v2)");
       refused.add(url);
-      const elicitation = { mode: "url", message: "Pay first (V2)", url, elicitationId: `pay-${refused.size}` };
-      throw new ProtocolError(-32042, "This request requires more information.", { elicitations: [elicitation] });
+      const elicitations = [url, ...(also ? [also] : [])].map((page, i) => ({
+        mode: "url",
+        message: "Pay first (V2)",
+        url: page,
+        elicitationId: `pay-${refused.size}-${i}`,
+      }));
+      throw new ProtocolError(-32042, "This request requires more information.", { elicitations });
     },
   },
   {
