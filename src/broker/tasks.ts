@@ -118,9 +118,10 @@ export class HeldTasks {
     this.seen(snapshot);
     // Whether the server has confirmed it pushes this task's changes travels with each update, so that a command
     // behind the broker relaxes its polling as it would on a direct connection.
-    const params = this.update(snapshot);
+    const { confirmed } = this.update(snapshot);
     for (const client of this.clients)
-      if (client.watching.has(snapshot.taskId)) send(client.socket, { method: "snapshot", params });
+      if (client.watching.has(snapshot.taskId))
+        send(client.socket, { method: "snapshot", params: { snapshot: sentTo(client, snapshot), confirmed } });
   };
 
   /**
@@ -133,8 +134,10 @@ export class HeldTasks {
       client.watching.add(taskId);
       const last = this.known.get(taskId);
       // Only news: the reply a command already has is no push (it would postpone the command's next poll).
-      if (last && last !== this.handed.get(taskId))
-        send(client.socket, { method: "snapshot", params: this.update(this.heldFor(last)) });
+      if (last && last !== this.handed.get(taskId)) {
+        const { snapshot, confirmed } = this.update(this.heldFor(last));
+        send(client.socket, { method: "snapshot", params: { snapshot: sentTo(client, snapshot), confirmed } });
+      }
       if (!last) this.known.set(taskId, undefined);
       void this.follow(taskId);
     }
@@ -243,4 +246,9 @@ export class HeldTasks {
       }
     }
   }
+}
+
+/** A snapshot as `client` is sent it (its held questions that it has, as stubs: sent-questions.ts). */
+export function sentTo(client: Client, snapshot: Snapshot): Snapshot {
+  return client.sentQuestions ? client.sentQuestions.snapshot(snapshot) : snapshot;
 }

@@ -225,7 +225,9 @@ export class TaskAnswers {
       shared.reasked.delete(taskId);
       return;
     }
-    if (this.inputJob) return;
+    // A refusal on its way to end the watch (no answer here): nothing more is asked of the server or the broker (the
+    // watch throws it once no job runs; a job started on every read kept it waiting for ever behind a big question).
+    if (this.inputJob || shared.inputErrors.has(taskId)) return;
     const open = snapshot.inputRequests.filter((request) => !this.answered.has(request.key));
     this.show(open, snapshot.inputListed === true);
     if (!options.answerInput) return;
