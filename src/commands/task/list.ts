@@ -18,7 +18,6 @@ import {
 } from "../../store/raw-listing.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { age, viewOfSummary } from "../../tasks/views.js";
-import type { HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
