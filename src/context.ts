@@ -102,26 +102,39 @@ export interface Context {
   longRun?(): void;
 }
 
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      // NaN or below zero: no wait. Longer than a timer holds (setTimeout fires at once past 2^31-1 ms, with a
-      // warning on stderr): waited in steps of MAX_TIMER_MS, so that an absurd wait is a long one, not a busy loop.
-      if (signal?.aborted || !(ms > 0)) return resolve();
-      const until = Date.now() + ms;
-      let timer: NodeJS.Timeout | undefined;
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
-        resolve();
-      };
-      const step = () => {
-        const left = until - Date.now();
-        if (left <= 0) return done();
-        timer = setTimeout(step, Math.min(left, MAX_TIMER_MS));
-      };
-      timer = setTimeout(step, Math.min(ms, MAX_TIMER_MS));
-      signal?.addEventListener("abort", done, { once: true });
-    }),
-};
+/** A Clock of these two readings (see Clock), its sleep timed on the monotonic one. */
+export function clockOf(wall: () => number, monotonic: () => number): Clock {
+  return {
+    now: wall,
+    monotonic,
+    sleep: (ms, signal) => sleepOn(monotonic, ms, signal),
+  };
+}
+
+/** The process's clock: Date.now, and performance.now (monotonic). */
+export const systemClock: Clock = clockOf(
+  () => Date.now(),
+  () => performance.now(),
+);
+
+function sleepOn(monotonic: () => number, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // NaN or below zero: no wait. Longer than a timer holds (setTimeout fires at once past 2^31-1 ms, with a
+    // warning on stderr): waited in steps of MAX_TIMER_MS, so that an absurd wait is a long one, not a busy loop.
+    if (signal?.aborted || !(ms > 0)) return resolve();
+    const until = monotonic() + ms;
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const step = () => {
+      const left = until - monotonic();
+      if (left <= 0) return done();
+      timer = setTimeout(step, Math.min(left, MAX_TIMER_MS));
+    };
+    timer = setTimeout(step, Math.min(ms, MAX_TIMER_MS));
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -80,6 +80,15 @@ export class ServerExitedError extends ServerError {}
 /** A stdio server's saved tasks were to be reached through its broker, and none runs (nothing is started then). */
 export class NoBrokerError extends ServerError {}
 
+/**
+ * A server's `tasks/list` (`list --remote`) read only in part: it went on past MAX_REMOTE_LIST_ROWS tasks or
+ * MAX_REMOTE_LIST_PAGES pages, or gave a cursor it had given before (a loop). What was read is printed first; the
+ * exit code (4) keeps a script from taking the list for the whole of it.
+ */
+export class ListCutError extends ServerError {
+  override readonly code = "list_cut";
+}
+
 /** A JSON-RPC error returned by the server for a request (other than the classified cases). */
 export class RpcError extends ServerError {
   override readonly code = "rpc";

@@ -190,6 +190,14 @@ export const MAX_TRACE_LINE = 2000;
 /** How often `list --watch` reads the store for changes: each read costs what a `list` costs (10,000 handles: a
  *  few ms from the index), and a person needs no faster. */
 export const LIST_WATCH_INTERVAL_MS = 1000;
+/**
+ * `list --remote`: the most tasks read from a server's `tasks/list`, and the most pages (a page's size is the server's
+ * choice, each bounded by MAX_MESSAGE_BYTES). Every row read is kept until the list is printed: a server with endless
+ * pages held 1.2 GB. 10,000 tasks is more than a person reads, and a few MB; past either bound (or a cursor given twice:
+ * a loop) the reading stops, what was read is printed, and the command exits 4 saying the list was cut.
+ */
+export const MAX_REMOTE_LIST_ROWS = 10_000;
+export const MAX_REMOTE_LIST_PAGES = 100;
 /** `list` on a terminal shows the newest this many tasks and the count of the others (`--all`, a pipe or `--json`:
  *  every one): 100,000 lines scroll past a person, and cost ~1 s to make. */
 export const LIST_PAGE_ROWS = 50;

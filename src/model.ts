@@ -12,9 +12,16 @@ import type {
   TaskStatus,
 } from "./protocol/wire.js";
 
+/**
+ * Time, in two readings. `now`: the wall clock (ms since the epoch), for what is shown or stored and for comparing
+ * with a server's ISO times (createdAt, a ttl's expiry). `monotonic`: ms since an arbitrary origin, never stepping
+ * back, for every wait, timeout, deadline, poll schedule, give-up and backoff: the wall clock steps (NTP, a
+ * restored VM), and a wait timed on it stalled by the size of the step.
+ */
 export interface Clock {
   now(): number;
-  /** Resolves after `ms`, or early when `signal` aborts; never rejects. */
+  monotonic(): number;
+  /** Resolves after `ms` (on the monotonic clock), or early when `signal` aborts; never rejects. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 

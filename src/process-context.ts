@@ -3,7 +3,7 @@
 // context shares.
 import { isatty } from "node:tty";
 import { createConnect } from "./connections.js";
-import { systemClock, type Context, type IO } from "./context.js";
+import { systemClock, type Clock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, TerminatedError } from "./errors.js";
 import { SIGTERM_EXIT_MS } from "./limits.js";
 import { createPrinter } from "./output/printer.js";
@@ -31,6 +31,8 @@ export interface ContextParts {
   longRun?: () => void;
   /** See Context.cwd. */
   cwd?: string;
+  /** The clock (default: the process's, systemClock); a test's may step its wall time. */
+  clock?: Clock;
 }
 
 /** MCP_TASK_TRACE: unset, "" or "0": no trace; "1" or "-": readable lines on stderr; anything else: a file. */
@@ -45,8 +47,9 @@ export function traceSetting(value: string | undefined): string | undefined {
  */
 export function createContext(parts: ContextParts): Context {
   const { io, env, home, self } = parts;
+  const clock = parts.clock ?? systemClock;
   const onRepair = (message: string) => createPrinter(io, false).note(message);
-  const tracker = new Tracker(new HandleStore(home, { uid: parts.uid, onRepair }), systemClock);
+  const tracker = new Tracker(new HandleStore(home, { uid: parts.uid, onRepair }), clock);
   let opening: Promise<Settings> | undefined;
   // One opening, whoever asks first; a failed one (an unreadable settings.json) is not kept: the next caller tries.
   const loadSettings = () =>
@@ -62,7 +65,7 @@ export function createContext(parts: ContextParts): Context {
     ));
   const ctx: Context = {
     io,
-    clock: systemClock,
+    clock,
     env,
     home,
     cwd: parts.cwd,
@@ -85,7 +88,7 @@ export function createContext(parts: ContextParts): Context {
     settings: loadSettings,
     secrets: parts.secrets,
     self,
-    clock: systemClock,
+    clock,
     // Opened on the first connection, where ctx.trace says (it is set before any command runs).
     trace: () => {
       if (ctx.trace !== traced) {

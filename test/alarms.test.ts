@@ -19,6 +19,7 @@ function handClock(start = 1_000_000) {
       return sleeps.length;
     },
     now: () => now,
+    monotonic: () => now,
     sleep: (ms: number, signal?: AbortSignal) =>
       new Promise<void>((resolve) => {
         armed++;

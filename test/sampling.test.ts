@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProgram } from "../src/cli.js";
 import { cliEnv, events, runCli, tempHome } from "./helpers/cli.js";
-import { testContext } from "./helpers/context.js";
+import { runInProcess, testContext } from "./helpers/context.js";
+import { linesRead } from "../src/broker/protocol.js";
 import { everythingStdio, ROOT, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
@@ -159,6 +160,29 @@ describe.each(transports)("SDK v1 server over $name: sampling during a task", { 
     const watched = await runCli(["watch", taskId, "--decline", "--json"], { home });
     expect(watched.code, watched.stderr).toBe(1);
     expect(watched.stdout).toMatch(/User rejected sampling request/);
+  });
+});
+
+describe("SDK v1 server over Streamable HTTP: a big sampling question", { timeout: 120_000 }, () => {
+  // The question (the prompt, twice: a message and the system prompt) is held by the session's broker; each read of
+  // the task carries it. It must reach the command once, not on every read (nor go back with every read).
+  it("CI without a reply: exit 6 at once, the question read from the broker once; respond then answers it", async () => {
+    const home = tempHome();
+    const prompt = "word ".repeat(400_000); // 2 MB; the question is about 4 MB
+    const question = 2 * prompt.length;
+    const before = linesRead.chars;
+    const call = await runInProcess(["call", "sample", "--args", JSON.stringify({ prompt }), "-s", http.url], { home });
+    expect(call.code, call.stderr.slice(0, 2000)).toBe(6);
+    expect(call.stderr).toMatch(/--sampling-reply TEXT/);
+    const read = linesRead.chars - before;
+    expect(read).toBeGreaterThan(question);
+    expect(read).toBeLessThan(1.5 * question);
+    const taskId = await newestTask(home);
+    // Its reads carry the question whole once, then as a stub the command puts back (the question handed over too).
+    const responded = await runInProcess(["respond", taskId, "--sampling-reply", "short"], { home });
+    expect(responded.code, responded.stderr.slice(0, 2000)).toBe(0);
+    const got = await sampledIn(home, taskId);
+    expect(got.content).toMatchObject({ content: { type: "text", text: "short" }, model: "human" });
   });
 });
 

@@ -21,6 +21,7 @@ function heldClock() {
   return {
     sleeps,
     now: () => Date.now(),
+    monotonic: () => performance.now(),
     sleep: (ms: number, signal?: AbortSignal) =>
       new Promise<void>((resolve) => {
         sleeps.push(ms);

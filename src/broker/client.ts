@@ -84,8 +84,8 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     let exited: number | null = null;
     child.on("exit", (code) => (exited = code ?? 1));
     child.unref();
-    const until = options.clock.now() + START_TIMEOUT_MS;
-    while (options.clock.now() < until) {
+    const until = options.clock.monotonic() + START_TIMEOUT_MS;
+    while (options.clock.monotonic() < until) {
       const ready = await attach(paths.socket, options.trace);
       if (ready) return ready;
       if (exited !== null) break;

@@ -35,8 +35,8 @@ async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<
     ["SIGKILL", 1000],
   ] as const) {
     if (!signalIfSame(ref, signal)) return;
-    const until = ctx.clock.now() + waitMs;
-    while (isRunning(ref) && ctx.clock.now() < until) await ctx.clock.sleep(50);
+    const until = ctx.clock.monotonic() + waitMs;
+    while (isRunning(ref) && ctx.clock.monotonic() < until) await ctx.clock.sleep(50);
   }
 }
 
@@ -103,7 +103,7 @@ export class Lifecycle {
         // broker saves and follows (requests.ts). Only calls: another request a command left (a V1 tasks/result,
         // which waits for the task's end) must not hold a broker past its tasks' ttl.
         const idle = clients.size === 0 && tasks.live() === 0 && calling.size === 0;
-        if (idle && this.ctx.clock.now() - tasks.idleSince >= graceMs) await this.shutdown(0);
+        if (idle && this.ctx.clock.monotonic() - tasks.idleSince >= graceMs) await this.shutdown(0);
       }
     })();
     this.ctx.interrupt.addEventListener("abort", () => void this.shutdown(0), { once: true });

@@ -74,6 +74,9 @@ export function decodeError(wire: WireError): Error {
   return error;
 }
 
+/** Characters of the lines this process has read from broker sockets (either side): what a test can count. */
+export const linesRead = { chars: 0 };
+
 /** Reads messages from a socket, one JSON document per line; a malformed line ends the connection. */
 export function onMessages(socket: Socket, handle: (message: Message) => void): void {
   const lines = createInterface({ input: socket, crlfDelay: Infinity });
@@ -82,6 +85,7 @@ export function onMessages(socket: Socket, handle: (message: Message) => void): 
   // command whose broker's server had just died).
   lines.on("error", () => {});
   lines.on("line", (line) => {
+    linesRead.chars += line.length;
     if (!line.trim()) return;
     let message: Message;
     try {

@@ -19,6 +19,7 @@ import type { Clock } from "../context.js";
 import type { InputRequest, InputResponse, Snapshot, Wire } from "../protocol/wire.js";
 import { HELD_CALL_QUESTION_MS } from "../limits.js";
 import { decodeError, send, type WireError } from "./protocol.js";
+import type { SentQuestions } from "./sent-questions.js";
 
 /** A command connected to the broker, and the tasks whose changes it is sent. */
 export interface Client {
@@ -28,6 +29,8 @@ export interface Client {
   tapped?: boolean;
   /** The command traces its wire: the broker relays what concerns it (relay.ts). */
   traced?: boolean;
+  /** The held questions it was sent whole (sent-questions.ts): those it has are sent again as stubs. */
+  sentQuestions?: SentQuestions;
 }
 
 interface PendingInput {
@@ -120,7 +123,8 @@ export class Questions {
     input.assigned = target && this.clients.has(target) && !input.refused.has(target) ? target : undefined;
     if (!input.assigned) return;
     input.handedAs = taskId;
-    send(input.assigned.socket, { id: -input.id, method: "input", params: { request: input.request, taskId } });
+    const request = input.assigned.sentQuestions?.request(taskId, input.request) ?? input.request;
+    send(input.assigned.socket, { id: -input.id, method: "input", params: { request, taskId } });
   }
 
   /** The unattributed question task `taskId` is shown and handed: the one waiting longest that it could have asked. */

@@ -7,7 +7,8 @@ import { isLogLevel } from "../protocol/logging.js";
 import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
-import type { HeldTasks } from "./tasks.js";
+import { sentTo, type HeldTasks } from "./tasks.js";
+import { SentQuestions } from "./sent-questions.js";
 import { requestScope, type TraceRelay } from "./relay.js";
 import { schemaProblem } from "../tasks/schema.js";
 
@@ -25,6 +26,7 @@ export interface BrokerParts {
   answering: Set<Promise<void>>;
 }
 
+/** A request's handler: its result, or a function that makes it as the reply is written (see getTask). */
 type Handler = (client: Client, params: Record<string, unknown>) => Promise<unknown>;
 
 /** A command's tools/call in flight (until its reply is in: then it is on its way to the command): abandoned or not. */
@@ -99,25 +101,30 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
   const { wire, tasks, questions, clients, meta, clock } = parts;
   const calls: Calls = new WeakMap();
   return {
-    hello: async () => ({
-      generation: wire.generation,
-      protocolVersion: wire.protocolVersion,
-      serverName: wire.serverName,
-      canListTasks: wire.canListTasks,
-      resume: wire.resumeToken(),
-      serverPid: wire.serverPid,
-      handsQuestionsOnce: wire.handsQuestionsOnce,
-      hearsElicitationComplete: wire.hearsElicitationComplete,
-    }),
+    // A command that puts stubs of questions back (sent-questions.ts) says so; one of an older build is sent them whole.
+    hello: async (client, p) => {
+      if (p.sentQuestions === true) client.sentQuestions ??= new SentQuestions();
+      return {
+        generation: wire.generation,
+        protocolVersion: wire.protocolVersion,
+        serverName: wire.serverName,
+        canListTasks: wire.canListTasks,
+        resume: wire.resumeToken(),
+        serverPid: wire.serverPid,
+        handsQuestionsOnce: wire.handsQuestionsOnce,
+        hearsElicitationComplete: wire.hearsElicitationComplete,
+      };
+    },
     listTools: async () => wire.listTools(),
     schemaProblem: async (_client, p) =>
       (await schemaProblem(p.schema as Record<string, unknown>, p.value, String(p.what))) ?? null,
     callTool: (client, p) => callTool(parts, calls, client, p),
     abandonCall: async (client, p) => abandonCall(calls, client, p),
-    getTask: async (_client, p) => {
+    getTask: async (client, p) => {
       const snapshot = questions.heldFor(await wire.getTask(String(p.taskId)));
       tasks.remember(snapshot);
-      return snapshot;
+      // Made as the reply is written: in the order the command reads it, among the pushes (sent-questions.ts).
+      return () => sentTo(client, snapshot);
     },
     serviceInput: async (client, p) => {
       const snapshot = p.snapshot as Snapshot;
@@ -173,7 +180,8 @@ export function brokerServer(parts: BrokerParts): Server {
         const answered: Promise<void> = requestScope
           .run(client, () => handler(client, (message.params ?? {}) as Record<string, unknown>))
           .then(
-            (result) => send(socket, { id: message.id, result: result ?? null }),
+            (result) =>
+              send(socket, { id: message.id, result: (typeof result === "function" ? result() : result) ?? null }),
             (error: unknown) =>
               parts.tasks.settled().then(() => send(socket, { id: message.id, error: encodeError(error) })),
           )
@@ -187,7 +195,7 @@ export function brokerServer(parts: BrokerParts): Server {
     socket.on("close", () => {
       parts.clients.delete(client);
       parts.questions.left(client);
-      parts.tasks.idleSince = parts.clock.now();
+      parts.tasks.idleSince = parts.clock.monotonic();
     });
     socket.on("error", () => socket.destroy());
   });

@@ -19,14 +19,16 @@ import { requestScope } from "./relay.js";
 export class HeldTasks {
   /** Every task the broker has heard of, with its latest snapshot (undefined until one is read). */
   readonly known = new Map<string, Snapshot | undefined>();
-  private readonly firstSeen = new Map<string, number>();
+  /** When each task was first seen: wall time (a ttl counts from it where the server's createdAt is not believable)
+   *  and monotonic (MAX_BROKER_FOLLOW_MS counts from it). */
+  private readonly firstSeen = new Map<string, { wall: number; mono: number }>();
   private readonly followed = new Set<string>();
-  /** Followed tasks past the end of their following (followEnd) whose last read has not come yet. */
+  /** Followed tasks past the end of their following (followLeft) whose last read has not come yet. */
   private readonly lastReadOwed = new Set<string>();
   /** The latest snapshot of each task that a command's request returned (what that command knows). */
   private readonly handed = new Map<string, Snapshot>();
   private readonly recorder: Recorder;
-  /** Since when nothing happened that keeps the broker up (a task ended, a command left). */
+  /** Since when nothing happened that keeps the broker up (a task ended, a command left): monotonic. */
   idleSince: number;
 
   constructor(
@@ -39,24 +41,31 @@ export class HeldTasks {
     private readonly stop: AbortSignal,
   ) {
     this.recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, descriptor);
-    this.idleSince = ctx.clock.now();
+    this.idleSince = ctx.clock.monotonic();
   }
 
   running(snapshot: Snapshot | undefined, taskId: string): boolean {
     if (snapshot && isTerminal(snapshot.status)) return false;
-    return this.ctx.clock.now() <= this.followEnd(snapshot, taskId);
+    return this.followLeft(snapshot, taskId) >= 0;
   }
 
-  /** When the broker stops following a task that has not ended: at its ttl, or MAX_BROKER_FOLLOW_MS after it came. */
-  private followEnd(snapshot: Snapshot | undefined, taskId: string): number {
-    const since = this.firstSeen.get(taskId) ?? this.ctx.clock.now();
+  /**
+   * How long until the broker stops following a task that has not ended (below 0: past it): its ttl's end, a wall
+   * time (as the server's createdAt it counts from), or MAX_BROKER_FOLLOW_MS after it came (on the monotonic clock).
+   */
+  private followLeft(snapshot: Snapshot | undefined, taskId: string): number {
+    const { clock } = this.ctx;
+    const since = this.firstSeen.get(taskId) ?? { wall: clock.now(), mono: clock.monotonic() };
     // The ttl counts as on the handle (tasks/expiry.ts): from the server's createdAt where it is believable.
     const end = ttlEnd({
-      createdAt: new Date(since).toISOString(),
+      createdAt: new Date(since.wall).toISOString(),
       taskCreatedAt: snapshot?.createdAt ?? null,
       ttlMs: snapshot?.ttlMs ?? null,
     });
-    return Math.min(end ?? Infinity, since + MAX_BROKER_FOLLOW_MS);
+    return Math.min(
+      end === undefined ? Infinity : end - clock.now(),
+      since.mono + MAX_BROKER_FOLLOW_MS - clock.monotonic(),
+    );
   }
 
   /** What keeps the broker up: tasks running or owed their last read, and outcomes still to be written. */
@@ -74,10 +83,11 @@ export class HeldTasks {
 
   /** A snapshot seen (from a command's request, the broker's own reading or a push): kept, and written down. */
   seen(snapshot: Snapshot): void {
-    if (!this.firstSeen.has(snapshot.taskId)) this.firstSeen.set(snapshot.taskId, this.ctx.clock.now());
+    if (!this.firstSeen.has(snapshot.taskId))
+      this.firstSeen.set(snapshot.taskId, { wall: this.ctx.clock.now(), mono: this.ctx.clock.monotonic() });
     this.known.set(snapshot.taskId, snapshot);
     void this.recorder.record(snapshot);
-    if (isTerminal(snapshot.status)) this.idleSince = this.ctx.clock.now();
+    if (isTerminal(snapshot.status)) this.idleSince = this.ctx.clock.monotonic();
   }
 
   /** Progress the server reported for a task: onto its handle. */
@@ -118,9 +128,10 @@ export class HeldTasks {
     this.seen(snapshot);
     // Whether the server has confirmed it pushes this task's changes travels with each update, so that a command
     // behind the broker relaxes its polling as it would on a direct connection.
-    const params = this.update(snapshot);
+    const { confirmed } = this.update(snapshot);
     for (const client of this.clients)
-      if (client.watching.has(snapshot.taskId)) send(client.socket, { method: "snapshot", params });
+      if (client.watching.has(snapshot.taskId))
+        send(client.socket, { method: "snapshot", params: { snapshot: sentTo(client, snapshot), confirmed } });
   };
 
   /**
@@ -133,8 +144,10 @@ export class HeldTasks {
       client.watching.add(taskId);
       const last = this.known.get(taskId);
       // Only news: the reply a command already has is no push (it would postpone the command's next poll).
-      if (last && last !== this.handed.get(taskId))
-        send(client.socket, { method: "snapshot", params: this.update(this.heldFor(last)) });
+      if (last && last !== this.handed.get(taskId)) {
+        const { snapshot, confirmed } = this.update(this.heldFor(last));
+        send(client.socket, { method: "snapshot", params: { snapshot: sentTo(client, snapshot), confirmed } });
+      }
       if (!last) this.known.set(taskId, undefined);
       void this.follow(taskId);
     }
@@ -169,10 +182,10 @@ export class HeldTasks {
       // At least 5 s apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already);
       // and once more just past the end of its following (its ttl).
       const pace = Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000);
-      const end = this.followEnd(last, taskId) + 100;
-      const lastRead = end - this.ctx.clock.now() <= pace;
+      const left = this.followLeft(last, taskId) + 100;
+      const lastRead = left <= pace;
       if (lastRead) this.lastReadOwed.add(taskId);
-      await this.ctx.clock.sleep(Math.min(pace, Math.max(0, end - this.ctx.clock.now())), this.stop);
+      await this.ctx.clock.sleep(Math.min(pace, Math.max(0, left)), this.stop);
       try {
         // Seen ended meanwhile (a push, a command's read): nothing left to read.
         if (this.stop.aborted || isTerminal(this.known.get(taskId)?.status ?? "working")) return;
@@ -182,7 +195,7 @@ export class HeldTasks {
       } finally {
         if (lastRead) {
           this.lastReadOwed.delete(taskId);
-          this.idleSince = this.ctx.clock.now();
+          this.idleSince = this.ctx.clock.monotonic();
         }
       }
     }
@@ -199,7 +212,7 @@ export class HeldTasks {
       // Unknown to the server (its ttl passed, it forgot it): said on the handle, so that a later command answers
       // "not found" (exit 5), not "its server exited". Either way it no longer keeps the broker up.
       if (error instanceof TaskNotFoundError) await this.recorder.gone(taskId, error.message);
-      this.firstSeen.set(taskId, -MAX_BROKER_FOLLOW_MS);
+      this.firstSeen.set(taskId, { wall: 0, mono: -Infinity });
       return false;
     }
   }
@@ -243,4 +256,9 @@ export class HeldTasks {
       }
     }
   }
+}
+
+/** A snapshot as `client` is sent it (its held questions that it has, as stubs: sent-questions.ts). */
+export function sentTo(client: Client, snapshot: Snapshot): Snapshot {
+  return client.sentQuestions ? client.sentQuestions.snapshot(snapshot) : snapshot;
 }

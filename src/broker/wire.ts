@@ -22,6 +22,7 @@ import type {
 import type { Trace, TraceEvent } from "../protocol/trace.js";
 import { isRunning, refOf, type ProcessRef } from "./processes.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
+import { ReceivedQuestions } from "./sent-questions.js";
 
 /** The Wire of a server behind a broker. */
 export class BrokerWire implements Wire {
@@ -49,6 +50,10 @@ export class BrokerWire implements Wire {
   private moving: Promise<void> = Promise.resolve();
   private next = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  /** The held questions the broker sent whole, to put its stubs back from (sent-questions.ts). */
+  private readonly held = new ReceivedQuestions();
+  /** getTask requests whose replies are still to come (read when they come, waited for or not: see receive). */
+  private readonly reads = new Set<number>();
   private readonly listeners = new Map<(s: Snapshot) => void, Set<string>>();
   /** Progress listeners of this command's calls, by the id sent with the call (the broker relays each report). */
   private readonly progress = new Map<number, (progress: Progress) => void>();
@@ -84,7 +89,7 @@ export class BrokerWire implements Wire {
       const started = (await wire.call("trace").catch(() => null)) as { opening?: TraceEvent[] } | null;
       for (const event of started?.opening ?? []) wire.relayed(event);
     }
-    const hello = (await wire.call("hello")) as {
+    const hello = (await wire.call("hello", { sentQuestions: true })) as {
       generation: Generation;
       protocolVersion: string;
       serverName: string;
@@ -111,7 +116,9 @@ export class BrokerWire implements Wire {
 
   private receive(message: Message): void {
     if ("method" in message && message.method === "snapshot") {
-      const { snapshot, confirmed } = message.params as { snapshot: Snapshot; confirmed: boolean };
+      const { snapshot: sent, confirmed } = message.params as { snapshot: Snapshot; confirmed: boolean };
+      const snapshot = this.held.snapshot(sent);
+      if (!snapshot) return; // a stub of nothing held: never from a broker of this build
       if (confirmed) this.confirmed.add(snapshot.taskId);
       for (const [listener, ids] of this.listeners) if (ids.has(snapshot.taskId)) listener(snapshot);
     } else if ("method" in message && message.method === "trace") {
@@ -138,24 +145,33 @@ export class BrokerWire implements Wire {
       const { taskId, token } = message.params as { taskId: string; token: ResumeToken };
       this.moving = Promise.resolve(this.onTaskMoved?.(taskId, token)).catch(() => {});
     } else if ("method" in message && message.method === "input" && "id" in message) {
-      const { request, taskId } = message.params as { request: never; taskId: string | null };
+      const { request: sent, taskId } = message.params as { request: InputRequest; taskId: string | null };
+      const request = this.held.request(taskId, sent);
       const asking = new AbortController();
       this.asking.set(message.id, asking);
-      const answer = this.inputHandler
-        ? this.inputHandler(request, taskId, asking.signal)
-        : Promise.reject(new ServerError("no input handler"));
+      const answer = !request
+        ? Promise.reject(new ServerError("the broker handed over a question it had not sent"))
+        : this.inputHandler
+          ? this.inputHandler(request, taskId, asking.signal)
+          : Promise.reject(new ServerError("no input handler"));
       void answer.finally(() => this.asking.delete(message.id)).catch(() => {});
       answer.then(
         (result) => send(this.socket, { id: message.id, result }),
         (error: unknown) => send(this.socket, { id: message.id, error: encodeError(error) }),
       );
     } else if ("id" in message) {
+      // A read's snapshot is taken in here, in the order the socket carries it among the pushes, even where nobody
+      // waits for it any more: the broker counts it as sent.
+      let result = "result" in message ? message.result : undefined;
+      if (this.reads.delete(message.id) && result) result = this.held.snapshot(result as Snapshot);
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
       this.pending.delete(message.id);
       void this.moving.then(() => {
         if ("error" in message) waiter.reject(decodeError(message.error));
-        else waiter.resolve((message as { result: unknown }).result);
+        else if (result === undefined)
+          waiter.reject(new ServerError("the broker sent a stub of a question it had not sent"));
+        else waiter.resolve(result);
       });
     }
   }
@@ -242,10 +258,21 @@ export class BrokerWire implements Wire {
     return ((await this.call("schemaProblem", { schema, value, what })) as string | null) ?? undefined;
   }
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
-    return (await this.call("getTask", { taskId }, signal)) as Snapshot;
+    const id = this.next;
+    const reply = this.call("getTask", { taskId }, signal);
+    if (this.next > id) this.reads.add(id); // sent (not refused for a closed socket)
+    return (await reply) as Snapshot;
   }
   async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {
-    return (await this.call("serviceInput", { snapshot, answered: [...options.answered] }, options.signal)) as string[];
+    // A server that hands its questions over once lists none: what the snapshot carries are the broker's own held
+    // questions, which it has (as big as the server made them, they are not sent back on every read).
+    const sent =
+      this.handsQuestionsOnce && snapshot.inputRequests.length > 0 ? { ...snapshot, inputRequests: [] } : snapshot;
+    return (await this.call(
+      "serviceInput",
+      { snapshot: sent, answered: [...options.answered] },
+      options.signal,
+    )) as string[];
   }
   /** The broker's wire trace from now on, message by message (the server's connection is the broker's). */
   async watchWire(listener: (event: TraceEvent) => void): Promise<void> {

@@ -57,7 +57,7 @@ export class SizeGuard {
    */
   reconnectionScheduler(): (reconnect: () => void, delay: number, attempt: number) => () => void {
     return (reconnect, delay) => {
-      const now = Date.now();
+      const now = performance.now(); // monotonic: a minute is a minute whatever the wall clock does
       this.reconnectTimes = this.reconnectTimes.filter((at) => now - at < 60_000);
       if (this.reconnectTimes.length >= SSE_MAX_RECONNECTS)
         throw new Error(`the server's event stream ended ${SSE_MAX_RECONNECTS} times within a minute without an event`);

@@ -52,12 +52,13 @@ export class ProgressListeners {
 
 /** A request's timeout (0: none), which progress restarts, within MAX_PROGRESS_WAIT_MS of its start. */
 export function requestTimer(timeoutMs: number, expire: () => void): { restart(): void; clear(): void } {
-  const startedAt = Date.now();
+  // Timed on the monotonic clock (a wall clock stepping back would stretch the bound by the step).
+  const startedAt = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const restart = () => {
     if (!timeoutMs) return;
     clearTimeout(timer);
-    timer = setTimeout(expire, Math.min(timeoutMs, Math.max(0, startedAt + MAX_PROGRESS_WAIT_MS - Date.now())));
+    timer = setTimeout(expire, Math.min(timeoutMs, Math.max(0, startedAt + MAX_PROGRESS_WAIT_MS - performance.now())));
   };
   restart();
   return { restart, clear: () => clearTimeout(timer) };

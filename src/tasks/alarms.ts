@@ -79,7 +79,7 @@ export class Alarms {
     this.timer?.stop.abort();
     const timer = { at, stop: new AbortController() };
     this.timer = timer;
-    void this.clock.sleep(at - this.clock.now(), timer.stop.signal).then(() => {
+    void this.clock.sleep(at - this.clock.monotonic(), timer.stop.signal).then(() => {
       if (this.timer !== timer) return;
       this.timer = undefined;
       this.ringDue();
@@ -88,7 +88,7 @@ export class Alarms {
 
   /** Rings every alarm due now (each once), then sets the timer for the next. */
   private ringDue(): void {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     this.rang = now;
     const due: AlarmState[] = [];
     while (this.heap.length > 0 && this.heap[0].at <= now) {

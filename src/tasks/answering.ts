@@ -180,12 +180,12 @@ export class TaskAnswers {
     for (const key of [...this.ignored.keys()]) if (!listed.some((r) => r.key === key)) this.ignored.delete(key);
     if (this.inputJob || this.doubt) return;
     for (const request of listed) {
-      const seen = this.ignored.get(request.key) ?? { since: this.clock.now(), reads: 0 };
+      const seen = this.ignored.get(request.key) ?? { since: this.clock.monotonic(), reads: 0 };
       seen.reads++;
       this.ignored.set(request.key, seen);
-      if (seen.reads > IGNORED_POLLS && this.clock.now() - seen.since >= IGNORED_MS) {
+      if (seen.reads > IGNORED_POLLS && this.clock.monotonic() - seen.since >= IGNORED_MS) {
         throw new ProtocolViolation(
-          `the server still asks for ${request.key} ${Math.round((this.clock.now() - seen.since) / 1000)} s after mcp-task answered it (it acknowledged the answer and ignored it)`,
+          `the server still asks for ${request.key} ${Math.round((this.clock.monotonic() - seen.since) / 1000)} s after mcp-task answered it (it acknowledged the answer and ignored it)`,
           `keep waiting with: mcp-task watch ${shellWord(this.taskId)}`,
           this.taskId,
         );
@@ -206,10 +206,10 @@ export class TaskAnswers {
       this.unasked = undefined;
       return;
     }
-    const unasked = (this.unasked ??= { since: this.clock.now(), reads: 0 });
-    if (++unasked.reads > IGNORED_POLLS && this.clock.now() - unasked.since >= IGNORED_MS) {
+    const unasked = (this.unasked ??= { since: this.clock.monotonic(), reads: 0 });
+    if (++unasked.reads > IGNORED_POLLS && this.clock.monotonic() - unasked.since >= IGNORED_MS) {
       throw new ProtocolViolation(
-        `the server says the task needs input but asks no question (input_required with an empty inputRequests, for ${Math.round((this.clock.now() - unasked.since) / 1000)} s)`,
+        `the server says the task needs input but asks no question (input_required with an empty inputRequests, for ${Math.round((this.clock.monotonic() - unasked.since) / 1000)} s)`,
         `keep waiting with: mcp-task watch ${shellWord(this.taskId)}`,
         this.taskId,
       );
@@ -225,7 +225,9 @@ export class TaskAnswers {
       shared.reasked.delete(taskId);
       return;
     }
-    if (this.inputJob) return;
+    // A refusal on its way to end the watch (no answer here): nothing more is asked of the server or the broker (the
+    // watch throws it once no job runs; a job started on every read kept it waiting for ever behind a big question).
+    if (this.inputJob || shared.inputErrors.has(taskId)) return;
     const open = snapshot.inputRequests.filter((request) => !this.answered.has(request.key));
     this.show(open, snapshot.inputListed === true);
     if (!options.answerInput) return;

@@ -25,7 +25,7 @@ export async function checkServer(engine: TaskEngine, options: CheckOptions): Pr
   const results: CheckResult[] = [];
   const generation = engine.wire.generation;
   for (const check of CHECKS) {
-    const started = options.clock.now();
+    const started = options.clock.monotonic();
     const section = check.spec[generation];
     let status: CheckStatus;
     let detail: string;
@@ -40,7 +40,7 @@ export async function checkServer(engine: TaskEngine, options: CheckOptions): Pr
     // A detail quotes what the server named (its tools): cut, as server text in an error is (five tools of a million
     // characters each made one "trying ..." line of 5 MB, in the text, --json and --junit alike).
     const result = { name: check.name, title: check.title, spec: section, status, detail: cutText(detail) };
-    results.push({ ...result, ms: options.clock.now() - started });
+    results.push({ ...result, ms: options.clock.monotonic() - started });
   }
   return results;
 }

@@ -79,7 +79,7 @@ export class TaskWatch {
     this.answers = new TaskAnswers(shared, taskId, options, this.answered, {
       wake: this.wakeUp,
       readNow: () => {
-        this.due = this.clock.now();
+        this.due = this.clock.monotonic();
         this.wakeUp();
       },
     });
@@ -103,7 +103,7 @@ export class TaskWatch {
   }
 
   private readonly ring = () => {
-    if (this.wakeNow && this.due > this.clock.now()) return this.alarm.at(this.due);
+    if (this.wakeNow && this.due > this.clock.monotonic()) return this.alarm.at(this.due);
     this.wakeUp();
   };
 
@@ -123,7 +123,7 @@ export class TaskWatch {
             })
             .catch(() => () => {});
     if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) this.last = options.initial;
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     this.due = this.last
       ? now + this.intervalOf(this.last)
       : now + (options.spread ? Math.round(Math.random() * this.intervalOf()) : 0);
@@ -144,7 +144,7 @@ export class TaskWatch {
           throw refused;
         }
         if (this.pushed && (yield* this.takePush())) return;
-        if (this.clock.now() >= this.due) {
+        if (this.clock.monotonic() >= this.due) {
           const step = yield* this.poll();
           if (step === "end") return;
           if (step === "retry") continue;
@@ -208,7 +208,7 @@ export class TaskWatch {
         yield snapshot;
         return true;
       }
-      this.due = this.clock.now();
+      this.due = this.clock.monotonic();
       return false;
     }
     this.deferPoll(snapshot);
@@ -227,9 +227,9 @@ export class TaskWatch {
    */
   private deferPoll(snapshot: Snapshot): void {
     const interval = this.intervalOf(snapshot.pollIntervalMs !== undefined ? snapshot : this.last);
-    this.lastPoll ??= this.clock.now();
+    this.lastPoll ??= this.clock.monotonic();
     this.due = Math.min(
-      Math.max(this.due, this.clock.now() + PUSH_GRACE * interval),
+      Math.max(this.due, this.clock.monotonic() + PUSH_GRACE * interval),
       this.lastPoll + Math.max(this.trustMs, interval),
     );
   }
@@ -266,7 +266,8 @@ export class TaskWatch {
     }
     if (isTerminal(snapshot.status)) return "end";
     this.answers.serviceInput(snapshot);
-    this.due = this.clock.now() + Math.min(this.pace(snapshot), Math.max(this.trustMs, this.intervalOf(snapshot)));
+    this.due =
+      this.clock.monotonic() + Math.min(this.pace(snapshot), Math.max(this.trustMs, this.intervalOf(snapshot)));
     return "next";
   }
 
@@ -274,7 +275,7 @@ export class TaskWatch {
   private async read(): Promise<Snapshot | undefined> {
     const { options } = this;
     try {
-      this.lastPoll = this.clock.now();
+      this.lastPoll = this.clock.monotonic();
       this.trustMs = this.drawTrust();
       const snapshot = await this.shared.wire.getTask(this.taskId, options.signal);
       this.failures = 0;
@@ -283,8 +284,8 @@ export class TaskWatch {
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (!(error instanceof ServerError) || !error.transient) throw error;
-      this.failingSince ??= this.clock.now();
-      if (this.clock.now() - this.failingSince > (options.giveUpMs ?? 60_000)) {
+      this.failingSince ??= this.clock.monotonic();
+      if (this.clock.monotonic() - this.failingSince > (options.giveUpMs ?? 60_000)) {
         // An answer still in doubt is reported as not delivered: the handle does not count it as answered.
         const inDoubt = this.answers.inDoubt;
         if (inDoubt) throw answerNotDelivered(this.taskId, inDoubt, error);
@@ -293,7 +294,7 @@ export class TaskWatch {
       this.failures++;
       const wait = backoff(this.failures, options.floorMs);
       options.onRetry?.(error, wait);
-      this.due = this.clock.now() + wait;
+      this.due = this.clock.monotonic() + wait;
       return undefined;
     }
   }

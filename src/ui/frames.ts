@@ -43,7 +43,7 @@ export class Frames {
 
   /** A row change: drawn with the next tick (or, without one, a second after it). */
   rowChanged(): void {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     this.due(now - (now % ROW_FRAME_MS) + 2 * ROW_FRAME_MS);
   }
 

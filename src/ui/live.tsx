@@ -24,7 +24,7 @@ export interface LiveFollow {
 export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
   applyColour(ctx.io);
   const plain = createPrinter(ctx.io, false);
-  const started = ctx.clock.now();
+  const started = ctx.clock.monotonic();
   let state: LiveState = { version: 0 };
   const listeners = new Set<() => void>();
   const set = (change: Partial<LiveState>) => {
@@ -36,7 +36,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
 
   function View() {
     const s = useSyncExternalStore(subscribe, () => state);
-    const now = useNow(ctx.clock, 1000);
+    useNow(ctx.clock, 1000); // drawn again each second, with the time since the start (monotonic)
     const { width } = useTerminalSize(terminal.stderr);
     // Ctrl-C stops waiting whatever is on screen, a form included (the form takes every other key).
     useInput((input, key) => {
@@ -45,7 +45,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     return (
       <LiveView
         state={s}
-        elapsedMs={now - started}
+        elapsedMs={ctx.clock.monotonic() - started}
         width={width}
         onRespond={(response) => {
           const q = s.question!;

@@ -75,7 +75,7 @@ export class DashboardModel {
   private set(change: Partial<DashboardState>): void {
     this.settle();
     this.state = { ...this.state, ...change, version: this.state.version + 1 };
-    this.frames.due(this.ctx.clock.now() + FRAME_MS);
+    this.frames.due(this.ctx.clock.monotonic() + FRAME_MS);
   }
 
   /** Changes one row: applied with the others' at the next read of the state (settle), in order. */

@@ -3,7 +3,7 @@
 // redacted of the secrets the commands use as the real process's streams are.
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
-import type { Context } from "../../src/context.js";
+import { clockOf, type Clock, type Context } from "../../src/context.js";
 import { InterruptedError } from "../../src/errors.js";
 import { createContext, type ContextParts } from "../../src/process-context.js";
 import { redactWith } from "../../src/protocol/server.js";
@@ -19,6 +19,8 @@ export interface TestContextOptions {
   input?: Buffer | string;
   /** stdout taken for a terminal (what `list` pages for); nothing is drawn. */
   stdoutIsTTY?: boolean;
+  /** The clock (default: the process's). */
+  clock?: Clock;
 }
 
 export type TestContext = Context & { out: { stdout: string; stderr: string } };
@@ -60,7 +62,30 @@ function testParts(
     interruptNow: () => interrupt.abort(new InterruptedError("interrupted")),
     secrets,
     uid: process.getuid?.(),
+    clock: options.clock,
   };
+}
+
+/**
+ * The process's clock, but for its wall time, which steps back by `stepMs` (as NTP or a restored VM steps it) as the
+ * `nth` sleep asked of it begins: mid-wait, a wait timed on the wall clock has its deadline from before the step.
+ * `sleeps` counts the sleeps asked.
+ */
+export function steppingClock(nth: number, stepMs: number): Clock & { sleeps: number } {
+  let back = 0;
+  const inner = clockOf(
+    () => Date.now() - back,
+    () => performance.now(),
+  );
+  const clock = {
+    ...inner,
+    sleeps: 0,
+    sleep: (ms: number, signal?: AbortSignal) => {
+      if (++clock.sleeps === nth) back = stepMs;
+      return inner.sleep(ms, signal);
+    },
+  };
+  return clock;
 }
 
 export interface InProcessOptions {
@@ -69,6 +94,7 @@ export interface InProcessOptions {
   input?: Buffer | string;
   timeoutMs?: number;
   stdoutIsTTY?: boolean;
+  clock?: Clock;
 }
 
 /**
@@ -84,7 +110,11 @@ export async function runInProcess(
 ): Promise<CliResult> {
   const argv = [process.execPath, "mcp-task", ...args];
   const env = cliEnv(options.home, options.env);
-  const parts = testParts(options.home, { env, input: options.input ?? "", stdoutIsTTY: options.stdoutIsTTY }, out);
+  const parts = testParts(
+    options.home,
+    { env, input: options.input ?? "", stdoutIsTTY: options.stdoutIsTTY, clock: options.clock },
+    out,
+  );
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

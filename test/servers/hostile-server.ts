@@ -87,6 +87,10 @@
 //   time-order                skewed: lastUpdatedAt an hour before createdAt
 //   cancel-ended              quick: tasks/cancel makes an ended task cancelled
 //   list-missing              (V1) quick: tasks/list never lists a task, and answers any cursor (the others: -32602)
+// Cases for `list --remote` (V1 tasks/list):
+//   endless-list              every page of tasks/list holds --page (default 500) new tasks and a new cursor, for ever
+//   looping-list              tasks/list's pages loop: no cursor -> page a (cursor "b"), "b" -> page b (cursor "a"),
+//                             "a" -> page a again...
 
 import { spawn as spawnChild } from "node:child_process";
 import { closeSync, readFileSync, writeFileSync } from "node:fs";
@@ -113,6 +117,7 @@ const FLOOD = Number(flag("--flood") ?? "30000");
 const DEPTH = Number(flag("--depth") ?? "20000");
 const FIELDS = Number(flag("--fields") ?? "10000");
 const COUNT = Number(flag("--count") ?? "100000");
+const LIST_PAGE = Number(flag("--page") ?? "500");
 const POLL_MS = 100;
 const TTL_MS = 300_000;
 const log = (line: string) => process.stderr.write(`[hostile ${CASE} ${GEN}] ${line}\n`);
@@ -162,6 +167,8 @@ const CASES = [
   "time-order",
   "cancel-ended",
   "list-missing",
+  "endless-list",
+  "looping-list",
   // process and stream cases (PROCESS_CASES: every case from here on)
   "stdout-closed",
   "ignore-sigterm",
@@ -822,11 +829,29 @@ async function handleRequest(msg: Msg, out: Out): Promise<void> {
     return;
   }
   if (method === "tasks/list") {
+    if (CASE === "endless-list" || CASE === "looping-list") return listPage(out, id, params.cursor);
     if (CHECK_CASES.has(CASE) && CASE !== "list-missing" && params.cursor !== undefined)
       return fail(out, id, -32602, "Invalid cursor");
     return reply(out, id, { tasks: CASE === "list-missing" ? [] : [...tasks.values()].map(wireTask) });
   }
   return fail(out, id, -32601, `Method not found: ${method}`);
+}
+
+/** The list cases' pages: endless (a new cursor each time) or looping (cursors "b", "a", "b"...). */
+function listPage(out: Out, id: unknown, cursor: unknown): void {
+  const at = typeof cursor === "string" ? cursor : "";
+  const size = CASE === "endless-list" ? LIST_PAGE : 2;
+  const page = CASE === "endless-list" ? Number(at.slice(1) || "0") : at === "b" ? 1 : 0;
+  const listed = Array.from({ length: size }, (_, i) => ({
+    taskId: `listed-${page}-${i}`,
+    status: "working",
+    createdAt: now(),
+    lastUpdatedAt: now(),
+    ttl: TTL_MS,
+    pollInterval: POLL_MS,
+  }));
+  const nextCursor = CASE === "endless-list" ? `p${page + 1}` : at === "b" ? "a" : "b";
+  reply(out, id, { tasks: listed, nextCursor });
 }
 
 /** The cases of `mcp-task check`: each keeps every rule but its own. */

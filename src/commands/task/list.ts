@@ -18,11 +18,11 @@ import {
 } from "../../store/raw-listing.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { age, viewOfSummary } from "../../tasks/views.js";
-import type { HandleView } from "../../model.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
 import { runListWatch } from "./list-watch.js";
+import { remoteRows, type RemoteRow } from "./list-remote.js";
 import {
   LINE_SPARE_BYTES,
   putRowLine,
@@ -90,8 +90,8 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   const wanted = options.status;
   if (options.server !== undefined || options.remote) await ctx.loadSettings();
   const skipped = new Skipped();
-  let rows: Array<HandleView & { remoteOnly?: boolean }> = (await ctx.tracker.store.summaries(skipped.add)).map(
-    (summary) => viewOfSummary(summary, now),
+  let rows: RemoteRow[] = (await ctx.tracker.store.summaries(skipped.add)).map((summary) =>
+    viewOfSummary(summary, now),
   );
   const server = options.remote ? await remoteServer(options.server, rows, ctx) : undefined;
   const serverName = server ? server.name : await serverFilter(options.server, rows, ctx);
@@ -109,31 +109,12 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
           return undefined;
         })
       : undefined;
+  let cut: Error | undefined;
   if (wire && server) {
     try {
-      const known = new Set(rows.map((row) => row.taskId));
-      for (let cursor: string | undefined, pages = 0; pages < 100; pages++) {
-        const page = await wire.listTasks(cursor);
-        for (const task of page.tasks) {
-          if (known.has(task.taskId)) continue;
-          rows.push({
-            taskId: task.taskId,
-            server: server.name,
-            tool: "?",
-            generation: wire.generation,
-            status: task.status,
-            statusMessage: task.statusMessage ?? null,
-            createdAt: task.createdAt ?? "",
-            updatedAt: task.lastUpdatedAt ?? "",
-            ttlMs: task.ttlMs ?? null,
-            pollIntervalMs: task.pollIntervalMs ?? null,
-            expired: false,
-            gone: null,
-            remoteOnly: true,
-          });
-        }
-        if (!(cursor = page.nextCursor)) break;
-      }
+      const remote = await remoteRows(wire, server.name, new Set(rows.map((row) => row.taskId)));
+      for (const row of remote.rows) rows.push(row);
+      cut = remote.cut;
     } finally {
       await wire.close();
     }
@@ -148,6 +129,8 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   );
   // On stderr in --json mode too (whose printer keeps notes off stdout's one document): the user must hear of it.
   skipped.report(createPrinter(ctx.io, false), ctx.tracker.store.dir);
+  // The server's list read in part: said after what was read, as the command's error.
+  if (cut) throw cut;
   return 0;
 }
 
