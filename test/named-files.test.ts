@@ -12,7 +12,7 @@ import { MAX_CLIENT_CONFIG_BYTES } from "../src/limits.js";
 
 const HANG = { timeoutMs: 30_000 };
 
-it("a FIFO or a device given as a file is refused at once with one line (exit 2): server import, import, @file, --junit", async () => {
+it("a FIFO or a device given as a file is refused at once with one line (exit 2): server import, import, @file, --trace, --junit", async () => {
   const home = tempHome();
   const fifo = join(home, "pipe");
   expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
@@ -33,6 +33,10 @@ it("a FIFO or a device given as a file is refused at once with one line (exit 2)
     [
       ["call", "--stdio", "node -e 0", "echo", "--args", `@${fifo}`],
       /^mcp-task: error: cannot read --args from \S+pipe: it is a FIFO/,
+    ],
+    [
+      ["tools", "--stdio", "node -e 0", `--trace=${fifo}`],
+      /^mcp-task: error: cannot write the trace file \S+pipe \(it is a FIFO or socket, and mcp-task writes only to regular files\)\n/,
     ],
     [
       ["check", "--stdio", "node -e 0", "--junit", fifo],

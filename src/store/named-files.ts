@@ -1,5 +1,5 @@
 // Files a person names on the command line (`server import <file>`, `import <file>`, `--args @file`, `--input @file`,
-// `--sampling-reply @file`, `check --junit <file>`): read or written only if they are regular files. A FIFO waited
+// `--sampling-reply @file`, `check --junit <file>`, `--trace=<file>`): read or written only if they are regular files. A FIFO waited
 // for a writer for ever, in a thread Ctrl-C and SIGTERM could not stop (even process.exit waited on it); a device
 // such as /dev/zero is read until memory runs out. So the file is opened with O_NONBLOCK (opening a FIFO does not
 // wait), its type checked with fstat on the open descriptor (no window between a check and the open), and it is read
@@ -10,7 +10,7 @@ import { UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
 import { formatBytes, kind } from "./safe-fs.js";
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_NONBLOCK } = constants;
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_NONBLOCK } = constants;
 
 /** A file named on the command line that cannot be used: not a regular file, too large, or an errno error. */
 function refused(path: string, what: string, why: string, hint?: string): UsageError {
@@ -95,6 +95,28 @@ export function writeNamedFile(path: string, data: string, refuse: (why: string)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === undefined) throw error;
     throw refuse(errnoOf(error));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Why a file named for output that is appended to (a trace) may not be used, or undefined when it may: a regular file
+ * (created 0600 if missing) or a character device (/dev/null, a terminal). A FIFO is refused: each append opens the
+ * file again, and an open waits for a reader for ever.
+ */
+export function namedOutputProblem(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENXIO" ? "it is a FIFO or socket, and mcp-task writes only to regular files" : errnoOf(error);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isFile() || stats.isCharacterDevice()) return undefined;
+    return `it is ${kind(stats)}, and mcp-task writes only to regular files`;
   } finally {
     closeSync(fd);
   }
