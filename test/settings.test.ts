@@ -1,7 +1,7 @@
 // settings.json as the commands that write it leave it (src/store/settings.ts, src/commands/server/): never past what
 // its reader reads, one write per import, each saved server bounded, and a file that cannot be read left with a way
 // back that keeps its servers. In-process; the writes are counted at the rename that puts each one in place.
-import { readFileSync, renameSync as realRename, writeFileSync } from "node:fs";
+import { readFileSync, renameSync as realRename, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, expect, it, vi } from "vitest";
 import { tempHome } from "./helpers/cli.js";
@@ -58,6 +58,33 @@ it("an import that would make settings.json unreadable saves nothing (exit 2), a
   expect(list.stdout).toMatch(/prod\s+http\s+https:\/\/prod\.example\.com\/mcp/);
 });
 
+it("server add that would make settings.json unreadable saves nothing (exit 2); the file stays readable", async () => {
+  const { Settings } = await import("../src/store/settings.js");
+  const home = tempHome();
+  const settings = await Settings.open(home);
+  const server = (i: number, size: number) => ({
+    name: `s${i}`,
+    descriptor: { transport: "stdio" as const, command: "node", args: ["x".repeat(size)] },
+  });
+  // Filled to within 60 KiB of the limit in a few writes: 250 servers, as many more as fit, then to top it up.
+  const KiB = 1024;
+  const size = () => statSync(join(home, "settings.json")).size;
+  settings.saveServers(Array.from({ length: 250 }, (_, i) => server(i, 60 * KiB)));
+  const more = Math.floor((MAX_SETTINGS_BYTES - size() - 30 * KiB) / (60 * KiB + 200));
+  settings.saveServers(Array.from({ length: more }, (_, i) => server(250 + i, 60 * KiB)));
+  for (let i = 900; MAX_SETTINGS_BYTES - size() > 60 * KiB; i++)
+    settings.saveServers([server(i, Math.min(60 * KiB, MAX_SETTINGS_BYTES - size() - 30 * KiB))]);
+  expect(MAX_SETTINGS_BYTES - size()).toBeLessThan(60 * KiB);
+  const before = readFileSync(join(home, "settings.json"), "utf8");
+  const add = await runInProcess(["server", "add", "one-more", "--stdio", `node ${"y".repeat(60 * 1024)}`], { home });
+  expect(add.code).toBe(2);
+  expect(add.stderr).toMatch(
+    /^mcp-task: error: not saved: \S+settings\.json would be \d+ bytes, past the 16777216 mcp-task reads it at\nhint: remove saved servers you no longer use/,
+  );
+  expect(readFileSync(join(home, "settings.json"), "utf8")).toBe(before);
+  expect((await runInProcess(["server", "list"], { home })).code).toBe(0);
+});
+
 it("importing 1,000 servers is one write of settings.json; server add is one write too", async () => {
   const home = tempHome();
   const run = await runInProcess(["server", "import", clientFile(home, 1000)], { home });
@@ -90,12 +117,12 @@ it("a server past MAX_SAVED_SERVER_BYTES is refused by name, at import and at se
   expect(run.code).toBe(2);
   expect(run.stderr).toMatch(/imported 1 server\(s\): ok\n/);
   expect(run.stderr).toMatch(
-    /not imported: huge: its address, headers, command line, arguments and environment take 64 KiB, past the 64 KiB/,
+    /not imported: huge: its address, headers, command line, arguments and environment take \d+ bytes, past the 65536 a saved server may take/,
   );
   const added = await runInProcess(["server", "add", "big", "--stdio", `node ${long}`], { home });
   expect(added.code).toBe(2);
   expect(added.stderr).toMatch(
-    /^mcp-task: error: server big not saved: its address, .* past the 64 KiB a saved server may take\n/,
+    /^mcp-task: error: server big not saved: its address, .* past the 65536 a saved server may take\n/,
   );
   expect(Object.keys(JSON.parse(readFileSync(join(home, "settings.json"), "utf8")).servers)).toEqual(["ok"]);
 });

@@ -59,11 +59,17 @@ export interface SavedServer {
   readonly client?: OAuthClientSettings;
 }
 
+/** "`bytes`, past the `limit`", in sizes that differ as shown (17 MiB past 16 MiB; in bytes where both round alike). */
+export function pastLimit(bytes: number, limit: number): string {
+  const [size, bound] = [formatBytes(bytes), formatBytes(limit)];
+  return size === bound ? `${bytes} bytes, past the ${limit}` : `${size}, past the ${bound}`;
+}
+
 /** Why a server may not be saved as it is (undefined when it may): past MAX_SAVED_SERVER_BYTES as settings keep it. */
 export function savedServerProblem(server: SavedServer): string | undefined {
   const bytes = Buffer.byteLength(JSON.stringify({ [server.name]: server.descriptor, client: server.client }));
   if (bytes <= MAX_SAVED_SERVER_BYTES) return undefined;
-  return `its address, headers, command line, arguments and environment take ${formatBytes(bytes)}, past the ${formatBytes(MAX_SAVED_SERVER_BYTES)} a saved server may take`;
+  return `its address, headers, command line, arguments and environment take ${pastLimit(bytes, MAX_SAVED_SERVER_BYTES)} a saved server may take`;
 }
 
 /** A change that would make settings.json larger than mcp-task reads it (MAX_SETTINGS_BYTES): nothing is written. */
@@ -74,7 +80,7 @@ export class SettingsFullError extends UsageError {
     readonly bytes: number,
   ) {
     super(
-      `not saved: ${path} would be ${formatBytes(bytes)}, past the ${formatBytes(MAX_SETTINGS_BYTES)} mcp-task reads it at`,
+      `not saved: ${path} would be ${pastLimit(bytes, MAX_SETTINGS_BYTES)} mcp-task reads it at`,
       "remove saved servers you no longer use (mcp-task server list; mcp-task server remove <name>), then try again",
     );
   }

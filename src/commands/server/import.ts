@@ -12,8 +12,7 @@ import { sanitizeLine } from "../../sanitize.js";
 import { MAX_CLIENT_CONFIG_BYTES, MAX_SETTINGS_BYTES } from "../../limits.js";
 import { readClientConfig, type ImportedServer } from "../../store/client-config.js";
 import { readNamedFile } from "../../store/named-files.js";
-import { formatBytes } from "../../store/safe-fs.js";
-import { savedServerProblem, SettingsFullError, type SavedServer } from "../../store/settings.js";
+import { pastLimit, savedServerProblem, SettingsFullError, type SavedServer } from "../../store/settings.js";
 import { checkName } from "./names.js";
 
 export const serverImport: Leaf<{ file: string }, [string]> = {
@@ -80,7 +79,7 @@ export async function runImportServers(options: { file: string }, ctx: Context):
     } catch (error) {
       if (!(error instanceof SettingsFullError)) throw error;
       throw new UsageError(
-        `nothing imported: the ${fresh.length} new server(s) of ${sanitizeLine(options.file)} would make ${error.path} ${formatBytes(error.bytes)}, past the ${formatBytes(MAX_SETTINGS_BYTES)} mcp-task reads it at`,
+        `nothing imported: the ${fresh.length} new server(s) of ${sanitizeLine(options.file)} would make ${error.path} ${pastLimit(error.bytes, MAX_SETTINGS_BYTES)} mcp-task reads it at`,
         "import fewer at a time (split the file), or remove saved servers you no longer use: mcp-task server remove <name>",
       );
     }
