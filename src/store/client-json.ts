@@ -12,7 +12,8 @@ export type { Node } from "jsonc-parser/lib/esm/main.js";
 
 /** The file's tree; a file nested past MAX_CLIENT_CONFIG_DEPTH, or not JSON(C), is a UsageError naming it. */
 export async function parseClientJson(text: string, file: string): Promise<Node | undefined> {
-  // Its ES module build, by path: the package's main is a UMD build whose inner require() calls a bundler cannot follow.
+  // Its ES module build, by path: the package's main is a UMD build whose inner require() calls a bundler cannot
+  // follow.
   const { createScanner, parseTree, printParseErrorCode } = await import("jsonc-parser/lib/esm/main.js");
   // The scanner reads tokens in a loop (strings and comments included), so this costs no stack whatever the file.
   const scanner = createScanner(text, true);
@@ -35,7 +36,8 @@ export async function parseClientJson(text: string, file: string): Promise<Node 
   return root;
 }
 
-/** The value of a node: objects with own properties only (a "__proto__" key is a key), the last of a key given twice. */
+/** The value of a node: objects with own properties only (a "__proto__" key is a key), the last copy of a key given
+ *  twice. */
 export function valueOf(node: Node): unknown {
   switch (node.type) {
     case "object": {

@@ -1,10 +1,10 @@
 // Files a person names on the command line (`server import <file>`, `import <file>`, `--args @file`, `--input @file`,
-// `--sampling-reply @file`, `check --junit <file>`, `--trace=<file>`): read or written only if they are regular files. A FIFO waited
-// for a writer for ever, in a thread Ctrl-C and SIGTERM could not stop (even process.exit waited on it); a device
-// such as /dev/zero is read until memory runs out. So the file is opened with O_NONBLOCK (opening a FIFO does not
-// wait), its type checked with fstat on the open descriptor (no window between a check and the open), and it is read
-// up to a cap. Unlike the store's own files (safe-fs.ts), a link is followed and another user's file read: the person
-// named it. Stdin stays `-`, read by the command as a stream that Ctrl-C stops.
+// `--sampling-reply @file`, `check --junit <file>`, `--trace=<file>`): read or written only if they are regular
+// files. A FIFO waited for a writer for ever, in a thread Ctrl-C and SIGTERM could not stop (even process.exit waited
+// on it); a device such as /dev/zero is read until memory runs out. So the file is opened with O_NONBLOCK (opening a
+// FIFO does not wait), its type checked with fstat on the open descriptor (no window between a check and the open),
+// and it is read up to a cap. Unlike the store's own files (safe-fs.ts), a link is followed and another user's file
+// read: the person named it. Stdin stays `-`, read by the command as a stream that Ctrl-C stops.
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
 import { UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
