@@ -137,8 +137,27 @@ export const INDEX_TAIL_MAX_BYTES = 1024 * 1024;
  *  after (src/ui/model.ts start): at 100,000 handles ~280 ms instead of ~800; at 10,000 the frame came no sooner
  *  (~212 ms either way) and a key pressed as it showed waited for the rest (174 ms instead of ~94). */
 export const PROVISIONAL_MIN_BYTES = 8 * 1024 * 1024;
-/** settings.json (saved servers, verdicts, tools' task support): kilobytes in use; past 16 MiB it is refused. */
+/** settings.json (saved servers, verdicts, tools' task support): kilobytes in use; past 16 MiB it is refused, and
+ *  mcp-task never writes it past that (a change that would is refused, exit 2, nothing written). */
 export const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
+/** One saved server as settings.json keeps it (address, headers, command line, arguments, environment, folder and
+ *  OAuth client, as JSON), at `server add` and `server import`: real ones are a few hundred bytes, a long command line
+ *  a few KB; past 64 KiB it is refused by name. Settings hold 250 servers even at this size. */
+export const MAX_SAVED_SERVER_BYTES = 64 * 1024;
+/** A server's generation verdict kept in settings.json (its `server/discover` result, which the server writes): a
+ *  larger one is not kept (the server is asked again next time), and only the newest MAX_CACHED_VERDICTS are, so
+ *  the cache stays a few MiB whatever servers say (a 10 MB discover result made settings.json unreadable). */
+export const MAX_CACHED_VERDICT_BYTES = 64 * 1024;
+export const MAX_CACHED_VERDICTS = 64;
+/** Another client's MCP file read by `server import` (a VS Code settings.json holds other settings too): past it,
+ *  exit 2. Larger than settings.json's own limit, so that a settings.json moved aside can be imported back. */
+export const MAX_CLIENT_CONFIG_BYTES = 64 * 1024 * 1024;
+/** Nesting of objects and arrays in a client file: its parser and the walk over it recurse, and 200,000 levels
+ *  overflowed the stack ("internal error"). Real files nest 4 to 6 deep, a VS Code settings.json a few more. */
+export const MAX_CLIENT_CONFIG_DEPTH = 64;
+/** Servers in one client file: real ones list a few dozen. Past it the file is refused whole (exit 2), before its
+ *  entries are read or named one line each. */
+export const MAX_IMPORTED_SERVERS = 10_000;
 /** The tools whose task support settings.json keeps (per server, and for so many servers): see saveTaskSupport. A
  *  server's tools/list is not trusted to fit. */
 export const MAX_CACHED_TOOLS = 500;
@@ -179,7 +198,8 @@ export const STDIO_KILL_GRACE_MS = 2000;
 /** What `--args -` and `--input -` read from stdin (13 GB were read in 36 s): the value goes out in one message,
  *  which may not pass MAX_MESSAGE_BYTES either. */
 export const MAX_STDIN_BYTES = MAX_MESSAGE_BYTES;
-/** What `import -` reads from stdin: an export holds many handles (results up to MAX_SAVED_RESULT_CHARS each). */
+/** What `import` reads (a file, or `-` for stdin): an export holds many handles (results up to MAX_SAVED_RESULT_CHARS
+ *  each). */
 export const MAX_IMPORT_STDIN_BYTES = 256 * 1024 * 1024;
 /** Server text quoted in an error line or a question line (an HTTP error body, a JSON-RPC error message, a stderr
  *  tail) is cut here: one line must stay one line on a terminal (a 500 page of 7 MB was printed whole). */

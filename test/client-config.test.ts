@@ -2,6 +2,8 @@
 // ${env:} references, literal secrets never kept. The `server import` command over these is in cli.test.ts.
 import { homedir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { UsageError } from "../src/errors.js";
+import { MAX_CLIENT_CONFIG_DEPTH, MAX_IMPORTED_SERVERS } from "../src/limits.js";
 import { readClientConfig } from "../src/store/client-config.js";
 
 const ENV = { API_BASE_URL: "https://api.example.com", HOME: "/home/ann" };
@@ -125,5 +127,56 @@ describe("client configuration files", () => {
   it("a file that is not JSON or has no servers is a usage error naming the file", async () => {
     await expect(read("{ not json", "/x/a.json")).rejects.toThrow(/\/x\/a.json is not JSON/);
     await expect(read({ other: {} }, "/x/b.json")).rejects.toThrow(/no "mcpServers" or "servers"/);
+  });
+
+  it("a name or key given twice is refused, every copy, and named once: never the last copy saved in silence", async () => {
+    // JSON.parse (and jsonc-parser's parse) keep the last copy: a reader of the file sees the first.
+    const config = await read(`{
+      "mcpServers": {
+        "prod": { "url": "https://prod.example.com/mcp" },
+        "other": { "command": "ok" },
+        "prod": { "url": "https://evil.example.net/mcp" },
+        "twice": { "command": "good", "args": [], "command": "evil" },
+        "deep": { "command": "x", "env": { "A": "1", "A": "2" } }
+      }
+    }`);
+    expect(config.servers.map((s) => s.name)).toEqual(["other"]);
+    expect(config.refused).toEqual([
+      { name: "prod", reason: "its name is given 2 times in the file: which one is meant is not clear" },
+      { name: "twice", reason: 'it gives "command" twice: which one is meant is not clear' },
+      { name: "deep", reason: 'it gives "A" twice: which one is meant is not clear' },
+    ]);
+    // The object the servers are read from, given twice: which servers are meant is not clear either.
+    await expect(
+      read('{"mcpServers": {"a": {"command": "x"}}, "mcpServers": {"b": {"command": "y"}}}', "/x/c.json"),
+    ).rejects.toThrow(/^\/x\/c\.json gives "mcpServers" twice: which one is meant is not clear/);
+  });
+
+  it("a file nested past MAX_CLIENT_CONFIG_DEPTH (200,000 deep) is a usage error naming the bound, not a stack overflow", async () => {
+    const depth = 200_000;
+    const text = `{"mcpServers": {"a": {"command": "x", "args": ${"[".repeat(depth)}${"]".repeat(depth)}}}}`;
+    const error = await read(text, "/x/deep.json").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(
+      new RegExp(
+        `^/x/deep\\.json nests objects and arrays more than ${MAX_CLIENT_CONFIG_DEPTH} deep \\(at offset \\d+\\)`,
+      ),
+    );
+    // Brackets inside strings and comments are not nesting; a file at the bound (3 levels + 61) is read.
+    const nested = (n: number) => `${"[".repeat(n)}"[[[[" /* [[[[ */${"]".repeat(n)}`;
+    const atBound = await read(
+      `{"mcpServers": {"a": {"command": "x", "env": ${nested(MAX_CLIENT_CONFIG_DEPTH - 3)}}}}`,
+    );
+    expect(atBound.refused).toEqual([]);
+    await expect(
+      read(`{"mcpServers": {"a": {"command": "x", "env": ${nested(MAX_CLIENT_CONFIG_DEPTH - 2)}}}}`),
+    ).rejects.toThrow(/more than 64 deep/);
+  });
+
+  it(`a file of more than MAX_IMPORTED_SERVERS servers is refused whole, before its entries are read`, async () => {
+    const servers = Object.fromEntries(Array.from({ length: MAX_IMPORTED_SERVERS + 1 }, (_, i) => [`s${i}`, {}]));
+    await expect(read({ mcpServers: servers }, "/x/many.json")).rejects.toThrow(
+      `/x/many.json lists ${MAX_IMPORTED_SERVERS + 1} servers; mcp-task imports at most ${MAX_IMPORTED_SERVERS} from one file`,
+    );
   });
 });

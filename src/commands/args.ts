@@ -1,9 +1,9 @@
 // Argument parsing shared by the verbs: JSON objects (inline, @file or - for stdin), key=value pairs, stdin with a
 // cap, whole milliseconds. Parsing is pure; only reading a file or stdin waits for the command to run.
-import { readFile } from "node:fs/promises";
 import type { Context } from "../context.js";
 import { UsageError } from "../errors.js";
 import { MAX_STDIN_BYTES } from "../limits.js";
+import { readNamedFile } from "../store/named-files.js";
 import { setOwn } from "../data.js";
 
 /** A JSON object named on the command line: given inline (parsed already), or read from a file or stdin on run. */
@@ -19,30 +19,17 @@ export function jsonObjectArg(value: string, what: string): JsonObjectArg {
 /** Reads a `JsonObjectArg` into its JSON object. */
 export async function readJsonArg(arg: JsonObjectArg, what: string, ctx: Context): Promise<Record<string, unknown>> {
   if ("value" in arg) return arg.value;
-  if ("stdin" in arg) return parseJsonObject(await readAll(ctx.io.stdin, `${what} -`), what);
-  let text: string;
-  try {
-    text = await readFile(arg.file, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${what} from ${arg.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  return parseJsonObject(text, what);
+  if ("stdin" in arg)
+    return parseJsonObject(await readAll(ctx.io.stdin, `${what} -`, MAX_STDIN_BYTES, ctx.interrupt), what);
+  return parseJsonObject(readNamedFile(arg.file, MAX_STDIN_BYTES, { stdin: true, what }), what);
 }
 
 /** A text named on the command line: itself, `@file` or `-` (stdin), read whole but for one final line break. */
 export async function readTextArg(value: string, what: string, ctx: Context): Promise<string> {
   const chomp = (text: string) => text.replace(/\r?\n$/, "");
-  if (value === "-") return chomp(await readAll(ctx.io.stdin, `${what} -`));
+  if (value === "-") return chomp(await readAll(ctx.io.stdin, `${what} -`, MAX_STDIN_BYTES, ctx.interrupt));
   if (!value.startsWith("@")) return value;
-  try {
-    return chomp(await readFile(value.slice(1), "utf8"));
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${what} from ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+  return chomp(readNamedFile(value.slice(1), MAX_STDIN_BYTES, { stdin: true, what }));
 }
 
 function parseJsonObject(text: string, what: string): Record<string, unknown> {
@@ -60,20 +47,36 @@ function parseJsonObject(text: string, what: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** All of `stream` as text; past `limit` bytes (MAX_STDIN_BYTES) a usage error, without reading the rest. */
-export async function readAll(stream: NodeJS.ReadableStream, what = "stdin", limit = MAX_STDIN_BYTES): Promise<string> {
+/**
+ * All of `stream` as text; past `limit` bytes (MAX_STDIN_BYTES) a usage error, without reading the rest. `signal`
+ * (the command's Ctrl-C and SIGTERM) stops the read: a stdin that never ends is not waited on once it fires.
+ */
+export async function readAll(
+  stream: NodeJS.ReadableStream,
+  what = "stdin",
+  limit = MAX_STDIN_BYTES,
+  signal?: AbortSignal,
+): Promise<string> {
+  const destroy = (reason?: unknown) => (stream as { destroy?: (error?: Error) => void }).destroy?.(reason as Error);
+  signal?.throwIfAborted();
+  const stop = () => destroy(signal!.reason);
+  signal?.addEventListener("abort", stop, { once: true });
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    size += buffer.length;
-    if (size > limit) {
-      (stream as { destroy?: () => void }).destroy?.();
-      throw new UsageError(
-        `${what}: stdin is larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task reads at most that much from stdin`,
-      );
+  try {
+    for await (const chunk of stream) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      size += buffer.length;
+      if (size > limit) {
+        destroy();
+        throw new UsageError(
+          `${what}: stdin is larger than ${Math.round(limit / 1024 / 1024)} MiB; mcp-task reads at most that much from stdin`,
+        );
+      }
+      chunks.push(buffer);
     }
-    chunks.push(buffer);
+  } finally {
+    signal?.removeEventListener("abort", stop);
   }
   return Buffer.concat(chunks, size).toString("utf8");
 }

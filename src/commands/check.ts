@@ -3,13 +3,13 @@
 // Exit 1 when a check fails or no task was created (nothing was checked); warnings and skips pass. A --tool the
 // server does not list, or --args that do not fit it, is a usage error (exit 2). With --junit, a check that cannot
 // run (the server unreachable: exit 4) still writes a report.
-import { writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import type { Context } from "../context.js";
 import { ExitCode, UsageError, describeError } from "../errors.js";
 import { junitReport } from "../output/junit.js";
 import { createPrinter } from "../output/printer.js";
 import { sanitizeLine } from "../sanitize.js";
+import { writeNamedFile } from "../store/named-files.js";
 import { checkServer, taskCreated, type CheckResult } from "../tasks/check.js";
 import { TaskEngine } from "../tasks/engine.js";
 import { checkedTool, toolsCommand } from "../tasks/tool-check.js";
@@ -122,13 +122,9 @@ async function namedTool(
 /** Thrown when the JUnit file cannot be written: no second attempt at it. */
 class ReportNotWritten extends UsageError {}
 
+/** The report goes only to a regular file (a FIFO waited for a reader for ever): src/store/named-files.ts. */
 function writeJunit(file: string, xml: string): void {
-  try {
-    writeFileSync(file, xml);
-  } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ReportNotWritten(`cannot write ${sanitizeLine(file)}: ${why}`);
-  }
+  writeNamedFile(file, xml, (why) => new ReportNotWritten(`cannot write ${sanitizeLine(file)}: ${why}`));
 }
 
 const NOTHING_CHECKED = "nothing was checked: no task was created";

@@ -6,9 +6,9 @@
 //
 // The transport is traced in place (its send and onmessage wrapped), not wrapped in another object: the code that
 // holds it asks `instanceof StreamableHTTPClientTransport` for the session.
-import { accessSync, appendFileSync, constants, existsSync } from "node:fs";
-import { dirname } from "node:path";
+import { appendFileSync } from "node:fs";
 import { UsageError } from "../errors.js";
+import { namedOutputProblem } from "../store/named-files.js";
 import type { Transport } from "@modelcontextprotocol/client";
 import { MAX_TRACE_LINE } from "../limits.js";
 import type { LogMessage } from "./logging.js";
@@ -59,19 +59,17 @@ const SHOWN = [
 const CREDENTIALS = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
 
 /**
- * A UsageError unless the trace file `file` can be written (it exists and is writable, or its folder is): said
- * before any connection, where a failed write would otherwise look like a server that cannot be reached.
+ * A UsageError unless the trace file `file` can be written (a regular file, made if missing, or a device such as
+ * /dev/null; a FIFO waited for a reader for ever): said before any connection, where a failed write would otherwise
+ * look like a server that cannot be reached.
  */
 export function checkTraceFile(file: string): void {
-  try {
-    accessSync(existsSync(file) ? file : dirname(file), constants.W_OK);
-  } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code ?? "not writable";
+  const why = namedOutputProblem(file);
+  if (why !== undefined)
     throw new UsageError(
-      `cannot write the trace file ${file} (${why})`,
+      `cannot write the trace file ${sanitizeLine(file)} (${why})`,
       "give a file in a folder that exists and is writable, as in: --trace=/tmp/mcp-task.trace",
     );
-  }
 }
 
 /**

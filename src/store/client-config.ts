@@ -15,6 +15,9 @@
 import { homedir } from "node:os";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
+import { MAX_IMPORTED_SERVERS } from "../limits.js";
+import { sanitizeLine } from "../sanitize.js";
+import { parseClientJson, properties, property, twice, twiceWithin, valueOf, type Node } from "./client-json.js";
 import { httpDescriptor, type ServerDescriptor } from "../protocol/server.js";
 
 export interface ImportedServer {
@@ -49,27 +52,60 @@ export async function readClientConfig(
   file: string,
   env: Record<string, string | undefined>,
 ): Promise<ClientConfig> {
-  // VS Code's files are JSON with comments and trailing commas (JSONC): its own parser reads them. Its ES module
-  // build, by path: the package's main is a UMD build whose inner require() calls a bundler cannot follow.
-  const { parse, printParseErrorCode } = await import("jsonc-parser/lib/esm/main.js");
-  const errors: import("jsonc-parser/lib/esm/main.js").ParseError[] = [];
-  const data: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0)
+  // VS Code's files are JSON with comments and trailing commas (JSONC): its own parser reads them (client-json.ts).
+  const root = await parseClientJson(text, file);
+  const named = sanitizeLine(file);
+  // A key that decides which servers are read, given twice, is refused: which one a reader sees is not clear.
+  const decisive = twice(root, ["mcpServers", "servers", "mcp", "inputs"]) ?? twice(property(root, "mcp"), ["servers"]);
+  if (decisive !== undefined)
     throw new UsageError(
-      `${file} is not JSON: ${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}`,
+      `${named} gives "${decisive}" twice: which one is meant is not clear, and mcp-task does not guess`,
+      `keep one "${decisive}" in the file, then import it again`,
     );
-  const entries = isObject(data)
-    ? (data.mcpServers ?? data.servers ?? (isObject(data.mcp) ? data.mcp.servers : undefined))
-    : undefined;
-  if (!isObject(entries))
+  const data = root ? valueOf(root) : undefined;
+  const path = !isObject(data)
+    ? undefined
+    : data.mcpServers != null
+      ? ["mcpServers"]
+      : data.servers != null
+        ? ["servers"]
+        : isObject(data.mcp)
+          ? ["mcp", "servers"]
+          : undefined;
+  const node = path?.reduce<Node | undefined>((at, key) => property(at, key), root);
+  if (node?.type !== "object")
     throw new UsageError(
-      `${file} has no "mcpServers" or "servers" object`,
+      `${named} has no "mcpServers" or "servers" object`,
       "give a Claude, VS Code, Cursor or Windsurf MCP file",
     );
+  const entries = properties(node);
+  if (entries.length > MAX_IMPORTED_SERVERS)
+    throw new UsageError(
+      `${named} lists ${entries.length} servers; mcp-task imports at most ${MAX_IMPORTED_SERVERS} from one file`,
+      "split the file, or keep in it the servers you use",
+    );
+  const counts = new Map<string, number>();
+  for (const [name] of entries) counts.set(name, (counts.get(name) ?? 0) + 1);
   const vars = new Variables(file, isObject(data) && Array.isArray(data.inputs) ? data.inputs : [], env);
   const config: ClientConfig = { servers: [], refused: [] };
-  for (const [name, entry] of Object.entries(entries)) {
+  const namedTwice = new Set<string>();
+  for (const [name, entryNode] of entries) {
+    // A name given twice is refused, every copy, and named once: saving the last (as JSON.parse would) saves a server
+    // other than the one a reader of the file sees first.
+    const times = counts.get(name)!;
+    if (times > 1) {
+      if (!namedTwice.has(name))
+        config.refused.push({
+          name,
+          reason: `its name is given ${times} times in the file: which one is meant is not clear`,
+        });
+      namedTwice.add(name);
+      continue;
+    }
     try {
+      const key = twiceWithin(entryNode);
+      if (key !== undefined) throw new Refusal(`it gives "${key}" twice: which one is meant is not clear`);
+      const entry = valueOf(entryNode);
       if (!isObject(entry)) throw new Refusal("not an object");
       const notes: string[] = [];
       const descriptor = descriptorOf(entry, vars, notes);

@@ -44,7 +44,8 @@ export class UnsafeFileError extends UsageError {
 
 const uid = process.getuid?.();
 
-function kind(stats: Stats): string {
+/** What a file that is not a regular file is, in a few words ("a FIFO", "a device"...). */
+export function kind(stats: Stats): string {
   if (stats.isSymbolicLink()) return "a symbolic link";
   if (stats.isFIFO()) return "a FIFO";
   if (stats.isSocket()) return "a socket";

@@ -3,14 +3,26 @@
 // as a temp file renamed over it). Task handles do not live here: one file rewritten per change loses concurrent
 // writes (see docs/stack.md#conf). `conf` did this before; it loads AJV (300 KB, for a schema option not used
 // here) and semver on import, a quarter of what a warm-broker call loaded.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import envPaths from "env-paths";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
-import { MAX_CACHED_TOOL_NAME, MAX_CACHED_TOOL_SERVERS, MAX_CACHED_TOOLS, MAX_SETTINGS_BYTES } from "../limits.js";
-import { checkOwnFile, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
+import {
+  MAX_CACHED_TOOL_NAME,
+  MAX_CACHED_TOOL_SERVERS,
+  MAX_CACHED_TOOLS,
+  MAX_CACHED_VERDICT_BYTES,
+  MAX_CACHED_VERDICTS,
+  MAX_SAVED_SERVER_BYTES,
+  MAX_SETTINGS_BYTES,
+} from "../limits.js";
+import { setOwn } from "../data.js";
+import { checkOwnFile, formatBytes, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
 import { sameServer, type ServerDescriptor } from "../protocol/server.js";
+import { shellValue } from "../sanitize.js";
+import { ensurePrivateDir } from "./home.js";
+
+// Where they were first: the home and its private directories (home.ts).
+export { ensurePrivateDir, homeDir, type PrivacyCheck } from "./home.js";
 
 export interface SavedVerdict {
   verdict: PriorDiscovery;
@@ -40,56 +52,42 @@ export interface OAuthClientSettings {
   grant?: "authorization_code" | "client_credentials";
 }
 
+/** A server to save: its name, its descriptor and, where given, its OAuth client (undefined: none). */
+export interface SavedServer {
+  readonly name: string;
+  readonly descriptor: ServerDescriptor;
+  readonly client?: OAuthClientSettings;
+}
+
+/** "`bytes`, past the `limit`", in sizes that differ as shown (17 MiB past 16 MiB; in bytes where both round alike). */
+export function pastLimit(bytes: number, limit: number): string {
+  const [size, bound] = [formatBytes(bytes), formatBytes(limit)];
+  return size === bound ? `${bytes} bytes, past the ${limit}` : `${size}, past the ${bound}`;
+}
+
+/** Why a server may not be saved as it is (undefined when it may): past MAX_SAVED_SERVER_BYTES as settings keep it. */
+export function savedServerProblem(server: SavedServer): string | undefined {
+  const bytes = Buffer.byteLength(JSON.stringify({ [server.name]: server.descriptor, client: server.client }));
+  if (bytes <= MAX_SAVED_SERVER_BYTES) return undefined;
+  return `its address, headers, command line, arguments and environment take ${pastLimit(bytes, MAX_SAVED_SERVER_BYTES)} a saved server may take`;
+}
+
+/** A change that would make settings.json larger than mcp-task reads it (MAX_SETTINGS_BYTES): nothing is written. */
+export class SettingsFullError extends UsageError {
+  constructor(
+    readonly path: string,
+    /** What the file would have been. */
+    readonly bytes: number,
+  ) {
+    super(
+      `not saved: ${path} would be ${pastLimit(bytes, MAX_SETTINGS_BYTES)} mcp-task reads it at`,
+      "remove saved servers you no longer use (mcp-task server list; mcp-task server remove <name>), then try again",
+    );
+  }
+}
+
 /** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. */
 const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-
-export function homeDir(env: Record<string, string | undefined>): string {
-  return env.MCP_TASK_HOME || envPaths("mcp-task", { suffix: "" }).config;
-}
-
-export interface PrivacyCheck {
-  /** The user's id: a directory owned by anyone else is refused. */
-  uid?: number;
-  /** Told (one line) when a directory others could enter was made private. */
-  onRepair?: (message: string) => void;
-}
-
-/**
- * Makes `dir` a private directory (0700), creating it if need be. One owned by another user is refused: its owner
- * could read the handles, whose arguments, answers and results may be sensitive. One that others could enter is
- * made private, with the files in it (0600), and `onRepair` is told. `inside`: a directory mcp-task makes inside
- * the home (tasks, brokers), which must be a real directory: a link there is refused, not followed (the home
- * itself may be a link the user made).
- */
-export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}, inside = false): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = inside ? lstatSync(dir) : statSync(dir);
-  const fix = "set MCP_TASK_HOME to a directory of your own";
-  if (stat.isSymbolicLink())
-    throw new UsageError(
-      `${dir} is a symbolic link, and mcp-task keeps its files only in a directory of its own`,
-      "remove the link (mcp-task makes the directory again)",
-    );
-  if (!stat.isDirectory()) throw new UsageError(`${dir} is not a directory`, fix);
-  if (check.uid !== undefined && stat.uid !== check.uid)
-    throw new UsageError(
-      `${dir} belongs to another user (uid ${stat.uid}), and mcp-task keeps private data there`,
-      fix,
-    );
-  if ((stat.mode & 0o077) === 0) return;
-  chmodSync(dir, 0o700);
-  let files = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isFile() && (statSync(path).mode & 0o077) !== 0) {
-      chmodSync(path, 0o600);
-      files++;
-    }
-  }
-  check.onRepair?.(
-    `${dir} was open to other users (mode ${(stat.mode & 0o777).toString(8)}): made it private (0700)${files ? `, and ${files} file(s) in it (0600)` : ""}`,
-  );
-}
 
 export class Settings {
   private readonly file: string;
@@ -109,11 +107,33 @@ export class Settings {
       if (error instanceof UnsafeFileError)
         throw new UsageError(
           `cannot read ${this.file}: it is ${error.reason}`,
-          "remove it or put your settings back in a regular file",
+          this.onlyTooLarge()
+            ? this.moveAside("import its servers back")
+            : "remove it or put your settings back in a regular file",
         );
       /* missing (written on the first change) or unreadable (said below) */
     }
     this.data();
+  }
+
+  /** Whether the settings file would be read but for its size (a regular file of this user). */
+  private onlyTooLarge(): boolean {
+    try {
+      checkOwnFile(this.file, Number.MAX_SAFE_INTEGER);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The way forward from a settings file that cannot be read, losing nothing: moved aside, it is kept whole, and a
+   * settings file (its "servers" object) is a file `server import` reads, so the servers come back; a file that is not
+   * JSON is fixed where the error says first.
+   */
+  private moveAside(then: string): string {
+    const old = `${this.file}.old`;
+    return `move it aside and ${then}: mv ${shellValue(this.file)} ${shellValue(old)} && mcp-task server import ${shellValue(old)}`;
   }
 
   /** The settings as the file has them now (read each time: another command may have changed them). */
@@ -123,17 +143,32 @@ export class Settings {
       text = readOwnText(this.file, MAX_SETTINGS_BYTES);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return { servers: {}, verdicts: {} };
-      throw new UsageError(`cannot read ${this.file}: ${(error as Error).message}`, "fix or remove the file");
+      throw new UsageError(
+        `cannot read ${this.file}: ${(error as Error).message}`,
+        this.moveAside("import its servers back"),
+      );
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      throw new UsageError(`cannot read ${this.file}: ${(error as Error).message}`, "fix or remove the file");
+      throw new UsageError(
+        `cannot read ${this.file}: ${(error as Error).message}`,
+        `fix it where the error says (it is JSON), or ${this.moveAside("import its servers back once fixed")}`,
+      );
     }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-      throw new UsageError(`cannot read ${this.file}: not a JSON object`, "fix or remove the file");
+    const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
     const data = parsed as Partial<SettingsData>;
+    const wrong = !isObject(parsed)
+      ? "not a JSON object"
+      : (["servers", "verdicts", "taskSupport", "clients"] as const).find(
+          (key) => data[key] !== undefined && !isObject(data[key]),
+        );
+    if (wrong)
+      throw new UsageError(
+        `cannot read ${this.file}: ${wrong === "not a JSON object" ? wrong : `its "${wrong}" is not an object`}`,
+        `fix it (it is JSON), or move it aside to start again without it: mv ${shellValue(this.file)} ${shellValue(`${this.file}.old`)}`,
+      );
     return { ...data, servers: data.servers ?? {}, verdicts: data.verdicts ?? {} };
   }
 
@@ -141,12 +176,35 @@ export class Settings {
     return this.data()[key];
   }
 
-  /** Sets (or, with undefined, removes) one key, the others as the file has them now. */
-  private set<K extends keyof SettingsData>(key: K, value: SettingsData[K] | undefined): void {
-    const data: Partial<SettingsData> = this.data();
-    if (value === undefined) delete data[key];
-    else data[key] = value;
-    writeOwnFile(this.file, `${JSON.stringify(data, null, "\t")}\n`);
+  /**
+   * Writes the settings whole, if the reader will read them back: past MAX_SETTINGS_BYTES nothing is written and
+   * SettingsFullError is thrown (a file past it made every later command exit 2).
+   */
+  private write(data: Partial<SettingsData>): void {
+    const text = `${JSON.stringify(data, null, "\t")}\n`;
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_SETTINGS_BYTES) throw new SettingsFullError(this.file, bytes);
+    writeOwnFile(this.file, text);
+  }
+
+  /** One read, the change, one write: the other keys as the file has them now. */
+  private update(change: (data: SettingsData) => void): void {
+    const data = this.data();
+    change(data);
+    this.write(data);
+  }
+
+  /** Sets (or, with undefined, removes) one key, the others as the file has them now. A cache (`cached`) that
+   *  would not fit is not kept: it is only asked again. */
+  private set<K extends keyof SettingsData>(key: K, value: SettingsData[K] | undefined, cached = false): void {
+    try {
+      this.update((data) => {
+        if (value === undefined) delete data[key];
+        else data[key] = value;
+      });
+    } catch (error) {
+      if (!(cached && error instanceof SettingsFullError)) throw error;
+    }
   }
 
   servers(): Record<string, ServerDescriptor> {
@@ -161,22 +219,44 @@ export class Settings {
   /**
    * Saves a server under `name`. A name that moves to another address loses its OAuth client (its id and the
    * reference to its secret were given for the old server): kept, it was sent to whatever authorization server the
-   * new address names (a `server import` of a project's file that reused the name `prod`). The client goes first: a
-   * process stopped between the two writes leaves a server without its client, never a new address with the old one.
+   * new address names (a `server import` of a project's file that reused the name `prod`).
    */
   saveServer(name: string, descriptor: ServerDescriptor): void {
-    const before = this.server(name);
-    if (!before || !sameServer(before, descriptor)) this.saveClient(name, undefined);
-    this.set("servers", { ...this.servers(), [name]: descriptor });
+    this.saveServers([{ name, descriptor }]);
+  }
+
+  /**
+   * Saves servers in one write (1,000 imported servers were 1,000 rewrites of the file: 30 s). Each entry is bounded
+   * (savedServerProblem: a UsageError naming it, nothing written), and so is the file (SettingsFullError, nothing
+   * written). An entry with `client` sets its OAuth client (none: removed); without, a name that moves to another
+   * address loses its client (saveServer). `defaultIfNone` becomes the default server if none is set.
+   */
+  saveServers(entries: readonly SavedServer[], defaultIfNone?: string): void {
+    for (const entry of entries) {
+      const problem = savedServerProblem(entry);
+      if (problem) throw new UsageError(`server ${entry.name} not saved: ${problem}`, "shorten it, then save it again");
+    }
+    this.update((data) => {
+      const clients = { ...(data.clients ?? {}) };
+      for (const entry of entries) {
+        const before = Object.hasOwn(data.servers, entry.name) ? data.servers[entry.name] : undefined;
+        if ("client" in entry && entry.client) setOwn(clients, entry.name, entry.client);
+        else if ("client" in entry || !before || !sameServer(before, entry.descriptor)) delete clients[entry.name];
+        setOwn(data.servers, entry.name, entry.descriptor);
+      }
+      if (data.clients !== undefined || Object.keys(clients).length > 0) data.clients = clients;
+      if (defaultIfNone !== undefined && !data.defaultServer) data.defaultServer = defaultIfNone;
+    });
   }
 
   removeServer(name: string): boolean {
     const servers = this.servers();
     if (!Object.hasOwn(servers, name)) return false;
-    this.saveClient(name, undefined); // first, as in saveServer
-    delete servers[name];
-    this.set("servers", servers);
-    if (this.defaultServer() === name) this.set("defaultServer", undefined);
+    this.update((data) => {
+      if (data.clients) delete data.clients[name];
+      delete data.servers[name];
+      if (data.defaultServer === name) delete data.defaultServer;
+    });
     return true;
   }
 
@@ -195,8 +275,15 @@ export class Settings {
     return saved.verdict;
   }
 
+  /** Keeps a server's verdict, if it is small enough, among the newest MAX_CACHED_VERDICTS (a cache: a verdict not
+   *  kept is only found again). */
   saveVerdict(key: string, verdict: PriorDiscovery, now: number): void {
-    this.set("verdicts", { ...this.get("verdicts"), [key]: { verdict, at: now } });
+    const saved: SavedVerdict = { verdict, at: now };
+    if (Buffer.byteLength(JSON.stringify(saved)) > MAX_CACHED_VERDICT_BYTES) return;
+    const others = Object.entries(this.get("verdicts")).filter(([k]) => k !== key);
+    const verdicts: Record<string, SavedVerdict> = {};
+    for (const [k, v] of [...others.slice(-(MAX_CACHED_VERDICTS - 1)), [key, saved] as const]) setOwn(verdicts, k, v);
+    this.set("verdicts", verdicts, true);
   }
 
   taskSupport(key: string): Record<string, string> | undefined {
@@ -219,7 +306,7 @@ export class Settings {
     if (JSON.stringify(all[key]) === JSON.stringify(tools)) return;
     // The servers of the newest MAX_CACHED_TOOL_SERVERS calls (each command line in each folder is a server).
     const others = Object.entries(all).filter(([k]) => k !== key);
-    this.set("taskSupport", Object.fromEntries([...others.slice(-(MAX_CACHED_TOOL_SERVERS - 1)), [key, tools]]));
+    this.set("taskSupport", Object.fromEntries([...others.slice(-(MAX_CACHED_TOOL_SERVERS - 1)), [key, tools]]), true);
   }
 
   /** The pre-registered OAuth client of a saved server, if it has one. */
@@ -231,13 +318,14 @@ export class Settings {
   saveClient(name: string, client: OAuthClientSettings | undefined): void {
     const clients = { ...(this.get("clients") ?? {}) };
     if (!client && !Object.hasOwn(clients, name)) return;
-    if (client) clients[name] = client;
+    if (client) setOwn(clients, name, client);
     else delete clients[name];
     this.set("clients", clients);
   }
 
   forgetVerdict(key: string): void {
     const verdicts = this.get("verdicts");
+    if (!Object.hasOwn(verdicts, key)) return;
     delete verdicts[key];
     this.set("verdicts", verdicts);
   }

@@ -137,9 +137,8 @@ function metadataUrl(flags: ClientFlags): { clientMetadataUrl: string } | undefi
 
 export async function runAddServer(options: AddServerOptions, ctx: Context): Promise<number> {
   const settings = await ctx.loadSettings();
-  settings.saveServer(options.name, options.descriptor);
-  settings.saveClient(options.name, options.client);
-  if (!settings.defaultServer()) settings.setDefaultServer(options.name);
+  // One write: the server, its OAuth client (or none) and the default; nothing if settings could not be read back.
+  settings.saveServers([{ name: options.name, descriptor: options.descriptor, client: options.client }], options.name);
   createPrinter(ctx.io, false).note(`saved server ${options.name}: ${describeServer(options.descriptor)}`);
   return 0;
 }

@@ -1,6 +1,5 @@
 // `mcp-task import [<file>|-]`: save task handles exported elsewhere (`mcp-task export`, ./export.ts). An imported
 // handle reaches only servers saved here, or ones the person confirms (SECURITY.md: "Handles from elsewhere").
-import { readFile } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
@@ -8,6 +7,7 @@ import { UsageError } from "../../errors.js";
 import { MAX_IMPORT_STDIN_BYTES } from "../../limits.js";
 import { createPrinter } from "../../output/printer.js";
 import { parseHandle } from "../../store/handle-file.js";
+import { readNamedFile } from "../../store/named-files.js";
 import type { Handle } from "../../model.js";
 import { readAll } from "../args.js";
 import { withOptions } from "../options.js";
@@ -42,17 +42,11 @@ export const importTasks: Leaf<ImportOptions, [string]> = {
 };
 
 export async function runImport(options: ImportOptions, ctx: Context): Promise<number> {
-  let text: string;
-  try {
-    text =
-      options.file === "-"
-        ? await readAll(ctx.io.stdin, "import -", MAX_IMPORT_STDIN_BYTES)
-        : await readFile(options.file, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${options.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+  // A file only if it is a regular one (a FIFO is refused at once); stdin is read as a stream Ctrl-C stops.
+  const text =
+    options.file === "-"
+      ? await readAll(ctx.io.stdin, "import -", MAX_IMPORT_STDIN_BYTES, ctx.interrupt)
+      : readNamedFile(options.file, MAX_IMPORT_STDIN_BYTES, { stdin: true });
   let values: unknown[];
   try {
     const parsed = JSON.parse(text) as unknown;
