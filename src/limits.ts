@@ -178,6 +178,11 @@ export const MAX_BROKER_TRACE_EVENT_BYTES = 16 * 1024;
 /** What a broker writes of its stdio server's stderr to its log in its life (`server logs`): a chatty server cannot
  *  fill the disk through a broker that runs for hours. */
 export const MAX_SERVER_STDERR_LOG_BYTES = 512 * 1024;
+/** The end of a stdio server's stderr kept in memory to explain its exit (the last words, not its whole log). */
+export const SERVER_STDERR_TAIL_BYTES = 2000;
+/** Of that tail, the characters an error shows (folded into one line, made terminal-safe): the last lines a crash
+ *  leaves, within one error line a person reads; `server logs` has the rest. */
+export const SERVER_STDERR_TAIL_SHOWN = 400;
 /** A Unix socket's path, in bytes: sun_path holds 108 bytes on Linux, 104 on macOS and the BSDs, NUL included.
  *  A broker socket whose path under <home> would be longer is made in a short private directory instead. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;

@@ -2,7 +2,7 @@
 // commands run in-process (test/helpers/context.ts), but for the watch that is killed (a process of its own) and
 // the stdio server's crash: its second call, started at once in-process, can reach the first call's broker while
 // that broker is still going down (the binary's start-up gives it the time to leave).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -111,6 +111,47 @@ it("a stdio server that crashes mid-task: exit 4 with the end of its stderr in t
   expect(watched.code).toBe(4);
   expect(watched.stderr).toMatch(/exited while the task was running/);
 });
+
+it("a stdio server that exits on its own mid-task: call, watch and a direct call say how (code or signal) and its stderr's end, as get does later", async () => {
+  const home = tempHome();
+  // Fault injection: the V2 test server exits (code 70, a line on stderr) 2.5 s after the first tools/call, between
+  // the command's requests (the command is waiting on the broker, not on a request the exit fails).
+  const crashing = `node ${V2_SERVER} --stdio --crash-after 2500`;
+  const exited =
+    /^the server process exited with code 70 \(.*\); its stderr ends with: .*fault injection: exiting 2500 ms after the first tools\/call$/;
+  const call = await runCli(["call", "task_slow", "ms=60000", "--stdio", crashing, "--json"], { home });
+  expect(call.code, call.stderr).toBe(4);
+  const error = events(call.stdout).at(-1)!;
+  expect(error).toMatchObject({ type: "error", code: "server", message: expect.stringMatching(exited) });
+  // A later get reads it from the handle: the same words.
+  const got = await runCli(["get", String(error.taskId), "--json"], { home });
+  expect(events(got.stdout).at(-1)!.message).toBe(
+    `the server exited while the task was running: ${String(error.message)}`,
+  );
+  // A watch attached through the broker when the server exits.
+  const detached = await runCli(["call", "task_slow", "ms=60000", "--stdio", crashing, "--detach", "--json"], { home });
+  const watched = await runCli(["watch", String(events(detached.stdout)[0].taskId), "--json"], { home });
+  expect(watched.code, watched.stderr).toBe(4);
+  expect(events(watched.stdout).at(-1)!.message).toMatch(exited);
+  // Directly, no broker (a call that is not a task): the same.
+  const direct = await runCli(["call", "slow_compute", "seconds=60", "--no-task", "--stdio", crashing], { home });
+  expect(direct.code).toBe(4);
+  expect(direct.stderr).toMatch(/^mcp-task: error: the server process exited with code 70 .*fault injection: exiting/m);
+  // Killed by a signal: said so (a home of its own: its one broker is this server's).
+  const alone = tempHome();
+  const plain = `node ${V2_SERVER} --stdio`;
+  const id = events(
+    (await runCli(["call", "task_slow", "ms=60000", "--stdio", plain, "--detach", "--json"], { home: alone })).stdout,
+  )[0].taskId;
+  const watching = startCli(["watch", String(id), "--json"], { home: alone });
+  await sleep(1500);
+  const broker = readdirSync(join(alone, "brokers"))
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => JSON.parse(readFileSync(join(alone, "brokers", f), "utf8")) as { serverPid: number; spec?: unknown });
+  for (const { serverPid } of broker) process.kill(serverPid, "SIGKILL");
+  expect(await watching.exited).toBe(4);
+  expect(events(watching.output.stdout).at(-1)!.message).toMatch(/^the server process exited on signal SIGKILL \(/);
+}, 90_000);
 
 it("a handle lock left by a process killed while holding it is taken over once stale: the next watch still records the end", async () => {
   const server = await startV2Http();

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startCli, tempHome } from "./helpers/cli.js";
+import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { brokerPaths } from "../src/broker/paths.js";
 import type { IO } from "../src/context.js";
@@ -14,6 +14,7 @@ import { askSampling } from "../src/ui/sampling-prompt.js";
 import {
   freePort,
   ROOT,
+  SDK_V1_SERVER,
   startEverythingHttp,
   startListening,
   startV2Http,
@@ -166,6 +167,54 @@ describe("input hints fit the question asked", { timeout: 90_000 }, () => {
     expect(response.action).toBe("accept");
     expect(stderr).not.toMatch(/declines/);
     expect(stderr).toMatch(/cannot be declined: write a reply/);
+  });
+});
+
+describe("an error while a task's question is answered names the task", { timeout: 120_000 }, () => {
+  let v1: RunningServer;
+  beforeAll(async () => {
+    v1 = await startListening([SDK_V1_SERVER, "--port", "0"], "sdk v1 server");
+  });
+  afterAll(async () => {
+    await v1?.stop();
+  });
+  const UNFIT = JSON.stringify({ name: 3, count: "two" });
+  const PAGE = "url=https://pages.example/sign-in";
+  // Each question kind on each generation, refused as it is answered (--json: the error line's taskId).
+  const cases: Array<[string, () => string[]]> = [
+    ["2026-07-28 sampling, --decline", () => ["task_sampling", "text=hi", "-s", v2.url, "--decline"]],
+    [
+      "2026-07-28 form, an --input that does not fit",
+      () => ["task_input_once", "ms=50", "-s", v2.url, "--input", UNFIT],
+    ],
+    ["2026-07-28 URL page, no consent", () => ["task_open_page", PAGE, "-s", v2.url]],
+    ["2025-11-25 sampling, no reply", () => ["sample", "prompt=hi", "-s", v1.url]],
+    ["2025-11-25 form, an --input that does not fit", () => ["confirm", "item=x", "-s", v1.url, "--input", UNFIT]],
+    ["2025-11-25 URL page, no consent", () => ["open-page", PAGE, "-s", v1.url]],
+  ];
+  it.each(cases)("%s: exit 6, the error line's taskId is the task's", async (_name, args) => {
+    const run = await runInProcess(["call", ...args(), "--json"], { home: tempHome() });
+    expect(run.code, run.stderr).toBe(6);
+    const lines = events(run.stdout);
+    const task = lines.find((line) => line.type === "task");
+    expect(task?.taskId, run.stdout).toEqual(expect.any(String));
+    expect(lines.at(-1)).toMatchObject({ type: "error", exitCode: 6, taskId: task!.taskId });
+  });
+
+  it("respond --decline to a 2026-07-28 sampling request: exit 6 naming the task, with the hint that can work", async () => {
+    const home = tempHome();
+    const call = await runInProcess(["call", "task_sampling", "text=hi", "-s", v2.url, "--json"], { home });
+    const taskId = events(call.stdout).at(-1)!.taskId as string;
+    for (const verb of ["respond", "watch"]) {
+      const run = await runInProcess([verb, taskId, "--decline", "--json"], { home });
+      expect(run.code, run.stderr).toBe(6);
+      expect(events(run.stdout).at(-1)).toMatchObject({
+        type: "error",
+        taskId,
+        message: expect.stringMatching(/cannot be declined/),
+        hint: `mcp-task respond --sampling-reply TEXT ${taskId}`,
+      });
+    }
   });
 });
 

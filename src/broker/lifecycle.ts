@@ -8,6 +8,7 @@ import type { Context } from "../context.js";
 import type { Wire } from "../protocol/wire.js";
 import type { BrokerMeta, BrokerPaths } from "./paths.js";
 import { isRunning, signalIfSame, type ProcessRef } from "./processes.js";
+import { encodeError, send } from "./protocol.js";
 import type { Client } from "./questions.js";
 import type { HeldTasks } from "./tasks.js";
 
@@ -59,7 +60,8 @@ export class Lifecycle {
     const { server, clients, tasks, wire, meta, stop } = this.running;
     stop.abort();
     server.close();
-    for (const client of clients) client.socket.destroy();
+    // Ended, not destroyed: what was written to a command (the server's exit, above) reaches it first.
+    for (const client of clients) client.socket.end();
     rmSync(this.paths.socket, { force: true });
     rmSync(this.paths.meta, { force: true });
     rmSync(`${this.paths.meta}.spec`, { force: true });
@@ -71,6 +73,7 @@ export class Lifecycle {
     await tasks.flush().catch(() => {});
     await wire.close();
     await ensureExited(meta.server, this.ctx);
+    for (const client of clients) client.socket.destroy();
     hold.abort();
     this.finish(code);
   }
@@ -87,6 +90,10 @@ export class Lifecycle {
         this.ctx.clock.sleep(ANSWER_BEFORE_LEAVING_MS, stop.signal),
       ]);
       stop.abort();
+      // Every attached command hears why, before its connection ends: the exit status and stderr tail its own error
+      // line shows (BrokerWire.goneError), as a later `get` shows them from the handle.
+      for (const client of this.running.clients)
+        send(client.socket, { method: "serverExited", params: { error: encodeError(reason) } });
       await this.shutdown(1);
     });
   }

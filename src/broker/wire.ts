@@ -59,6 +59,8 @@ export class BrokerWire implements Wire {
   private readonly progress = new Map<number, (progress: Progress) => void>();
   /** Tasks whose changes the server has confirmed it pushes (told by the broker). */
   private readonly confirmed = new Set<string>();
+  /** Why the server exited, as the broker said before it left (its exit status and the end of its stderr). */
+  private exitReason?: Error;
   private resolveClosed!: (error: Error) => void;
   readonly closed = new Promise<Error>((resolve) => (this.resolveClosed = resolve));
 
@@ -133,6 +135,8 @@ export class BrokerWire implements Wire {
     } else if ("method" in message && message.method === "progress") {
       const { progressId, progress } = message.params as { progressId: number; progress: Progress };
       this.progress.get(progressId)?.(progress);
+    } else if ("method" in message && message.method === "serverExited") {
+      this.exitReason = decodeError((message.params as { error: never }).error);
     } else if ("method" in message && message.method === "elicitationComplete") {
       this.onElicitationComplete?.(String((message.params as { elicitationId: unknown }).elicitationId));
     } else if ("method" in message && message.method === "withdrawn") {
@@ -183,10 +187,12 @@ export class BrokerWire implements Wire {
 
   /**
    * Why the broker cannot be asked: a stdio broker leaves when its server exits, and then the server's tasks went
-   * with it (ServerExitedError: the hint says to start the task again, not to watch it); otherwise the broker is
-   * gone and the server may still be up.
+   * with it (ServerExitedError: the hint says to start the task again, not to watch it; the broker's word on how it
+   * exited where it said so); otherwise the broker is gone and the server may still be up.
    */
   private goneError(message: string): ServerError {
+    // The broker said why its server exited: that is the error, as the requests the exit failed got it.
+    if (this.exitReason) return new ServerExitedError(this.exitReason.message);
     if (this.serverRef === undefined || isRunning(this.serverRef)) return new ServerError(message);
     return new ServerExitedError(`${message}: its server exited`);
   }

@@ -2,9 +2,10 @@
 // TLS certificate refused, a stdio command not found; an error of our own along the cause chain is kept as it is.
 // Used by the HTTP guard (limits.ts) for each request and by connect.ts for the connection as a whole; below, what a
 // request's failure means to RawChannel (rpc.ts): a refusal for want of authorization, a lost session, a server error.
+import type { ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/client";
 import { AuthRequiredError, McpTaskError, ServerError, ServerExitedError, UsageError } from "../errors.js";
-import { MAX_ERROR_TEXT } from "../limits.js";
+import { MAX_ERROR_TEXT, SERVER_STDERR_TAIL_SHOWN } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
 import type { ServerDescriptor } from "./server.js";
 import { serverProcess } from "./stdio-sdk.js";
@@ -96,7 +97,7 @@ export function connectError(
   if (own) return own;
   const code = causeCode(error);
   const message = error instanceof Error ? error.message : String(error);
-  const tail = sanitizeLine(stderr.trim()).slice(-400);
+  const tail = stderrTail(stderr);
   let text: string;
   if (descriptor.transport === "stdio" && code === "ENOENT") {
     text = `cannot start the server: command not found: ${descriptor.command}`;
@@ -181,14 +182,28 @@ export function closeError(
   stderr: string,
   redact: (text: string) => string,
 ): ServerError {
-  const tail = sanitizeLine(stderr.trim()).slice(-400);
+  const tail = stderrTail(stderr);
   const child = serverProcess(transport);
   const running = child !== undefined && child.exitCode === null && child.signalCode === null;
   if (descriptor.transport !== "stdio") return new ServerError(redact(withTail(`the connection to ${label} closed`)));
-  const base = running ? `the server closed its output (${label})` : `the server process exited (${label})`;
+  const base = running
+    ? `the server closed its output (${label})`
+    : `the server process exited${child ? exitStatus(child) : ""} (${label})`;
   return new ServerExitedError(redact(withTail(base)));
 
   function withTail(base: string): string {
     return tail ? `${base}; its stderr ends with: ${tail}` : base;
   }
+}
+
+/** How a process ended, as words after "exited": its exit code, or the signal that ended it. */
+function exitStatus(child: ChildProcess): string {
+  if (child.signalCode) return ` on signal ${child.signalCode}`;
+  return child.exitCode === null ? "" : ` with code ${child.exitCode}`;
+}
+
+/** The last SERVER_STDERR_TAIL_SHOWN characters of a server's stderr, one terminal-safe line ("…" where cut). */
+function stderrTail(stderr: string): string {
+  const line = sanitizeLine(stderr.trim());
+  return line.length > SERVER_STDERR_TAIL_SHOWN ? `…${line.slice(-SERVER_STDERR_TAIL_SHOWN).trimStart()}` : line;
 }

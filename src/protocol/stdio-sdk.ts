@@ -6,12 +6,10 @@ import { ReadBuffer, type Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
-import { MAX_SERVER_STDERR_LOG_BYTES } from "../limits.js";
+import { MAX_SERVER_STDERR_LOG_BYTES, SERVER_STDERR_TAIL_BYTES } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
 import { resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
-
-const STDERR_TAIL_BYTES = 2000;
 
 /** The end of a stdio server's stderr, and where all of it goes besides (a broker's log), if anywhere. */
 export interface StderrTail {
@@ -114,7 +112,7 @@ function keepStderrTail(transport: StdioClientTransport | EarlyStdioTransport, s
     }
     transport.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
-      stderrTail.text = (stderrTail.text + text).slice(-STDERR_TAIL_BYTES);
+      stderrTail.text = (stderrTail.text + text).slice(-SERVER_STDERR_TAIL_BYTES);
       stderrTail.sink?.(text);
     });
   };

@@ -184,7 +184,7 @@ export class V2Wire implements Wire {
       const requests = inputRequestsFromV2(reply.inputRequests ?? {}, "inputRequests");
       const inputResponses: Record<string, unknown> = {};
       for (const request of requests)
-        setOwn(inputResponses, request.key, wireResponse(request, await this.handler()(request, null)));
+        setOwn(inputResponses, request.key, wireResponse(request, await this.handler()(request, null), null));
       params.inputResponses = inputResponses;
       if (typeof reply.requestState === "string") params.requestState = reply.requestState;
       else delete params.requestState;
@@ -223,7 +223,7 @@ export class V2Wire implements Wire {
         refused ??= error;
         continue;
       }
-      setOwn(inputResponses, request.key, wireResponse(request, response)); // a key may be `__proto__`
+      setOwn(inputResponses, request.key, wireResponse(request, response, snapshot.taskId)); // a key may be `__proto__`
       answers.push({ request, response });
     }
     if (answers.length === 0) {
@@ -286,11 +286,13 @@ export class V2Wire implements Wire {
   }
 }
 
-function wireResponse(request: InputRequest, response: InputResponse): Record<string, unknown> {
+function wireResponse(request: InputRequest, response: InputResponse, taskId: string | null): Record<string, unknown> {
   if (request.method !== "elicitation/create" && response.action !== "accept") {
     // V2 has no way to decline a sampling or roots request: the task cannot go on without a reply.
     throw new InputRequiredError(
       `the server asks for ${sanitizeLine(request.method)}, which cannot be declined on the 2026-07-28 protocol`,
+      undefined,
+      taskId,
     );
   }
   // A sampling reply is the CreateMessageResult itself (src/tasks/sampling.ts).

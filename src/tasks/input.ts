@@ -186,6 +186,12 @@ export function preparedAnswers(answer: {
     answer: async (request, taskId) => {
       if (isSampling(request)) {
         if (answer.sampling) return samplingAnswer(answer.sampling);
+        if (answer.decline && request.declinable === false)
+          throw needInput(
+            request,
+            taskId,
+            "the server asks for a model's reply (sampling), which cannot be declined on its protocol",
+          );
         if (answer.decline) return { action: "decline" };
         throw needInput(
           request,

@@ -75,17 +75,23 @@ export function viewUrl(raw: unknown): UrlView {
   };
 }
 
+/**
+ * A URL request as a person is shown it: mcp-task's head line, what the server says (display-safe, may hold line
+ * breaks: shown quoted), and where the page is with the warnings, one line each.
+ */
+export function urlQuestion(request: InputRequest): { head: string; message: string; facts: string[] } {
+  const view = viewUrl(request.params.url);
+  return {
+    head: "The server asks you to open a web page (URL-mode elicitation).",
+    message: typeof request.params.message === "string" ? cutText(sanitize(request.params.message)) : "",
+    facts: [`host: ${view.origin || "(none)"}`, `url:  ${view.shown}`, ...view.warnings.map((w) => `warning: ${w}`)],
+  };
+}
+
 /** The lines that present a URL request to a person: what the server says, where the page is, the warnings. */
 export function describeUrlRequest(request: InputRequest): string[] {
-  const view = viewUrl(request.params.url);
-  const message = typeof request.params.message === "string" ? cutText(sanitize(request.params.message)) : "";
-  return [
-    "The server asks you to open a web page (URL-mode elicitation).",
-    ...(message ? [message] : []),
-    `host: ${view.origin || "(none)"}`,
-    `url:  ${view.shown}`,
-    ...view.warnings.map((w) => `warning: ${w}`),
-  ];
+  const { head, message, facts } = urlQuestion(request);
+  return [head, ...(message ? [message] : []), ...facts];
 }
 
 /** Hosts named ahead (--open-url, MCP_TASK_OPEN_URL_HOSTS), as given: a name, or name:port. */

@@ -1,7 +1,14 @@
 // A command that waits for a task: the signals that stop it waiting (Ctrl-C, --timeout), and the hint that says
 // how to pick the task up again (stopping to wait never stops the task).
 import type { Clock } from "../model.js";
-import { InterruptedError, ServerError, ServerExitedError, StillRunningError, TerminatedError } from "../errors.js";
+import {
+  InterruptedError,
+  McpTaskError,
+  ServerError,
+  ServerExitedError,
+  StillRunningError,
+  TerminatedError,
+} from "../errors.js";
 import { formatDuration } from "../duration.js";
 import { shellWord } from "../sanitize.js";
 import { CREATE_REPLY_WAIT_MS } from "../limits.js";
@@ -94,7 +101,7 @@ export function unansweredCall(reason: unknown, kept: boolean): unknown {
 
 /** Stopping to wait never stops the task: say how to pick it up again. */
 export function withResumeHint(error: unknown, taskId: string | null): unknown {
-  if (taskId && error instanceof ServerError && error.taskId === null) {
+  if (taskId && error instanceof ServerError && (error.taskId === null || error.taskId === taskId)) {
     // The server failed (or misbehaved) after the task was created: the error names it, and the handle is saved.
     error.taskId = taskId;
     // A stdio server's exit took its tasks with it (its broker marks the handle gone): no watch can follow it.
@@ -104,7 +111,11 @@ export function withResumeHint(error: unknown, taskId: string | null): unknown {
         : `the task is saved; follow it again with: mcp-task watch ${shellWord(taskId)}`;
     return error;
   }
-  if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) return error;
+  if (!taskId || !(error instanceof StillRunningError || error instanceof InterruptedError)) {
+    // Any other failure after the task was created concerns it too (a refused answer: exit 6, with its own hint).
+    if (taskId && error instanceof McpTaskError && error.taskId === null) error.taskId = taskId;
+    return error;
+  }
   const message = `${error.message}; task ${taskId} keeps running`;
   const hint = `resume with: mcp-task watch ${shellWord(taskId)}`;
   if (error instanceof StillRunningError) return new StillRunningError(message, hint, taskId);

@@ -13,6 +13,7 @@ import { schemaProblem } from "../tasks/schema.js";
 import { askSampling } from "./sampling-prompt.js";
 import { isUrlRequest } from "../tasks/url-elicitation.js";
 import { askUrl } from "./url-prompt.js";
+import { quotedLines } from "./quote.js";
 
 export function linePrompt(io: IO): InputProvider {
   let queue = Promise.resolve();
@@ -46,7 +47,10 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
   const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
   try {
     const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
-    say(`\n? ${cutText(sanitizeLine(String(request.params.message ?? "The server asks for input")))}${where}`);
+    // The server's message quoted under a header of mcp-task's (./quote.ts): none of its lines can pass for ours.
+    const message = typeof request.params.message === "string" ? cutText(request.params.message) : "";
+    say(`\n? The server asks for input${where}${message ? ":" : ""}`);
+    if (message) for (const line of quotedLines(message)) say(line);
     const choice = (await rl.question("  answer, decline or cancel? [A/d/c] ")).trim().toLowerCase();
     if (choice.startsWith("d")) return { action: "decline" };
     if (choice.startsWith("c")) return { action: "cancel" };
@@ -76,7 +80,7 @@ async function askField(
   fields: typeof import("./form/fields.js"),
 ): Promise<unknown> {
   const choices = field.kind === "enum" || field.kind === "oneOf" ? field.choices : undefined;
-  if (field.description) say(`  ${field.description}`);
+  if (field.description) for (const line of quotedLines(field.description)) say(line);
   if (choices) choices.forEach((c, i) => say(`    ${i + 1}) ${c.title}`));
   const hint = field.kind === "boolean" ? " [y/n]" : choices ? ` [1-${choices.length}]` : "";
   const fallback =
@@ -86,7 +90,7 @@ async function askField(
         ? ""
         : " (optional)";
   for (;;) {
-    const raw = (await rl.question(`  ${field.title}${hint}${fallback}: `)).trim();
+    const raw = (await rl.question(`  › ${field.title}${hint}${fallback}: `)).trim();
     if (raw === "" && field.default !== undefined) return field.default;
     // A choice by its number, else by its value or title (parseField).
     const picked = choices && /^\d+$/.test(raw) ? choices[Number(raw) - 1] : undefined;

@@ -5,6 +5,7 @@ import type { IO } from "../context.js";
 import { sanitizeLine } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import { HUMAN_MODEL, samplingAnswer, samplingLines } from "../tasks/sampling.js";
+import { quotedLines } from "./quote.js";
 
 export async function askSampling(io: IO, request: InputRequest, taskId: string | null): Promise<InputResponse> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
@@ -14,7 +15,8 @@ export async function askSampling(io: IO, request: InputRequest, taskId: string 
     const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
     const [head, ...rest] = samplingLines(request);
     say(`\n? ${head}${where}`);
-    for (const line of rest) say(`  ${line.replace(/\n/g, "\n  ")}`);
+    // What the server sent, quoted line by line (./quote.ts): a message cannot pass for mcp-task's own lines.
+    for (const line of rest.flatMap((entry) => quotedLines(entry))) say(line);
     // A 2026-07-28 request cannot be declined (InputRequest.declinable): an empty line asks again.
     const declinable = request.declinable !== false;
     const ask = `  your reply (as model "${HUMAN_MODEL}"${declinable ? "; an empty line declines" : ""}): `;

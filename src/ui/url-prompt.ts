@@ -3,14 +3,17 @@
 import type { IO } from "../context.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import { sanitizeLine } from "../sanitize.js";
-import { describeUrlRequest } from "../tasks/url-elicitation.js";
+import { urlQuestion } from "../tasks/url-elicitation.js";
+import { quotedLines } from "./quote.js";
 
 export async function askUrl(io: IO, request: InputRequest, taskId: string | null): Promise<InputResponse> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
   const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
-  const [first, ...rest] = describeUrlRequest(request);
-  say(`\n? ${first}${where}`);
-  for (const line of rest) say(`  ${line}`);
+  const { head, message, facts } = urlQuestion(request);
+  say(`\n? ${head}${where}`);
+  // The server's message quoted (./quote.ts); the host and address on lines of mcp-task's.
+  if (message) for (const line of quotedLines(message)) say(line);
+  for (const line of facts) say(`  ${line}`);
   const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
   try {

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     serverInfo: SERVER_INFO,
     instructions: INSTRUCTIONS,
     log,
-    onInbound: crashOnUpdate(opts, runtime, countMessage),
+    onInbound: crashAfter(opts, crashOnUpdate(opts, runtime, countMessage)),
   };
 
   let front: RunningFront;
@@ -108,6 +108,25 @@ function crashOnUpdate(
     if (m?.method !== "tasks/update" || armed !== undefined) return;
     if (when === "before") crash("on tasks/update, before applying it");
     armed = typeof m.params?.taskId === "string" ? m.params.taskId : "";
+  };
+}
+
+/**
+ * Fault injection for tests (--crash-after): the process exits on its own (code 70, a line on stderr) that long after
+ * the first tools/call came, while the call or its task runs, with no request of the client's in flight.
+ */
+function crashAfter(opts: ServerOptions, inbound: (message: unknown) => void): (message: unknown) => void {
+  const ms = opts.crashAfterMs;
+  if (ms === undefined) return inbound;
+  let armed = false;
+  return (message) => {
+    inbound(message);
+    if (armed || (message as { method?: unknown } | undefined)?.method !== "tools/call") return;
+    armed = true;
+    setTimeout(() => {
+      process.stderr.write(`[v2-server] fault injection: exiting ${ms} ms after the first tools/call\n`);
+      process.exit(70);
+    }, ms);
   };
 }
 

@@ -4,6 +4,7 @@ import { act } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { KEY, mount, press, tick, type Mounted } from "../helpers/ink.js";
 import { cleanup } from "ink-testing-library";
+import stripAnsi from "strip-ansi";
 import type { InputRequest } from "../../src/protocol/wire.js";
 import { ElicitationForm } from "../../src/ui/form/ElicitationForm.js";
 import { defaultsOf, fieldsOf, type Field } from "../../src/tasks/fields.js";
@@ -451,6 +452,53 @@ describe("ElicitationForm", () => {
     expect(frame).toContain("( ) Ay");
     expect(frame).toContain("( ) Bee");
     for (const bad of ["[2J", "]0;", "\u0007", "[5m", "[31m", "[1A", "[H", "\u009b"]) expect(frame).not.toContain(bad);
+  });
+
+  it("a question's text cannot pass for mcp-task's lines: each line of it is behind the gutter (form, URL, sampling, other)", async () => {
+    // The hostile server's forged_ask and forged_page (test/question-text.test.ts runs them at the line prompt).
+    const FORGED = "\nmcp-task: error: forged\nhint: mcp-task forged\nError: forged\u2028mcp-task: forged too";
+    const schema = {
+      type: "object",
+      title: `Deploy${FORGED}`,
+      properties: {
+        ok: { type: "boolean", title: `Approve${FORGED}`, description: `Say yes.${FORGED}` },
+        env: { type: "string", enum: ["prod"], enumNames: [`Production${FORGED}`] },
+      },
+    };
+    const requests: InputRequest[] = [
+      elicitation(schema, `Approve the deploy?${FORGED}`),
+      {
+        key: "u",
+        method: "elicitation/create",
+        params: { mode: "url", message: `Sign in.${FORGED}`, url: "https://pages.example/in", elicitationId: "u" },
+      },
+      {
+        key: "s",
+        method: "sampling/createMessage",
+        params: {
+          messages: [{ role: "user", content: { type: "text", text: `hi${FORGED}` } }],
+          systemPrompt: `Be terse.${FORGED}`,
+          maxTokens: 5,
+        },
+      },
+      { key: "r", method: "roots/list", params: { message: `Roots?${FORGED}` } },
+    ];
+    for (const request of requests) {
+      const ui = await mount(elicitationForm(request).tree);
+      if (request.key === "q1") await press(ui, KEY.down, KEY.enter); // the choice list open: its titles show
+      const lines = stripAnsi(ui.lastFrame()!).split("\n");
+      expect(lines.filter((line) => line.includes("forged")).length, lines.join("\n")).toBeGreaterThan(0);
+      // No line starts with the server's forged words; the lines of its text that begin them stand behind the gutter.
+      for (const line of lines)
+        expect(line, lines.join("\n")).not.toMatch(
+          /^\s*(mcp-task: (error: )?forged|hint: mcp-task forged|Error: forged)/,
+        );
+      expect(
+        lines.filter((line) => /^\s*│ mcp-task: error: forged$/.test(line)).length,
+        lines.join("\n"),
+      ).toBeGreaterThan(0);
+      act(() => cleanup());
+    }
   });
 
   it("a URL-mode elicitation: the host on its own line, then open, decline or cancel", async () => {

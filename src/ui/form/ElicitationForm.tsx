@@ -12,6 +12,7 @@ import { SamplingReply } from "./SamplingReply.js";
 import { UnsupportedRequest } from "./UnsupportedRequest.js";
 import { isUrlRequest } from "../../tasks/url-elicitation.js";
 import { UrlConsent } from "./UrlConsent.js";
+import { ServerText } from "./ServerText.js";
 
 export interface ElicitationFormProps {
   readonly request: InputRequest;
@@ -43,11 +44,15 @@ export function ElicitationForm(props: ElicitationFormProps) {
   return (
     <Box flexDirection="column" width={width} rowGap={1}>
       <Box flexDirection="column">
-        <Text bold>
+        <Text bold wrap="truncate-middle">
           {`? ${sanitizeLine(taskLabel)} asks for input`}
           <Text dimColor>{which}</Text>
         </Text>
-        {form && message ? <Text>{message}</Text> : null}
+        {form && message ? (
+          <ServerText>
+            <Text>{message}</Text>
+          </ServerText>
+        ) : null}
       </Box>
       {request.method === "sampling/createMessage" ? (
         <SamplingReply key={request.key} request={request} width={width} onRespond={onRespond} onClose={onClose} />

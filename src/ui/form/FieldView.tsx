@@ -3,6 +3,7 @@
 import { Box, Text } from "ink";
 import { sanitizeLine } from "../../sanitize.js";
 import { ChoiceList } from "./ChoiceList.js";
+import { ServerText } from "./ServerText.js";
 import type { Field } from "../../tasks/fields.js";
 import { choiceIndex, hintOf, isTextField, sameValue } from "./fields.js";
 
@@ -51,7 +52,8 @@ export function FieldView({ field, draft, focused, error, open }: FieldViewProps
   );
   return (
     <Box flexDirection="column">
-      <Text>
+      {/* One line, cut at the width: a wrapped title would start a line with the server's words (../quote.ts). */}
+      <Text wrap="truncate-end">
         <Text bold={focused}>
           {focused ? "› " : "  "}
           {field.title}
@@ -61,7 +63,9 @@ export function FieldView({ field, draft, focused, error, open }: FieldViewProps
       </Text>
       {field.description ? (
         <Box paddingLeft={4}>
-          <Text dimColor>{field.description}</Text>
+          <ServerText>
+            <Text dimColor>{field.description}</Text>
+          </ServerText>
         </Box>
       ) : null}
       <Box paddingLeft={4}>

@@ -8,6 +8,7 @@ import type { InputRequest, InputResponse } from "../../protocol/wire.js";
 import { sanitize } from "../../sanitize.js";
 import { HUMAN_MODEL, samplingAnswer, samplingView } from "../../tasks/sampling.js";
 import { ActionBar } from "./ActionBar.js";
+import { ServerText } from "./ServerText.js";
 
 export interface SamplingReplyProps {
   readonly request: InputRequest;
@@ -31,15 +32,18 @@ export function SamplingRequestView({ request }: { readonly request: InputReques
   return (
     <Box flexDirection="column">
       <Text>The server asks for a model's reply (sampling/createMessage). You write it.</Text>
-      {view.systemPrompt ? <Text dimColor>{`system prompt: ${view.systemPrompt}`}</Text> : null}
-      {view.omitted ? <Text dimColor>{`(${view.omitted} earlier messages not shown)`}</Text> : null}
-      {view.messages.map((message, i) => (
-        <Text key={i}>
-          <Text bold>{`${message.role}: `}</Text>
-          {message.parts.join(" ")}
-        </Text>
-      ))}
-      {view.details.length ? <Text dimColor>{view.details.join(" · ")}</Text> : null}
+      {/* What the server sent, quoted (../quote.ts): none of its lines can pass for mcp-task's own. */}
+      <ServerText>
+        {view.systemPrompt ? <Text dimColor>{`system prompt: ${view.systemPrompt}`}</Text> : null}
+        {view.omitted ? <Text dimColor>{`(${view.omitted} earlier messages not shown)`}</Text> : null}
+        {view.messages.map((message, i) => (
+          <Text key={i}>
+            <Text bold>{`${message.role}: `}</Text>
+            {message.parts.join(" ")}
+          </Text>
+        ))}
+        {view.details.length ? <Text dimColor>{view.details.join(" · ")}</Text> : null}
+      </ServerText>
     </Box>
   );
 }

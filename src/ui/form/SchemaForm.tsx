@@ -10,6 +10,7 @@ import { Box, Text, useInput } from "ink";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { getOwn } from "../../data.js";
 import { sanitizeLine } from "../../sanitize.js";
+import { ServerText } from "./ServerText.js";
 import { formOverLimit, schemaProblem } from "../../tasks/schema.js";
 import { ActionBar } from "./ActionBar.js";
 import { defaultsOf, fieldsOf } from "../../tasks/fields.js";
@@ -92,7 +93,11 @@ export function SchemaForm(props: SchemaFormProps) {
   if (tooBig) return <TooBig why={tooBig} width={width} />;
   return (
     <Box flexDirection="column" width={width} rowGap={1}>
-      {title ? <Text bold>{sanitizeLine(title)}</Text> : null}
+      {title ? (
+        <ServerText>
+          <Text bold>{sanitizeLine(title)}</Text>
+        </ServerText>
+      ) : null}
       {fields.length === 0 ? <Text dimColor>(no fields to fill in)</Text> : null}
       {fields.map((field, i) => (
         <FieldView

@@ -4,6 +4,7 @@ import { Box, Text, useInput } from "ink";
 import { sanitize, sanitizeLine } from "../../sanitize.js";
 import type { InputRequest } from "../../protocol/wire.js";
 import { ActionBar } from "./ActionBar.js";
+import { ServerText } from "./ServerText.js";
 
 export interface UnsupportedRequestProps {
   readonly request: InputRequest;
@@ -29,9 +30,16 @@ export function UnsupportedRequest({ request, width, onDecline, onClose }: Unsup
   return (
     <Box flexDirection="column" width={width} rowGap={1}>
       <Box flexDirection="column">
-        {summarize(request).map((line, i) => (
-          <Text key={i}>{line}</Text>
-        ))}
+        {summarize(request).map((line, i) =>
+          // The first line is mcp-task's; the server's message after it is quoted.
+          i === 0 ? (
+            <Text key={i}>{line}</Text>
+          ) : (
+            <ServerText key={i}>
+              <Text>{line}</Text>
+            </ServerText>
+          ),
+        )}
       </Box>
       <Text bold>This request can only be declined.</Text>
       <Box flexDirection="column">

@@ -3,8 +3,9 @@
 // Opening happens after the yes, outside the view (../url-open.ts).
 import { Box, Text, useInput } from "ink";
 import type { InputRequest, InputResponse } from "../../protocol/wire.js";
-import { describeUrlRequest, viewUrl } from "../../tasks/url-elicitation.js";
+import { urlQuestion, viewUrl } from "../../tasks/url-elicitation.js";
 import { ActionBar } from "./ActionBar.js";
+import { ServerText } from "./ServerText.js";
 
 export interface UrlConsentProps {
   readonly request: InputRequest;
@@ -22,11 +23,17 @@ export function UrlConsent({ request, width, onRespond, onClose }: UrlConsentPro
     else if (input === "d" || input === "n") onRespond({ action: "decline" });
     else if (input === "c") onRespond({ action: "cancel" });
   });
-  const lines = describeUrlRequest(request);
+  const { head, message, facts } = urlQuestion(request);
   return (
     <Box flexDirection="column" width={width} rowGap={1}>
       <Box flexDirection="column">
-        {lines.map((line, i) => (
+        <Text>{head}</Text>
+        {message ? (
+          <ServerText>
+            <Text>{message}</Text>
+          </ServerText>
+        ) : null}
+        {facts.map((line, i) => (
           <Text key={i} bold={line.startsWith("host:")} color={line.startsWith("warning:") ? "yellow" : undefined}>
             {line}
           </Text>

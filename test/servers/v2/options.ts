@@ -17,10 +17,13 @@ export interface ServerOptions {
    * or `after` it applied (and stored) the answers but before the reply goes out.
    */
   crashOnUpdate?: "before" | "after";
+  /** Fault injection for tests: the process exits (code 70, saying so on stderr) this long after the first
+   *  tools/call came, on its own, with no request of the client's in flight. */
+  crashAfterMs?: number;
 }
 
 export const USAGE = `usage: v2-server (--stdio | --port <n>) [--poll-interval <ms>] [--ttl <ms>] [--store <dir>] [--quiet]
-                 [--crash-on-update before|after]
+                 [--crash-on-update before|after] [--crash-after <ms>]
 
   --stdio              serve MCP 2026-07-28 over stdin/stdout
   --port <n>           serve Streamable HTTP on http://127.0.0.1:<n>/mcp (0 = pick a free port);
@@ -32,6 +35,7 @@ export const USAGE = `usage: v2-server (--stdio | --port <n>) [--poll-interval <
   --crash-on-update <before|after>
                        fault injection for tests: exit (code 70) on the first tasks/update, before applying it
                        or after applying and storing it but before replying
+  --crash-after <ms>   fault injection for tests: exit (code 70) <ms> after the first tools/call
 `;
 
 function intArg(name: string, value: string | undefined, min: number): number {
@@ -77,6 +81,9 @@ export function parseOptions(argv: string[]): ServerOptions {
         opts.crashOnUpdate = when;
         break;
       }
+      case "--crash-after":
+        opts.crashAfterMs = intArg("--crash-after", argv[++i], 0);
+        break;
       case "-h":
       case "--help":
         process.stderr.write(USAGE);
