@@ -154,30 +154,32 @@ const FAULTS: Record<StoreFault, { cause: string; hint: string }> = {
 export class StoreUnwritableError extends McpTaskError {
   override readonly exitCode = ExitCode.storeUnwritable;
   override readonly code = "store_unwritable";
-  constructor(
-    /** The folder that could not be written. */
-    readonly folder: string,
-    readonly fault: StoreFault,
-    /** What was not kept, put before "cannot write in <folder>: <cause>". */
-    readonly lead?: string,
+  /** The folder that could not be written and why (unknown once the error has crossed a broker's socket). */
+  folder?: string;
+  fault?: StoreFault;
+
+  /** "cannot write in <folder>: <cause>", after `lead` (what was not kept), with the fault's hint unless given. */
+  static of(
+    folder: string,
+    fault: StoreFault,
+    lead?: string,
     hint?: string,
     taskId: string | null = null,
-  ) {
-    super(
-      `${lead ? `${lead}: ` : ""}cannot write in ${folder}: ${FAULTS[fault].cause}`,
-      hint ?? FAULTS[fault].hint,
-      taskId,
-    );
+  ): StoreUnwritableError {
+    const text = `${lead ? `${lead}: ` : ""}cannot write in ${folder}: ${FAULTS[fault].cause}`;
+    return Object.assign(new StoreUnwritableError(text, hint ?? FAULTS[fault].hint, taskId), { folder, fault });
   }
 
   /** The same fault, saying what was not kept (and about which task). */
   about(lead: string, taskId: string | null = this.taskId, hint?: string): StoreUnwritableError {
-    return new StoreUnwritableError(this.folder, this.fault, lead, hint ?? FAULTS[this.fault].hint, taskId);
+    if (this.folder !== undefined && this.fault !== undefined)
+      return StoreUnwritableError.of(this.folder, this.fault, lead, hint, taskId);
+    return new StoreUnwritableError(`${lead}: ${this.message}`, hint ?? this.hint, taskId);
   }
 
   /** The hint for the fault alone (to build on). */
   get remedy(): string {
-    return FAULTS[this.fault].hint;
+    return this.fault ? FAULTS[this.fault].hint : (this.hint ?? "free some space, or set MCP_TASK_HOME elsewhere");
   }
 }
 
@@ -216,7 +218,7 @@ export function describeError(error: unknown): ErrorReport {
   // src/store/unwritable.ts): named all the same, from its errno and path. Only the codes no read can give.
   const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
   if ((code === "ENOSPC" || code === "EDQUOT" || code === "EROFS") && typeof path === "string")
-    return describeError(new StoreUnwritableError(dirname(path), code));
+    return describeError(StoreUnwritableError.of(dirname(path), code));
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: ExitCode.failed, code: "internal", message: cutText(`internal error: ${message}`), taskId: null };
 }

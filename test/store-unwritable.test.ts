@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it, type TestContext } from "vitest";
-import { describeError, ExitCode } from "../src/errors.js";
+import { describeError, ExitCode, StoreUnwritableError } from "../src/errors.js";
+import { decodeError, encodeError } from "../src/broker/protocol.js";
 import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { startV2Http, type RunningServer } from "./helpers/servers.js";
@@ -213,4 +214,17 @@ it("an errno error no writer named (ENOSPC, EDQUOT, EROFS with a path) is still 
   });
   // EACCES can be a read: not taken for the store.
   expect(describeError(Object.assign(new Error("EACCES"), { code: "EACCES", path: "/x/y" })).exitCode).toBe(1);
+});
+
+it("the error crosses a broker's socket as itself: exit 9, its message and hint", () => {
+  const error = StoreUnwritableError.of(
+    "/x/tasks",
+    "EROFS",
+    "task t1: what was read is shown but not saved",
+    undefined,
+    "t1",
+  );
+  const back = decodeError(encodeError(error));
+  expect(describeError(back)).toEqual(describeError(error));
+  expect(describeError(back)).toMatchObject({ exitCode: 9, taskId: "t1", hint: expect.stringMatching(/^remount/) });
 });

@@ -17,13 +17,13 @@ export function unwritable(error: unknown, path: string, dir = false): unknown {
   const folder = dir ? path : dirname(path);
   switch (code) {
     case "ENOSPC":
-      return new StoreUnwritableError(folder, outOfInodes(folder) ? "inodes" : "ENOSPC");
+      return StoreUnwritableError.of(folder, outOfInodes(folder) ? "inodes" : "ENOSPC");
     case "EDQUOT":
     case "EROFS":
     case "EACCES":
     case "EPERM":
     case "EIO":
-      return new StoreUnwritableError(folder, code as StoreFault);
+      return StoreUnwritableError.of(folder, code as StoreFault);
     default:
       return error;
   }
