@@ -45,7 +45,10 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
   const run = async (job: () => Promise<number>, options: { settings?: boolean } = {}) => {
     try {
       if (options.settings !== false) await ctx.loadSettings();
-      setExit(await job());
+      const code = await job();
+      // A followed task's change the store could not take (a full disk, a read-only home): shown, not saved.
+      if (ctx.tracker.store.unsaved) throw ctx.tracker.store.unsaved;
+      setExit(code);
     } catch (error) {
       const report = describeError(error);
       createPrinter(ctx.io, json).error(report);

@@ -2,6 +2,7 @@
 // and an optional hint (the next command to run). `describeError` is the one place that turns any thrown value
 // into what the user sees; nothing classifies an error by matching its message text.
 
+import { dirname } from "node:path";
 import { MAX_ERROR_TEXT } from "./limits.js";
 
 export const ExitCode = {
@@ -14,6 +15,7 @@ export const ExitCode = {
   inputRequired: 6,
   stillRunning: 7,
   authRequired: 8,
+  storeUnwritable: 9,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -136,6 +138,69 @@ export class StillRunningError extends McpTaskError {
   override readonly code = "still_running";
 }
 
+/**
+ * Why the store's folder cannot be written, from the errno of the write that failed (never from its message text):
+ * the words the user sees, and a hint that can work.
+ */
+export type StoreFault = "ENOSPC" | "inodes" | "EDQUOT" | "EROFS" | "EACCES" | "EPERM" | "EIO";
+
+const ELSEWHERE = "or set MCP_TASK_HOME to a folder on another disk";
+const FAULTS: Record<StoreFault, { cause: string; hint: string }> = {
+  ENOSPC: { cause: "no space left on the device", hint: `free some space on that disk, ${ELSEWHERE}` },
+  inodes: {
+    cause: "no free inodes left on the device (no file can be created there)",
+    hint: `remove some files on that disk, ${ELSEWHERE}`,
+  },
+  EDQUOT: { cause: "your disk quota is used up", hint: `free some of your space on that disk, ${ELSEWHERE}` },
+  EROFS: { cause: "the file system is read-only", hint: `remount it read-write, ${ELSEWHERE}` },
+  EACCES: {
+    cause: "permission denied",
+    hint: "give yourself write access to it, or set MCP_TASK_HOME to a folder of your own",
+  },
+  EPERM: {
+    cause: "the operation is not permitted (an immutable or append-only file or folder?)",
+    hint: "give yourself write access to it, or set MCP_TASK_HOME to a folder of your own",
+  },
+  EIO: { cause: "an input/output error (the disk may be failing)", hint: `check the disk, ${ELSEWHERE}` },
+};
+
+/**
+ * The store (<home>: handles, index, settings, sign-ins, brokers' files) cannot be written: a full disk, no inodes,
+ * a quota, a read-only file system, no permission, a failing disk: exit 9. What could be done without writing was
+ * done; `lead` says what was not kept (a task created but its handle not saved: the error names the task).
+ */
+export class StoreUnwritableError extends McpTaskError {
+  override readonly exitCode = ExitCode.storeUnwritable;
+  override readonly code = "store_unwritable";
+  /** The folder that could not be written and why (unknown once the error has crossed a broker's socket). */
+  folder?: string;
+  fault?: StoreFault;
+
+  /** "cannot write in <folder>: <cause>", after `lead` (what was not kept), with the fault's hint unless given. */
+  static of(
+    folder: string,
+    fault: StoreFault,
+    lead?: string,
+    hint?: string,
+    taskId: string | null = null,
+  ): StoreUnwritableError {
+    const text = `${lead ? `${lead}: ` : ""}cannot write in ${folder}: ${FAULTS[fault].cause}`;
+    return Object.assign(new StoreUnwritableError(text, hint ?? FAULTS[fault].hint, taskId), { folder, fault });
+  }
+
+  /** The same fault, saying what was not kept (and about which task). */
+  about(lead: string, taskId: string | null = this.taskId, hint?: string): StoreUnwritableError {
+    if (this.folder !== undefined && this.fault !== undefined)
+      return StoreUnwritableError.of(this.folder, this.fault, lead, hint, taskId);
+    return new StoreUnwritableError(`${lead}: ${this.message}`, hint ?? this.hint, taskId);
+  }
+
+  /** The hint for the fault alone (to build on). */
+  get remedy(): string {
+    return this.fault ? FAULTS[this.fault].hint : (this.hint ?? "free some space, or set MCP_TASK_HOME elsewhere");
+  }
+}
+
 /** Interrupted by the user (Ctrl-C); the task keeps running: exit 130. */
 export class InterruptedError extends McpTaskError {
   override readonly exitCode: ExitCodeValue = ExitCode.interrupted;
@@ -167,6 +232,11 @@ export function describeError(error: unknown): ErrorReport {
       taskId: error.taskId,
     };
   }
+  // A write that failed for want of room or a writable file system, where no writer of the store told it (they do:
+  // src/store/unwritable.ts): named all the same, from its errno and path. Only the codes no read can give.
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if ((code === "ENOSPC" || code === "EDQUOT" || code === "EROFS") && typeof path === "string")
+    return describeError(StoreUnwritableError.of(dirname(path), code));
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: ExitCode.failed, code: "internal", message: cutText(`internal error: ${message}`), taskId: null };
 }

@@ -4,14 +4,14 @@
 // write), so a status change seen by one watcher and an answer given by another are both kept.
 import { constants, statSync } from "node:fs";
 import { link, lstat, open, readdir, rename, unlink } from "node:fs/promises";
-import { join } from "node:path";
-import { TaskNotFoundError, UsageError } from "../errors.js";
+import { dirname, join } from "node:path";
+import { StoreUnwritableError, TaskNotFoundError, UsageError } from "../errors.js";
 import type { Handle, HandleSummary } from "../model.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type LogPosition } from "./summary-index.js";
-import { tempSuffix } from "../hash.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
-import { formatBytes } from "./safe-fs.js";
+import { formatBytes, removeQuietly, tempBeside } from "./safe-fs.js";
+import { unwritable, writingAsync } from "./unwritable.js";
 import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
 import { readSummaries, readSummary } from "./summaries.js";
 import { newestSummaries, readRawListing, type RawListing } from "./raw-listing.js";
@@ -20,6 +20,12 @@ import { findHandle } from "./find.js";
 export class HandleStore {
   readonly dir: string;
   private readonly index: SummaryIndex;
+  /**
+   * The first change of a followed task that could not be written because the store cannot be written (a full disk,
+   * a read-only home), kept in memory by its tracker (tasks/tracker.ts): the command shows what it read, then ends
+   * with this error (src/cli.ts).
+   */
+  unsaved?: StoreUnwritableError;
 
   /**
    * Opens the store; its directories are checked at once (see ensurePrivateDir): refused if not ours, else made
@@ -49,32 +55,38 @@ export class HandleStore {
         "give the tool smaller arguments",
       );
     }
-    const temp = join(this.dir, `.tmp-${stem.slice(0, 40)}-${process.pid}-${tempSuffix()}`);
-    // Created exclusively (never an existing file or link); the rename replaces whatever is at the name.
-    const file = await open(
-      temp,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-      0o600,
+    const path = this.path(stem);
+    const temp = tempBeside(path);
+    // Created exclusively (never an existing file or link); the rename replaces whatever is at the name. A write
+    // that fails (a full disk, a read-only file system: StoreUnwritableError) leaves no temp file behind.
+    const file = await writingAsync(path, () =>
+      open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600),
     );
     let mtime: number;
     try {
-      await file.writeFile(text);
-      await file.sync();
-      mtime = (await file.stat()).mtimeMs; // a rename keeps it: the index can tell this version from a later one
-    } finally {
-      await file.close();
-    }
-    if (exclusive) {
-      // link() puts the complete file in place only if no file has that name (EEXIST otherwise): atomic, like rename.
       try {
-        await link(temp, this.path(stem));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-        throw error;
+        await file.writeFile(text);
+        await file.sync();
+        mtime = (await file.stat()).mtimeMs; // a rename keeps it: the index can tell this version from a later one
       } finally {
-        await unlink(temp).catch(() => {});
+        await file.close();
       }
-    } else await rename(temp, this.path(stem));
+      if (exclusive) {
+        // link() puts the complete file in place only if no file has that name (EEXIST otherwise): atomic, like
+        // rename.
+        try {
+          await link(temp, path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+          throw error;
+        } finally {
+          await unlink(temp).catch(() => {});
+        }
+      } else await rename(temp, path);
+    } catch (error) {
+      removeQuietly(temp);
+      throw unwritable(error, path);
+    }
     this.index.append([summarize(stem, handle, mtime)]);
     return true;
   }
@@ -111,14 +123,21 @@ export class HandleStore {
     // Loaded here, not at start: proper-lockfile brings graceful-fs, which patches fs when loaded (~10 ms that
     // `list` and the other read-only commands need not pay).
     const { default: lockfile } = await import("proper-lockfile");
-    const release = await lockfile.lock(this.path(stem), {
-      realpath: false,
-      lockfilePath: join(this.dir, `.lock-${stem}`),
-      stale: 10_000,
-      // Retries span more than `stale` (about 15 s): a lock left by a process killed while holding it is taken
-      // over once stale, instead of failing this update ("Lock file is already being held", exit 1).
-      retries: { retries: 150, minTimeout: 5, maxTimeout: 100 },
-    });
+    // The lock is a folder made beside the handle. Tried once first: proper-lockfile retries whatever fails, and
+    // only a lock another process holds is worth waiting for; a store that cannot be written (the folder cannot be
+    // made: StoreUnwritableError) fails at once, not after 15 s of retries.
+    const lockfilePath = join(this.dir, `.lock-${stem}`);
+    const options = { realpath: false, lockfilePath, stale: 10_000 };
+    const release = await lockfile
+      .lock(this.path(stem), { ...options, retries: 0 })
+      .catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ELOCKED") throw unwritable(error, lockfilePath);
+        // Retries span more than `stale` (about 15 s): a lock left by a process killed while holding it is taken
+        // over once stale, instead of failing this update ("Lock file is already being held", exit 1).
+        return writingAsync(lockfilePath, () =>
+          lockfile.lock(this.path(stem), { ...options, retries: { retries: 150, minTimeout: 5, maxTimeout: 100 } }),
+        );
+      });
     try {
       const handle = await this.read(stem);
       if (!handle) throw new TaskNotFoundError("the saved handle disappeared (forgotten by another command?)");
@@ -254,18 +273,30 @@ export class HandleStore {
     return findHandle(this, idOrPrefix, server);
   }
 
-  /** Removes temp files left by processes killed mid-write (older than `olderThanMs`). Returns how many. */
+  /**
+   * Removes temp files (`.tmp-…`) left by processes killed mid-write (older than `olderThanMs`): the handles', and
+   * those of the other files written whole in the home (settings, sign-ins, brokers' records). Returns how many.
+   */
   async sweepTemps(now: number, olderThanMs = 10 * 60_000): Promise<number> {
     let removed = 0;
-    for (const name of await readdir(this.dir)) {
-      if (!name.startsWith(".tmp-")) continue;
+    const home = dirname(this.dir);
+    for (const dir of [this.dir, home, join(home, "auth"), join(home, "brokers")]) {
+      let names: string[];
       try {
-        if (now - (await lstat(join(this.dir, name))).mtimeMs > olderThanMs) {
-          await unlink(join(this.dir, name));
-          removed++;
-        }
+        names = await readdir(dir);
       } catch {
-        /* gone already */
+        continue; // not made yet
+      }
+      for (const name of names) {
+        if (!name.startsWith(".tmp-")) continue;
+        try {
+          if (now - (await lstat(join(dir, name))).mtimeMs > olderThanMs) {
+            await unlink(join(dir, name));
+            removed++;
+          }
+        } catch {
+          /* gone already */
+        }
       }
     }
     return removed;
@@ -278,7 +309,7 @@ export class HandleStore {
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-      throw error;
+      throw unwritable(error, this.path(stem));
     }
   }
 }

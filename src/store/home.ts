@@ -1,8 +1,9 @@
 // The home (<home>: MCP_TASK_HOME, else the per-user config directory) and the private directories in it.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import envPaths from "env-paths";
-import { UsageError } from "../errors.js";
+import { StoreUnwritableError, UsageError } from "../errors.js";
+import { makeDirs, unwritable } from "./unwritable.js";
 
 export function homeDir(env: Record<string, string | undefined>): string {
   return env.MCP_TASK_HOME || envPaths("mcp-task", { suffix: "" }).config;
@@ -23,7 +24,7 @@ export interface PrivacyCheck {
  * itself may be a link the user made).
  */
 export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}, inside = false): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700); // a store that cannot be written: StoreUnwritableError
   const stat = inside ? lstatSync(dir) : statSync(dir);
   const fix = "set MCP_TASK_HOME to a directory of your own";
   if (stat.isSymbolicLink())
@@ -38,16 +39,25 @@ export function ensurePrivateDir(dir: string, check: PrivacyCheck = {}, inside =
       fix,
     );
   if ((stat.mode & 0o077) === 0) return;
-  chmodSync(dir, 0o700);
+  const mode = (stat.mode & 0o777).toString(8);
   let files = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isFile() && (statSync(path).mode & 0o077) !== 0) {
-      chmodSync(path, 0o600);
-      files++;
+  try {
+    chmodSync(dir, 0o700);
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isFile() && (statSync(path).mode & 0o077) !== 0) {
+        chmodSync(path, 0o600);
+        files++;
+      }
     }
+  } catch (error) {
+    const fault = unwritable(error, dir, true);
+    if (!(fault instanceof StoreUnwritableError)) throw fault;
+    // A read-only store cannot be repaired, nor written: what only reads it (`list`) still works, and says so.
+    check.onRepair?.(`${dir} is open to other users (mode ${mode}) and could not be made private: ${fault.message}`);
+    return;
   }
   check.onRepair?.(
-    `${dir} was open to other users (mode ${(stat.mode & 0o777).toString(8)}): made it private (0700)${files ? `, and ${files} file(s) in it (0600)` : ""}`,
+    `${dir} was open to other users (mode ${mode}): made it private (0700)${files ? `, and ${files} file(s) in it (0600)` : ""}`,
   );
 }

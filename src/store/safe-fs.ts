@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../errors.js";
+import { unwritable, writing } from "./unwritable.js";
 import { tempSuffix } from "../hash.js";
 
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NONBLOCK } = constants;
@@ -200,7 +201,7 @@ function readOwnSpan(
  * `truncateAbove`: a file already longer than this is emptied first (a log kept across runs stays bounded).
  */
 export function openOwnAppend(path: string, truncateAbove = Number.MAX_SAFE_INTEGER): number {
-  const fd = openNoFollow(path, O_WRONLY | O_APPEND | O_CREAT, 0o600);
+  const fd = writing(path, () => openNoFollow(path, O_WRONLY | O_APPEND | O_CREAT, 0o600));
   try {
     const stats = fstatSync(fd);
     const why = refusal(stats, Number.MAX_SAFE_INTEGER);
@@ -212,12 +213,16 @@ export function openOwnAppend(path: string, truncateAbove = Number.MAX_SAFE_INTE
     }
     return fd;
   } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      /* closed already */
-    }
-    throw error;
+    closeQuietly(fd);
+    throw unwritable(error, path);
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    /* closed already, or the close failed too: the write's error is the one to tell */
   }
 }
 
@@ -231,31 +236,45 @@ export function appendOwnFile(path: string, data: string): void {
   const fd = openOwnAppend(path);
   try {
     writeAll(fd, data);
+  } catch (error) {
+    throw unwritable(error, path);
   } finally {
-    closeSync(fd);
+    closeQuietly(fd);
   }
+}
+
+/** The name of a temp file beside `path` (`.tmp-…`: what `prune` sweeps when a killed process left one). */
+export function tempBeside(path: string): string {
+  return join(dirname(path), `.tmp-${basename(path).slice(0, 40)}-${process.pid}-${tempSuffix()}`);
 }
 
 /**
  * Writes a whole file of the store: a temp file beside it, created exclusively (never an existing file or link),
  * then renamed over it (a link in its place is replaced, not followed). Not fsynced: for records that are
- * rewritten when lost (broker records, the index); handles are written with fsync by their store.
+ * rewritten when lost (broker records, the index); handles are written with fsync by their store. A write that
+ * fails (a full disk, a read-only file system: StoreUnwritableError) removes its temp file.
  */
 export function writeOwnFile(path: string, data: string): void {
-  const temp = join(dirname(path), `.tmp-${basename(path).slice(0, 40)}-${process.pid}-${tempSuffix()}`);
-  const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  const temp = tempBeside(path);
+  const fd = writing(path, () => openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600));
   try {
-    writeAll(fd, data);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
+    try {
+      writeAll(fd, data);
+    } finally {
+      closeSync(fd); // a close can fail too (EIO, ENOSPC on some file systems): the temp file goes all the same
+    }
     renameSync(temp, path);
   } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
+    removeQuietly(temp);
+    throw unwritable(error, path);
+  }
+}
+
+/** Removes a temp file whose write failed; a failure to remove it is not the error to tell (prune sweeps it later). */
+export function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    /* left for prune's sweep */
   }
 }

@@ -1,8 +1,8 @@
 // Keeping a task's handle in step with what the engine observes: the handle is written the moment the task
 // exists, then each status change, each delivered answer and the final outcome are recorded.
 import type { Clock, FinalOutcome, Handle } from "../model.js";
-import { ProtocolViolation, TaskNotFoundError } from "../errors.js";
-import { descriptorKey } from "../protocol/server.js";
+import { ProtocolViolation, StoreUnwritableError, TaskNotFoundError } from "../errors.js";
+import { descriptorKey, withoutCredentials } from "../protocol/server.js";
 import type { Progress, ResumeToken, Snapshot, Wire } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
@@ -13,7 +13,8 @@ import {
   MAX_HISTORY_MESSAGES,
   MAX_SAVED_RESULT_CHARS,
 } from "../limits.js";
-import { sanitizeLine } from "../sanitize.js";
+import { sanitizeLine, shellWord } from "../sanitize.js";
+import { rescueHandle } from "../store/rescue.js";
 import { isoTime } from "../iso-time.js";
 import { applyObserved, applySnapshot, trimHistory, withoutResult, type Observed } from "./handle-changes.js";
 
@@ -56,12 +57,24 @@ export class TrackedTask {
     if (changes.length === 0 && !observed) return;
     this.pending = [];
     this.observed = undefined;
-    this.handle = await this.store.update(this.stem, (handle) => {
-      // The observations came before any change pending beside them (a new status is written at once).
-      if (observed) applyObserved(handle, observed);
-      for (const apply of changes) apply(handle);
-      handle.updatedAt = this.at();
-    });
+    try {
+      this.handle = await this.store.update(this.stem, (handle) => {
+        // The observations came before any change pending beside them (a new status is written at once).
+        if (observed) applyObserved(handle, observed);
+        for (const apply of changes) apply(handle);
+        handle.updatedAt = this.at();
+      });
+    } catch (error) {
+      if (!(error instanceof StoreUnwritableError)) throw error;
+      // The store cannot take it (a full disk, a read-only home): this process goes on with what it saw, kept in
+      // memory (the observations are there already; each change applies again as it did), and the command ends with
+      // the error once it has shown it (src/cli.ts). The handle on disk stays as it was.
+      for (const apply of changes) apply(this.handle);
+      this.store.unsaved ??= error.about(
+        `task ${sanitizeLine(this.taskId)}: what was read is shown but not saved`,
+        this.taskId,
+      );
+    }
   }
 
   /**
@@ -217,8 +230,15 @@ export class Tracker {
       answered: [],
     };
     const stem = fileStem(snapshot.taskId, descriptorKey(server.descriptor));
+    let created: boolean;
+    try {
+      created = await this.store.createNew(stem, handle);
+    } catch (error) {
+      if (error instanceof StoreUnwritableError) throw notSaved(error, stem, handle);
+      throw error;
+    }
     // A task id names one task: one the server already gave to a task saved here never replaces that task's handle.
-    if (!(await this.store.createNew(stem, handle))) throw await reusedId(this.store, stem, snapshot.taskId);
+    if (!created) throw await reusedId(this.store, stem, snapshot.taskId);
     return new TrackedTask(this.store, this.clock, stem, handle);
   }
 
@@ -248,6 +268,25 @@ export class Tracker {
     await this.store.create(stem, handle);
     return { tracked: new TrackedTask(this.store, this.clock, stem, handle), kept: false };
   }
+}
+
+/**
+ * The error for a new task whose handle the store could not take (a full disk, a read-only home): the task exists on
+ * its server, so the error names it (the command prints its id as --detach does), and the handle goes to the rescue
+ * folder (src/store/rescue.ts) for `import` once the store has room; the hint names only commands that can work
+ * (without a handle, no `watch` or `get` can find the task).
+ */
+function notSaved(error: StoreUnwritableError, stem: string, handle: Handle): StoreUnwritableError {
+  const { server } = handle;
+  const exported = { ...handle, server: { name: server.name, descriptor: withoutCredentials(server.descriptor) } };
+  const file = rescueHandle(stem, exported);
+  const id = sanitizeLine(handle.taskId);
+  const lead = `task ${id} was created on ${sanitizeLine(server.name)}, but its handle could not be saved`;
+  const hint = file
+    ? `${error.remedy}; then save the task with: mcp-task import --yes ${shellWord(file)} (its handle, kept there), ` +
+      `and follow it with: mcp-task watch ${shellWord(handle.taskId)}`
+    : `${error.remedy}; the task runs on at its server, but mcp-task cannot reach it without its handle`;
+  return error.about(lead, handle.taskId, hint);
 }
 
 /**

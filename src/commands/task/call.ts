@@ -2,6 +2,7 @@
 // at once, and follow it to its end (or hand back the id with --detach).
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
+import { StoreUnwritableError } from "../../errors.js";
 import type { Leaf } from "../command.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
 import type { Snapshot, Wire } from "../../protocol/wire.js";
@@ -104,23 +105,37 @@ async function savedTask(
   ctx: Context,
   made: { server: ResolvedServer; wire: Wire; tool: string; args: Record<string, unknown>; first: Snapshot },
   printer: Printer,
+  options: { json: boolean },
 ): Promise<TrackedTask> {
   const { server, wire, tool, args, first } = made;
-  const tracked = await ctx.tracker.start(server, wire, tool, args, first);
+  const announce = () =>
+    printer.task({
+      taskId: first.taskId,
+      server: server.name,
+      tool,
+      generation: wire.generation,
+      status: first.status,
+      ttlMs: first.ttlMs,
+      pollIntervalMs: first.pollIntervalMs,
+    });
+  let tracked: TrackedTask;
+  try {
+    tracked = await ctx.tracker.start(server, wire, tool, args, first);
+  } catch (error) {
+    // The task exists and the store cannot take its handle (a full disk, a read-only home): its id is printed as
+    // --detach prints it (and in the `task` event), before the error that says where its handle went.
+    if (error instanceof StoreUnwritableError && error.taskId !== null) {
+      announce();
+      if (!options.json) ctx.io.stdout.write(`${sanitizeLine(first.taskId)}\n`);
+    }
+    throw error;
+  }
   saveMoves(
     wire,
     (id) => (id === tracked.taskId ? tracked : undefined),
     (text) => printer.note(text),
   );
-  printer.task({
-    taskId: first.taskId,
-    server: server.name,
-    tool,
-    generation: wire.generation,
-    status: first.status,
-    ttlMs: first.ttlMs,
-    pollIntervalMs: first.pollIntervalMs,
-  });
+  announce();
   return tracked;
 }
 
@@ -178,7 +193,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     }
     const first = started.snapshot;
     taskId = first.taskId;
-    tracked = await savedTask(ctx, { server, wire, tool: options.tool, args, first }, printer);
+    tracked = await savedTask(ctx, { server, wire, tool: options.tool, args, first }, printer, options);
     // Stopped while the reply was waited for: the task is saved now, and the error's hint resumes it.
     if (wait.signal.aborted) throw wait.signal.reason;
     if (options.detach) {
