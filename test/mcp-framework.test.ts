@@ -9,14 +9,18 @@
 // the session's keeper for every later command. It is no outcome: the task is followed with tasks/get, its outcome
 // read once it has ended, and check names the tasks/result that does not wait.
 //
+// The same holds for any V1 server whose tasks/result answers before the end: with an error, an empty result, or the
+// task itself still working (test/servers/early-result-server.ts).
+//
 // What mcp-framework lacks, and so is not tried here: a task never says input_required and a tool cannot name its
 // task, so its question (this.elicit) comes without the related-task metadata while the task says working (mcp-task
 // holds it for the one task that could have asked it); a failed task's tasks/result is the same "is not completed
 // (status: failed)" error, not the error the call would have returned; and it pushes no status notifications.
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { frameworkTransports } from "./helpers/servers.js";
+import { frameworkTransports, ROOT } from "./helpers/servers.js";
 
 const FITS = JSON.stringify({ name: "Ada", count: 2 });
 const transports = frameworkTransports();
@@ -139,3 +143,42 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ se
     expect(run.code).toBe(1);
   });
 });
+
+const EARLY_SERVER = join(ROOT, "dist/test-servers/early-result-server.js");
+
+describe.each(["error", "empty", "task"])(
+  "a V1 server whose tasks/result answers early with %s",
+  { timeout: 60_000 },
+  (early) => {
+    const server = ["--stdio", `node ${EARLY_SERVER} --early ${early}`];
+
+    it("call, then result from a later command: the task's result, not the early answer", async () => {
+      const home = tempHome();
+      const call = await runInProcess(["call", "work", "ms=800", ...server, "--json"], { home });
+      expect(call.code, call.stderr).toBe(0);
+      expect(textOf(ending(call.stdout))).toBe("done after 800 ms");
+      const taskId = events(call.stdout)[0]!.taskId as string;
+      const result = await runInProcess(["result", taskId, "--json"], { home });
+      expect(result.code, result.stderr).toBe(0);
+      expect(textOf(ending(result.stdout))).toBe("done after 800 ms");
+    });
+
+    it("check fails task-result, naming what it answered while the task was working", async () => {
+      const run = await runInProcess(["check", ...server, "--tool", "work", "--args", '{"ms":1500}', "--json"], {
+        home: tempHome(),
+      });
+      const checks = (JSON.parse(run.stdout) as { checks: Array<{ name: string; status: string; detail: string }> })
+        .checks;
+      const said = {
+        error: /the error -32603 "not ready yet"/,
+        empty: /a result/,
+        task: /a reply that is no tool result/,
+      };
+      expect(checks.find((check) => check.name === "task-result")).toMatchObject({
+        status: "fail",
+        detail: expect.stringMatching(said[early as keyof typeof said]),
+      });
+      expect(checks.filter((check) => check.status === "fail").map((check) => check.name)).toEqual(["task-result"]);
+    });
+  },
+);
