@@ -280,6 +280,20 @@ await build({
   ],
 });
 
+// mcp-framework (a test server's, test/servers/framework-server.ts) takes zod 3.x as a peer and checks a tool's schema
+// with instanceof: the server's tools must be built with the very zod it loads, not the project's zod 4 (which the
+// MCP SDK uses). Its `zod` is resolved where mcp-framework's own import of it is.
+const frameworkZod = {
+  name: "framework-peer-zod",
+  setup(b) {
+    b.onResolve({ filter: /^zod$/ }, async (args) => {
+      if (!/framework-server\.ts$/.test(args.importer)) return undefined;
+      const framework = await b.resolve("mcp-framework", { kind: args.kind, resolveDir: args.resolveDir });
+      return b.resolve("zod", { kind: args.kind, resolveDir: dirname(framework.path) });
+    });
+  },
+};
+
 // Test servers and test tools run as child processes of the tests, so they are bundled too.
 for (const [dir, out] of [
   ["test/servers", "dist/test-servers"],
@@ -291,7 +305,7 @@ for (const [dir, out] of [
       ...esm,
       entryPoints: entries.map((f) => `${dir}/${f}`),
       outdir: out,
-      plugins: [englishZod, lazyChildProcess],
+      plugins: [englishZod, lazyChildProcess, frameworkZod],
     });
 }
 

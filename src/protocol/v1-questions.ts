@@ -20,16 +20,19 @@ interface Asked {
 }
 
 export class V1Questions {
-  /** Per task: the open tasks/result round its questions come with; `cut` once it ended without the task's outcome. */
-  private readonly rounds = new Map<string, { cut: boolean }>();
+  /**
+   * Per task: the open tasks/result round its questions come with; `cut` once it ended without the task's outcome;
+   * `hold`: its questions are left unanswered (`check` opens one to see whether the server waits, and answers nothing).
+   */
+  private readonly rounds = new Map<string, { cut: boolean; hold: boolean }>();
   /** Answers to a task's questions handed to the SDK and not yet sent, by the server's request id. */
   private readonly answering = new Map<unknown, { taskId: string; request: InputRequest; response: InputResponse }>();
 
   constructor(private readonly wire: Asked) {}
 
   /** A new tasks/result round of a task: its questions come with it; the caller sets `cut` when it ends early. */
-  openRound(taskId: string): { cut: boolean } {
-    const round = { cut: false };
+  openRound(taskId: string, hold = false): { cut: boolean } {
+    const round = { cut: false, hold };
     this.rounds.set(taskId, round);
     return round;
   }
@@ -117,6 +120,7 @@ export class V1Questions {
     const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
     if (!this.wire.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
     const round = taskId !== null ? this.rounds.get(taskId) : undefined;
+    if (round?.hold) return held(signal);
     signal?.addEventListener("abort", () => this.wire.onQuestionWithdrawn?.(taskId, input), { once: true });
     const response = await this.wire.inputHandler(input, taskId, signal);
     // A declined sampling request is an error reply (the spec's -1, "User rejected sampling request"); an accepted
@@ -135,4 +139,9 @@ export class V1Questions {
     if (method === "sampling/createMessage") return (response as { content: Record<string, unknown> }).content;
     return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
   }
+}
+
+/** A question left unanswered: pending until the server withdraws it (or the connection goes). */
+function held(signal?: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }));
 }

@@ -40,6 +40,7 @@ export class V1Wire implements Wire {
   /** The tasks' outcomes, read with tasks/result (v1-results.ts). */
   private readonly results = new V1Results(
     (method, params, options) => this.request(method, params, options),
+    (taskId, signal) => this.readTask(taskId, signal),
     this.questions,
     () => this.rpc.requestTimeoutMs,
   );
@@ -187,10 +188,15 @@ export class V1Wire implements Wire {
     return { kind: "result", result: toolResultOrThrow(reply, "tools/call result") };
   }
 
-  async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
+  /** One tasks/get: the task's state, without its outcome. */
+  private async readTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     const reply = await this.taskRequest("tasks/get", taskId, signal);
     // Checked before anything else: a reply about another task would be followed as if it were this one.
-    const snapshot = sameTaskOrThrow(snapshotFromV1(reply, "tasks/get result"), taskId, "tasks/get");
+    return sameTaskOrThrow(snapshotFromV1(reply, "tasks/get result"), taskId, "tasks/get");
+  }
+
+  async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
+    const snapshot = await this.readTask(taskId, signal);
     if (snapshot.status === "completed" || snapshot.status === "failed") {
       const outcome = this.results.known(taskId) ?? (await this.results.finished(taskId, snapshot.status, signal));
       if (outcome && "result" in outcome) snapshot.result = outcome.result;
@@ -200,9 +206,22 @@ export class V1Wire implements Wire {
     return completedOrThrow(snapshot);
   }
 
-  /** See Wire.awaitEnd: tasks/result, then tasks/get (for the status; the outcome is known by then). */
+  /**
+   * See Wire.awaitEnd: tasks/result, then tasks/get (its answer is the outcome only once the task has ended:
+   * v1-results.ts). Rejects at once on a server seen to answer tasks/result before the end: follow it with getTask.
+   */
   async awaitEnd(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
-    return this.results.fetch(taskId, signal).then(() => this.getTask(taskId, signal));
+    return this.results.follow(taskId, signal);
+  }
+
+  /** See Wire.probeResult: an early tasks/result whose questions are left unanswered. */
+  probeResult(taskId: string): void {
+    this.results.open(taskId, true);
+  }
+
+  /** See Wire.resultAnsweredEarly. */
+  resultAnsweredEarly(): string | undefined {
+    return this.results.saidEarly;
   }
 
   async serviceInput(snapshot: Snapshot, _options: ServiceInputOptions): Promise<string[]> {

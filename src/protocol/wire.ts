@@ -265,6 +265,16 @@ export interface Wire {
    * unhurried polls, and passes the end on as a push. Absent where the server pushes changes instead (V2).
    */
   awaitEnd?(taskId: string, signal?: AbortSignal): Promise<Snapshot>;
+  /**
+   * For `mcp-task check` (V1): opens `tasks/result` on a task that has not ended, as mcp-task does to take a task's
+   * questions (the questions that come on it are left unanswered), to see whether the server waits for the end.
+   */
+  probeResult?(taskId: string): void;
+  /**
+   * V1: what the server answered to a `tasks/result` for a task that had not ended, once seen (the spec has it wait
+   * for the end); undefined while not seen.
+   */
+  resultAnsweredEarly?(): string | undefined;
   /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
   watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
   close(): Promise<void>;

@@ -148,3 +148,24 @@ export function sdkV1Transports(): {
     ],
   };
 }
+
+/** The test server on mcp-framework (test/servers/framework-server.ts), built. */
+export const FRAMEWORK_SERVER = join(ROOT, "dist/test-servers/framework-server.js");
+
+/**
+ * The mcp-framework test server over stdio and over its HTTP Stream transport, for a file whose tests run on both:
+ * the HTTP server is started before the file's tests and stopped after them.
+ */
+export function frameworkTransports(): Array<{ name: string; server: () => string[] }> {
+  let http: RunningServer | undefined;
+  beforeAll(async () => {
+    http = await startListening([FRAMEWORK_SERVER, "--port", "0"], "mcp-framework server");
+  });
+  afterAll(async () => {
+    await http?.stop();
+  });
+  return [
+    { name: "stdio", server: () => ["--stdio", `node ${FRAMEWORK_SERVER} --stdio`] },
+    { name: "HTTP Stream", server: () => ["-s", http!.url] },
+  ];
+}

@@ -113,6 +113,9 @@ export const END_CHECKS: Check[] = [
         ...(options.signal ? [options.signal] : []),
       ]);
       const pushes = await PushProbe.start(engine.wire, learned.task.taskId, deadline);
+      // V1: tasks/result opened while the task runs, as mcp-task does to take its questions; it must wait for the
+      // end (task-result says what it did instead).
+      if (!isTerminal(learned.last?.status ?? learned.task.status)) engine.wire.probeResult?.(learned.task.taskId);
       try {
         for await (const snapshot of engine.watch(learned.task.taskId, { initial: learned.last, signal: deadline })) {
           learned.last = snapshot;
@@ -175,6 +178,12 @@ export const END_CHECKS: Check[] = [
       if (!learned.last || !isTerminal(learned.last.status)) return ["skip", "the task did not end"];
       const outcome = await engine.final(learned.last, learned.tool?.name);
       if (outcome.outputProblem) return ["fail", `its result breaks the tool's outputSchema: ${outcome.outputProblem}`];
+      const early = engine.wire.resultAnsweredEarly?.();
+      if (early !== undefined)
+        return [
+          "fail",
+          `tasks/result does not wait for the task's end: it answered ${early}; the outcome (${outcome.status}) was read only once tasks/get said the task had ended`,
+        ];
       return [
         "pass",
         outcome.status === "failed" ? `failed: ${outcome.error?.message ?? "no error given"}` : outcome.status,
