@@ -9,6 +9,7 @@ import { SIGTERM_EXIT_MS } from "./limits.js";
 import { createPrinter } from "./output/printer.js";
 import { redactWith } from "./protocol/server.js";
 import { openTrace, type Trace } from "./protocol/trace.js";
+import { createSecrets } from "./secrets.js";
 import { HandleStore } from "./store/handles.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
@@ -46,7 +47,6 @@ export function traceSetting(value: string | undefined): string | undefined {
 export function createContext(parts: ContextParts): Context {
   const { io, env, home, self } = parts;
   const onRepair = (message: string) => createPrinter(io, false).note(message);
-  const tracker = new Tracker(new HandleStore(home, { uid: parts.uid, onRepair }), systemClock);
   let opening: Promise<Settings> | undefined;
   // One opening, whoever asks first; a failed one (an unreadable settings.json) is not kept: the next caller tries.
   const loadSettings = () =>
@@ -60,8 +60,11 @@ export function createContext(parts: ContextParts): Context {
         throw error;
       },
     ));
+  const secrets = createSecrets({ known: parts.secrets, env, home, settings: loadSettings });
+  const tracker = new Tracker(new HandleStore(home, { uid: parts.uid, onRepair }, secrets.learn), systemClock);
   const ctx: Context = {
     io,
+    secrets,
     clock: systemClock,
     env,
     home,
@@ -84,6 +87,7 @@ export function createContext(parts: ContextParts): Context {
     interrupt: parts.interrupt,
     settings: loadSettings,
     secrets: parts.secrets,
+    learn: secrets.learn,
     self,
     clock: systemClock,
     // Opened on the first connection, where ctx.trace says (it is set before any command runs).

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { startV2Http } from "./helpers/servers.js";
+import { startHostileHttp, startV2Http } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -355,6 +355,62 @@ it("a secret with a quote, a backslash or a newline is redacted as it is written
   expect(traced).toContain("${env:QUOTED}");
   for (const text of [...outputs.map((run) => run.stdout + run.stderr), traced])
     for (const part of ['pa"ss', "pa\\ss", "SECRETPART"]) expect(text).not.toContain(part);
+});
+
+it("a secret a server echoes (status message, result, error) is kept nowhere and printed by no command: handles, index, traces, get, result, export, list, server logs --wire", async () => {
+  // The key has a quote and a backslash: the result's text holds it JSON-escaped, and the handle escapes that again.
+  const env = { ECHO_TOKEN: "tok-ECHOTOKEN-5521", ECHO_KEY: 'k"e\\y-ECHOKEY-7788' };
+  const home = tempHome();
+  const { outputs, cli } = recording(home, env);
+  const traceFile = join(home, "..", `trace-${Date.now()}.ndjson`);
+  for (const generation of ["v1", "v2"] as const) {
+    const server = await startHostileHttp("echo-secrets", generation);
+    const name = `echo-${generation}`;
+    try {
+      const headers = ["--header", "Authorization: Bearer ${env:ECHO_TOKEN}", "--header", "X-Api-Key: ${env:ECHO_KEY}"];
+      expect((await cli(["server", "add", name, "--url", server.url, ...headers])).code).toBe(0);
+      // Followed to the end (V1: through the session's keeper, a broker, which records the outcome and traces).
+      const called = await cli([`--trace=${traceFile}`, "call", "echo_auth", "-s", name, "--json"]);
+      expect(called.code, called.stderr).toBe(0);
+      const id = events(called.stdout)[0].taskId as string;
+      const failed = await cli(["call", "echo_fail", "-s", name, "--json"]);
+      expect(failed.code, failed.stdout).not.toBe(0);
+      const detached = await cli(["call", "echo_auth", "-s", name, "--detach", "--json"]);
+      const other = events(detached.stdout)[0].taskId as string;
+      expect((await cli(["result", other])).code).toBe(0);
+      for (const args of [
+        ["get", id],
+        ["get", id, "--json"],
+        ["result", id],
+        ["result", id, "--json"],
+        ["watch", id],
+        ["export", id],
+        ["export", other],
+        ["list"],
+        ["list", "--json"],
+        ...(generation === "v1"
+          ? [
+              ["server", "logs", name, "--wire"],
+              ["server", "logs", name, "--wire", "--json"],
+              ["server", "logs", name],
+            ]
+          : []),
+      ]) {
+        const run = await cli(args);
+        expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
+      }
+      // What was echoed is shown, as references.
+      expect((await cli(["result", id])).stdout).toContain("Bearer ${env:ECHO_TOKEN}");
+    } finally {
+      await server.stop();
+    }
+  }
+  for (const run of outputs)
+    for (const part of ["ECHOTOKEN", "ECHOKEY"]) expect(run.stdout + run.stderr).not.toContain(part);
+  const kept = [...filesUnder(home), traceFile];
+  expect(kept.some((file) => file.endsWith(".trace"))).toBe(true);
+  for (const file of kept)
+    for (const part of ["ECHOTOKEN", "ECHOKEY"]) expect(readFileSync(file, "utf8"), file).not.toContain(part);
 });
 
 it("a planted broker record cannot point server stop at another socket: the key is the record's file name", async () => {
