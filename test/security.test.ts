@@ -268,6 +268,52 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
   }
 });
 
+it("an import never replaces a saved task's handle: a crafted file marked newer, with a forged outcome and arguments, changes nothing", async () => {
+  const home = tempHome();
+  const server = await startV2Http();
+  const run = (args: string[], input?: string) => runInProcess(args, { home, ...(input !== undefined && { input }) });
+  const taskOf = async (args: string[]) => events((await run(args)).stdout)[0].taskId as string;
+  try {
+    expect((await run(["server", "add", "api", "--url", server.url])).code).toBe(0);
+    const ended = await taskOf(["call", "task_slow", "ms=200", "-s", "api", "--json"]);
+    const running = await taskOf(["call", "task_slow", "ms=60000", "-s", "api", "--detach", "--json"]);
+    const real = await run(["result", ended]);
+    expect(real.code, real.stderr).toBe(0);
+    const files = () =>
+      Object.fromEntries(filesUnder(join(home, "tasks")).map((file) => [file, readFileSync(file, "utf8")]));
+    const before = files();
+    // Each task as exported, then forged: newer than anything saved, ended with a result of the forger's.
+    const later = "2999-01-01T00:00:00.000Z";
+    const forged = [];
+    for (const id of [ended, running]) {
+      const exported = JSON.parse((await run(["export", id])).stdout) as Record<string, unknown>;
+      forged.push({
+        ...exported,
+        arguments: { ms: 1, forged: true },
+        updatedAt: later,
+        last: { ...(exported.last as object), status: "completed" },
+        history: [{ status: "completed", at: later, statusMessage: "forged" }],
+        outcome: { status: "completed", result: { content: [{ type: "text", text: "FORGED RESULT" }] } },
+      });
+    }
+    const imported = await run(["import", "-"], JSON.stringify(forged));
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(
+      `not imported: a handle is saved here for ${ended} (server api), ${running} (server api); an import never replaces one`,
+    );
+    expect(files()).toEqual(before);
+    const after = await run(["result", ended]);
+    expect(after.stdout).toBe(real.stdout);
+    expect(after.stdout).not.toContain("FORGED");
+    const got = JSON.parse((await run(["get", running, "--json"])).stdout) as Record<string, unknown>;
+    expect(got).toMatchObject({ status: "working" });
+    expect((await run(["result", running, "--no-wait"])).code).toBe(7);
+    await run(["cancel", running]);
+  } finally {
+    await server.stop();
+  }
+});
+
 it("a handle planted in the store never starts its command, whatever its transport says: get, watch, cancel, list and the dashboard", async () => {
   const home = tempHome();
   expect((await runInProcess(["list"], { home })).code).toBe(0); // the store made
