@@ -27,6 +27,8 @@ export interface ConnectDeps {
    * redacts what this process writes.
    */
   secrets: Map<string, string>;
+  /** Adds to `secrets` those of the saved server a descriptor is reached as, its sign-in's tokens included. */
+  learn?: (descriptor: ServerDescriptor) => Promise<unknown>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];
   clock: Clock;
@@ -65,6 +67,7 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
     if (given.transport !== descriptor.transport || !isServerDescriptor(given))
       throw new UsageError(`not a server: ${sanitizeLine(JSON.stringify(given.transport))} is no transport`);
     for (const [secret, ref] of secretsOf(descriptor, env)) deps.secrets.set(secret, ref);
+    await deps.learn?.(descriptor);
     if (how.direct) return direct(deps, settings, descriptor, how, name);
     if (given.transport === "http" && how.resume && questionKeeperOf(how.resume) !== undefined) {
       // A saved task whose questions are handed over once (V1) is reached through the keeper of its session,

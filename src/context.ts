@@ -38,8 +38,20 @@ export interface IO {
   terminal?: Terminal;
 }
 
+/** What a process redacts from everything it writes (src/secrets.ts). */
+export interface Secrets {
+  /** Each secret in each of its forms -> what replaces it: stdout, stderr, handles, the index and traces are redacted of these. */
+  readonly known: Map<string, string>;
+  /** Adds the secrets of the saved server `server` is reached as (none for one not saved); returns `known`. */
+  learn(server: ServerDescriptor): Promise<ReadonlyMap<string, string>>;
+  /** Adds those of every saved server (a command that shows tasks of any). */
+  learnSaved(): Promise<void>;
+}
+
 export interface Context {
   io: IO;
+  /** The secrets this process knows, to redact from what it writes; a command learns those of each server it shows. */
+  secrets: Secrets;
   clock: Clock;
   env: Record<string, string | undefined>;
   /**

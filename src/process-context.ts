@@ -9,6 +9,7 @@ import { SIGTERM_EXIT_MS } from "./limits.js";
 import { createPrinter } from "./output/printer.js";
 import { redactWith } from "./protocol/server.js";
 import { openTrace, type Trace } from "./protocol/trace.js";
+import { createSecrets } from "./secrets.js";
 import { HandleStore } from "./store/handles.js";
 import { Settings, homeDir } from "./store/settings.js";
 import { Tracker } from "./tasks/tracker.js";
@@ -49,7 +50,6 @@ export function createContext(parts: ContextParts): Context {
   const { io, env, home, self } = parts;
   const clock = parts.clock ?? systemClock;
   const onRepair = (message: string) => createPrinter(io, false).note(message);
-  const tracker = new Tracker(new HandleStore(home, { uid: parts.uid, onRepair }), clock);
   let opening: Promise<Settings> | undefined;
   // One opening, whoever asks first; a failed one (an unreadable settings.json) is not kept: the next caller tries.
   const loadSettings = () =>
@@ -63,8 +63,11 @@ export function createContext(parts: ContextParts): Context {
         throw error;
       },
     ));
+  const secrets = createSecrets({ known: parts.secrets, env, home, settings: loadSettings });
+  const tracker = new Tracker(new HandleStore(home, { uid: parts.uid, onRepair }, secrets.learn), clock);
   const ctx: Context = {
     io,
+    secrets,
     clock,
     env,
     home,
@@ -87,6 +90,7 @@ export function createContext(parts: ContextParts): Context {
     interrupt: parts.interrupt,
     settings: loadSettings,
     secrets: parts.secrets,
+    learn: secrets.learn,
     self,
     clock,
     // Opened on the first connection, where ctx.trace says (it is set before any command runs).

@@ -80,9 +80,22 @@ describe("sign-in", () => {
     const task = await run(["call", "work", "ms=300", "-s", "demo"], home);
     expect(task.code, task.stderr).toBe(0);
     expect(task.stdout).toMatch(/work done after 300 ms/);
+    // A task that echoes the token (given as its argument: in its status message, its question and its result), kept
+    // by the session's keeper too: redacted where it is written, and from what each command prints.
+    const answer = '{"name":"n","count":1}';
+    const echoed = await run(["call", "confirm", `item=${token}`, "-s", "demo", "--input", answer], home);
+    expect(echoed.code, echoed.stderr).toBe(0);
+    expect(echoed.stdout).toContain("[token]");
     const ids = [...(await run(["list", "--json"], home)).stdout.matchAll(/"taskId":\s*"([^"]+)"/g)].map((m) => m[1]!);
-    expect(ids.length).toBeGreaterThan(0);
-    for (const id of new Set(ids)) expect((await run(["export", id], home)).code).toBe(0);
+    expect(ids.length).toBeGreaterThan(1);
+    for (const id of new Set(ids))
+      for (const args of [
+        ["export", id],
+        ["get", id, "--json"],
+        ["result", id],
+      ])
+        expect((await run(args, home)).code).toBe(0);
+    expect((await run(["server", "logs", "demo", "--wire"], home)).code).toBe(0);
 
     // The token: in the token store and nowhere else, in no output.
     for (const [path, text] of filesOf(home)) if (path !== store) expect(text, path).not.toContain(token);

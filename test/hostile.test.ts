@@ -446,6 +446,34 @@ function hintedCommands(stderr: string): string[] {
 }
 
 describe("unsafe task ids", () => {
+  it("invisible ids (v2): an id with zero-width characters, a word joiner, tags or a soft hyphen is shown without them, and found by what is shown", async () => {
+    const invisible = UNSAFE_IDS.filter(
+      (id) => /[\u200b-\u200d\u2060\ufeff\u00ad]|\p{Cf}/u.test(id) && !/[\u202e]/.test(id),
+    );
+    expect(invisible.length).toBeGreaterThanOrEqual(2);
+    await withHttp("unsafe-ids", "v2", async (server) => {
+      const home = tempHome();
+      for (const id of invisible) {
+        const call = await runCli(["call", "unsafe", `n=${UNSAFE_IDS.indexOf(id)}`, "--detach", "-s", server.url], {
+          home,
+        });
+        expect(call.code, call.stderr).toBe(0);
+        expectClean(call);
+        const shown = call.stdout.trim();
+        expect(shown).not.toBe(id);
+        expect(shown).toBe(sanitizeLine(id));
+        const get = await runCli(["get", "--", shown], { home });
+        expect(get.code, get.stderr).toBe(0);
+        expectClean(get);
+        expect(get.stdout.startsWith(`${shown}  `), get.stdout).toBe(true);
+        const json = await runCli(["get", "--json", "--", shown], { home });
+        expectClean(json);
+        expect(JSON.parse(json.stdout).taskId).toBe(id);
+      }
+      for (const args of [["list"], ["list", "--json"]]) expectClean(await runCli(args, { home }));
+    });
+  });
+
   // Answered and followed to the end (respond, result, get): the ids a shell would act on most.
   const TO_THE_END = [
     "$(touch /tmp/mcp-task-pwned-$$)",

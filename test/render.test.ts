@@ -3,7 +3,7 @@
 import { expect, it } from "vitest";
 import { describeTask, describeTaskText } from "../src/output/describe.js";
 import { renderResult } from "../src/output/render.js";
-import { sanitize } from "../src/sanitize.js";
+import { safeJson, sanitize } from "../src/sanitize.js";
 
 it("prints text as text, and structured content once, pretty", () => {
   const structured = { temperature: 33, conditions: "Cloudy" };
@@ -42,6 +42,33 @@ it("strips terminal control sequences from server text", () => {
   expect(renderResult({ content: [{ type: "text", text: hostile }] })).not.toMatch(
     /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/,
   );
+});
+
+it("drops invisible characters from server text, but the joiners and selectors emoji and joining scripts need; JSON escapes them all", () => {
+  // Zero-width space, non-joiner and joiner between Latin letters, word joiner and invisible operators, byte order
+  // mark, soft hyphen, Hangul filler, a run of variation selectors, tag characters (text hidden in them), bidi.
+  const hidden =
+    "a\u200bb\u200cc\u200dd\u2060e\u2062f\ufeffg\u00adh\u3164i\ufe0f\ufe0f\ufe0fj\u{e0041}\u{e0042}k\u202el";
+  expect(sanitize(hidden)).toBe("abcdefghi\ufe0fjkl");
+  // What text needs: emoji sequences, Persian and Devanagari joiners, one variation selector, drawn format characters.
+  for (const needed of ["👨\u200d👩\u200d👧", "🏳\ufe0f\u200d🌈", "❤\ufe0f", "می\u200cخواهم", "क्\u200dष", "\u0600١٢"])
+    expect(sanitize(needed)).toBe(needed);
+  // In JSON every one of them is a \u escape: the same value, nothing invisible on the terminal.
+  for (const text of [hidden, "👨\u200d👩"]) {
+    const json = safeJson({ text });
+    expect(JSON.parse(json)).toEqual({ text });
+    expect(json).not.toMatch(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u);
+  }
+  // The lists the fast searches use hold every such character (and sanitize leaves none it does not keep).
+  for (let code = 0; code <= 0x10ffff; code++) {
+    if (code >= 0xd800 && code <= 0xdfff) continue;
+    const ch = String.fromCodePoint(code);
+    if (!/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(ch)) continue;
+    expect(safeJson(`x${ch}`), code.toString(16)).toMatch(/^"x(\\u[0-9a-f]{4})+"$/);
+    expect(sanitize(`x${ch}`), code.toString(16)).toBe(
+      /[\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}\ufe00-\ufe0f]/u.test(ch) ? `x${ch}` : "x",
+    );
+  }
 });
 
 it("describes a task in one layout: get's text and the detail view's lines hold the same facts", () => {

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { startV2Http } from "./helpers/servers.js";
+import { startHostileHttp, startV2Http } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -268,6 +268,52 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
   }
 });
 
+it("an import never replaces a saved task's handle: a crafted file marked newer, with a forged outcome and arguments, changes nothing", async () => {
+  const home = tempHome();
+  const server = await startV2Http();
+  const run = (args: string[], input?: string) => runInProcess(args, { home, ...(input !== undefined && { input }) });
+  const taskOf = async (args: string[]) => events((await run(args)).stdout)[0].taskId as string;
+  try {
+    expect((await run(["server", "add", "api", "--url", server.url])).code).toBe(0);
+    const ended = await taskOf(["call", "task_slow", "ms=200", "-s", "api", "--json"]);
+    const running = await taskOf(["call", "task_slow", "ms=60000", "-s", "api", "--detach", "--json"]);
+    const real = await run(["result", ended]);
+    expect(real.code, real.stderr).toBe(0);
+    const files = () =>
+      Object.fromEntries(filesUnder(join(home, "tasks")).map((file) => [file, readFileSync(file, "utf8")]));
+    const before = files();
+    // Each task as exported, then forged: newer than anything saved, ended with a result of the forger's.
+    const later = "2999-01-01T00:00:00.000Z";
+    const forged = [];
+    for (const id of [ended, running]) {
+      const exported = JSON.parse((await run(["export", id])).stdout) as Record<string, unknown>;
+      forged.push({
+        ...exported,
+        arguments: { ms: 1, forged: true },
+        updatedAt: later,
+        last: { ...(exported.last as object), status: "completed" },
+        history: [{ status: "completed", at: later, statusMessage: "forged" }],
+        outcome: { status: "completed", result: { content: [{ type: "text", text: "FORGED RESULT" }] } },
+      });
+    }
+    const imported = await run(["import", "-"], JSON.stringify(forged));
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(
+      `not imported: a handle is saved here for ${ended} (server api), ${running} (server api); an import never replaces one`,
+    );
+    expect(files()).toEqual(before);
+    const after = await run(["result", ended]);
+    expect(after.stdout).toBe(real.stdout);
+    expect(after.stdout).not.toContain("FORGED");
+    const got = JSON.parse((await run(["get", running, "--json"])).stdout) as Record<string, unknown>;
+    expect(got).toMatchObject({ status: "working" });
+    expect((await run(["result", running, "--no-wait"])).code).toBe(7);
+    await run(["cancel", running]);
+  } finally {
+    await server.stop();
+  }
+});
+
 it("a handle planted in the store never starts its command, whatever its transport says: get, watch, cancel, list and the dashboard", async () => {
   const home = tempHome();
   expect((await runInProcess(["list"], { home })).code).toBe(0); // the store made
@@ -355,6 +401,62 @@ it("a secret with a quote, a backslash or a newline is redacted as it is written
   expect(traced).toContain("${env:QUOTED}");
   for (const text of [...outputs.map((run) => run.stdout + run.stderr), traced])
     for (const part of ['pa"ss', "pa\\ss", "SECRETPART"]) expect(text).not.toContain(part);
+});
+
+it("a secret a server echoes (status message, result, error) is kept nowhere and printed by no command: handles, index, traces, get, result, export, list, server logs --wire", async () => {
+  // The key has a quote and a backslash: the result's text holds it JSON-escaped, and the handle escapes that again.
+  const env = { ECHO_TOKEN: "tok-ECHOTOKEN-5521", ECHO_KEY: 'k"e\\y-ECHOKEY-7788' };
+  const home = tempHome();
+  const { outputs, cli } = recording(home, env);
+  const traceFile = join(home, "..", `trace-${Date.now()}.ndjson`);
+  for (const generation of ["v1", "v2"] as const) {
+    const server = await startHostileHttp("echo-secrets", generation);
+    const name = `echo-${generation}`;
+    try {
+      const headers = ["--header", "Authorization: Bearer ${env:ECHO_TOKEN}", "--header", "X-Api-Key: ${env:ECHO_KEY}"];
+      expect((await cli(["server", "add", name, "--url", server.url, ...headers])).code).toBe(0);
+      // Followed to the end (V1: through the session's keeper, a broker, which records the outcome and traces).
+      const called = await cli([`--trace=${traceFile}`, "call", "echo_auth", "-s", name, "--json"]);
+      expect(called.code, called.stderr).toBe(0);
+      const id = events(called.stdout)[0].taskId as string;
+      const failed = await cli(["call", "echo_fail", "-s", name, "--json"]);
+      expect(failed.code, failed.stdout).not.toBe(0);
+      const detached = await cli(["call", "echo_auth", "-s", name, "--detach", "--json"]);
+      const other = events(detached.stdout)[0].taskId as string;
+      expect((await cli(["result", other])).code).toBe(0);
+      for (const args of [
+        ["get", id],
+        ["get", id, "--json"],
+        ["result", id],
+        ["result", id, "--json"],
+        ["watch", id],
+        ["export", id],
+        ["export", other],
+        ["list"],
+        ["list", "--json"],
+        ...(generation === "v1"
+          ? [
+              ["server", "logs", name, "--wire"],
+              ["server", "logs", name, "--wire", "--json"],
+              ["server", "logs", name],
+            ]
+          : []),
+      ]) {
+        const run = await cli(args);
+        expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
+      }
+      // What was echoed is shown, as references.
+      expect((await cli(["result", id])).stdout).toContain("Bearer ${env:ECHO_TOKEN}");
+    } finally {
+      await server.stop();
+    }
+  }
+  for (const run of outputs)
+    for (const part of ["ECHOTOKEN", "ECHOKEY"]) expect(run.stdout + run.stderr).not.toContain(part);
+  const kept = [...filesUnder(home), traceFile];
+  expect(kept.some((file) => file.endsWith(".trace"))).toBe(true);
+  for (const file of kept)
+    for (const part of ["ECHOTOKEN", "ECHOKEY"]) expect(readFileSync(file, "utf8"), file).not.toContain(part);
 });
 
 it("a planted broker record cannot point server stop at another socket: the key is the record's file name", async () => {

@@ -8,7 +8,7 @@ import { chmodSync, rmSync } from "node:fs";
 import { MAX_BROKER_RECORD_BYTES } from "../limits.js";
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import type { Context } from "../context.js";
-import { credentialed, secretsOf, type ServerDescriptor } from "../protocol/server.js";
+import type { ServerDescriptor } from "../protocol/server.js";
 import { teeTrace } from "../protocol/trace.js";
 import { questionKeeperOf, type ResumeToken, type Wire } from "../protocol/wire.js";
 import { encodeError, send, sendBatched } from "./protocol.js";
@@ -72,9 +72,10 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
       for (const client of clients) if (client.tapped) send(client.socket, { method: "tap", params: { event } });
     },
   };
-  // Its connection is traced always, to its own file (secrets redacted: those of the server as connect resolves
-  // them), and relayed to the commands that trace.
-  const secrets = secretsOf(credentialed(spec.descriptor, (await ctx.loadSettings()).servers()), ctx.env);
+  // Its connection is traced always, to its own file, and relayed to the commands that trace. The file is redacted
+  // of the secrets this process knows (src/secrets.ts: the server's ${env:} values, literal credentials, OAuth
+  // tokens), a live map: a token its sign-in refreshes is redacted from then on.
+  const secrets = await ctx.secrets.learn(spec.descriptor);
   const relay = new TraceRelay(clients, (taskId) => questions.owners.get(taskId));
   const trace = teeTrace(brokerTraceFile(paths.trace, secrets), relay);
   // `direct`: this process is the one that holds the connection (a kept session is resumed, not initialized again).

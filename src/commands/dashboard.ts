@@ -27,6 +27,8 @@ async function runDashboard(ctx: Context): Promise<number> {
       "trace to a file: mcp-task dashboard --trace=wire.ndjson",
     );
   ctx.longRun?.();
+  // It shows the tasks of every server (their messages, results): each saved server's secrets are redacted from it.
+  await ctx.secrets.learnSaved();
   const { runDashboard } = await import("../ui/index.js");
   return runDashboard(ctx, ctx.io.terminal);
 }

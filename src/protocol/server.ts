@@ -130,6 +130,27 @@ export function redactWith(text: string, secrets: ReadonlyMap<string, string>): 
   return out;
 }
 
+/** Whether `text` holds any of `secrets` (a search per form: what redactWith does before it copies). */
+export function mentionsAny(text: string, secrets: ReadonlyMap<string, string>): boolean {
+  for (const secret of secrets.keys()) if (text.includes(secret)) return true;
+  return false;
+}
+
+/**
+ * A JSON value with every string in it (keys too) redacted of `secrets`: a copy, its structure intact (redacting its
+ * JSON text could cut across a quote). Strings holding JSON text hold a secret escaped: secretForms has those forms.
+ */
+export function redactValue<T>(value: T, secrets: ReadonlyMap<string, string>): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redactWith(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v !== "object" || v === null) return v;
+    // fromEntries defines each key as its own property ("__proto__" included, as JSON.parse does).
+    return Object.fromEntries(Object.entries(v).map(([key, item]) => [redactWith(key, secrets), walk(item)]));
+  };
+  return walk(value) as T;
+}
+
 /** A stable key for a server's identity (what the generation verdict is cached under). */
 export function descriptorKey(descriptor: ServerDescriptor): string {
   const identity =

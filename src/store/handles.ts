@@ -16,6 +16,13 @@ import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
 import { readSummaries, readSummary } from "./summaries.js";
 import { newestSummaries, readRawListing, type RawListing } from "./raw-listing.js";
 import { findHandle } from "./find.js";
+import { mentionsAny, redactValue, type ServerDescriptor } from "../protocol/server.js";
+
+/**
+ * The secrets of a handle's server (the process's redaction map, which this adds them to: see src/secrets.ts): no
+ * handle is written with one in it, and a command that shows a handle has them redacted from its output.
+ */
+export type SecretsOf = (server: ServerDescriptor) => Promise<ReadonlyMap<string, string>>;
 
 export class HandleStore {
   readonly dir: string;
@@ -31,7 +38,11 @@ export class HandleStore {
    * Opens the store; its directories are checked at once (see ensurePrivateDir): refused if not ours, else made
    * private.
    */
-  constructor(home: string, check: PrivacyCheck = {}) {
+  constructor(
+    home: string,
+    check: PrivacyCheck = {},
+    private readonly secretsOf?: SecretsOf,
+  ) {
     ensurePrivateDir(home, check);
     this.dir = join(home, "tasks");
     ensurePrivateDir(this.dir, check, true);
@@ -46,8 +57,17 @@ export class HandleStore {
    * Writes a handle atomically (temp file in the same directory, fsync, rename), then records its summary in the
    * index: after the rename, so that the index is never ahead of the file.
    */
-  private async write(stem: string, handle: Handle, exclusive = false): Promise<boolean> {
-    const text = JSON.stringify(handle);
+  private async write(stem: string, given: Handle, exclusive = false): Promise<boolean> {
+    let handle = given;
+    let text = JSON.stringify(handle);
+    // Redacted as written (a status message or result that echoes the request's token): the file and the index line
+    // alike, so that no reader (list --json copies rows as they are) can print a secret. One search per form of each
+    // known secret; the copy only when one is there.
+    const secrets = await this.secretsOf?.(handle.server.descriptor);
+    if (secrets?.size && mentionsAny(text, secrets)) {
+      handle = redactValue(handle, secrets);
+      text = JSON.stringify(handle);
+    }
     // Never write what the store would refuse to read back (see MAX_HANDLE_BYTES).
     if (text.length > MAX_HANDLE_BYTES / 3 && Buffer.byteLength(text) > MAX_HANDLE_BYTES) {
       throw new UsageError(
@@ -270,7 +290,10 @@ export class HandleStore {
 
   /** One handle by task id or unique prefix (see findHandle). */
   async find(idOrPrefix: string, server?: string): Promise<{ stem: string; handle: Handle }> {
-    return findHandle(this, idOrPrefix, server);
+    const found = await findHandle(this, idOrPrefix, server);
+    // What a command shows of it (a handle written before its secrets were known too) is redacted of them.
+    await this.secretsOf?.(found.handle.server.descriptor);
+    return found;
   }
 
   /**

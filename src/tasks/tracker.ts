@@ -248,25 +248,16 @@ export class Tracker {
     return new TrackedTask(this.store, this.clock, stem, handle);
   }
 
-  /** Saves a handle brought from elsewhere (`import`). */
+  /**
+   * Saves a handle brought from elsewhere (`import`) where none is saved for its task: one saved here (however old,
+   * whatever the import says of it, readable or not) is left as it is, `kept`. An import adds tasks, never rewrites
+   * one: a crafted file could otherwise replace a task's arguments, outcome and history with its own, and `result`
+   * print them as the server's.
+   */
   async adopt(handle: Handle): Promise<{ tracked: TrackedTask; kept: boolean }> {
     const stem = fileStem(handle.taskId, descriptorKey(handle.server.descriptor));
-    // The handle saved here knows more when it has the outcome the import lacks, or is at least as recent: kept.
-    let saved: Handle | undefined;
-    try {
-      saved = this.store.load(stem);
-    } catch {
-      saved = undefined; // unreadable: the import replaces it
-    }
-    if (
-      saved &&
-      saved.taskId === handle.taskId &&
-      ((saved.outcome && !handle.outcome) || saved.updatedAt >= handle.updatedAt)
-    ) {
-      return { tracked: new TrackedTask(this.store, this.clock, stem, saved), kept: true };
-    }
-    await this.store.create(stem, handle);
-    return { tracked: new TrackedTask(this.store, this.clock, stem, handle), kept: false };
+    const added = await this.store.createNew(stem, handle);
+    return { tracked: new TrackedTask(this.store, this.clock, stem, handle), kept: !added };
   }
 }
 

@@ -11,10 +11,11 @@ import { startHostileHttp, type RunningServer } from "./servers.js";
 export type Generation = "v1" | "v2";
 export const BOTH: Generation[] = ["v1", "v2"];
 
-// What must never reach a terminal: C0 controls but \t and \n (ESC included), DEL, C1, bidi controls, separators.
+// What must never reach a terminal: C0 controls but \t and \n (ESC included), DEL, C1, bidi controls, separators, and
+// invisible characters text never needs (zero-width space, word joiner, byte order mark, soft hyphen, fillers, tags).
 // eslint-disable-next-line no-control-regex
 export const UNSAFE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb]|[\udb40-\udb43][\udc00-\udfff]/;
 
 export function expectClean(run: CliResult): void {
   for (const [name, text] of [

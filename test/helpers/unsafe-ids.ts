@@ -28,4 +28,5 @@ export const UNSAFE_IDS = [
   "t\u0430sk-\u200b-\ufeff",
   "\u202eexe.txt",
   "lone-\ud800-surrogate",
+  "zw\u200dj\u2060-\u{e0041}\u{e0042}-so\u00adft",
 ];

@@ -79,6 +79,9 @@
 //   param-headers             (V2, HTTP) headers: arguments region (x-mcp-header Region), count (Count, integer), loud
 //                             (Loud, boolean), note (none); a plain call whose result is the Mcp-Param-* headers it got;
 //                             bad_header: declares x-mcp-header on a number property (the client must leave it out)
+//   echo-secrets              echo_auth: a task whose status message, on every read, and result (text holding JSON, and
+//                             structuredContent) echo the Authorization and X-Api-Key headers of the request that reads it;
+//                             it completes after 600 ms; echo_fail: the same, failed, its error naming them
 // Cases for `mcp-task check` (test/check.test.ts), each breaking one rule and keeping the others `check` meets: tasks/*
 // without the tasks extension declared are refused (-32021), a V2 HTTP request whose Mcp-Name is not its taskId is
 // refused (-32020), cancelling an ended task changes nothing; except where the case breaks that rule:
@@ -162,6 +165,7 @@ const CASES = [
   "empty-id",
   "form-defaults",
   "param-headers",
+  "echo-secrets",
   "ungated",
   "misrouted",
   "push-contradicts",
@@ -452,6 +456,25 @@ function advance(task: Task): void {
     case "forged_page":
       if (task.status === "working" && age > 200) task.status = "input_required";
       break;
+    case "echo_auth":
+    case "echo_fail": {
+      const seen = {
+        authorization: String(requestHeaders.authorization ?? "none"),
+        apiKey: String(requestHeaders["x-api-key"] ?? "none"),
+      };
+      const said = `saw ${seen.authorization} and key ${seen.apiKey}`;
+      if (age <= 600) task.statusMessage = said;
+      else if (task.tool === "echo_fail") {
+        task.status = "failed";
+        task.statusMessage = said;
+        task.error = { code: -32000, message: `refused ${said}` };
+        task.result = text(`refused ${said}`, { isError: true });
+      } else {
+        task.status = "completed";
+        task.result = text(JSON.stringify(seen), { structuredContent: seen });
+      }
+      break;
+    }
     case "unsafe":
       if (task.status === "working" && age > 1000) task.status = "input_required";
       break;
@@ -670,6 +693,8 @@ function toolList(): Msg[] {
       return [tool("report", "required")];
     case "form-defaults":
       return [tool("defaults_ask", "required")];
+    case "echo-secrets":
+      return [tool("echo_auth", "required"), tool("echo_fail", "required")];
     case "param-headers":
       return [
         tool("headers", "forbidden", {

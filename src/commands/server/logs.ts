@@ -46,6 +46,8 @@ async function brokerFiles(options: LogsOptions, ctx: Context, suffix: string): 
   const descriptors: ServerDescriptor[] = saved
     ? [saved]
     : [typedStdio(options.name, ctx), { transport: "stdio", ...parseCommandLine(options.name) }];
+  // What its brokers wrote (logs, traces) is shown redacted of the server's secrets, a trace kept from before too.
+  for (const descriptor of descriptors) await ctx.secrets.learn(descriptor);
   const { brokerKey, brokerPaths } = await import("../../broker/paths.js");
   const keys = [...new Set(descriptors.map(brokerKey))];
   const dir = brokerPaths(ctx.home, keys[0]!).dir;

@@ -90,7 +90,7 @@ export async function runImport(options: ImportOptions, ctx: Context): Promise<n
   const printer = createPrinter(ctx.io, false);
   if (imported.length) printer.note(`imported ${imported.join(", ")}`);
   if (kept.length)
-    printer.note(`kept the handle saved here, which is as recent or knows the outcome: ${kept.join(", ")}`);
+    printer.note(`not imported: a handle is saved here for ${kept.join(", ")}; an import never replaces one`);
   return 0;
 }
 
