@@ -13,10 +13,22 @@ import {
   type AuthOptions,
   type AuthResult,
 } from "@modelcontextprotocol/client";
+import { McpTaskError } from "../errors.js";
 import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS } from "../limits.js";
+import { AuthNet } from "./net.js";
 import type { StoredProvider } from "./provider.js";
 
 export type Authorize = (next: typeof fetch) => typeof fetch;
+
+/** The token renewals of one connection: their time limit, and what a caller reports when the connection fails. */
+export interface Renewals {
+  /** Each request to the authorization server (MCP_TASK_AUTH_TIMEOUT, ./net.ts). */
+  timeoutMs: number;
+  /** The renewal under way or last done (settles, never rejects). */
+  pending?: Promise<unknown>;
+  /** The first renewal that failed for a reason of ours (a timeout, a body past its bound, a token refused). */
+  failure?: McpTaskError;
+}
 
 /** How a person signs in again from inside a request, where one can: for the scope given, or the challenge's. */
 export type SignInAgain = (reason: "expired" | "scope", scope?: string) => Promise<void>;
@@ -27,7 +39,12 @@ export type SignInAgain = (reason: "expired" | "scope", scope?: string) => Promi
  * (step-up: what was granted and what the server now requires), at most MAX_SCOPE_STEP_UPS; then the request is
  * sent again, once.
  */
-export function authorizedFetch(provider: StoredProvider, serverUrl: string, signInAgain?: SignInAgain): Authorize {
+export function authorizedFetch(
+  provider: StoredProvider,
+  serverUrl: string,
+  signInAgain: SignInAgain | undefined,
+  renewals: Renewals,
+): Authorize {
   let signIns = 0;
   let stepUps = 0;
   return (next) => async (input, init) => {
@@ -55,18 +72,31 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string, sig
     if (response.status !== 401) return response;
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     if (await provider.renewsAlone()) {
+      // Through the same network as the server (the proxy the environment names, the trace), not around it; each
+      // request timed and its body bounded (./net.ts).
+      const net = new AuthNet(next, renewals.timeoutMs);
+      let failure: McpTaskError | undefined;
       try {
-        const result = await provider.renewed(presented, () =>
-          // Through the same network as the server (the proxy the environment names, the trace), not around it.
-          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: next }),
+        const renewal = provider.renewed(presented, () =>
+          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: net.fetch }),
         );
+        renewals.pending = renewal.catch(() => {});
+        const result = await renewal;
         if (result === "AUTHORIZED") {
           const retried = await again(response, async () => {});
           if (retried.status !== 401 || !signInAgain || signIns >= MAX_SIGN_INS) return retried; // the guard's
         }
-      } catch {
-        // The refresh was refused (the SDK forgets tokens the server calls invalid) or the authorization server is
-        // not reachable: a person signs in again, or the 401 stands (exit 8, `mcp-task login`).
+        failure = net.failure; // the SDK falls back on a new authorization when a refresh fails: ours says why
+      } catch (error) {
+        // The refresh was refused (the SDK forgets tokens the server calls invalid): a person signs in again, or
+        // the 401 stands (exit 8, `mcp-task login`). A failure of ours (the authorization server timed out, sent
+        // too much, sent a token that cannot be saved) is told as it is.
+        failure = error instanceof McpTaskError ? error : net.failure;
+      }
+      if (failure) {
+        renewals.failure ??= failure;
+        await response.body?.cancel().catch(() => {});
+        throw failure;
       }
     }
     if (!signInAgain || signIns >= MAX_SIGN_INS) return response;

@@ -2,9 +2,10 @@
 // revocation (RFC 7009). Hand-written: the SDK has no revocation call.
 import { proxiedFetch } from "../protocol/proxy.js";
 import { resolveEnvRefs } from "../protocol/server.js";
-import { AUTH_REQUEST_TIMEOUT_MS } from "../limits.js";
 import type { OAuthClientSettings } from "../store/settings.js";
-import type { AuthStore } from "./store.js";
+import { UnsafeFileError } from "../store/safe-fs.js";
+import { AuthNet, authTimeoutMs } from "./net.js";
+import type { AuthRecord, AuthStore } from "./store.js";
 
 export interface SignedOut {
   /** Whether there were tokens to forget. */
@@ -12,6 +13,8 @@ export interface SignedOut {
   /** Whether the authorization server offers revocation (RFC 7009), and whether it accepted every revocation. */
   revocable: boolean;
   revoked: boolean;
+  /** Why the saved sign-in could not be read (removed all the same, nothing revoked). */
+  unreadable?: string;
 }
 
 export async function signOut(
@@ -20,12 +23,21 @@ export async function signOut(
   client: OAuthClientSettings | undefined,
   env: Record<string, string | undefined>,
 ): Promise<SignedOut> {
-  const record = store.read(url);
+  let record: AuthRecord;
+  try {
+    record = store.read(url);
+  } catch (error) {
+    // A record that cannot be read (too large, a link, another user's): nothing in it can be revoked, and keeping
+    // it would leave every command refusing it; it is removed.
+    if (!(error instanceof UnsafeFileError)) throw error;
+    const { unreadable } = await store.remove(url);
+    return { hadTokens: false, revocable: false, revoked: false, unreadable: unreadable ?? error.reason };
+  }
   const endpoint = (record.discovery?.authorizationServerMetadata as { revocation_endpoint?: string } | undefined)
     ?.revocation_endpoint;
   let revoked = false;
   // Through the proxy the environment names, as every request to the server goes.
-  const net = (await proxiedFetch(env)) ?? fetch;
+  const net = new AuthNet((await proxiedFetch(env)) ?? fetch, authTimeoutMs(env)).fetch;
   if (record.tokens && endpoint) {
     const clientId = client?.clientId ?? record.client?.client_id;
     const secret = client?.clientSecret ? resolveEnvRefs(client.clientSecret, env) : record.client?.client_secret;
@@ -37,7 +49,7 @@ export async function signOut(
       if (token) revoked = (await revoke(net, endpoint, token, hint, clientId, secret)) && revoked;
     }
   }
-  const hadTokens = store.remove(url);
+  const { hadTokens } = await store.remove(url);
   return { hadTokens, revocable: Boolean(endpoint), revoked };
 }
 
@@ -54,14 +66,8 @@ async function revoke(
   if (secret && clientId) headers.authorization = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
   else if (clientId) body.set("client_id", clientId);
   try {
-    const response = await net(endpoint, {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
-    });
-    await response.body?.cancel().catch(() => {});
-    return response.ok;
+    // Timed, and its answer read within MAX_AUTH_BODY_BYTES (./net.ts): only its status counts.
+    return (await net(endpoint, { method: "POST", headers, body })).ok;
   } catch {
     return false; // the tokens are forgotten all the same
   }
