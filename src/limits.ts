@@ -276,6 +276,10 @@ export const MAX_SCOPE_STEP_UPS = 1;
  *  when the server refuses that token at once (it moved to another authorization server, SEP-2352: signed in again
  *  from fresh discovery, where mcp-task registers anew). A server that refuses every token costs two sign-ins. */
 export const MAX_SIGN_INS = 2;
+/** How many times one request refused with 401 has its token renewed: a token another command renewed meanwhile is
+ *  taken as it is, and with short-lived tokens it may have expired again on the way (many commands at once); each
+ *  turn either refreshes (then a refusal stands) or takes a newer token. Bounded so that nothing loops. */
+export const MAX_TOKEN_RENEWALS = 3;
 /** A server's sign-in lock (one token renewal at a time across commands, brokers and the dashboard): one left by a
  *  process killed while holding it is taken over after this long. */
 export const AUTH_LOCK_STALE_MS = 10_000;

@@ -14,7 +14,7 @@ import {
   type AuthResult,
 } from "@modelcontextprotocol/client";
 import { McpTaskError } from "../errors.js";
-import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS } from "../limits.js";
+import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS, MAX_TOKEN_RENEWALS } from "../limits.js";
 import { AuthNet } from "./net.js";
 import type { StoredProvider } from "./provider.js";
 
@@ -71,22 +71,25 @@ export function authorizedFetch(
     }
     if (response.status !== 401) return response;
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-    if (await provider.renewsAlone()) {
+    let refused = response;
+    // A token another command renewed meanwhile is taken without a refresh; if it is refused too (short-lived
+    // tokens: it expired on the way), this one renews in turn, at most MAX_TOKEN_RENEWALS times.
+    for (let turn = 0; turn < MAX_TOKEN_RENEWALS && (await provider.renewsAlone()); turn++) {
       // Through the same network as the server (the proxy the environment names, the trace), not around it; each
       // request timed and its body bounded (./net.ts).
       const net = new AuthNet(next, renewals.timeoutMs);
+      let refreshed = false;
+      let result: string | undefined;
       let failure: McpTaskError | undefined;
       try {
-        const renewal = provider.renewed(presented, () =>
-          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: net.fetch }),
-        );
+        const renewal = provider.renewed(presented, () => {
+          refreshed = true;
+          return quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: net.fetch });
+        });
         renewals.pending = renewal.catch(() => {});
-        const result = await renewal;
-        if (result === "AUTHORIZED") {
-          const retried = await again(response, async () => {});
-          if (retried.status !== 401 || !signInAgain || signIns >= MAX_SIGN_INS) return retried; // the guard's
-        }
-        failure = net.failure; // the SDK falls back on a new authorization when a refresh fails: ours says why
+        result = await renewal;
+        // The SDK falls back on a new authorization when a refresh fails: a failure of ours says why.
+        if (result !== "AUTHORIZED") failure = net.failure;
       } catch (error) {
         // The refresh was refused (the SDK forgets tokens the server calls invalid): a person signs in again, or
         // the 401 stands (exit 8, `mcp-task login`). A failure of ours (the authorization server timed out, sent
@@ -95,13 +98,18 @@ export function authorizedFetch(
       }
       if (failure) {
         renewals.failure ??= failure;
-        await response.body?.cancel().catch(() => {});
+        await refused.body?.cancel().catch(() => {});
         throw failure;
       }
+      if (result !== "AUTHORIZED") break;
+      const retried = await again(refused, async () => {});
+      if (retried.status !== 401) return retried;
+      refused = retried;
+      if (refreshed) break; // its own new token refused: no refresh cures that
     }
-    if (!signInAgain || signIns >= MAX_SIGN_INS) return response;
+    if (!signInAgain || signIns >= MAX_SIGN_INS) return refused; // the guard's: exit 8
     signIns++;
-    return again(response, () => signInAgain("expired", scope));
+    return again(refused, () => signInAgain("expired", scope));
   };
 }
 

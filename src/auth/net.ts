@@ -8,7 +8,7 @@
 // metadata that fails falls back on the server's root), so the first failure is also kept here (`failure`), for the
 // caller to report instead of what followed it.
 import { parseDuration } from "../duration.js";
-import { McpTaskError, ServerError } from "../errors.js";
+import { AuthRequiredError, McpTaskError, ServerError } from "../errors.js";
 import { AUTH_REQUEST_TIMEOUT_MS, MAX_AUTH_BODY_BYTES } from "../limits.js";
 import { networkError } from "../protocol/failures.js";
 import { sanitizeLine } from "../sanitize.js";
@@ -50,6 +50,9 @@ export class AuthNet {
   }
 
   readonly fetch: typeof fetch = async (input, init) => {
+    // A sign-in one of whose requests failed makes no more (the SDK would go on to register, or open a page, with
+    // an authorization server it fell back on).
+    if (this.failure) throw this.failure;
     const endpoint = endpointOf(input);
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined;
     const signals = [init?.signal, timeout].filter((s): s is AbortSignal => Boolean(s));
@@ -57,6 +60,7 @@ export class AuthNet {
     try {
       const response = await this.inner(input, { ...init, ...(signal ? { signal } : {}) });
       const body = await this.read(response, endpoint);
+      if (response.ok && body) this.check(await body.text(), endpoint);
       const headers = new Headers(response.headers);
       // The body is already decoded: the copy must not say it is compressed, nor give the compressed length.
       headers.delete("content-encoding");
@@ -83,6 +87,29 @@ export class AuthNet {
       throw error;
     }
   };
+
+  /**
+   * Protected resource metadata (RFC 9728) naming an authorization server that is not an http(s) URL: the SDK
+   * refuses that document without a word and takes the server's own origin for its authorization server; here the
+   * sign-in stops, naming the address.
+   */
+  private check(text: string, endpoint: string): void {
+    let servers: unknown;
+    try {
+      servers = (JSON.parse(text) as { authorization_servers?: unknown })?.authorization_servers;
+    } catch {
+      return; // not JSON: the SDK's parse says so
+    }
+    if (!Array.isArray(servers)) return;
+    for (const server of servers) {
+      const url = typeof server === "string" && URL.canParse(server) ? new URL(server) : undefined;
+      if (url?.protocol === "https:" || url?.protocol === "http:") continue;
+      throw new AuthRequiredError(
+        `the protected resource metadata (${endpoint}) names an authorization server that is not an http(s) URL: ${JSON.stringify(sanitizeLine(String(server)).slice(0, 200))}`,
+        "the server's sign-in is misconfigured: tell its operator",
+      );
+    }
+  }
 
   /** The whole body, decompressed, at most `limit` bytes (the rest is not read). */
   private async read(response: Response, endpoint: string): Promise<Blob | null> {

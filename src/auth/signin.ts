@@ -81,6 +81,7 @@ async function browserSignIn(o: SignIn, net: AuthNet, challenged: Challenge): Pr
   const loopback = await listen(state);
   try {
     const show = async (url: URL) => {
+      if (net.failure) throw net.failure; // never a page of what the SDK went on to after a failure of ours
       const command = opener(o.policy);
       if (command && (await openUrl(command, url.href))) {
         o.note(`opened the browser to sign in to ${o.name}; waiting for it to come back`);

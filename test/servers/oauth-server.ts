@@ -10,6 +10,9 @@
 //   POST /test/slow-token       the token endpoint answers after a second from now on
 //   POST /test/step-up          from now on a tools/call whose token lacks scope "tasks:write" gets a 403
 //                               insufficient_scope asking for it (step-up); POST /test/step-up-off ends that
+//   POST /test/ttl?ms=N        access tokens issued from now on expire after N ms (refresh tokens are one-use:
+//                               each refresh rotates it, and a spent one is invalid_grant)
+//   POST /test/hostile?mode=M  the authorization server misbehaves (test/servers/oauth-hostile.ts)
 //   POST /test/cimd             from now on the metadata says client_id_metadata_document_supported, and a client id
 //                               that is an https URL is taken as that document's (loopback redirects; not fetched)
 import { spawn } from "node:child_process";
@@ -17,6 +20,7 @@ import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { hostileAuth } from "./oauth-hostile.js";
 // @ts-expect-error express (under the SDK v1 devDependency) ships no types, and @types/express is not a dependency
 import express from "express";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
@@ -32,6 +36,8 @@ interface Grant {
   resource?: URL;
 }
 
+/** POST /test/ttl: how long an access token works. */
+let accessTtlMs = 3_600_000;
 /** POST /test/cimd: client ID metadata documents are supported (SEP-991). */
 let cimd = false;
 /** The loopback redirect of the authorization request being handled (the demo provider matches them exactly). */
@@ -59,9 +65,10 @@ class Provider extends DemoInMemoryAuthProvider {
   private issue(grant: Grant): OAuthTokens {
     const token = randomUUID();
     const refreshToken = randomUUID();
-    this.access.set(token, { ...grant, expiresAt: Date.now() + 3_600_000 });
+    this.access.set(token, { ...grant, expiresAt: Date.now() + accessTtlMs });
     this.refresh.set(refreshToken, grant);
-    return { access_token: token, token_type: "bearer", expires_in: 3600, refresh_token: refreshToken };
+    const expiresIn = Math.max(1, Math.round(accessTtlMs / 1000));
+    return { access_token: token, token_type: "bearer", expires_in: expiresIn, refresh_token: refreshToken };
   }
 
   override async exchangeAuthorizationCode(
@@ -131,6 +138,11 @@ app.post("/test/slow-token", (_req: IncomingMessage, res: ServerResponse) => {
   slowToken = true;
   res.writeHead(204).end();
 });
+app.post("/test/ttl", (req: IncomingMessage, res: ServerResponse) => {
+  accessTtlMs = Number(new URL(req.url ?? "", base).searchParams.get("ms"));
+  res.writeHead(204).end();
+});
+hostileAuth(app);
 app.post("/test/cimd", (_req: IncomingMessage, res: ServerResponse) => {
   cimd = true;
   res.writeHead(204).end();
