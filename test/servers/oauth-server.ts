@@ -12,6 +12,7 @@
 //                               insufficient_scope asking for it (step-up); POST /test/step-up-off ends that
 //   POST /test/ttl?ms=N        access tokens issued from now on expire after N ms (refresh tokens are one-use:
 //                               each refresh rotates it, and a spent one is invalid_grant)
+//   GET /test/stats            {"spentRefreshTokensPresented": n}: refreshes that presented a spent refresh token
 //   POST /test/hostile?mode=M  the authorization server misbehaves (test/servers/oauth-hostile.ts)
 //   POST /test/cimd             from now on the metadata says client_id_metadata_document_supported, and a client id
 //                               that is an https URL is taken as that document's (loopback redirects; not fetched)
@@ -46,6 +47,9 @@ let loopbackRedirect: string | undefined;
 class Provider extends DemoInMemoryAuthProvider {
   readonly access = new Map<string, Grant & { expiresAt: number }>();
   readonly refresh = new Map<string, Grant>();
+  /** Refresh tokens used once (rotated), and how often one was presented again (GET /test/stats). */
+  readonly spent = new Set<string>();
+  spentPresented = 0;
 
   constructor() {
     super();
@@ -85,8 +89,10 @@ class Provider extends DemoInMemoryAuthProvider {
 
   override async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
     const grant = this.refresh.get(refreshToken);
+    if (this.spent.has(refreshToken)) this.spentPresented++;
     if (!grant || grant.clientId !== client.client_id) throw new InvalidGrantError("unknown refresh token");
     this.refresh.delete(refreshToken);
+    this.spent.add(refreshToken);
     return this.issue(grant);
   }
 
@@ -97,7 +103,9 @@ class Provider extends DemoInMemoryAuthProvider {
       token,
       clientId: grant.clientId,
       scopes: grant.scopes,
-      expiresAt: Math.floor(grant.expiresAt / 1000),
+      // Whole seconds, rounded up: the bearer check compares them with now, and its own check above is the exact one
+      // (rounded down, a token of a short life would be refused up to a second early).
+      expiresAt: Math.ceil(grant.expiresAt / 1000),
       resource: grant.resource,
     };
   }
@@ -141,6 +149,10 @@ app.post("/test/slow-token", (_req: IncomingMessage, res: ServerResponse) => {
 app.post("/test/ttl", (req: IncomingMessage, res: ServerResponse) => {
   accessTtlMs = Number(new URL(req.url ?? "", base).searchParams.get("ms"));
   res.writeHead(204).end();
+});
+app.get("/test/stats", (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ spentRefreshTokensPresented: provider.spentPresented }));
 });
 hostileAuth(app);
 app.post("/test/cimd", (_req: IncomingMessage, res: ServerResponse) => {
