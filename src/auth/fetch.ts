@@ -13,11 +13,23 @@ import {
   type AuthOptions,
   type AuthResult,
 } from "@modelcontextprotocol/client";
-import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS } from "../limits.js";
+import { McpTaskError } from "../errors.js";
+import { MAX_SCOPE_STEP_UPS, MAX_SIGN_INS, MAX_TOKEN_RENEWALS } from "../limits.js";
 import { secureFetch } from "../secure-url.js";
+import { AuthNet } from "./net.js";
 import type { StoredProvider } from "./provider.js";
 
 export type Authorize = (next: typeof fetch) => typeof fetch;
+
+/** The token renewals of one connection: their time limit, and what a caller reports when the connection fails. */
+export interface Renewals {
+  /** Each request to the authorization server (MCP_TASK_AUTH_TIMEOUT, ./net.ts). */
+  timeoutMs: number;
+  /** The renewal under way or last done (settles, never rejects). */
+  pending?: Promise<unknown>;
+  /** The first renewal that failed for a reason of ours (a timeout, a body past its bound, a token refused). */
+  failure?: McpTaskError;
+}
 
 /** How a person signs in again from inside a request, where one can: for the scope given, or the challenge's. */
 export type SignInAgain = (reason: "expired" | "scope", scope?: string) => Promise<void>;
@@ -28,7 +40,12 @@ export type SignInAgain = (reason: "expired" | "scope", scope?: string) => Promi
  * (step-up: what was granted and what the server now requires), at most MAX_SCOPE_STEP_UPS; then the request is
  * sent again, once.
  */
-export function authorizedFetch(provider: StoredProvider, serverUrl: string, signInAgain?: SignInAgain): Authorize {
+export function authorizedFetch(
+  provider: StoredProvider,
+  serverUrl: string,
+  signInAgain: SignInAgain | undefined,
+  renewals: Renewals,
+): Authorize {
   let signIns = 0;
   let stepUps = 0;
   return (next) => async (input, init) => {
@@ -55,24 +72,45 @@ export function authorizedFetch(provider: StoredProvider, serverUrl: string, sig
     }
     if (response.status !== 401) return response;
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-    if (await provider.renewsAlone()) {
+    let refused = response;
+    // A token another command renewed meanwhile is taken without a refresh; if it is refused too (short-lived
+    // tokens: it expired on the way), this one renews in turn, at most MAX_TOKEN_RENEWALS times.
+    for (let turn = 0; turn < MAX_TOKEN_RENEWALS && (await provider.renewsAlone()); turn++) {
+      // Through the same network as the server (the proxy the environment names, the trace), not around it; each
+      // request timed and its body bounded (./net.ts).
+      const net = new AuthNet(next, renewals.timeoutMs);
+      let refreshed = false;
+      let result: string | undefined;
+      let failure: McpTaskError | undefined;
       try {
-        const result = await provider.renewed(presented, () =>
-          // Through the same network as the server (the proxy the environment names, the trace), not around it.
-          quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: next }),
-        );
-        if (result === "AUTHORIZED") {
-          const retried = await again(response, async () => {});
-          if (retried.status !== 401 || !signInAgain || signIns >= MAX_SIGN_INS) return retried; // the guard's
-        }
-      } catch {
-        // The refresh was refused (the SDK forgets tokens the server calls invalid) or the authorization server is
-        // not reachable: a person signs in again, or the 401 stands (exit 8, `mcp-task login`).
+        const renewal = provider.renewed(presented, () => {
+          refreshed = true;
+          return quietAuth(provider, { serverUrl, resourceMetadataUrl, scope, fetchFn: net.fetch });
+        });
+        renewals.pending = renewal.catch(() => {});
+        result = await renewal;
+        // The SDK falls back on a new authorization when a refresh fails: a failure of ours says why.
+        if (result !== "AUTHORIZED") failure = net.failure;
+      } catch (error) {
+        // The refresh was refused (the SDK forgets tokens the server calls invalid): a person signs in again, or
+        // the 401 stands (exit 8, `mcp-task login`). A failure of ours (the authorization server timed out, sent
+        // too much, sent a token that cannot be saved) is told as it is.
+        failure = error instanceof McpTaskError ? error : net.failure;
       }
+      if (failure) {
+        renewals.failure ??= failure;
+        await refused.body?.cancel().catch(() => {});
+        throw failure;
+      }
+      if (result !== "AUTHORIZED") break;
+      const retried = await again(refused, async () => {});
+      if (retried.status !== 401) return retried;
+      refused = retried;
+      if (refreshed) break; // its own new token refused: no refresh cures that
     }
-    if (!signInAgain || signIns >= MAX_SIGN_INS) return response;
+    if (!signInAgain || signIns >= MAX_SIGN_INS) return refused; // the guard's: exit 8
     signIns++;
-    return again(response, () => signInAgain("expired", scope));
+    return again(refused, () => signInAgain("expired", scope));
   };
 }
 

@@ -3,10 +3,11 @@
 // revocation call.
 import { proxiedFetch } from "../protocol/proxy.js";
 import { resolveEnvRefs } from "../protocol/server.js";
-import { AUTH_REQUEST_TIMEOUT_MS } from "../limits.js";
 import { judgeUrl, secureFetch, shownUrl, type FetchLike } from "../secure-url.js";
 import type { OAuthClientSettings } from "../store/settings.js";
-import type { AuthStore } from "./store.js";
+import { UnsafeFileError } from "../store/safe-fs.js";
+import { AuthNet, authTimeoutMs } from "./net.js";
+import type { AuthRecord, AuthStore } from "./store.js";
 
 export interface SignedOut {
   /** Whether there were tokens to forget. */
@@ -19,6 +20,8 @@ export interface SignedOut {
    * another host, or not a web address), and the tokens are not sent there; they are forgotten all the same.
    */
   refused?: string;
+  /** Why the saved sign-in could not be read (removed all the same, nothing revoked). */
+  unreadable?: string;
 }
 
 export async function signOut(
@@ -27,7 +30,16 @@ export async function signOut(
   client: OAuthClientSettings | undefined,
   env: Record<string, string | undefined>,
 ): Promise<SignedOut> {
-  const record = store.read(url);
+  let record: AuthRecord;
+  try {
+    record = store.read(url);
+  } catch (error) {
+    // A record that cannot be read (too large, a link, another user's): nothing in it can be revoked, and keeping
+    // it would leave every command refusing it; it is removed.
+    if (!(error instanceof UnsafeFileError)) throw error;
+    const { unreadable } = await store.remove(url);
+    return { hadTokens: false, revocable: false, revoked: false, unreadable: unreadable ?? error.reason };
+  }
   const endpoint = (record.discovery?.authorizationServerMetadata as { revocation_endpoint?: string } | undefined)
     ?.revocation_endpoint;
   let revoked = false;
@@ -36,7 +48,11 @@ export async function signOut(
   const refused =
     judged?.why && record.tokens ? `its revocation endpoint ${shownUrl(endpoint!, judged)} ${judged.why}` : undefined;
   // Through the proxy the environment names, as every request to the server goes.
-  const net = secureFetch((await proxiedFetch(env)) ?? fetch, "the revocation endpoint");
+  // Timed and its answer bounded (./net.ts), and only to an address that keeps the rule.
+  const net = secureFetch(
+    new AuthNet((await proxiedFetch(env)) ?? fetch, authTimeoutMs(env)).fetch,
+    "the revocation endpoint",
+  );
   if (record.tokens && judged?.url && !refused) {
     const target = judged.url.href;
     const clientId = client?.clientId ?? record.client?.client_id;
@@ -49,7 +65,7 @@ export async function signOut(
       if (token) revoked = (await revoke(net, target, token, hint, clientId, secret)) && revoked;
     }
   }
-  const hadTokens = store.remove(url);
+  const { hadTokens } = await store.remove(url);
   return { hadTokens, revocable: Boolean(endpoint), revoked, ...(refused ? { refused } : {}) };
 }
 
@@ -66,16 +82,9 @@ async function revoke(
   if (secret && clientId) headers.authorization = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
   else if (clientId) body.set("client_id", clientId);
   try {
-    const response = await net(endpoint, {
-      method: "POST",
-      headers,
-      body,
-      // A redirect is not followed: the tokens would go where it points (a 3xx is "not confirmed").
-      redirect: "manual",
-      signal: AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
-    });
-    await response.body?.cancel().catch(() => {});
-    return response.ok;
+    // Timed, and its answer read within MAX_AUTH_BODY_BYTES (./net.ts): only its status counts. A redirect is not
+    // followed: the tokens would go where it points (a 3xx is "not confirmed").
+    return (await net(endpoint, { method: "POST", headers, body, redirect: "manual" })).ok;
   } catch {
     return false; // the tokens are forgotten all the same
   }

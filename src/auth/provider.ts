@@ -99,8 +99,8 @@ export class StoredProvider implements OAuthClientProvider {
     return saved;
   }
 
-  saveClientInformation(client: StoredOAuthClientInformation): void {
-    this.store.update(this.url, (record) => (record.client = client));
+  async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
+    await this.store.update(this.url, (record) => (record.client = client));
   }
 
   tokens(): StoredOAuthTokens | undefined {
@@ -109,9 +109,9 @@ export class StoredProvider implements OAuthClientProvider {
     return tokens;
   }
 
-  saveTokens(tokens: StoredOAuthTokens): void {
+  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     this.tell(tokens);
-    this.store.saveTokens(this.url, tokens);
+    await this.store.saveTokens(this.url, tokens);
   }
 
   private tell(tokens: StoredOAuthTokens): void {
@@ -136,17 +136,17 @@ export class StoredProvider implements OAuthClientProvider {
     return this.store.read(this.url).discovery;
   }
 
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     judgeAuthorizationServer(state); // before anything is registered, sent or opened: auth() saves it first
-    this.store.update(this.url, (record) => (record.discovery = state));
+    await this.store.update(this.url, (record) => (record.discovery = state));
   }
 
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "verifier") {
       this.verifier = "";
       return;
     }
-    this.store.update(this.url, (record) => {
+    await this.store.update(this.url, (record) => {
       if (scope === "all" || scope === "tokens") record.tokens = record.savedAt = undefined;
       if (scope === "all" || scope === "client") record.client = undefined;
       if (scope === "all" || scope === "discovery") record.discovery = undefined;

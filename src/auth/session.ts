@@ -14,7 +14,8 @@ import { savedServer, type ServerDescriptor } from "../protocol/server.js";
 import type { Wire } from "../protocol/wire.js";
 import type { Settings } from "../store/settings.js";
 import { maySignIn, type OpenPolicy } from "./browser.js";
-import { authorizedFetch, type SignInAgain } from "./fetch.js";
+import { authorizedFetch, type Renewals, type SignInAgain } from "./fetch.js";
+import { authTimeoutMs } from "./net.js";
 import { StoredProvider } from "./provider.js";
 import { signIn } from "./signin.js";
 import { AuthStore } from "./store.js";
@@ -94,9 +95,15 @@ export async function connectSignedIn(
       throw error;
     });
   const { provider, signInAgain } = signed;
+  const renewals: Renewals = { timeoutMs: authTimeoutMs(options.env) };
   try {
-    return await connect(descriptor, { ...options, authorize: authorizedFetch(provider, descriptor.url, signInAgain) });
+    const authorize = authorizedFetch(provider, descriptor.url, signInAgain, renewals);
+    return await connect(descriptor, { ...options, authorize });
   } catch (error) {
+    // A token renewal under way when the handshake gave up (its own timeout can be the longer): what failed is the
+    // authorization server, and that is what to report, not the server's probe that waited on it.
+    await renewals.pending;
+    if (renewals.failure) throw renewals.failure;
     // A refused page or endpoint (UnsafeUrlError): signing in again would meet it again.
     if (error instanceof AuthRequiredError && !(error instanceof UnsafeUrlError))
       error.hint = `sign in: mcp-task login ${signed.name}`;

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
 import { AuthRequiredError, McpTaskError, ServerError } from "../errors.js";
-import { AUTH_REQUEST_TIMEOUT_MS, LOGIN_WAIT_MS } from "../limits.js";
+import { LOGIN_WAIT_MS } from "../limits.js";
 import { sanitizeLine, shellValue } from "../sanitize.js";
 import type { OAuthClientSettings } from "../store/settings.js";
 import { opener, openUrl, type OpenPolicy } from "./browser.js";
@@ -12,6 +12,8 @@ import { quietAuth } from "./fetch.js";
 import { proxiedFetch } from "../protocol/proxy.js";
 import { secureUrl } from "../secure-url.js";
 import { listen } from "./loopback.js";
+import { authFailure } from "./failure.js";
+import { AuthNet, authTimeoutMs } from "./net.js";
 import { StoredProvider } from "./provider.js";
 import type { AuthStore } from "./store.js";
 
@@ -45,44 +47,46 @@ export interface SignIn {
 export async function signIn(o: SignIn): Promise<"signed-in" | "not-needed"> {
   // Discovery, registration and the token exchange go through the proxy the environment names, as the server's
   // requests do.
-  const net = (await proxiedFetch(o.env)) ?? fetch;
-  const challenge = await challengeOf(o, net);
+  const proxied = (await proxiedFetch(o.env)) ?? fetch;
+  const timeoutMs = authTimeoutMs(o.env);
+  const challenge = await challengeOf(o, proxied, timeoutMs);
   if (challenge === "open") return "not-needed";
   // The token would be sent to the server itself on every request.
   secureUrl(o.url, `${o.name}'s address`);
+  // Discovery, registration and the token request: each timed, each body bounded (./net.ts).
+  const net = new AuthNet(proxied, timeoutMs);
   try {
     if (o.client?.grant === "client_credentials") {
       const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret);
-      o.store.saveTokens(o.url, undefined);
-      if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net })) !== "AUTHORIZED")
-        throw new AuthRequiredError(`${o.name}'s authorization server gave no token for the client credentials`);
+      await o.store.saveTokens(o.url, undefined);
+      if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net.fetch })) !== "AUTHORIZED")
+        throw (
+          net.failure ??
+          new AuthRequiredError(`${o.name}'s authorization server gave no token for the client credentials`)
+        );
       return "signed-in";
     }
     await browserSignIn(o, net, challenge);
     return "signed-in";
   } catch (error) {
-    if (error instanceof McpTaskError) throw error;
-    // The SDK's errors (OAuthError and the flow's own) carry the authorization server's text: one sanitized line,
-    // without the raw body some of them end with (an HTML error page).
-    const text = sanitizeLine(error instanceof Error ? error.message : String(error));
-    const cut = text.indexOf(" Raw body:");
     const again = `mcp-task server add ${shellValue(o.name)} ${o.addFlags ?? `--url ${shellValue(o.url)}`} --client-id ID`;
-    throw new AuthRequiredError(
-      `cannot sign in to ${o.name}: ${(cut >= 0 ? text.slice(0, cut) : text).slice(0, 500)}`,
-      o.client?.clientId
+    throw authFailure(error, net, {
+      name: o.name,
+      hint: o.client?.clientId
         ? `check the client: ${again}`
         : `if the server does not register clients itself, give yours: ${again}`,
-    );
+    });
   }
 }
 
-async function browserSignIn(o: SignIn, net: typeof fetch, challenged: Challenge): Promise<void> {
+async function browserSignIn(o: SignIn, net: AuthNet, challenged: Challenge): Promise<void> {
   const state = randomBytes(24).toString("base64url");
   const loopback = await listen(state);
   try {
     // The authorization page, judged (its server's metadata was judged before anything was registered: provider.ts),
     // and its host said before the browser is opened: a sign-in may start on its own inside a command (a 401).
     const show = async (url: URL) => {
+      if (net.failure) throw net.failure; // never a page of what the SDK went on to after a failure of ours
       const page = secureUrl(url, `${o.name}'s authorization page`);
       const command = opener(o.policy);
       if (command) {
@@ -101,17 +105,21 @@ async function browserSignIn(o: SignIn, net: typeof fetch, challenged: Challenge
     );
     // A new sign-in, not a refresh of the old one; discovery afresh (the server may have moved to another
     // authorization server, where mcp-task registers again: the SDK reads a client stamped for another as absent).
-    o.store.update(o.url, (record) => (record.tokens = record.savedAt = record.discovery = undefined));
+    await o.store.update(o.url, (record) => (record.tokens = record.savedAt = record.discovery = undefined));
     const challenge = { ...challenged, ...(o.scope ? { scope: o.scope } : {}) };
-    if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net })) === "AUTHORIZED") return;
+    if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net.fetch })) === "AUTHORIZED") return;
+    // The SDK goes on past some failures (a protected-resource metadata it could not read: the server's root is
+    // taken for the authorization server); ours end the sign-in before a page is opened on what followed.
+    if (net.failure) throw net.failure;
     const params = await loopback.callback(o.waitMs ?? LOGIN_WAIT_MS, o.signal);
     const result = await quietAuth(provider, {
       serverUrl: o.url,
       authorizationCode: params.get("code")!,
       iss: params.get("iss") ?? undefined,
-      fetchFn: net,
+      fetchFn: net.fetch,
     });
-    if (result !== "AUTHORIZED") throw new AuthRequiredError(`${o.name}'s authorization server gave no token`);
+    if (result !== "AUTHORIZED")
+      throw net.failure ?? new AuthRequiredError(`${o.name}'s authorization server gave no token`);
   } finally {
     await loopback.close();
   }
@@ -125,14 +133,14 @@ type Challenge = { resourceMetadataUrl?: URL; scope?: string };
  * "open": the server answered the ping without a token, and not with 401 or 403: it asks for no authorization. A server that cannot
  * be reached at all is a ServerError (exit 4) with the cause (refused, unknown host), not a failed sign-in.
  */
-async function challengeOf(o: SignIn, net: typeof fetch): Promise<Challenge | "open"> {
+async function challengeOf(o: SignIn, net: typeof fetch, timeoutMs: number): Promise<Challenge | "open"> {
   let response: Response;
   try {
     response = await net(o.url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" }),
-      signal: AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
+      ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;

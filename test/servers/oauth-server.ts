@@ -10,6 +10,10 @@
 //   POST /test/slow-token       the token endpoint answers after a second from now on
 //   POST /test/step-up          from now on a tools/call whose token lacks scope "tasks:write" gets a 403
 //                               insufficient_scope asking for it (step-up); POST /test/step-up-off ends that
+//   POST /test/ttl?ms=N        access tokens issued from now on expire after N ms (refresh tokens are one-use:
+//                               each refresh rotates it, and a spent one is invalid_grant)
+//   GET /test/stats            {"spentRefreshTokensPresented": n}: refreshes that presented a spent refresh token
+//   POST /test/hostile?mode=M  the authorization server misbehaves (test/servers/oauth-hostile.ts)
 //   POST /test/cimd             from now on the metadata says client_id_metadata_document_supported, and a client id
 //                               that is an https URL is taken as that document's (loopback redirects; not fetched)
 //   POST /test/metadata         (a JSON object) from now on merged into the authorization server's metadata: a
@@ -22,6 +26,7 @@ import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { hostileAuth } from "./oauth-hostile.js";
 // @ts-expect-error express (under the SDK v1 devDependency) ships no types, and @types/express is not a dependency
 import express from "express";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
@@ -37,6 +42,8 @@ interface Grant {
   resource?: URL;
 }
 
+/** POST /test/ttl: how long an access token works. */
+let accessTtlMs = 3_600_000;
 /** POST /test/cimd: client ID metadata documents are supported (SEP-991). */
 let cimd = false;
 /** The loopback redirect of the authorization request being handled (the demo provider matches them exactly). */
@@ -45,6 +52,9 @@ let loopbackRedirect: string | undefined;
 class Provider extends DemoInMemoryAuthProvider {
   readonly access = new Map<string, Grant & { expiresAt: number }>();
   readonly refresh = new Map<string, Grant>();
+  /** Refresh tokens used once (rotated), and how often one was presented again (GET /test/stats). */
+  readonly spent = new Set<string>();
+  spentPresented = 0;
 
   constructor() {
     super();
@@ -64,9 +74,10 @@ class Provider extends DemoInMemoryAuthProvider {
   private issue(grant: Grant): OAuthTokens {
     const token = randomUUID();
     const refreshToken = randomUUID();
-    this.access.set(token, { ...grant, expiresAt: Date.now() + 3_600_000 });
+    this.access.set(token, { ...grant, expiresAt: Date.now() + accessTtlMs });
     this.refresh.set(refreshToken, grant);
-    return { access_token: token, token_type: "bearer", expires_in: 3600, refresh_token: refreshToken };
+    const expiresIn = Math.max(1, Math.round(accessTtlMs / 1000));
+    return { access_token: token, token_type: "bearer", expires_in: expiresIn, refresh_token: refreshToken };
   }
 
   override async exchangeAuthorizationCode(
@@ -83,8 +94,10 @@ class Provider extends DemoInMemoryAuthProvider {
 
   override async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string): Promise<OAuthTokens> {
     const grant = this.refresh.get(refreshToken);
+    if (this.spent.has(refreshToken)) this.spentPresented++;
     if (!grant || grant.clientId !== client.client_id) throw new InvalidGrantError("unknown refresh token");
     this.refresh.delete(refreshToken);
+    this.spent.add(refreshToken);
     return this.issue(grant);
   }
 
@@ -95,7 +108,9 @@ class Provider extends DemoInMemoryAuthProvider {
       token,
       clientId: grant.clientId,
       scopes: grant.scopes,
-      expiresAt: Math.floor(grant.expiresAt / 1000),
+      // Whole seconds, rounded up: the bearer check compares them with now, and its own check above is the exact one
+      // (rounded down, a token of a short life would be refused up to a second early).
+      expiresAt: Math.ceil(grant.expiresAt / 1000),
       resource: grant.resource,
     };
   }
@@ -159,6 +174,15 @@ app.post("/test/slow-token", (_req: IncomingMessage, res: ServerResponse) => {
   slowToken = true;
   res.writeHead(204).end();
 });
+app.post("/test/ttl", (req: IncomingMessage, res: ServerResponse) => {
+  accessTtlMs = Number(new URL(req.url ?? "", base).searchParams.get("ms"));
+  res.writeHead(204).end();
+});
+app.get("/test/stats", (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ spentRefreshTokensPresented: provider.spentPresented }));
+});
+hostileAuth(app);
 app.post("/test/cimd", (_req: IncomingMessage, res: ServerResponse) => {
   cimd = true;
   res.writeHead(204).end();

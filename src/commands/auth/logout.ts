@@ -25,15 +25,17 @@ export async function runLogout({ name }: { name: string }, ctx: Context): Promi
   ]);
   const out = await signOut(new AuthStore(ctx.home), url, settings.client(name), ctx.env);
   createPrinter(ctx.io, false).note(
-    !out.hadTokens
-      ? `not signed in to ${name}`
-      : out.refused
-        ? `signed out of ${name} (tokens forgotten; revocation not attempted: ${out.refused}, and tokens are sent only over https, or plain http on this machine)`
-        : out.revoked
-          ? `signed out of ${name} (tokens revoked)`
-          : out.revocable
-            ? `signed out of ${name} (tokens forgotten; the server did not confirm their revocation)`
-            : `signed out of ${name} (tokens forgotten; the server offers no revocation)`,
+    out.unreadable
+      ? `removed the saved sign-in of ${name}, which could not be read (${out.unreadable}); nothing was revoked`
+      : !out.hadTokens
+        ? `not signed in to ${name}`
+        : out.refused
+          ? `signed out of ${name} (tokens forgotten; revocation not attempted: ${out.refused}, and tokens are sent only over https, or plain http on this machine)`
+          : out.revoked
+            ? `signed out of ${name} (tokens revoked)`
+            : out.revocable
+              ? `signed out of ${name} (tokens forgotten; the server did not confirm their revocation)`
+              : `signed out of ${name} (tokens forgotten; the server offers no revocation)`,
   );
   return 0;
 }

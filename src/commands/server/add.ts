@@ -137,8 +137,17 @@ function metadataUrl(flags: ClientFlags): { clientMetadataUrl: string } | undefi
 
 export async function runAddServer(options: AddServerOptions, ctx: Context): Promise<number> {
   const settings = await ctx.loadSettings();
+  const printer = createPrinter(ctx.io, false);
+  if (options.descriptor.transport === "http") {
+    // A sign-in left for this URL by a server no longer saved (removed, or its name moved to another URL) is not
+    // this server's: it signs in anew.
+    const { forgetUnusedSignIn } = await import("../../auth/forget.js");
+    const { forgot } = await forgetUnusedSignIn(ctx.home, settings.servers(), options.descriptor.url);
+    if (forgot)
+      printer.note(`forgot a sign-in left for ${sanitizeLine(options.descriptor.url)} by a server no longer saved`);
+  }
   // One write: the server, its OAuth client (or none) and the default; nothing if settings could not be read back.
   settings.saveServers([{ name: options.name, descriptor: options.descriptor, client: options.client }], options.name);
-  createPrinter(ctx.io, false).note(`saved server ${options.name}: ${describeServer(options.descriptor)}`);
+  printer.note(`saved server ${options.name}: ${describeServer(options.descriptor)}`);
   return 0;
 }
