@@ -8,36 +8,21 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cliEnv, exitedAndRead, runCli, tempHome } from "./helpers/cli.js";
-import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { APPROVE_BROWSER, useOAuthServer } from "./helpers/oauth.js";
+import { ROOT } from "./helpers/servers.js";
 
-const OAUTH_SERVER = join(ROOT, "dist/test-servers/oauth-server.js");
-const APPROVE = `${process.execPath} ${join(ROOT, "test/servers/approve-browser.mjs")}`;
-
-let server: RunningServer;
-let url: string;
-const control = (path: string) => fetch(new URL(path, url), { method: "POST" }).then((r) => expect(r.status).toBe(204));
-
-beforeAll(async () => {
-  server = await startListening([OAUTH_SERVER], "oauth server");
-  url = server.url;
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  await control("/test/hostile");
-});
+const oauth = useOAuthServer(["/test/hostile"]);
 
 /** The sign-in's time limit in these tests: small, so that no test waits the real one. */
 const SHORT = { MCP_TASK_AUTH_TIMEOUT: "1s" };
 const run = (args: string[], home: string, env: Record<string, string> = {}) =>
-  runCli(args, { home, env: { BROWSER: APPROVE, ...env }, timeoutMs: 60_000 });
+  runCli(args, { home, env: { BROWSER: APPROVE_BROWSER, ...env }, timeoutMs: 60_000 });
 
 async function savedHome(): Promise<string> {
   const home = tempHome();
-  expect((await run(["server", "add", "demo", "--url", url], home)).code).toBe(0);
+  expect((await run(["server", "add", "demo", "--url", oauth.url], home)).code).toBe(0);
   return home;
 }
 
@@ -47,7 +32,7 @@ async function measuredLogin(home: string): Promise<{ code: number | null; stder
   const child = spawn(
     "/usr/bin/time",
     ["-f", "%M", "-o", report, process.execPath, join(ROOT, "bin/mcp-task.js"), "login", "demo"],
-    { env: cliEnv(home, { BROWSER: APPROVE }), stdio: ["ignore", "ignore", "pipe"] },
+    { env: cliEnv(home, { BROWSER: APPROVE_BROWSER }), stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
@@ -62,7 +47,7 @@ describe("a hostile authorization server", () => {
       ["metadata-bomb", "/.well-known/oauth-authorization-server"],
     ] as const) {
       const home = await savedHome();
-      await control(`/test/hostile?mode=${mode}`);
+      await oauth.control(`/test/hostile?mode=${mode}`);
       const login = await measuredLogin(home);
       expect(login.code, login.stderr).toBe(4);
       expect(login.stderr).toMatch(
@@ -77,7 +62,7 @@ describe("a hostile authorization server", () => {
 
   it("login gives up on a token endpoint that never answers after MCP_TASK_AUTH_TIMEOUT, naming it (exit 4)", async () => {
     const home = await savedHome();
-    await control("/test/hostile?mode=token-hang");
+    await oauth.control("/test/hostile?mode=token-hang");
     const login = await run(["login", "demo"], home, SHORT);
     expect(login.code, login.stderr).toBe(4);
     expect(login.stderr).toMatch(/the authorization server did not answer http:\/\/localhost:\d+\/token within 1 s/);
@@ -86,8 +71,8 @@ describe("a hostile authorization server", () => {
   it("a refresh inside a command that times out is the authorization server's timeout, not the MCP server's", async () => {
     const home = await savedHome();
     expect((await run(["login", "demo"], home)).code).toBe(0);
-    await control("/test/expire");
-    await control("/test/hostile?mode=token-hang");
+    await oauth.control("/test/expire");
+    await oauth.control("/test/hostile?mode=token-hang");
     const tools = await run(["tools", "-s", "demo"], home, { ...SHORT, BROWSER: "" });
     expect(tools.code, tools.stderr).toBe(4);
     expect(tools.stderr).toMatch(/the authorization server did not answer http:\/\/localhost:\d+\/token within 1 s/);
@@ -96,7 +81,7 @@ describe("a hostile authorization server", () => {
 
   it("a token an HTTP header cannot carry (ESC, CR LF) is refused at sign-in with exit 8", async () => {
     const home = await savedHome();
-    await control("/test/hostile?mode=token-control");
+    await oauth.control("/test/hostile?mode=token-control");
     const login = await run(["login", "demo"], home);
     expect(login.code, login.stderr).toBe(8);
     expect(login.stderr).toMatch(/its access token holds a space, a control character or a non-ASCII character/);
@@ -105,7 +90,7 @@ describe("a hostile authorization server", () => {
 
   it("a malformed token response is one line naming the endpoint and the field, no schema dump", async () => {
     const home = await savedHome();
-    await control("/test/hostile?mode=token-malformed");
+    await oauth.control("/test/hostile?mode=token-malformed");
     const login = await run(["login", "demo"], home);
     expect(login.code, login.stderr).toBe(8);
     const error = login.stderr.split("\n").filter((line) => line.startsWith("mcp-task: error:"));
@@ -118,7 +103,7 @@ describe("a hostile authorization server", () => {
 
   it("protected resource metadata naming an authorization server that is not a URL: the sign-in stops, naming it", async () => {
     const home = await savedHome();
-    await control("/test/hostile?mode=as-invalid-url");
+    await oauth.control("/test/hostile?mode=as-invalid-oauth.url");
     const login = await run(["login", "demo"], home);
     expect(login.code, login.stderr).toBe(8);
     expect(login.stderr).toContain('names an authorization server that is not an http(s) URL: "http://[::1"');

@@ -6,37 +6,20 @@
 // server's sign-in unless another saved server has its URL, and the URL saved again needs a sign-in.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_AUTH_FILE_BYTES, MAX_CREDENTIAL_CHARS } from "../src/limits.js";
 import { runCli, tempHome, type CliResult } from "./helpers/cli.js";
-import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
+import { APPROVE_BROWSER, useOAuthServer } from "./helpers/oauth.js";
 
-const OAUTH_SERVER = join(ROOT, "dist/test-servers/oauth-server.js");
-const APPROVE = `${process.execPath} ${join(ROOT, "test/servers/approve-browser.mjs")}`;
-
-let server: RunningServer;
-let url: string;
-const control = (path: string) => fetch(new URL(path, url), { method: "POST" }).then((r) => expect(r.status).toBe(204));
-
-beforeAll(async () => {
-  server = await startListening([OAUTH_SERVER], "oauth server");
-  url = server.url;
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  await control("/test/hostile");
-  await control("/test/ttl?ms=3600000");
-});
+const oauth = useOAuthServer(["/test/hostile", "/test/ttl?ms=3600000"]);
 
 /** How many refreshes so far presented a refresh token already used (the server rotates them). */
 const spentPresented = async () =>
-  ((await (await fetch(new URL("/test/stats", url))).json()) as { spentRefreshTokensPresented: number })
+  ((await (await fetch(new URL("/test/stats", oauth.url))).json()) as { spentRefreshTokensPresented: number })
     .spentRefreshTokensPresented;
 const run = (args: string[], home: string, env: Record<string, string> = { BROWSER: "" }) =>
   runCli(args, { home, env, timeoutMs: 90_000 });
-const login = (home: string, name = "demo") => run(["login", name], home, { BROWSER: APPROVE });
+const login = (home: string, name = "demo") => run(["login", name], home, { BROWSER: APPROVE_BROWSER });
 
 /** The saved sign-in files of a home. */
 const records = (home: string) =>
@@ -47,12 +30,12 @@ const records = (home: string) =>
 describe("the auth store", () => {
   it("commands at once, each renewing short-lived tokens whose refresh token rotates, never lose the sign-in", async () => {
     const home = tempHome();
-    expect((await run(["server", "add", "demo", "--url", url], home)).code).toBe(0);
+    expect((await run(["server", "add", "demo", "--url", oauth.url], home)).code).toBe(0);
     expect((await login(home)).code).toBe(0);
     // Access tokens that live 1.5 s: every command meets expired ones, and many renew while others write.
-    await control("/test/ttl?ms=1500");
+    await oauth.control("/test/ttl?ms=1500");
     const spentBefore = await spentPresented();
-    await control("/test/expire");
+    await oauth.control("/test/expire");
     const WORKERS = 8;
     const ROUNDS = 4;
     const results: CliResult[] = [];
@@ -66,15 +49,15 @@ describe("the auth store", () => {
     const refused = results.filter((result) => result.code !== 0).map((result) => result.stderr);
     expect({ refused, spent: (await spentPresented()) - spentBefore }).toEqual({ refused: [], spent: 0 });
     // The sign-in survived: the saved refresh token is the live one (a spent one is invalid_grant, then exit 8).
-    await control("/test/expire");
+    await oauth.control("/test/expire");
     const after = await run(["tools", "-s", "demo"], home);
     expect(after.code, after.stderr).toBe(0);
   }, 600_000); // 19 commands, six at a time, on a loaded machine: only a hang should reach this
 
   it("a sign-in saves only what mcp-task reads: 600 KB of unknown metadata is dropped, and later commands read the record", async () => {
     const home = tempHome();
-    await run(["server", "add", "demo", "--url", url], home);
-    await control("/test/hostile?mode=metadata-extra");
+    await run(["server", "add", "demo", "--url", oauth.url], home);
+    await oauth.control("/test/hostile?mode=metadata-extra");
     const signedIn = await login(home);
     expect(signedIn.code, signedIn.stderr).toBe(0);
     const [record] = records(home);
@@ -92,13 +75,13 @@ describe("the auth store", () => {
       ["client-huge", "client id"],
     ] as const) {
       const home = tempHome();
-      await run(["server", "add", "demo", "--url", url], home);
-      await control(`/test/hostile?mode=${mode}`);
+      await run(["server", "add", "demo", "--url", oauth.url], home);
+      await oauth.control(`/test/hostile?mode=${mode}`);
       const refused = await login(home);
       expect(refused.code, refused.stderr).toBe(8);
       expect(refused.stderr).toContain(`its ${what} is 300000 characters long (at most ${MAX_CREDENTIAL_CHARS}`);
       // Every command after it: a sign-in needed (exit 8), never a record mcp-task wrote and then refuses (exit 2).
-      await control("/test/hostile");
+      await oauth.control("/test/hostile");
       const tools = await run(["tools", "-s", "demo"], home);
       expect(tools.code, tools.stderr).toBe(8);
       for (const path of records(home)) expect(statSync(path).size).toBeLessThan(MAX_AUTH_FILE_BYTES);
@@ -107,7 +90,7 @@ describe("the auth store", () => {
 
   it("logout removes a saved sign-in it cannot read, and says so", async () => {
     const home = tempHome();
-    await run(["server", "add", "demo", "--url", url], home);
+    await run(["server", "add", "demo", "--url", oauth.url], home);
     expect((await login(home)).code).toBe(0);
     const [record] = records(home);
     writeFileSync(record!, "x".repeat(MAX_AUTH_FILE_BYTES + 1));
@@ -120,26 +103,26 @@ describe("the auth store", () => {
 
   it("server remove forgets the sign-in unless another saved server has the URL; the URL saved again needs a sign-in", async () => {
     const home = tempHome();
-    await run(["server", "add", "a", "--url", url], home);
-    await run(["server", "add", "b", "--url", url], home);
+    await run(["server", "add", "a", "--url", oauth.url], home);
+    await run(["server", "add", "b", "--url", oauth.url], home);
     expect((await login(home, "a")).code).toBe(0);
     const kept = await run(["server", "remove", "b"], home);
     expect(kept.code, kept.stderr).toBe(0);
-    expect(kept.stderr).toContain(`kept the sign-in for ${url}: server a has the same URL`);
+    expect(kept.stderr).toContain(`kept the sign-in for ${oauth.url}: server a has the same URL`);
     expect((await run(["tools", "-s", "a"], home)).code).toBe(0);
     const forgot = await run(["server", "remove", "a"], home);
     expect(forgot.code, forgot.stderr).toBe(0);
     expect(forgot.stderr).toMatch(/forgot the sign-in of a \(its tokens were not revoked\)/);
     expect(records(home)).toHaveLength(0);
-    await run(["server", "add", "c", "--url", url], home);
+    await run(["server", "add", "c", "--url", oauth.url], home);
     const again = await run(["tools", "-s", "c"], home);
     expect(again.code, again.stderr).toBe(8);
 
     // A name moved to another URL leaves its old URL's sign-in to no saved server: saved again, that URL signs in.
     expect((await login(home, "c")).code).toBe(0);
-    await run(["server", "add", "c", "--url", `${url}/elsewhere`], home);
-    const added = await run(["server", "add", "d", "--url", url], home);
-    expect(added.stderr).toContain(`forgot a sign-in left for ${url} by a server no longer saved`);
+    await run(["server", "add", "c", "--url", `${oauth.url}/elsewhere`], home);
+    const added = await run(["server", "add", "d", "--url", oauth.url], home);
+    expect(added.stderr).toContain(`forgot a sign-in left for ${oauth.url} by a server no longer saved`);
     expect((await run(["tools", "-s", "d"], home)).code).toBe(8);
   });
 });
