@@ -87,6 +87,14 @@ export const MAX_INPUT_ROUNDS = 16;
  * not held back comes within a round trip or two.
  */
 export const HELD_CALL_QUESTION_MS = 5000;
+/**
+ * Questions a broker leaves unanswered at once because none of its tasks or calls could have asked them (a server
+ * that sends each question to all its sessions: src/broker/questions.ts). Each waits until the server withdraws it,
+ * holding the request as the server sent it; past this many the next is refused, so a server that floods a session
+ * with such questions costs the broker at most this many. 16: a server asks one question per task at a time, and
+ * a session with no task of its own sees one per task of the other sessions.
+ */
+export const MAX_UNCLAIMED_QUESTIONS = 16;
 
 // ---- schemas: what a tool or form schema may cost ----
 // A schema (a tool's inputSchema/outputSchema, an elicitation's requestedSchema) is measured before anything compiles,

@@ -3,6 +3,7 @@
 // two calls' replies with a question at will (test/questions.test.ts walks the real flows).
 import { expect, it } from "vitest";
 import { Questions, type Client } from "../src/broker/questions.js";
+import { MAX_UNCLAIMED_QUESTIONS } from "../src/limits.js";
 import type { InputRequest } from "../src/protocol/wire.js";
 
 type Sent = { method?: string; params?: { request: InputRequest; taskId: string | null } };
@@ -24,8 +25,12 @@ function broker(running: () => string[] = () => []) {
     () => {},
     running,
   );
-  const ask = () => {
-    const asked = questions.ask({ key: "k1", method: "elicitation/create", params: { message: "which?" } }, null);
+  const ask = (signal?: AbortSignal) => {
+    const asked = questions.ask(
+      { key: "k1", method: "elicitation/create", params: { message: "which?" } },
+      null,
+      signal,
+    );
     asked.catch(() => {});
     return asked;
   };
@@ -64,7 +69,19 @@ it("two calls on their way: the question waits; once one ends without a task, th
   expect(inputs(b)).toHaveLength(0);
 });
 
-it("once the calls have ended, the one task that could have asked it has it (unmarked); with none, the server is told", async () => {
+/** Whether a question's promise has settled, and how (after the microtasks queued so far). */
+async function settled(asked: Promise<unknown>): Promise<"pending" | "answered" | string> {
+  const state = await Promise.race([
+    asked.then(
+      () => "answered",
+      (error: Error) => error.message,
+    ),
+    new Promise<string>((resolve) => setImmediate(() => resolve("pending"))),
+  ]);
+  return state;
+}
+
+it("once the calls have ended, the one task that could have asked it has it (unmarked); with none, it is left unanswered", async () => {
   const { a, b, questions, ask, call } = broker();
   const fromA = call(a);
   const fromB = call(b);
@@ -87,7 +104,28 @@ it("once the calls have ended, the one task that could have asked it has it (unm
   const nobodys = other.ask();
   other.questions.callEnded(one);
   other.questions.callEnded(two);
-  await expect(nobodys).rejects.toThrow(/outside its tasks/);
-  await expect(broker().ask()).rejects.toThrow(/outside any task or call/);
+  // Nobody's here: no command is handed it, and the server is not answered (it may be another session's).
+  expect(await settled(nobodys)).toBe("pending");
+  expect(inputs(other.a).length + inputs(other.b).length).toBe(1); // handed to the last call on its way, no more
+  expect(other.questions.heldFor({ taskId: "TA", status: "working", inputRequests: [] }).inputRequests).toEqual([]);
   void asked;
+});
+
+// A server may send one question to every session and take the first answer (mcp-framework's HTTP Stream): a
+// session with nothing running that refused it would answer it for the session whose task asked it.
+it("a question outside any task or call is left unanswered until withdrawn; past MAX_UNCLAIMED_QUESTIONS, refused", async () => {
+  const { a, b, ask } = broker();
+  const withdraw = new AbortController();
+  const first = ask(withdraw.signal);
+  const rest = Array.from({ length: MAX_UNCLAIMED_QUESTIONS - 1 }, () => ask());
+  for (const asked of [first, ...rest]) expect(await settled(asked)).toBe("pending");
+  expect(inputs(a).length + inputs(b).length).toBe(0);
+  expect(await settled(ask())).toMatch(
+    new RegExp(`outside any task or call, and ${MAX_UNCLAIMED_QUESTIONS} questions .* wait unanswered already`),
+  );
+  // Withdrawn by the server: its place is free again.
+  withdraw.abort();
+  expect(await settled(first)).toBe("question withdrawn");
+  expect(await settled(ask())).toBe("pending");
+  expect(await settled(ask())).toMatch(/wait unanswered already/);
 });

@@ -14,8 +14,10 @@
 //
 // What mcp-framework lacks, and so is not tried here: a task never says input_required and a tool cannot name its
 // task, so its question (this.elicit) comes without the related-task metadata while the task says working (mcp-task
-// holds it for the one task that could have asked it); a failed task's tasks/result is the same "is not completed
+// holds it for the one task that could have asked it); over HTTP Stream it sends that question to every session,
+// and takes the first answer, so another session's keeper with nothing running must leave it unanswered; a failed task's tasks/result is the same "is not completed
 // (status: failed)" error, not the error the call would have returned; and it pushes no status notifications.
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
@@ -34,7 +36,7 @@ function ending(stdout: string): Record<string, unknown> {
 const textOf = (event: Record<string, unknown>) =>
   (event.result as { content: Array<{ text: string }> } | null)?.content[0]?.text;
 
-describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ server }) => {
+describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ name, server }) => {
   it("call: the task's result, exit 0 (its early tasks/result error is no outcome)", async () => {
     const run = await runInProcess(["call", "work", "ms=600", ...server(), "--json"], { home: tempHome() });
     expect(run.code, run.stderr).toBe(0);
@@ -88,6 +90,39 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ se
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(textOf(ending(result.stdout))!)).toMatchObject({ item: "later", content: { count: 2 } });
   });
+
+  // Its HTTP Stream sends a question to every session: a keeper of another session, its task ended, answered first
+  // with a refusal (nothing of its could have asked it), and the asking task's tool got that refusal as the answer.
+  it.skipIf(name === "stdio")(
+    "a question sent to every session: another session's idle keeper leaves it to the asking task (--input, respond)",
+    async () => {
+      const idle = tempHome();
+      const work = await runInProcess(["call", "work", "ms=100", ...server(), "--json"], {
+        home: idle,
+        env: { MCP_TASK_BROKER_GRACE: "5m" }, // its keeper stays, its GET stream open, with nothing running
+      });
+      expect(work.code, work.stderr).toBe(0);
+      const given = await runInProcess(["call", "confirm", "item=given", ...server(), "--input", FITS, "--json"], {
+        home: tempHome(),
+      });
+      expect(given.code, given.stderr).toBe(0);
+      expect(JSON.parse(textOf(ending(given.stdout))!)).toMatchObject({ action: "accept", content: { count: 2 } });
+      const home = tempHome();
+      const call = await runInProcess(["call", "confirm", "item=later", ...server(), "--json"], { home });
+      expect(call.code, call.stderr).toBe(6);
+      const taskId = events(call.stdout)[0]!.taskId as string;
+      const responded = await runInProcess(["respond", taskId, "--input", FITS, "--json"], { home });
+      expect(responded.code, responded.stderr).toBe(0);
+      expect(JSON.parse(responded.stdout)).toMatchObject({ taskId, outcome: { status: "completed" } });
+      // The idle keeper was asked both questions, and answered neither.
+      const brokers = join(idle, "brokers");
+      const log = readdirSync(brokers)
+        .filter((file) => file.endsWith(".log"))
+        .map((file) => readFileSync(join(brokers, file), "utf8"))
+        .join("");
+      expect(log.match(/asked a question outside any task or call; it is left unanswered/g)).toHaveLength(2);
+    },
+  );
 
   it("--detach, get until it ends, then watch and result from new processes: the result, exit 0", async () => {
     const home = tempHome();

@@ -14,10 +14,16 @@
 // command that asks for one of those tasks' input. A task waits on one question at a time, so at most one of the
 // unattributed questions it could have asked is its own: each task is shown, and handed, one of them at a time
 // (the one waiting longest), never several for one answer.
+//
+// A question none of this connection's tasks or calls could have asked is nobody's here, and is left unanswered,
+// never refused (unclaimed): a refusal is an answer, and a server may send one question to each of its sessions and
+// take the first answer (mcp-framework's HTTP Stream does: its tool's elicitation goes to every session's stream). A
+// session with nothing running that refused it at once answered it for the session whose task asked it, before that
+// task's command could. It waits until the server withdraws it (past MAX_UNCLAIMED_QUESTIONS, the next is refused).
 import type { Socket } from "node:net";
 import type { Clock } from "../context.js";
 import type { InputRequest, InputResponse, Snapshot, Wire } from "../protocol/wire.js";
-import { HELD_CALL_QUESTION_MS } from "../limits.js";
+import { HELD_CALL_QUESTION_MS, MAX_UNCLAIMED_QUESTIONS } from "../limits.js";
 import { decodeError, send, type WireError } from "./protocol.js";
 import type { SentQuestions } from "./sent-questions.js";
 
@@ -54,6 +60,8 @@ interface PendingInput {
    */
   candidates?: Set<string>;
   calls?: Set<Promise<unknown>>;
+  /** Nobody's here: left unanswered until the server withdraws it (unclaimed). */
+  unclaimed?: boolean;
 }
 
 /** A command's answer to a question it was given: its result, or why it could not answer. */
@@ -62,6 +70,8 @@ export type Answer = { id: number; result: unknown } | { id: number; error: Wire
 export class Questions {
   private readonly pending: PendingInput[] = [];
   private nextInput = 1;
+  /** The questions left unanswered as nobody's here (unclaimed), until the server withdraws them. */
+  private unclaimedCount = 0;
   /** The command that owns each task (made its call, or asked for its input last). */
   readonly owners = new Map<string, Client>();
   /** The calls on their way, and the command that made each: the questions of a call on its way are its. */
@@ -100,19 +110,13 @@ export class Questions {
   /**
    * A call an unattributed question came beside has its reply: with one call left on its way, the question goes to
    * its command; with none, the question is the one task that could have asked it (nothing else could have), or, with
-   * no task that could have, nobody's: the server is told (it waits on an answer no command will be given).
+   * no task that could have, nobody's here (unclaimed).
    */
   private narrowed(input: PendingInput): void {
     if (input.calls!.size > 0) return this.assign(input);
     if (input.candidates!.size > 1) return;
-    const at = this.pending.indexOf(input);
     const [taskId] = input.candidates!;
-    if (taskId === undefined) {
-      if (at >= 0) this.pending.splice(at, 1);
-      this.log("mcp-task broker: the server asked a question outside its tasks, and the calls it came beside ended\n");
-      input.reject(new Error("the server asked a question outside its tasks, and the calls it came beside have ended"));
-      return;
-    }
+    if (taskId === undefined) return this.unclaimed(input, "outside its tasks, and the calls it came beside ended");
     const { unattributed: _known, ...request } = input.request;
     // A command that has it already (the last call's) keeps it; else the task's owner is handed it.
     Object.assign(input, { taskId, request, candidates: undefined, calls: undefined });
@@ -132,19 +136,33 @@ export class Questions {
     return this.pending.find((input) => input.candidates?.has(taskId));
   }
 
+  /**
+   * A question none of this connection's tasks or calls could have asked: no command here is handed it, and the
+   * server is not answered (see the top of this file) until it withdraws the question; past MAX_UNCLAIMED_QUESTIONS
+   * such questions at once, it is refused.
+   */
+  private unclaimed(input: PendingInput, where: string): void {
+    const at = this.pending.indexOf(input);
+    if (at >= 0) this.pending.splice(at, 1);
+    input.assigned = undefined;
+    if (this.unclaimedCount >= MAX_UNCLAIMED_QUESTIONS) {
+      const why = `${MAX_UNCLAIMED_QUESTIONS} questions no task here asked wait unanswered already (MAX_UNCLAIMED_QUESTIONS)`;
+      this.log(`mcp-task broker: the server asked a question ${where}; it was refused: ${why}\n`);
+      return input.reject(new Error(`the server asked a question ${where}, and ${why}`));
+    }
+    this.unclaimedCount++;
+    input.unclaimed = true;
+    this.log(
+      `mcp-task broker: the server asked a question ${where}; it is left unanswered (another session may be the one asked)\n`,
+    );
+  }
+
   /** The wire's input handler: a question of the server, answered by a command now or later. */
   ask(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse> {
     return new Promise<InputResponse>((resolve, reject) => {
       // Without its task's id: whose it is only where nothing else could have asked it (see the top of this file).
       const running = taskId === null ? this.running() : [];
       const calls = taskId === null ? [...this.calls.keys()] : [];
-      if (taskId === null && running.length + calls.length === 0) {
-        // Asked outside any task or call of this connection: no command could be handed it.
-        this.log(
-          "mcp-task broker: the server asked a question outside any task or call; it was told no one is there\n",
-        );
-        return reject(new Error("the server asked a question outside any task or call"));
-      }
       const unattributed = running.length + calls.length > 1;
       const input: PendingInput = {
         id: this.nextInput++,
@@ -156,8 +174,11 @@ export class Questions {
         during: unattributed ? undefined : calls[0],
         ...(unattributed && { candidates: new Set(running), calls: new Set(calls) }),
       };
-      this.pending.push(input);
       signal?.addEventListener("abort", () => this.withdrawn(input, reject), { once: true });
+      // Asked outside any task or call of this connection: no command here could be handed it.
+      if (taskId === null && running.length + calls.length === 0)
+        return this.unclaimed(input, "outside any task or call");
+      this.pending.push(input);
       this.assign(input);
     });
   }
@@ -167,6 +188,7 @@ export class Questions {
     // Said once in the log; the task's next state is the server's to tell.
     const at = this.pending.indexOf(input);
     if (at >= 0) this.pending.splice(at, 1);
+    if (input.unclaimed) (this.unclaimedCount--, (input.unclaimed = false));
     if (input.assigned && this.clients.has(input.assigned))
       send(input.assigned.socket, {
         method: "withdrawn",
@@ -258,17 +280,19 @@ export class Questions {
     input.refused.add(client);
     input.assigned = undefined;
     if (!input.during) return this.assign(input);
-    // Asked while its call was on its way: kept once the call has made a task; a call that ends without one,
-    // or whose reply the server holds back for this answer, is the server's to hear about. Decided when the broker
-    // has handled the reply (callEnded, after madeTask), not when the call's promise settles: that comes first, and
-    // a question decided then would be refused to the server for a task made a moment later.
+    // Asked while its call was on its way: kept once the call has made a task; a call whose reply the server holds
+    // back for this answer is the server's to hear about (refused, so the call gets its reply); a call that ended
+    // without a task leaves it nobody's here (unclaimed: it may be another session's). Decided when the broker has
+    // handled the reply (callEnded, after madeTask), not when the call's promise settles: that comes first, and a
+    // question decided then would be taken as nobody's for a task made a moment later.
     let decided = false;
     input.afterCall = () => {
       if (decided) return;
       decided = true;
       input.afterCall = undefined;
-      if (input.taskId === null) refuse();
-      else this.assign(input);
+      if (input.taskId !== null) this.assign(input);
+      else if (input.during) refuse();
+      else this.unclaimed(input, "during a call that ended without a task, and its command could not answer it");
     };
     void this.clock.sleep(HELD_CALL_QUESTION_MS).then(() => input.afterCall?.());
   }
