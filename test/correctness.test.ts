@@ -33,6 +33,8 @@ it("list --status working,input_required leaves out expired and gone tasks; --st
     const handle = JSON.parse((await runInProcess(["export", id], { home })).stdout) as Record<string, unknown>;
     change(handle);
     handle.updatedAt = new Date(Date.now() + 1000).toISOString();
+    // An import only adds: the saved handle is forgotten first.
+    expect((await runInProcess(["forget", id], { home })).code).toBe(0);
     expect((await runInProcess(["import", "--yes", "-"], { home, input: JSON.stringify(handle) })).code).toBe(0);
   };
   await edit(expired, (h) => {
@@ -49,11 +51,43 @@ it("list --status working,input_required leaves out expired and gone tasks; --st
       .map((r) => r.taskId)
       .sort();
   expect(await ids("working,input_required")).toEqual([running]);
-  expect(await ids("expired")).toEqual([expired, gone].sort());
+  // Expired means past its ttl: a gone task whose ttl has not run out is gone, not expired.
+  expect(await ids("expired")).toEqual([expired]);
   expect(await ids("gone")).toEqual([gone]);
   const text = (await runInProcess(["list", "--status", "working"], { home })).stdout;
   expect(text).not.toMatch(/expired|gone/);
   for (const id of [running, expired, gone]) await runInProcess(["cancel", id], { home });
+});
+
+it("list --status working reads the unfinished tasks again: a V2 HTTP task that nothing followed and that ended is not listed as working", async () => {
+  const home = tempHome();
+  const ended = await detach(home, "task_complete", "ms=300");
+  const running = await detach(home, "task_slow", "ms=60000");
+  const ids = async (status: string) => {
+    const run = await runInProcess(["list", "--status", status, "--json"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    return (JSON.parse(run.stdout) as Array<{ taskId: string; status: string }>).map((r) => r.taskId).sort();
+  };
+  // The saved handle says working (nothing followed the task); the server has it completed once its 300 ms are up.
+  let working = await ids("working");
+  for (let i = 0; i < 100 && working.includes(ended); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    working = await ids("working");
+  }
+  expect(working).toEqual([running]);
+  // What was read is saved: the plain list (which reads no server) shows it completed now.
+  const all = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{
+    taskId: string;
+    status: string;
+  }>;
+  expect(all.find((r) => r.taskId === ended)!.status).toBe("completed");
+  // A server that cannot be reached: the rows are printed as last seen, and stderr says they were not read again.
+  await v2.stop();
+  const stale = await runInProcess(["list", "--status", "working", "--json"], { home });
+  expect(stale.code, stale.stderr).toBe(0);
+  expect((JSON.parse(stale.stdout) as Array<{ taskId: string }>).map((r) => r.taskId)).toEqual([running]);
+  expect(stale.stderr).toMatch(/1 unfinished task\(s\) shown as last seen, not read again: /);
+  v2 = await startV2Http();
 });
 
 it("respond answers every question --input fits, says which, and leaves the other for a later respond", async () => {
