@@ -2,7 +2,13 @@
 // what it lists as, `respond` answers every question its --input fits and says which, `import` never replaces a
 // handle that knows more, and `get` saves a changed status message. The commands run in-process
 // (test/helpers/context.ts).
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo, type Socket } from "node:net";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { systemClock } from "../src/context.js";
+import { LIST_REFRESH_MS } from "../src/limits.js";
+import { saveHandle, taskDir } from "./helpers/large-store.js";
 import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { startV2Http, type RunningServer } from "./helpers/servers.js";
@@ -123,4 +129,36 @@ it("import keeps a saved handle; get saves a changed status message", async () =
   const after = await runInProcess(["result", id], { home });
   expect(after.code).toBe(0);
   expect(after.stdout).toContain("task_slow: done");
+});
+
+it("list --status working gives up reading a server that does not answer within LIST_REFRESH_MS: the rows as last seen, and a note", async () => {
+  // A server that takes the connection and never answers (its initialize hangs).
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const { port } = silent.address() as AddressInfo;
+  const home = tempHome();
+  const dir = taskDir(home);
+  saveHandle(dir, "silent-task", 0, false);
+  const file = join(
+    dir,
+    readdirSync(dir).find((name) => name.endsWith(".json"))!,
+  );
+  writeFileSync(file, readFileSync(file, "utf8").replace("http://127.0.0.1:1/mcp", `http://127.0.0.1:${port}/mcp`));
+  // The bound's sleep is cut to 200 ms (the bound is what trips, not the machine's speed); every other sleep is real.
+  const clock = {
+    ...systemClock,
+    sleep: (ms: number, signal?: AbortSignal) => systemClock.sleep(ms === LIST_REFRESH_MS ? 200 : ms, signal),
+  };
+  try {
+    const run = await runInProcess(["list", "--status", "working", "--json"], { home, clock, timeoutMs: 20_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as Array<{ taskId: string }>).map((r) => r.taskId)).toEqual(["silent-task"]);
+    expect(run.stderr).toMatch(
+      /1 unfinished task\(s\) shown as last seen, not read again \(at most 100, within 10 s\)/,
+    );
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  }
 });

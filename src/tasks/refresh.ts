@@ -2,7 +2,7 @@
 // nothing followed stays `working` in its handle after it completed). The unfinished tasks a live filter is about to
 // print are read again first, one `tasks/get` each, through one connection per server (reconnect.ts), bounded in
 // number and in time; what was read is saved to the handles as `get` saves it. A plain `list` reads no server.
-import type { Clock, HandleSummary } from "../model.js";
+import type { Clock, Handle, HandleSummary } from "../model.js";
 import { cutText, describeError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
 import { LIST_REFRESH_CONCURRENCY, LIST_REFRESH_MS, MAX_LIST_REFRESH_READS } from "../limits.js";
@@ -51,7 +51,7 @@ export async function refreshSummaries(
     while (next < todo.length && !stop.signal.aborted) {
       const summary = todo[next++]!;
       try {
-        const handle = store.load(summary.stem);
+        const handle = loadQuietly(store, summary.stem);
         if (!handle || handle.outcome || handle.gone) continue;
         const key = descriptorKey(handle.server.descriptor);
         if (unreachable.has(key)) continue;
@@ -70,25 +70,34 @@ export async function refreshSummaries(
       } catch (error) {
         // Not read: shown as saved (a handle marked gone because the server no longer knows the task, as such).
         if (!stop.signal.aborted) out.why ??= describeError(error).message;
-        const handle = store.load(summary.stem);
+        const handle = loadQuietly(store, summary.stem);
         if (handle) summaries.set(summary.stem, summarize(summary.stem, handle, ctx.clock.now()));
         if (handle?.gone) read.add(summary.stem);
       }
     }
   };
+  // Bounded in time as a whole: a server that does not answer (or a connection that does not open) holds no list;
+  // its reads are given up, and the rows are printed as last seen.
   const timer = new AbortController();
-  void ctx.clock.sleep(LIST_REFRESH_MS, timer.signal).then(
-    () => stop.abort(),
-    () => {},
-  );
+  const workers = Promise.all(Array.from({ length: Math.min(LIST_REFRESH_CONCURRENCY, todo.length) }, worker));
   try {
-    await Promise.all(Array.from({ length: Math.min(LIST_REFRESH_CONCURRENCY, todo.length) }, worker));
+    await Promise.race([workers, ctx.clock.sleep(LIST_REFRESH_MS, timer.signal).catch(() => {})]);
   } finally {
+    stop.abort();
     timer.abort();
-    await links.close();
+    void links.close();
   }
   out.unread = stale.length - read.size;
   return out;
+}
+
+/** A handle as saved; undefined when it is gone or unreadable (the list reports those as it does without a read). */
+function loadQuietly(store: HandleStore, stem: string): Handle | undefined {
+  try {
+    return store.load(stem);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The statuses a filter may ask for that a saved handle cannot vouch for: only a read tells. */
