@@ -56,7 +56,9 @@ export async function refreshSummaries(
         const key = descriptorKey(handle.server.descriptor);
         if (unreachable.has(key)) continue;
         const tracked = new TrackedTask(store, ctx.clock, summary.stem, handle);
-        const { wire, engine } = await links.linkOf(tracked).catch((error: unknown) => {
+        // Reached as its handle says, without marking it gone when its connection cannot be made (a stdio task's
+        // broker not running here may run in another home): `list` changes a handle only by what a server said.
+        const { wire, engine } = await links.linkOf({ handle }).catch((error: unknown) => {
           unreachable.add(key);
           throw error;
         });
