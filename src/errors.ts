@@ -42,6 +42,12 @@ export class UsageError extends McpTaskError {
   override readonly code = "usage";
 }
 
+/**
+ * The server does not offer an optional request (V1 `tasks/cancel`): a usage error (exit 2, code "usage") as any
+ * request the user should not make; its own class lets `check` tell "not offered" from a refusal.
+ */
+export class NotOfferedError extends UsageError {}
+
 /** The server cannot be reached, exited, or answered something that is not valid MCP: exit 4. */
 export class ServerError extends McpTaskError {
   override readonly exitCode = ExitCode.server;

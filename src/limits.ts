@@ -234,6 +234,15 @@ export const MAX_REMOTE_LIST_PAGES = 100;
 /** `list` on a terminal shows the newest this many tasks and the count of the others (`--all`, a pipe or `--json`:
  *  every one): 100,000 lines scroll past a person, and cost ~1 s to make. */
 export const LIST_PAGE_ROWS = 50;
+/**
+ * `list --status` with a live status (working, input_required): the unfinished tasks about to be printed are read
+ * again first (src/tasks/refresh.ts), the newest this many (a read each: 100 is seconds at worst, and more than a
+ * CI job follows), this many at a time (one connection per server carries them), and only within this long in all
+ * (a server that does not answer must not hold the list): the rest are printed as last seen, and a note says so.
+ */
+export const MAX_LIST_REFRESH_READS = 100;
+export const LIST_REFRESH_CONCURRENCY = 4;
+export const LIST_REFRESH_MS = 10_000;
 /** How long a request that reports progress may stay open in all: each progress report restarts its timeout
  *  (MCP_TASK_REQUEST_TIMEOUT), but a server that reports progress forever cannot hold a request forever. */
 export const MAX_PROGRESS_WAIT_MS = 60 * 60 * 1000;

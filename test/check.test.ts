@@ -19,6 +19,7 @@ import {
   startEverythingHttp,
   startHostileHttp,
   startListening,
+  startSdkInteractiveExample,
   startV2Http,
   v2Stdio,
   type RunningServer,
@@ -125,6 +126,21 @@ describe("check", { timeout: 60_000 }, () => {
       expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
     expect(results["cancel"]!.status, results["cancel"]!.detail).not.toBe("fail");
     expect(results["unknown-task"]!.status, results["unknown-task"]!.detail).not.toBe("fail");
+  });
+
+  it("the SDK's simpleTaskInteractive example fails nothing: no tasks/cancel is not offered, a question unanswered is not tested", async () => {
+    const example = await startSdkInteractiveExample();
+    servers.push(example);
+    const all = await check(example.url);
+    expect(failures(all)).toEqual([]);
+    const results = byName(all);
+    expect(results["task-created"]!.status, results["task-created"]!.detail).toBe("pass");
+    // Its tools ask at once: the check answers no question, so the task's end is not tested (nor caused by the check).
+    expect(results["task-ends"]!).toMatchObject({ status: "skip" });
+    expect(results["task-ends"]!.detail).toMatch(/asks for input/);
+    // tasks/cancel is optional, and this server does not offer it.
+    expect(results["cancel"]!).toMatchObject({ status: "skip" });
+    expect(results["cancel"]!.detail).toMatch(/does not offer tasks\/cancel/);
   });
 
   it("a --tool the server does not list, or --args it would refuse, is a usage error (exit 2), not a failed check", async () => {

@@ -211,3 +211,24 @@ describe("list -s, get --json, demo --speed", { timeout: 60_000 }, () => {
     expect(run.stderr).toMatch(/--speed takes a number above 0, not abc/);
   });
 });
+
+describe("call --detach on a call the server answers at once", { timeout: 60_000 }, () => {
+  it("stdout stays empty (no id a later command would refuse), stderr says why and shows the result; --json: a result event, no task event", async () => {
+    const home = tempHome();
+    const text = await runInProcess(["call", "echo", "text=PO-1001 Acme", "-s", v2.url, "--detach"], { home });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe("");
+    expect(text.stderr).toMatch(/echo was answered at once, not as a task: there is no task id to print/);
+    expect(text.stderr).toContain("PO-1001 Acme");
+    const json = await runInProcess(["call", "echo", "text=PO-1001 Acme", "-s", v2.url, "--detach", "--json"], {
+      home,
+    });
+    expect(json.code, json.stderr).toBe(0);
+    const lines = events(json.stdout);
+    expect(lines.map((line) => line.type)).toEqual(["result"]);
+    expect(lines[0]).toMatchObject({ taskId: null, status: "completed" });
+    // Nothing was saved: `list` has no row for it.
+    const list = await runInProcess(["list", "--json"], { home });
+    expect(JSON.parse(list.stdout)).toEqual([]);
+  });
+});

@@ -6,7 +6,14 @@
 // `tasks/result`, on whose stream the server sends ordinary `elicitation/create` requests; `tasks/result` blocks
 // until the task is terminal and then carries exactly what the call would have returned.
 import type { Client } from "@modelcontextprotocol/client";
-import { ProtocolViolation, RpcError, SessionLostError, TaskNotFoundError, UsageError } from "../errors.js";
+import {
+  NotOfferedError,
+  ProtocolViolation,
+  RpcError,
+  SessionLostError,
+  TaskNotFoundError,
+  UsageError,
+} from "../errors.js";
 import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, taskPageFromV1, toolResultOrThrow } from "./parse.js";
@@ -234,7 +241,7 @@ export class V1Wire implements Wire {
     // A server that does not offer tasks/cancel (capabilities.tasks.cancel) cannot be asked; one that says it
     // offers it and answers "method not found" is told the same way.
     const cannot = () =>
-      new UsageError(
+      new NotOfferedError(
         `${sanitizeLine(this.serverName)} does not support cancelling tasks (it offers no tasks/cancel); the task goes on`,
         `follow it with: mcp-task watch ${shellWord(taskId)}`,
       );

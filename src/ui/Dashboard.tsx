@@ -77,6 +77,11 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
     const q = question ?? state.questions[0];
     if (q) setMode({ kind: "answer", question: q });
   };
+  // A question withdrawn while its form is open (its task ended, its server gave up on it): the form closes.
+  const withdrawn = mode.kind === "answer" && !state.questions.some((q) => q.id === mode.question.id);
+  useEffect(() => {
+    if (withdrawn) setMode({ kind: "list" });
+  }, [withdrawn, setMode]);
   const keys = { model, view, rows, index, select, answerNext, asking: Boolean(question), listHeight, now };
   useDashboardKeys({ ...keys, onExit, onPager, onCopy });
 
@@ -85,7 +90,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   const summary = `${count}, ${live} followed, ${state.questions.length} waiting for you · filter ${status}${text ? ` "${text}"` : ""} · sort ${sort}`;
   const toList = () => setMode({ kind: "list" });
   let body;
-  if (mode.kind === "answer") {
+  if (mode.kind === "answer" && !withdrawn) {
     const respond = (response: InputResponse) => (model.answer(mode.question.id, response), toList());
     body = <AnswerForm question={mode.question} rows={state.rows} width={width} onRespond={respond} onClose={toList} />;
   } else if (mode.kind === "new") {

@@ -20,6 +20,13 @@ import { RowChanges } from "./row-changes.js";
 import type { Connection, DashboardState, TaskRow } from "./state.js";
 import { withUrlOpening } from "./url-open.js";
 
+/** How a task has ended, by its handle (its outcome, gone, or a terminal status seen); undefined while it runs. */
+function endedAs(handle: Handle): string | undefined {
+  if (handle.outcome) return handle.outcome.status;
+  if (handle.gone) return "gone";
+  return isTerminal(handle.last.status) ? handle.last.status : undefined;
+}
+
 /** How often the store is re-read for handles created by other processes. */
 const RESCAN_MS = 5000;
 export class DashboardModel {
@@ -257,6 +264,10 @@ export class DashboardModel {
         await followRow({ ctx: this.ctx, links: this.links, tracked, signal, setRow, notify });
       } finally {
         await tracked.flush().catch(() => {});
+        // A task that has ended asks nothing any more: a question of it still on screen (its server gave up on it
+        // without a word, or the withdrawal was lost) is withdrawn, never answered into nothing.
+        const ended = endedAs(tracked.handle);
+        if (ended) this.questions.withdrawTask(tracked.taskId, `the task had ended (${ended}) before it was answered`);
         this.following.delete(stem);
         this.flushed.delete(stem);
         this.links.release(tracked);

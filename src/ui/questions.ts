@@ -47,10 +47,35 @@ export class QuestionQueue {
       }),
   };
 
-  /** Answers a question; it leaves the queue once handed to the engine. */
+  /**
+   * Takes every question of `taskId` off the queue (the screen, the count, an open form): the task has ended, so
+   * nothing can answer them any more (its server may have given up on them without a word). `why` is said.
+   */
+  withdrawTask(taskId: string, why: string): void {
+    const gone = this.state.questions().filter((q) => q.taskId === taskId);
+    if (gone.length === 0) return;
+    for (const question of gone) {
+      const waiter = this.pending.get(question.id);
+      this.pending.delete(question.id);
+      waiter?.reject(new McpTaskError("question withdrawn"));
+    }
+    this.state.change({
+      questions: this.state.questions().filter((q) => q.taskId !== taskId),
+      notice: `a question was withdrawn: ${why}`,
+    });
+  }
+
+  /** Answers a question; it leaves the queue once handed to the engine. One no longer asked is refused, saying why. */
   answer(questionId: number, response: InputResponse): void {
     const waiter = this.pending.get(questionId);
-    if (!waiter) return;
+    if (!waiter) {
+      // (An answer to a question on screen when it was withdrawn: the person submitted the form in that frame.)
+      this.state.change({
+        questions: this.state.questions(),
+        notice: "not sent: the question was withdrawn (its task ended, or its server stopped waiting for it)",
+      });
+      return;
+    }
     this.pending.delete(questionId);
     this.state.change({
       questions: this.state.questions().filter((q) => q.id !== questionId),

@@ -77,6 +77,23 @@ export async function startEverythingHttp(
   return { url, process: child, stop: stopper(child) };
 }
 
+/** The SDK's shipped example `simpleTaskInteractive` (a V1 server whose tools ask a question), on loopback. */
+export async function startSdkInteractiveExample(): Promise<RunningServer> {
+  const port = await freePort();
+  const example = join(
+    dirname(require.resolve("@modelcontextprotocol/sdk/package.json")),
+    "examples/server/simpleTaskInteractive.js",
+  );
+  const child = spawn(process.execPath, ["--require", join(ROOT, "test/helpers/loopback-listen.cjs"), example], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  child.stderr?.resume();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  await waitForHttp(url, child);
+  return { url, process: child, stop: stopper(child) };
+}
+
 /** Our V2 test server over Streamable HTTP; it prints `listening <url>` when ready. */
 export async function startV2Http(...flags: string[]): Promise<RunningServer> {
   return startListening([V2_SERVER, "--port", "0", ...flags], "v2 server");

@@ -56,6 +56,11 @@ const flag = (name: string) => {
 const EXIT_AFTER_WORK = argv.includes("--exit-after-work");
 /** How long the server waits for an answer before it gives up (the SDK's default is 60 s). */
 const ANSWER_TIMEOUT_MS = Number(flag("--answer-timeout") ?? 600_000);
+/**
+ * `confirm` only: after this long without an answer the task completes without it ({"action":"gave-up"}), and the
+ * question is left as it is, never withdrawn (no notifications/cancelled): a server that gives up without a word.
+ */
+const GIVE_UP_MS = flag("--give-up-after") === undefined ? undefined : Number(flag("--give-up-after"));
 
 const FORM = {
   type: "object" as const,
@@ -203,10 +208,16 @@ function makeServer(): McpServer {
         void finish(task.taskId, item, async () => {
           // Tagged with its task: the SDK queues it in the task message queue and delivers it on tasks/result.
           await taskStore.updateTaskStatus(task.taskId, "input_required", `asks about ${item}`);
-          return server.server.elicitInput(
+          const asked = server.server.elicitInput(
             { mode: "form", message: `Confirm ${item}`, requestedSchema: FORM },
             { relatedTask: { taskId: task.taskId }, timeout: ANSWER_TIMEOUT_MS },
           );
+          if (GIVE_UP_MS === undefined) return asked;
+          asked.catch(() => {});
+          return Promise.race([
+            asked,
+            new Promise<{ action: string }>((r) => setTimeout(() => r({ action: "gave-up" }), GIVE_UP_MS)),
+          ]);
         });
         return { task };
       },

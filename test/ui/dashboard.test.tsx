@@ -7,7 +7,7 @@ import { events, runCli, tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
 import { renderDashboard } from "../helpers/dashboard.js";
 import { eventually } from "../helpers/ink.js";
-import { startV2Http, type RunningServer } from "../helpers/servers.js";
+import { SDK_V1_SERVER, startListening, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { stampedStore } from "../helpers/large-store.js";
 
 let server: RunningServer;
@@ -111,5 +111,43 @@ it("a large store's first page says the rest is being read; keys pressed meanwhi
   } finally {
     app.unmount();
     await model.close();
+  }
+});
+
+it("a question whose server stopped waiting is withdrawn once the task ends: off the count and the form, an answer refused", async () => {
+  // The SDK v1 server over HTTP, which gives up on its question after 6 s without a word (no notifications/cancelled):
+  // the task completes without the answer.
+  const sdk = await startListening([SDK_V1_SERVER, "--port", "0", "--give-up-after", "6000"], "sdk v1 server");
+  const home = tempHome();
+  const ctx = await testContext(home);
+  const model = new DashboardModel(ctx);
+  let app: ReturnType<typeof renderDashboard> | undefined;
+  try {
+    const called = await runCli(["call", "confirm", "item=x", "--detach", "--json", "-s", sdk.url], { home });
+    expect(called.code, called.stderr).toBe(0);
+    await model.start();
+    app = renderDashboard(model, ctx.clock);
+    await eventually(app.lastFrame, /1 waiting for you/);
+    const asked = model.getState().questions[0]!;
+    // The person opens the form (a); the server gives up meanwhile, and the task ends.
+    await act(async () => {
+      app!.stdin.write("a");
+    });
+    await eventually(app.lastFrame, /Confirm x/);
+    await eventually(app.lastFrame, /✓ completed[\s\S]*0 waiting for you/, 20_000);
+    expect(model.getState().questions).toEqual([]);
+    expect(app.lastFrame()).not.toMatch(/Confirm x/);
+    expect(app.lastFrame()).not.toMatch(/!/);
+    expect(model.getState().notice).toBe(
+      "a question was withdrawn: the task had ended (completed) before it was answered",
+    );
+    // An answer to it now is refused, and the notice says why (never "answer sent").
+    act(() => model.answer(asked.id, { action: "accept", content: { name: "n", count: 1 } }));
+    await eventually(app.lastFrame, /not sent: the question was withdr/);
+    expect(model.getState().notice).toMatch(/^not sent: the question was withdrawn \(its task ended/);
+  } finally {
+    app?.unmount();
+    await model.close();
+    await sdk.stop();
   }
 });

@@ -100,6 +100,18 @@ async function shownFor(options: CallOptions, answers: Answers, ctx: Context): R
   return { printer: createPrinter(ctx.io, options.json), provider, close: () => {} };
 }
 
+/**
+ * --detach on a call the server answered at once (no task): stdout, where a script takes the task id, stays empty
+ * (a result there would be taken for an id that no later command knows); stderr says so and shows the result. The
+ * exit code is the result's, as without --detach. (With --json: the `result` event, with no `task` event before it.)
+ */
+function answeredAtOnce(ctx: Context, tool: string): Printer {
+  ctx.io.stderr.write(
+    `mcp-task: ${sanitizeLine(tool)} was answered at once, not as a task: there is no task id to print (stdout is empty), nothing to follow; its result:\n`,
+  );
+  return createPrinter({ ...ctx.io, stdout: ctx.io.stderr, stdoutIsTTY: ctx.io.stderrIsTTY }, false);
+}
+
 /** The new task's handle saved first (whatever fails next, the task can be found again), then the task announced. */
 async function savedTask(
   ctx: Context,
@@ -188,7 +200,8 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
       .finally(() => reply?.dispose());
     // A plain result that came while the reply was waited for is the call's end: shown, as it would be anyway.
     if (started.kind === "result") {
-      printer.result(started.outcome);
+      if (options.detach && !options.json) answeredAtOnce(ctx, options.tool).result(started.outcome);
+      else printer.result(started.outcome);
       return exitCodeOf(started.outcome);
     }
     const first = started.snapshot;

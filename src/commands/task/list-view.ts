@@ -3,6 +3,7 @@ import type { Context } from "../../context.js";
 import type { HandleView } from "../../model.js";
 import { sanitizeLine } from "../../sanitize.js";
 import { age } from "../../tasks/views.js";
+import { ttlEnd } from "../../tasks/expiry.js";
 import type { ServerDescriptor } from "../../protocol/server.js";
 import { resolveServer } from "../resolve-server.js";
 import { VIEW_FIELD } from "../../store/raw-listing.js";
@@ -87,6 +88,17 @@ function putText(out: Buffer, o: number, text: string, width: number): number {
 /** The status a row shows: `gone` (the server lost it), `expired` (past its ttl, not known finished), else its own. */
 export function shownStatus(row: HandleView): string {
   return row.gone ? "gone" : row.expired ? "expired" : row.status;
+}
+
+/**
+ * Whether `list --status wanted` keeps a row: its status as shown is wanted; and `expired` means past its ttl, so a
+ * gone task whose ttl had passed is one too (a gone task with no ttl, or one not yet run out, is only `gone`).
+ */
+export function statusWanted(row: HandleView, wanted: readonly string[], now: number): boolean {
+  if (wanted.includes(shownStatus(row))) return true;
+  if (!row.gone || !wanted.includes("expired")) return false;
+  const end = ttlEnd({ createdAt: row.createdAt, taskCreatedAt: null, ttlMs: row.ttlMs });
+  return end !== undefined && now > end;
 }
 
 /**

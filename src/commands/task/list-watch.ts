@@ -8,7 +8,7 @@ import type { HandleView } from "../../model.js";
 import { createPrinter } from "../../output/printer.js";
 import { safeJson } from "../../sanitize.js";
 import { viewOfSummary } from "../../tasks/views.js";
-import { rowLine, serverFilter, shownStatus, type ListOptions } from "./list-view.js";
+import { rowLine, serverFilter, shownStatus, statusWanted, type ListOptions } from "./list-view.js";
 import { Skipped } from "./skipped.js";
 
 /** `task`: one of the tasks there at the start; then each change. */
@@ -36,12 +36,7 @@ export async function runListWatch(options: ListOptions, ctx: Context): Promise<
     if (first) server = await serverFilter(options.server, all, ctx);
     const rows = all
       .filter((row) => server === undefined || row.server === server)
-      .filter(
-        (row) =>
-          !options.status ||
-          options.status.includes(shownStatus(row)) ||
-          (row.expired && options.status.includes("expired")),
-      );
+      .filter((row) => !options.status || statusWanted(row, options.status, now));
     const seen = new Map(rows.map((row) => [row.taskId, { row, print: fingerprint(row) }]));
     for (const [id, now_] of seen) {
       const before = told.get(id);

@@ -18,6 +18,7 @@ import {
 } from "../../store/raw-listing.js";
 import { TASK_STATUSES, type TaskStatus } from "../../protocol/wire.js";
 import { age, viewOfSummary } from "../../tasks/views.js";
+import { asksLive, withLiveStatus } from "../../tasks/refresh.js";
 import { resolveServer } from "../resolve-server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, serverOption, withOptions } from "../options.js";
 import { Skipped } from "./skipped.js";
@@ -29,7 +30,7 @@ import {
   remoteServer,
   rowLine,
   serverFilter,
-  shownStatus,
+  statusWanted,
   type ListOptions,
 } from "./list-view.js";
 
@@ -90,11 +91,16 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   const wanted = options.status;
   if (options.server !== undefined || options.remote) await ctx.loadSettings();
   const skipped = new Skipped();
-  let rows: RemoteRow[] = (await ctx.tracker.store.summaries(skipped.add)).map((summary) =>
-    viewOfSummary(summary, now),
-  );
+  let summaries = await ctx.tracker.store.summaries(skipped.add);
+  let rows: RemoteRow[] = summaries.map((summary) => viewOfSummary(summary, now));
   const server = options.remote ? await remoteServer(options.server, rows, ctx) : undefined;
   const serverName = server ? server.name : await serverFilter(options.server, rows, ctx);
+  // A filter on live status: the unfinished tasks are read again first (bounded), not taken from old handles.
+  if (asksLive(wanted)) {
+    const note = (text: string) => createPrinter(ctx.io, false).note(text);
+    summaries = await withLiveStatus(summaries, serverName, ctx.tracker.store, ctx, note);
+    rows = summaries.map((summary) => viewOfSummary(summary, ctx.clock.now()));
+  }
   if (serverName !== undefined) rows = rows.filter((row) => row.server === serverName);
   // A stdio server's tasks are those of the process its broker runs (a fresh one would know none): none running, the
   // saved handles are all there is, and a note says why.
@@ -120,8 +126,7 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
     }
   }
   // A task past its ttl or lost shows as `expired` or `gone`, whatever status it last had: filtered as shown.
-  if (wanted)
-    rows = rows.filter((row) => wanted.includes(shownStatus(row)) || (row.expired && wanted.includes("expired")));
+  if (wanted) rows = rows.filter((row) => statusWanted(row, wanted, now));
   sortNewestFirst(rows);
   const printer = createPrinter(ctx.io, options.json);
   printer.document(rows, () =>

@@ -1,6 +1,6 @@
 // Control of tasks, as `mcp-task check` tries it: cancelling an ended task changes nothing, a task created is listed
 // (V1 `tasks/list`), a running task is cancelled, two tasks have two ids, and an unknown id is refused.
-import { RpcError, TaskNotFoundError, describeError } from "../../errors.js";
+import { NotOfferedError, RpcError, TaskNotFoundError, describeError } from "../../errors.js";
 import { randomUUID } from "../../hash.js";
 import { MAX_CHECK_LIST_PAGES } from "../../limits.js";
 import { isTerminal } from "../../protocol/wire.js";
@@ -73,7 +73,14 @@ export const CONTROL_CHECKS: Check[] = [
       if (started.kind === "result") return ["skip", "the second call answered with a result"];
       learned.second = started.snapshot;
       if (isTerminal(started.snapshot.status)) return ["skip", `the task ended at once (${started.snapshot.status})`];
-      const cancelled = await engine.cancel(started.snapshot.taskId);
+      let cancelled;
+      try {
+        cancelled = await engine.cancel(started.snapshot.taskId);
+      } catch (error) {
+        // tasks/cancel is optional (V1: capabilities.tasks.cancel): a server that does not offer it breaks no rule.
+        if (error instanceof NotOfferedError) return ["skip", "it does not offer tasks/cancel"];
+        throw error;
+      }
       const read = await engine.wire.getTask(started.snapshot.taskId, options.signal);
       if (read.status === "cancelled") return ["pass", "cancelled, and reads back cancelled"];
       if (isTerminal(read.status)) return ["warn", `it ended ${read.status} before the cancel took`];

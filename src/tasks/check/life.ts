@@ -101,6 +101,9 @@ export const LIFE_CHECKS: Check[] = [
   },
 ];
 
+const UNANSWERED =
+  "not tested: the task asks for input, and check answers no questions: give a --tool that does not ask, or answer it with watch";
+
 export const END_CHECKS: Check[] = [
   {
     name: "task-ends",
@@ -108,6 +111,12 @@ export const END_CHECKS: Check[] = [
     spec: spec("task-status-lifecycle", "task-status"),
     async run(engine, options, learned) {
       if (!learned.task) return ["skip", "no task"];
+      // A task that asks waits for an answer check does not give: its end is not tested (never a failure of the
+      // server's, and never answered with an error that would end it for the check's sake).
+      if (learned.last?.status === "input_required") {
+        learned.asked ??= learned.last;
+        return ["skip", UNANSWERED];
+      }
       const deadline = AbortSignal.any([
         AbortSignal.timeout(options.timeoutMs),
         ...(options.signal ? [options.signal] : []),
@@ -122,7 +131,7 @@ export const END_CHECKS: Check[] = [
           learned.pushed ||= engine.wire.pushConfirmed?.(snapshot.taskId) ?? false;
           if (snapshot.status === "input_required") {
             learned.asked ??= snapshot;
-            return ["skip", "the task asks for input: give a tool that does not, or answer it with watch"];
+            return ["skip", UNANSWERED];
           }
         }
       } catch (error) {
