@@ -15,8 +15,12 @@ import { ROOT } from "./helpers/servers.js";
 
 const oauth = useOAuthServer(["/test/hostile"]);
 
-/** The sign-in's time limit in these tests: small, so that no test waits the real one. */
-const SHORT = { MCP_TASK_AUTH_TIMEOUT: "1s" };
+/**
+ * The sign-in's time limit in these tests: shorter than the real one (10 s) and than the MCP request timeout, so that
+ * no test waits the real one; long enough that only the endpoint made to hang trips it on a loaded machine (at 1 s, a
+ * loaded run timed out the MCP server's own first request).
+ */
+const SHORT = { MCP_TASK_AUTH_TIMEOUT: "4s" };
 const run = (args: string[], home: string, env: Record<string, string> = {}) =>
   runCli(args, { home, env: { BROWSER: APPROVE_BROWSER, ...env }, timeoutMs: 60_000 });
 
@@ -65,7 +69,7 @@ describe("a hostile authorization server", () => {
     await oauth.control("/test/hostile?mode=token-hang");
     const login = await run(["login", "demo"], home, SHORT);
     expect(login.code, login.stderr).toBe(4);
-    expect(login.stderr).toMatch(/the authorization server did not answer http:\/\/localhost:\d+\/token within 1 s/);
+    expect(login.stderr).toMatch(/the authorization server did not answer http:\/\/localhost:\d+\/token within 4 s/);
   });
 
   it("a refresh inside a command that times out is the authorization server's timeout, not the MCP server's", async () => {
@@ -75,7 +79,7 @@ describe("a hostile authorization server", () => {
     await oauth.control("/test/hostile?mode=token-hang");
     const tools = await run(["tools", "-s", "demo"], home, { ...SHORT, BROWSER: "" });
     expect(tools.code, tools.stderr).toBe(4);
-    expect(tools.stderr).toMatch(/the authorization server did not answer http:\/\/localhost:\d+\/token within 1 s/);
+    expect(tools.stderr).toMatch(/the authorization server did not answer http:\/\/localhost:\d+\/token within 4 s/);
     expect(tools.stderr).not.toMatch(/probe/i);
   });
 
@@ -103,7 +107,7 @@ describe("a hostile authorization server", () => {
 
   it("protected resource metadata naming an authorization server that is not a URL: the sign-in stops, naming it", async () => {
     const home = await savedHome();
-    await oauth.control("/test/hostile?mode=as-invalid-oauth.url");
+    await oauth.control("/test/hostile?mode=as-invalid-url");
     const login = await run(["login", "demo"], home);
     expect(login.code, login.stderr).toBe(8);
     expect(login.stderr).toContain('names an authorization server that is not an http(s) URL: "http://[::1"');

@@ -32,8 +32,9 @@ describe("the auth store", () => {
     const home = tempHome();
     expect((await run(["server", "add", "demo", "--url", oauth.url], home)).code).toBe(0);
     expect((await login(home)).code).toBe(0);
-    // Access tokens that live 1.5 s: every command meets expired ones, and many renew while others write.
-    await oauth.control("/test/ttl?ms=1500");
+    // Access tokens that live 4 s: all expire at the start, and again between rounds, so that many commands renew
+    // while others write (at 1.5 s, a loaded machine's command outlived a token renewed three times over).
+    await oauth.control("/test/ttl?ms=4000");
     const spentBefore = await spentPresented();
     await oauth.control("/test/expire");
     const WORKERS = 8;
