@@ -31,6 +31,8 @@ export interface Client {
   traced?: boolean;
   /** The held questions it was sent whole (sent-questions.ts): those it has are sent again as stubs. */
   sentQuestions?: SentQuestions;
+  /** It asked for work (anything but a look: see LOOKS in requests.ts): its leaving restarts the broker's grace. */
+  worked?: boolean;
 }
 
 interface PendingInput {

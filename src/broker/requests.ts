@@ -162,6 +162,13 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
   };
 }
 
+/**
+ * Requests that only look at the broker (`server ps`, `server stop`, a command's hello before any work): a
+ * connection that made nothing else does not restart its grace as it leaves, or watching for a broker to leave
+ * (`server ps` in a loop) would keep it, and its server, up for ever.
+ */
+const LOOKS: ReadonlySet<string> = new Set(["hello", "status", "trace", "shutdown"]);
+
 /** The broker's socket server: each connection is a command, speaking the protocol of protocol.ts. */
 export function brokerServer(parts: BrokerParts): Server {
   const handlers = requestHandlers(parts);
@@ -171,6 +178,7 @@ export function brokerServer(parts: BrokerParts): Server {
     onMessages(socket, (message: Message) => {
       if ("method" in message && "id" in message) {
         const handler = handlers[message.method];
+        if (!LOOKS.has(message.method)) client.worked = true;
         if (!handler)
           return send(socket, {
             id: message.id,
@@ -189,13 +197,15 @@ export function brokerServer(parts: BrokerParts): Server {
         parts.answering.add(answered);
       } else if ("id" in message && message.id < 0) {
         // The client's answer to an input request.
+        client.worked = true;
         requestScope.run(client, () => parts.questions.answer(client, message as Answer));
       }
     });
     socket.on("close", () => {
       parts.clients.delete(client);
       parts.questions.left(client);
-      parts.tasks.idleSince = parts.clock.monotonic();
+      // A command that worked here leaving is activity (the grace counts from it); a look is not.
+      if (client.worked) parts.tasks.idleSince = parts.clock.monotonic();
     });
     socket.on("error", () => socket.destroy());
   });
