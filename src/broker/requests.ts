@@ -121,7 +121,9 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     callTool: (client, p) => callTool(parts, calls, client, p),
     abandonCall: async (client, p) => abandonCall(calls, client, p),
     getTask: async (client, p) => {
-      const snapshot = questions.heldFor(await wire.getTask(String(p.taskId)));
+      const taskId = String(p.taskId);
+      // One reader per task: a read on its way, or one just made, is this command's too (reads.ts).
+      const snapshot = questions.heldFor(await tasks.reads.read(taskId, () => wire.getTask(taskId)));
       tasks.remember(snapshot);
       // Made as the reply is written: in the order the command reads it, among the pushes (sent-questions.ts).
       return () => sentTo(client, snapshot);
@@ -129,10 +131,14 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     serviceInput: async (client, p) => {
       const snapshot = p.snapshot as Snapshot;
       questions.askedBy(client, snapshot.taskId);
-      return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
+      // What was read before the answers went is stale once they have (reads.ts).
+      return wire
+        .serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) })
+        .finally(() => tasks.reads.stale(snapshot.taskId));
     },
     tapWire: async (client) => ((client.tapped = true), null),
-    cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
+    cancelTask: async (_client, p) =>
+      (await wire.cancelTask(String(p.taskId)).finally(() => tasks.reads.stale(String(p.taskId)))) ?? null,
     setLogLevel: async (_client, p) => (isLogLevel(p.level) ? ((await wire.setLogLevel?.(p.level)) ?? false) : false),
     listTasks: async (_client, p) => wire.listTasks(p.cursor as string | undefined),
     watch: async (client, p) => {
