@@ -180,6 +180,11 @@ export class Questions {
     reject(new Error("question withdrawn"));
   }
 
+  /** The tasks whose questions are held here (those a task's own metadata, or narrowing, made its). */
+  heldTasks(): string[] {
+    return [...new Set(this.pending.flatMap((input) => (input.taskId === null ? [] : [input.taskId])))];
+  }
+
   /**
    * A task with a question held here waits for input, whatever the server's status says (it may not say so), and
    * its reads carry the questions held for it (V1 lists none of its own): `get`, `respond --template`, a watch's

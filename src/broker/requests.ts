@@ -20,8 +20,8 @@ export interface BrokerParts {
   tasks: HeldTasks;
   questions: Questions;
   relay: TraceRelay;
-  /** Stops the broker (its server with it). */
-  shutdown(): void;
+  /** Stops the broker (its server with it); `why`: what the handles of the questions it drops say. */
+  shutdown(why?: string): void;
   /** The commands' requests being handled, until answered (a broker whose server died answers them, then leaves). */
   answering: Set<Promise<void>>;
 }
@@ -154,10 +154,12 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       clients: clients.size,
       tasks: tasks.known.size,
       live: tasks.live(),
+      // The tasks whose questions it holds: `server stop` says it drops them.
+      held: questions.heldTasks(),
       uptimeMs: clock.now() - Date.parse(meta.startedAt),
     }),
     shutdown: async () => {
-      setImmediate(() => parts.shutdown());
+      setImmediate(() => parts.shutdown("the keeper that held it was stopped (mcp-task server stop)"));
       return null;
     },
     // The command traces its wire: what the broker's connection carries for it is relayed (relay.ts).

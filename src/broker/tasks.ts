@@ -227,6 +227,19 @@ export class HeldTasks {
     }
   }
 
+  /** The questions held for these tasks are dropped (the broker leaves): said on their handles (this server's). */
+  async markDropped(taskIds: string[], reason: string): Promise<void> {
+    for (const taskId of taskIds) {
+      try {
+        const { stem, handle } = await this.ctx.tracker.store.find(taskId);
+        if (handle.taskId === taskId && sameServer(handle.server.descriptor, this.descriptor) && !handle.outcome)
+          await new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle).markQuestionDropped(reason);
+      } catch {
+        /* no saved handle for it */
+      }
+    }
+  }
+
   /** The outcomes seen, written. */
   flush(): Promise<void> {
     return this.recorder.flush();
