@@ -2,16 +2,33 @@
 // home (it runs in that home's broker: a stdio task lives in the process that runs its server), and a V1 question
 // that cannot come (the keeper that held it stopped, or it was handed to the keeper of the home the task came from;
 // a V1 server hands a question over once). The commands that would wait (`respond`, `watch`, `get`) ask here first.
-import { resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { HeldElsewhereError, QuestionLostError } from "../errors.js";
-import { sha256Hex } from "../hash.js";
+import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import type { Handle } from "../model.js";
 import type { Snapshot } from "../protocol/wire.js";
 import { shellWord, sanitizeLine } from "../sanitize.js";
 
-/** A home's mark on the handles it exports (not its path: an export names no folder of this machine). */
-export function homeMark(home: string): string {
-  return sha256Hex(`mcp-task home ${resolve(home)}`).slice(0, 16);
+/**
+ * A home's mark on the handles it exports: a random id kept in the home (`home-id`), made on first use. Not its path,
+ * nor a hash of it (which a list of usual paths would reverse): an export tells nothing of this machine's folders.
+ */
+export function homeMark(home: string): string | undefined {
+  const file = join(home, "home-id");
+  try {
+    const mark = readOwnText(file, 64).trim();
+    if (/^[0-9a-f]{16,64}$/.test(mark)) return mark;
+  } catch {
+    /* none yet (or not a file of ours): made below */
+  }
+  const mark = randomBytes(16).toString("hex");
+  try {
+    writeOwnFile(file, mark);
+    return mark;
+  } catch {
+    return undefined; // a home that cannot be written: its exports say no home (imported anywhere, they count as moved)
+  }
 }
 
 /** The error for a stdio task imported from another home, still running there as far as its handle says. */

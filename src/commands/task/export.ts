@@ -31,11 +31,11 @@ export async function runExport(ref: TaskRef, ctx: Context): Promise<number> {
     {
       ...tracked.handle,
       server: { name: server.name, descriptor: withoutCredentials(server.descriptor) },
-      // Which home it came from (a mark, not a path): imported elsewhere, its task's broker and keeper are out of
-      // reach (src/tasks/away.ts); imported back here, they are not.
+      // The home its task's broker and keeper run in (a random id, not a path): this one, or the one it was imported
+      // from. Imported elsewhere they are out of reach (src/tasks/away.ts); imported back there, they are not.
       imported: {
         at: tracked.handle.imported?.at ?? new Date(ctx.clock.now()).toISOString(),
-        from: homeMark(ctx.home),
+        from: tracked.handle.imported ? tracked.handle.imported.from : homeMark(ctx.home),
       },
     },
     () => "",

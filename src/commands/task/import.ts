@@ -91,7 +91,7 @@ export async function runImport(options: ImportOptions, ctx: Context): Promise<n
   for (const handle of adopted)
     // From another home (or one that does not say): what that home's broker or keeper holds is out of reach here
     // (src/tasks/away.ts). Back in the home it came from: as it was.
-    if (handle.imported?.from === here) delete handle.imported;
+    if (here !== undefined && handle.imported?.from === here) delete handle.imported;
     else handle.imported = { at, ...(typeof handle.imported?.from === "string" && { from: handle.imported.from }) };
   for (const handle of adopted)
     ((await ctx.tracker.adopt(handle)).kept ? kept : imported).push(`${handle.taskId} (server ${handle.server.name})`);
