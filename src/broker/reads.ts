@@ -51,6 +51,11 @@ export class TaskReads {
     return reading;
   }
 
+  /** Everything read is stale (a command answered a question: the task it was for may have moved on). */
+  staleAll(): void {
+    for (const taskId of this.last.keys()) this.stale(taskId);
+  }
+
   /** What was read of `taskId` is stale (an answer or a cancel went to it, a push came): the next read asks. */
   stale(taskId: string): void {
     const last = this.last.get(taskId);

@@ -207,6 +207,8 @@ export function brokerServer(parts: BrokerParts): Server {
         // The client's answer to an input request.
         client.worked = true;
         requestScope.run(client, () => parts.questions.answer(client, message as Answer));
+        // Its task may move on at once: the next read asks the server (reads.ts).
+        parts.tasks.reads.staleAll();
       }
     });
     socket.on("close", () => {
