@@ -58,11 +58,12 @@ it(
     expect(stop.code, stop.stderr).toBe(0);
     expect(stop.stderr).toContain(`holds a question for task(s) ${id}: stopping it drops them`);
     expect(stop.stderr).toContain(`mcp-task cancel ${id}`);
-    // Then respond and watch (a new keeper of the same session: the server does not hand the question over again)
+    // Then respond, watch and respond --template (a new keeper of the same session: the server does not hand the question over again)
     // say so at once, with a hint that works: cancel it.
     for (const args of [
       ["respond", id, "--input", ANSWER],
       ["watch", id],
+      ["respond", "--template", id],
     ]) {
       const run = await runCli(args, { home, timeoutMs: 30_000 });
       expect(run.code, `${args[0]}: ${run.stderr}`).toBe(4);
