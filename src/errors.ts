@@ -89,6 +89,22 @@ export class ServerExitedError extends ServerError {}
 export class NoBrokerError extends ServerError {}
 
 /**
+ * A task held by a process this home cannot reach: a stdio task imported from another home runs in that home's
+ * broker (a stdio task lives in the process that runs its server). Nothing is marked on its handle (exit 4).
+ */
+export class HeldElsewhereError extends ServerError {
+  override readonly code = "held_elsewhere";
+}
+
+/**
+ * A task waits for the answer to a V1 question that cannot come here: the keeper that held it stopped (the server
+ * hands a question over once), or it was handed to the keeper of the home the task was imported from (exit 4).
+ */
+export class QuestionLostError extends ServerError {
+  override readonly code = "question_lost";
+}
+
+/**
  * A server's `tasks/list` (`list --remote`) read only in part: it went on past MAX_REMOTE_LIST_ROWS tasks or
  * MAX_REMOTE_LIST_PAGES pages, or gave a cursor it had given before (a loop). What was read is printed first; the
  * exit code (4) keeps a script from taking the list for the whole of it.

@@ -77,6 +77,17 @@ export interface Handle {
    */
   gone?: { at: string; reason: string; notFound?: boolean };
   /**
+   * Saved here by `import` from another home (`from`: that home's mark, see src/broker/held.ts): a stdio task runs
+   * in that home's broker, and a V1 question it asked before was handed to that home's keeper; neither is reachable
+   * from here.
+   */
+  imported?: { at: string; from?: string };
+  /**
+   * The V1 question the keeper of the task's session held for it was dropped when that keeper stopped (`server
+   * stop`, an interrupt): a V1 server hands a question over once, so it cannot come again.
+   */
+  questionDropped?: { at: string; reason: string };
+  /**
    * The last progress the server reported (`notifications/progress`), and when: a later `watch` shows it; with the
    * first report the same process saw, for the rate (the dashboard's row).
    */

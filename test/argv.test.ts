@@ -450,7 +450,11 @@ describe("server", () => {
     expect(await parse("server", "ps")).toEqual({ command: "server ps", options: { json: false } });
     expect(await parse("server", "stop", "node s.js")).toEqual({
       command: "server stop",
-      options: { name: "node s.js" },
+      options: { name: "node s.js", force: false },
+    });
+    expect(await parse("server", "stop", "n", "--force")).toEqual({
+      command: "server stop",
+      options: { name: "n", force: true },
     });
     expect(await parse("server", "import", "claude.json")).toEqual({
       command: "server import",

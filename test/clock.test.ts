@@ -1,12 +1,20 @@
 // A wall clock that steps back (NTP, a restored VM) while mcp-task waits: every wait, poll schedule and grace is timed
 // on the monotonic clock, so the step changes nothing. The context's clock is a part (test/helpers/context.ts
 // steppingClock: the process's clock, its wall time an hour back as a wait begins).
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
+import { connect as netConnect } from "node:net";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { listBrokers } from "../src/broker/client.js";
 import { Lifecycle, type Running } from "../src/broker/lifecycle.js";
-import type { BrokerPaths } from "../src/broker/paths.js";
+import { brokerPaths, type BrokerMeta, type BrokerPaths } from "../src/broker/paths.js";
+import { Questions, type Client } from "../src/broker/questions.js";
+import { TraceRelay } from "../src/broker/relay.js";
+import { brokerServer } from "../src/broker/requests.js";
 import { HeldTasks } from "../src/broker/tasks.js";
+import { BrokerWire } from "../src/broker/wire.js";
+import { clockOf } from "../src/context.js";
 import type { Wire } from "../src/protocol/wire.js";
 import { tempHome } from "./helpers/cli.js";
 import { runInProcess, steppingClock, testContext } from "./helpers/context.js";
@@ -72,3 +80,82 @@ it(
     expect(clock.sleeps - sleepsBefore).toBeLessThanOrEqual(4);
   },
 );
+
+it("a look at a broker (server ps, a hello) does not restart its grace; a command that worked there does", async () => {
+  // `server ps` in a loop, watching for a broker to leave, kept it (and its stdio server) up for ever: each look's
+  // leaving counted as activity. The grace counts from the last command that worked there, on the monotonic clock.
+  const home = tempHome();
+  let mono = 1_000;
+  const clock = clockOf(
+    () => Date.now(),
+    () => mono,
+  );
+  const ctx = await testContext(home, { clock });
+  const stop = new AbortController();
+  const wire = {
+    generation: "v1",
+    protocolVersion: "2025-11-25",
+    serverName: "x",
+    canListTasks: false,
+    resumeToken: () => ({}),
+    listTools: async () => [],
+    close: async () => {},
+    closed: new Promise(() => {}),
+  } as unknown as Wire;
+  const clients = new Set<Client>();
+  const tasks = new HeldTasks(
+    wire,
+    ctx,
+    { transport: "stdio", command: "x", args: [] } as never,
+    clients,
+    (s) => s,
+    stop.signal,
+  );
+  const questions = new Questions(
+    wire,
+    clients,
+    clock,
+    () => {},
+    () => [],
+  );
+  const key = "0123456789abcdef";
+  const paths = brokerPaths(home, key);
+  const meta = { key, name: "looked-at", pid: process.pid, startedAt: new Date().toISOString() } as BrokerMeta;
+  const server = brokerServer({
+    wire,
+    clock,
+    meta,
+    clients,
+    tasks,
+    questions,
+    relay: new TraceRelay(clients, () => undefined),
+    shutdown: () => {},
+    answering: new Set(),
+  });
+  await new Promise<void>((resolve) => server.listen(paths.socket, resolve));
+  writeFileSync(paths.meta, JSON.stringify(meta));
+  try {
+    const since = tasks.idleSince;
+    const closed = () => new Promise<void>((resolve) => setImmediate(resolve));
+    for (let look = 0; look < 3; look++) {
+      mono += 10_000;
+      expect((await listBrokers(home)).map((b) => b.name)).toEqual(["looked-at"]);
+      await closed();
+      while (clients.size > 0) await closed();
+    }
+    // Three looks, 30 s of monotonic time: the grace still counts from before them.
+    expect(tasks.idleSince).toBe(since);
+    // A command that asked for work (here its tools) restarts it as it leaves.
+    mono += 10_000;
+    const socket = netConnect(paths.socket);
+    await once(socket, "connect");
+    const worker = await BrokerWire.open(socket);
+    await worker.listTools();
+    await worker.close();
+    while (clients.size > 0) await closed();
+    expect(tasks.idleSince).toBe(mono);
+  } finally {
+    server.close();
+    stop.abort();
+  }
+});

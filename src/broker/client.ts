@@ -196,7 +196,9 @@ function cleanUpAfter(paths: BrokerPaths): void {
 /** What `server ps` shows: the brokers that run, with what they say of themselves. */
 export async function listBrokers(
   home: string,
-): Promise<Array<BrokerMeta & { clients?: number; live?: number; uptimeMs?: number; responding: boolean }>> {
+): Promise<
+  Array<BrokerMeta & { clients?: number; live?: number; uptimeMs?: number; held?: string[]; responding: boolean }>
+> {
   const { readdirSync } = await import("node:fs");
   const dir = brokerPaths(home, "x").dir;
   const out = [];
@@ -219,13 +221,21 @@ export async function listBrokers(
       continue;
     }
     try {
-      const status = (await wire.call("status")) as { clients: number; live: number; uptimeMs: number };
+      const status = (await wire.call("status")) as {
+        clients: number;
+        live: number;
+        uptimeMs: number;
+        held?: unknown;
+      };
+      // The tasks whose questions it holds (a broker of an older build does not say).
+      const held = Array.isArray(status.held) ? status.held.filter((id) => typeof id === "string") : [];
       // This very connection counts as a client: leave it out.
       out.push({
         ...meta,
         clients: status.clients - 1,
         live: status.live,
         uptimeMs: status.uptimeMs,
+        held,
         responding: true,
       });
     } finally {

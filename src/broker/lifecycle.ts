@@ -24,6 +24,8 @@ export interface Running {
   answering: Set<Promise<void>>;
   /** The commands' tools/call requests still without their reply (a command may have left them to the broker). */
   calling: ReadonlySet<unknown>;
+  /** The tasks whose questions it holds (questions.ts): dropped as it leaves, and said so on their handles. */
+  held?: () => string[];
 }
 
 /** How long a broker whose server died waits for the requests that death failed to be answered. */
@@ -54,11 +56,15 @@ export class Lifecycle {
     private readonly running: Running,
   ) {}
 
-  async shutdown(code: number): Promise<void> {
+  async shutdown(code: number, why = "the keeper that held it stopped"): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     const { server, clients, tasks, wire, meta, stop } = this.running;
+    // The questions it holds go with it (a V1 server hands each over once): said on their tasks' handles first, so
+    // that a later respond or watch says so at once instead of waiting for them (src/tasks/away.ts).
+    const held = this.running.held?.() ?? [];
     stop.abort();
+    await tasks.markDropped(held, why);
     server.close();
     // Ended, not destroyed: what was written to a command (the server's exit, above) reaches it first.
     for (const client of clients) client.socket.end();

@@ -37,6 +37,8 @@ export interface Client {
   traced?: boolean;
   /** The held questions it was sent whole (sent-questions.ts): those it has are sent again as stubs. */
   sentQuestions?: SentQuestions;
+  /** It asked for work (anything but a look: see LOOKS in requests.ts): its leaving restarts the broker's grace. */
+  worked?: boolean;
 }
 
 interface PendingInput {
@@ -198,6 +200,11 @@ export class Questions {
       `mcp-task broker: the server withdrew a question${input.taskId ? ` of task ${input.taskId}` : ""} before it was answered (it stopped waiting for the answer)\n`,
     );
     reject(new Error("question withdrawn"));
+  }
+
+  /** The tasks whose questions are held here (those a task's own metadata, or narrowing, made its). */
+  heldTasks(): string[] {
+    return [...new Set(this.pending.flatMap((input) => (input.taskId === null ? [] : [input.taskId])))];
   }
 
   /**

@@ -20,8 +20,8 @@ export interface BrokerParts {
   tasks: HeldTasks;
   questions: Questions;
   relay: TraceRelay;
-  /** Stops the broker (its server with it). */
-  shutdown(): void;
+  /** Stops the broker (its server with it); `why`: what the handles of the questions it drops say. */
+  shutdown(why?: string): void;
   /** The commands' requests being handled, until answered (a broker whose server died answers them, then leaves). */
   answering: Set<Promise<void>>;
 }
@@ -121,7 +121,9 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     callTool: (client, p) => callTool(parts, calls, client, p),
     abandonCall: async (client, p) => abandonCall(calls, client, p),
     getTask: async (client, p) => {
-      const snapshot = questions.heldFor(await wire.getTask(String(p.taskId)));
+      const taskId = String(p.taskId);
+      // One reader per task: a read on its way, or one just made, is this command's too (reads.ts).
+      const snapshot = questions.heldFor(await tasks.reads.read(taskId, () => wire.getTask(taskId)));
       tasks.remember(snapshot);
       // Made as the reply is written: in the order the command reads it, among the pushes (sent-questions.ts).
       return () => sentTo(client, snapshot);
@@ -129,10 +131,14 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     serviceInput: async (client, p) => {
       const snapshot = p.snapshot as Snapshot;
       questions.askedBy(client, snapshot.taskId);
-      return wire.serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) });
+      // What was read before the answers went is stale once they have (reads.ts).
+      return wire
+        .serviceInput(snapshot, { answered: new Set((p.answered ?? []) as string[]) })
+        .finally(() => tasks.reads.stale(snapshot.taskId));
     },
     tapWire: async (client) => ((client.tapped = true), null),
-    cancelTask: async (_client, p) => wire.cancelTask(String(p.taskId)) ?? null,
+    cancelTask: async (_client, p) =>
+      (await wire.cancelTask(String(p.taskId)).finally(() => tasks.reads.stale(String(p.taskId)))) ?? null,
     setLogLevel: async (_client, p) => (isLogLevel(p.level) ? ((await wire.setLogLevel?.(p.level)) ?? false) : false),
     listTasks: async (_client, p) => wire.listTasks(p.cursor as string | undefined),
     watch: async (client, p) => {
@@ -148,10 +154,12 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       clients: clients.size,
       tasks: tasks.known.size,
       live: tasks.live(),
+      // The tasks whose questions it holds: `server stop` says it drops them.
+      held: questions.heldTasks(),
       uptimeMs: clock.now() - Date.parse(meta.startedAt),
     }),
     shutdown: async () => {
-      setImmediate(() => parts.shutdown());
+      setImmediate(() => parts.shutdown("the keeper that held it was stopped (mcp-task server stop)"));
       return null;
     },
     // The command traces its wire: what the broker's connection carries for it is relayed (relay.ts).
@@ -162,6 +170,13 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
   };
 }
 
+/**
+ * Requests that only look at the broker (`server ps`, `server stop`, a command's hello before any work): a
+ * connection that made nothing else does not restart its grace as it leaves, or watching for a broker to leave
+ * (`server ps` in a loop) would keep it, and its server, up for ever.
+ */
+const LOOKS: ReadonlySet<string> = new Set(["hello", "status", "trace", "shutdown"]);
+
 /** The broker's socket server: each connection is a command, speaking the protocol of protocol.ts. */
 export function brokerServer(parts: BrokerParts): Server {
   const handlers = requestHandlers(parts);
@@ -171,6 +186,7 @@ export function brokerServer(parts: BrokerParts): Server {
     onMessages(socket, (message: Message) => {
       if ("method" in message && "id" in message) {
         const handler = handlers[message.method];
+        if (!LOOKS.has(message.method)) client.worked = true;
         if (!handler)
           return send(socket, {
             id: message.id,
@@ -189,13 +205,17 @@ export function brokerServer(parts: BrokerParts): Server {
         parts.answering.add(answered);
       } else if ("id" in message && message.id < 0) {
         // The client's answer to an input request.
+        client.worked = true;
         requestScope.run(client, () => parts.questions.answer(client, message as Answer));
+        // Its task may move on at once: the next read asks the server (reads.ts).
+        parts.tasks.reads.staleAll();
       }
     });
     socket.on("close", () => {
       parts.clients.delete(client);
       parts.questions.left(client);
-      parts.tasks.idleSince = parts.clock.monotonic();
+      // A command that worked here leaving is activity (the grace counts from it); a look is not.
+      if (client.worked) parts.tasks.idleSince = parts.clock.monotonic();
     });
     socket.on("error", () => socket.destroy());
   });

@@ -119,7 +119,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   wire.onElicitationComplete = (elicitationId) => {
     for (const client of clients) send(client.socket, { method: "elicitationComplete", params: { elicitationId } });
   };
-  const shutdown = () => void lifecycle.shutdown(0);
+  const shutdown = (why?: string) => void lifecycle.shutdown(0, why);
   const answering = new Set<Promise<void>>();
   const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown, answering });
   const lifecycle = new Lifecycle(ctx, paths, key, {
@@ -131,6 +131,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     stop,
     answering,
     calling: questions.calls,
+    held: () => questions.heldTasks(),
   });
   lifecycle.leaveWithServer();
 

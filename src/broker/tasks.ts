@@ -15,6 +15,7 @@ import { brokerKey } from "./paths.js";
 import { send } from "./protocol.js";
 import type { Client } from "./questions.js";
 import { requestScope } from "./relay.js";
+import { TaskReads } from "./reads.js";
 
 export class HeldTasks {
   /** Every task the broker has heard of, with its latest snapshot (undefined until one is read). */
@@ -28,6 +29,8 @@ export class HeldTasks {
   /** The latest snapshot of each task that a command's request returned (what that command knows). */
   private readonly handed = new Map<string, Snapshot>();
   private readonly recorder: Recorder;
+  /** The server's reads of each task, shared by the commands and the broker's own following (reads.ts). */
+  readonly reads: TaskReads;
   /** Since when nothing happened that keeps the broker up (a task ended, a command left): monotonic. */
   idleSince: number;
 
@@ -41,6 +44,7 @@ export class HeldTasks {
     private readonly stop: AbortSignal,
   ) {
     this.recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, descriptor);
+    this.reads = new TaskReads(ctx.clock);
     this.idleSince = ctx.clock.monotonic();
   }
 
@@ -167,11 +171,13 @@ export class HeldTasks {
   private async following(taskId: string): Promise<void> {
     if (this.followed.has(taskId)) return;
     this.followed.add(taskId);
-    void this.wire.watchNotifications([taskId], this.broadcast).catch(() => {});
+    // A push is newer than any read: the next read asks the server.
+    const pushed = (snapshot: Snapshot) => (this.reads.stale(snapshot.taskId), this.broadcast(snapshot));
+    void this.wire.watchNotifications([taskId], pushed).catch(() => {});
     // Where the server answers a read only once the task has ended (V1), its end is a push of its own.
     void this.wire
       .awaitEnd?.(taskId, this.stop)
-      .then((snapshot) => this.broadcast(snapshot))
+      .then(pushed)
       .catch(() => {});
     const ended = () => {
       const last = this.known.get(taskId);
@@ -185,10 +191,14 @@ export class HeldTasks {
       const left = this.followLeft(last, taskId) + 100;
       const lastRead = left <= pace;
       if (lastRead) this.lastReadOwed.add(taskId);
-      await this.ctx.clock.sleep(Math.min(pace, Math.max(0, left)), this.stop);
+      // A pace after the last read of the task, whoever made it: a command following the task is its one reader.
+      const due = Math.max(0, this.reads.lastAt(taskId) + pace - this.ctx.clock.monotonic());
+      await this.ctx.clock.sleep(Math.min(due || pace, Math.max(0, left)), this.stop);
       try {
         // Seen ended meanwhile (a push, a command's read): nothing left to read.
         if (this.stop.aborted || isTerminal(this.known.get(taskId)?.status ?? "working")) return;
+        // Read by a command meanwhile: nothing to add (the ttl's last read is made all the same).
+        if (!lastRead && this.ctx.clock.monotonic() - this.reads.lastAt(taskId) < pace) continue;
         // Past its ttl and not seen to end, the last read says whether the server still has it (one that dropped
         // it says "not found", and the handle says so: see read).
         if (!(await this.read(taskId)) || lastRead) return;
@@ -204,7 +214,7 @@ export class HeldTasks {
   /** One read of a task by the broker; false once it is no longer followed (unknown to the server, or no answer). */
   private async read(taskId: string): Promise<boolean> {
     try {
-      const snapshot = this.heldFor(await this.wire.getTask(taskId));
+      const snapshot = this.heldFor(await this.reads.read(taskId, () => this.wire.getTask(taskId)));
       if (snapshot.status !== this.known.get(taskId)?.status) this.broadcast(snapshot);
       else this.seen(snapshot);
       return true;
@@ -214,6 +224,19 @@ export class HeldTasks {
       if (error instanceof TaskNotFoundError) await this.recorder.gone(taskId, error.message);
       this.firstSeen.set(taskId, { wall: 0, mono: -Infinity });
       return false;
+    }
+  }
+
+  /** The questions held for these tasks are dropped (the broker leaves): said on their handles (this server's). */
+  async markDropped(taskIds: string[], reason: string): Promise<void> {
+    for (const taskId of taskIds) {
+      try {
+        const { stem, handle } = await this.ctx.tracker.store.find(taskId);
+        if (handle.taskId === taskId && sameServer(handle.server.descriptor, this.descriptor) && !handle.outcome)
+          await new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle).markQuestionDropped(reason);
+      } catch {
+        /* no saved handle for it */
+      }
     }
   }
 

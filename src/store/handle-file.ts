@@ -106,6 +106,18 @@ export function parseHandle(text: string): Handle {
     !(isObject(value.gone) && typeof value.gone.reason === "string" && optBoolean(value.gone.notFound))
   )
     fail("gone");
+  // Marks of where the task or its question went: one that is not well formed is dropped (the handle stays usable).
+  if (value.imported !== undefined && !(isObject(value.imported) && typeof value.imported.at === "string"))
+    delete value.imported;
+  if (
+    value.questionDropped !== undefined &&
+    !(
+      isObject(value.questionDropped) &&
+      typeof value.questionDropped.at === "string" &&
+      typeof value.questionDropped.reason === "string"
+    )
+  )
+    delete value.questionDropped;
   // Progress is shown, never acted on: one that is not a number is dropped, not a reason to refuse the handle.
   if (value.progress !== undefined && !(isObject(value.progress) && Number.isFinite(value.progress.progress)))
     delete value.progress;

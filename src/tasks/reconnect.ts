@@ -8,6 +8,7 @@ import { connectionScope, type ResumeToken, type Wire } from "../protocol/wire.j
 import { TaskEngine } from "./engine.js";
 import { withdrawnNote, type InputProvider } from "./input.js";
 import { saveMoves } from "./handle-events.js";
+import { heldElsewhere } from "./away.js";
 import type { TrackedTask } from "./tracker.js";
 import type { WireTap } from "../protocol/trace.js";
 
@@ -89,6 +90,9 @@ export class ServerLinks {
   /** The connection that reaches a saved task (`tracked`: to mark it gone when its stdio broker is). */
   async linkOf(tracked: TrackedTask | { handle: Handle; markGone?: undefined }): Promise<Link> {
     const { server, resume } = tracked.handle;
+    // A stdio task imported from another home runs in that home's broker: said, never marked gone (away.ts).
+    const away = heldElsewhere(tracked.handle);
+    if (away) throw away;
     try {
       return await this.shared(`${descriptorKey(server.descriptor)}|${connectionScope(resume)}`, server.name, () =>
         this.ctx.connect(server.descriptor, server.name, { resume, sampling: this.input.sampling }),

@@ -177,6 +177,13 @@ export class TrackedTask {
     });
   }
 
+  /** The V1 question held for the task was dropped (its keeper stopped): see Handle.questionDropped. */
+  async markQuestionDropped(reason: string): Promise<void> {
+    await this.change((handle) => {
+      handle.questionDropped = { at: this.at(), reason };
+    });
+  }
+
   /**
    * The task is reached another way from now on (its server forgot the old session and knows the task in a new
    * one).

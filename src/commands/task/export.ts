@@ -5,6 +5,7 @@ import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { createPrinter } from "../../output/printer.js";
 import { withoutCredentials } from "../../protocol/server.js";
+import { homeMark } from "../../tasks/away.js";
 import { jsonOption, pickServer, withOptions, taskIdArgument, taskRef, type TaskRef } from "../options.js";
 
 export const exportTask: Leaf<TaskRef, [string]> = {
@@ -27,7 +28,16 @@ export async function runExport(ref: TaskRef, ctx: Context): Promise<number> {
   // An exported handle carries the server's address, never its credentials (headers, environment).
   const { server } = tracked.handle;
   createPrinter(ctx.io, true).document(
-    { ...tracked.handle, server: { name: server.name, descriptor: withoutCredentials(server.descriptor) } },
+    {
+      ...tracked.handle,
+      server: { name: server.name, descriptor: withoutCredentials(server.descriptor) },
+      // The home its task's broker and keeper run in (a random id, not a path): this one, or the one it was imported
+      // from. Imported elsewhere they are out of reach (src/tasks/away.ts); imported back there, they are not.
+      imported: {
+        at: tracked.handle.imported?.at ?? new Date(ctx.clock.now()).toISOString(),
+        from: tracked.handle.imported ? tracked.handle.imported.from : homeMark(ctx.home),
+      },
+    },
     () => "",
   );
   return 0;

@@ -20,6 +20,7 @@ import {
 } from "../../protocol/server.js";
 import { sanitizeLine, shellValue } from "../../sanitize.js";
 import { confirm } from "../../ui/prompt.js";
+import { homeMark } from "../../tasks/away.js";
 
 export interface ImportOptions {
   /** The exported handle(s); `-`: stdin. */
@@ -85,6 +86,13 @@ export async function runImport(options: ImportOptions, ctx: Context): Promise<n
   }
   const imported: string[] = [];
   const kept: string[] = [];
+  const here = homeMark(ctx.home);
+  const at = new Date(ctx.clock.now()).toISOString();
+  for (const handle of adopted)
+    // From another home (or one that does not say): what that home's broker or keeper holds is out of reach here
+    // (src/tasks/away.ts). Back in the home it came from: as it was.
+    if (here !== undefined && handle.imported?.from === here) delete handle.imported;
+    else handle.imported = { at, ...(typeof handle.imported?.from === "string" && { from: handle.imported.from }) };
   for (const handle of adopted)
     ((await ctx.tracker.adopt(handle)).kept ? kept : imported).push(`${handle.taskId} (server ${handle.server.name})`);
   const printer = createPrinter(ctx.io, false);

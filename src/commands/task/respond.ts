@@ -11,6 +11,7 @@ import type { Leaf } from "../command.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
 import { safeJson, sanitizeLine, shellValue, shellWord } from "../../sanitize.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
+import { readUnlessLost } from "../../tasks/away.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { inputProvider, readAnswers } from "../presentation.js";
@@ -122,7 +123,9 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
   const wait = waitSignal(ctx, options.timeoutMs);
   try {
     const hooks = printerHooks(createPrinter(ctx.io, false), ctx.clock, { printResult: false });
-    const { outcome, last } = await followTask(engine, tracked, undefined, {
+    // A V1 question this home cannot be given (its keeper stopped, the task imported while it waited): said now.
+    const first = await readUnlessLost(tracked.handle, wire, wait.signal);
+    const { outcome, last } = await followTask(engine, tracked, first, {
       clock: ctx.clock,
       signal: wait.signal,
       settings: followSettings(ctx),

@@ -7,6 +7,7 @@ import { StillRunningError } from "../../errors.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
 import { isTerminal } from "../../protocol/wire.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
+import { readUnlessLost } from "../../tasks/away.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { shellWord } from "../../sanitize.js";
@@ -117,7 +118,8 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     if (!options.resultOnly) await showLogs(ctx, wire, printer, options, () => handle.taskId);
     if (!options.resultOnly) info(printer);
     lastProgress(printer);
-    let first;
+    // A V1 question this home cannot be given (its keeper stopped, the task imported while it waited): said now.
+    let first = await readUnlessLost(handle, wire, wait.signal);
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
       await tracked.observe(first);
