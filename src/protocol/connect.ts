@@ -94,6 +94,12 @@ async function resume(descriptor: ServerDescriptor, options: ConnectOptions, tok
       "run the task again; keeping stdio servers alive between commands is planned",
     );
   }
+  if (token.sessionBound) {
+    throw new TaskNotFoundError(
+      `this task ran on a legacy HTTP+SSE session with ${sanitizeLine(label)}, which ended with the mcp-task command that started it; such a session is that command's own event stream`,
+      "run the task again, and let the command follow it to its end (--detach cannot be kept on such a server)",
+    );
+  }
   if (token.generation === "v2") {
     const discover = token.discover as Extract<PriorDiscovery, { kind: "modern" }>["discover"] | undefined;
     return connectOnce(descriptor, options, discover ? { kind: "modern", discover } : undefined);
@@ -131,17 +137,38 @@ async function connectOnce(
   };
   if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport)
     wire.serverPid = transport.pid ?? undefined;
-  return transport instanceof SSEClientTransport ? plainCallsOnly(wire) : wire;
+  return transport instanceof SSEClientTransport ? sessionBound(wire) : wire;
 }
+
+/** Why a legacy HTTP+SSE connection's tasks end with the command (Wire.confinedTasks). */
+const SSE_SESSION_ENDS =
+  "a legacy HTTP+SSE server's session is this command's own event stream, and its tasks end with it";
 
 /**
  * A legacy HTTP+SSE connection: its session is its event stream, which no other process can take over, so nothing
- * started here could outlive the command. Its calls are plain calls, and its questions are this process's to answer.
+ * started here can outlive the command, and its questions are this process's to answer. A tool whose taskSupport is
+ * "required" is still called as a task (2025-11-25: a client must), followed inside the command on this session;
+ * every other call is a plain call (a task would only be lost with the session). A handle saved of its task says
+ * so to a later command (resume).
  */
-function plainCallsOnly(wire: Wire): Wire {
+function sessionBound(wire: Wire): Wire {
   const call = wire.callTool.bind(wire);
-  wire.callTool = (name, args, options) => call(name, args, { ...options, task: "never" });
+  const list = wire.listTools.bind(wire);
+  const token = wire.resumeToken.bind(wire);
+  let required: ReadonlySet<string> | undefined;
+  wire.listTools = async () => {
+    const tools = await list();
+    required = new Set(tools.filter((tool) => tool.taskSupport === "required").map((tool) => tool.name));
+    return tools;
+  };
+  wire.callTool = async (name, args, options) => {
+    if (!required) await wire.listTools();
+    const task = options.task === "auto" && required!.has(name) ? "auto" : "never";
+    return call(name, args, { ...options, task });
+  };
+  wire.resumeToken = () => ({ ...token(), sessionBound: true });
   Object.defineProperty(wire, "handsQuestionsOnce", { value: false });
+  Object.defineProperty(wire, "confinedTasks", { value: SSE_SESSION_ENDS });
   return wire;
 }
 
