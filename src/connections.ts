@@ -140,6 +140,9 @@ async function direct(
     name,
     requestTimeoutMs: requestTimeoutMs(env),
     resume: how.resume,
+    // A broker's own connection tells its generation to every command it serves, and a new task's connection
+    // decides who keeps its questions (connect above): their generation is checked at the start.
+    checkVerdict: how.direct === true || how.outlive === true,
     // Sampling is declared where a reply can come: from this command (a person, --sampling-reply), or later, from
     // the process that keeps the question (a broker's own connection; a task's session, handed to its keeper).
     sampling: how.direct === true || how.outlive === true || how.sampling === true,

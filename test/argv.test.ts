@@ -435,7 +435,11 @@ describe("server", () => {
     await usageError(["server", "add", "n", "--stdio", "a | b"], /shell operators/);
   });
 
-  it("list, remove, use, ps, stop, logs, import", async () => {
+  it("list, remove, use, ps, stop, logs, import, forget-verdict", async () => {
+    expect(await parse("server", "forget-verdict", "-s", "n")).toEqual({
+      command: "server forget-verdict",
+      options: { server: "n", stdio: undefined },
+    });
     expect(await parse("server", "logs", "node s.js", "--json")).toEqual({
       command: "server logs",
       options: { name: "node s.js", json: true, wire: false },
@@ -503,6 +507,7 @@ describe("the command surface", () => {
       "stop",
       "logs",
       "import",
+      "forget-verdict",
     ]);
   });
 

@@ -6,8 +6,16 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createProxy } from "proxy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tempHome } from "./helpers/cli.js";
-import { freePort, startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
+import { events, runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
+import {
+  freePort,
+  SDK_V1_SERVER,
+  startEverythingHttp,
+  startListening,
+  startV2Http,
+  type RunningServer,
+} from "./helpers/servers.js";
 
 let server: RunningServer;
 let proxyUrl: string;
@@ -37,10 +45,11 @@ describe("real networks", { timeout: 60_000 }, () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/"type":"result"/);
-    // The exchanges went through the proxy (undici tunnels plain http too: CONNECT, one per connection it opens).
-    const { host } = new URL(server.url);
+    // The exchanges went through the proxy, each an absolute-form request as docs/cli.md says for http:// servers (no
+    // CONNECT tunnel), and no warning of an experimental agent on stderr.
     expect(seen.length).toBeGreaterThan(0);
-    expect(seen.every((line) => line === `CONNECT ${host}` || line.startsWith(`POST ${server.url}`))).toBe(true);
+    expect(seen.filter((line) => !/^(POST|GET|DELETE) /.test(line) || !line.includes(` ${server.url}`))).toEqual([]);
+    expect(run.stderr).not.toMatch(/experimental|Warning/i);
 
     seen.length = 0;
     const bypass = await runCli(["tools", "-s", server.url], {
@@ -64,6 +73,44 @@ describe("real networks", { timeout: 60_000 }, () => {
       // First contact: Streamable HTTP refused (404), then the event stream's endpoint is used.
       expect(echo.stderr).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/sse 404/);
       expect(echo.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/sse 200/);
+    } finally {
+      await legacy.stop();
+    }
+  });
+
+  it("legacy HTTP+SSE with tasks (the SDK v1 server's --sse): a task-required tool runs as a task inside the command", async () => {
+    const legacy = await startListening([SDK_V1_SERVER, "--sse", "--port", "0"], "sdk v1 server over sse");
+    try {
+      const home = tempHome();
+      // The 2025-11-25 spec: a client must call a tool whose taskSupport is "required" as a task.
+      const work = await runInProcess(["call", "work", "ms=300", "-s", legacy.url, "--json"], { home });
+      expect(work.code, work.stderr).toBe(0);
+      expect(events(work.stdout)[0]).toMatchObject({ type: "task", generation: "v1" });
+      expect(events(work.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
+      expect(work.stdout).toContain("work done after 300 ms");
+      // Its question comes on the session's event stream, on the tasks/result the command opens.
+      const answer = JSON.stringify({ name: "Ada", count: 2 });
+      const asked = await runInProcess(["call", "confirm", "item=x", "-s", legacy.url, "--input", answer], { home });
+      expect(asked.code, asked.stderr).toBe(0);
+      expect(asked.stdout).toContain('"name":"Ada"');
+      // Without an answer: exit 6, and the hint names no later `respond` (nothing can reach the task after this
+      // command), and a later `get` says why.
+      const unanswered = await runInProcess(["call", "confirm", "item=y", "-s", legacy.url, "--json"], { home });
+      expect(unanswered.code, unanswered.stderr).toBe(6);
+      const refusal = events(unanswered.stdout).at(-1) as { type: string; hint: string };
+      expect(refusal).toMatchObject({ type: "error", code: "input_required" });
+      expect(refusal.hint).toMatch(/^no later command can reach this task .*--input/);
+      const later = await runInProcess(["get", events(unanswered.stdout)[0]!.taskId as string], { home });
+      expect(later.code).toBe(5);
+      expect(later.stderr).toMatch(/legacy HTTP\+SSE session .* ended with the mcp-task command that started it/);
+      // The session is the command's event stream: a task cannot outlive it, so --detach is refused before the call.
+      const detached = await runInProcess(["call", "work", "ms=300", "-s", legacy.url, "--detach", "--trace"], {
+        home,
+      });
+      expect(detached.code, detached.stderr).toBe(2);
+      expect(detached.stderr).toMatch(/--detach.*legacy HTTP\+SSE/);
+      expect(detached.stderr).not.toContain("tools/call");
+      expect(detached.stdout).toBe("");
     } finally {
       await legacy.stop();
     }

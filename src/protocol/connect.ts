@@ -24,6 +24,7 @@ import { EarlyStdioTransport } from "./stdio.js";
 import { adopt, serverProcess, stdioTransport, watchServer, type StderrTail } from "./stdio-sdk.js";
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
+import { renegotiable } from "./renegotiable.js";
 import type { ResumeToken, Wire } from "./wire.js";
 
 const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
@@ -36,7 +37,8 @@ const clientCapabilities = (sampling: boolean) => ({
 
 /** Where generation verdicts are remembered between processes. */
 export interface VerdictCache {
-  get(key: string): PriorDiscovery | undefined;
+  /** The verdict last found for a server, and whether it may be used without asking the server (`fresh`). */
+  get(key: string): { verdict: PriorDiscovery; fresh: boolean } | undefined;
   set(key: string, verdict: PriorDiscovery): void;
   delete(key: string): void;
 }
@@ -58,6 +60,11 @@ export interface ConnectOptions {
   serverStderr?: (text: string) => void;
   /** Where the wire trace goes (`--trace`), if anywhere. */
   trace?: Trace;
+  /**
+   * A connection that lives long (a broker's, which tells its generation to every command it serves): a kept verdict
+   * is checked at the start however fresh (one `server/discover`), not taken over later under a command's feet.
+   */
+  checkVerdict?: boolean;
   /** HTTP: reach the server over legacy HTTP+SSE (set when it refused Streamable HTTP at first contact). */
   legacySse?: boolean;
   /** HTTP: the fetch under the guard that presents the saved sign-in's token (src/auth/fetch.ts). */
@@ -69,20 +76,33 @@ export interface ConnectOptions {
   sampling?: boolean;
 }
 
+/**
+ * Connects, with the generation verdict kept for the server where there is one. A fresh verdict (within its
+ * discover result's ttlMs; a legacy one for a day) is used as it is: no round trip for a 2026-07-28 one, which is
+ * then negotiated again, once, should a request under it say that the server changed (renegotiable.ts). One past its
+ * ttl (ttlMs 0, the usual: at once) is only the likely generation, checked by asking the server (`server/discover`;
+ * over stdio, of the process already started). A connection that fails under a kept verdict forgets it and
+ * negotiates afresh.
+ */
 export async function connect(descriptor: ServerDescriptor, options: ConnectOptions): Promise<Wire> {
   if (options.resume) return resume(descriptor, options, options.resume);
   const key = descriptorKey(descriptor);
-  const prior = options.verdicts?.get(key);
+  const known = options.verdicts?.get(key);
+  const prior = known?.fresh && !(options.checkVerdict && known.verdict.kind === "modern") ? known.verdict : undefined;
+  const afresh = () => {
+    options.verdicts?.delete(key);
+    return connectOnce(descriptor, { ...options, prestarted: undefined }, undefined);
+  };
+  let wire: Wire;
   try {
-    return await connectOnce(descriptor, options, prior);
+    wire = await connectOnce(descriptor, options, prior, undefined, known?.verdict);
   } catch (error) {
-    // A stale cached verdict (the server changed generation): forget it and negotiate afresh.
-    if (prior && !(error instanceof UsageError)) {
-      options.verdicts?.delete(key);
-      return connectOnce(descriptor, options, undefined);
-    }
+    // A verdict that no longer holds (the server changed generation): forget it and negotiate afresh.
+    if (known && !(error instanceof UsageError)) return afresh();
     throw error;
   }
+  const channel = channels.get(wire);
+  return prior?.kind === "modern" && channel ? renegotiable(wire, afresh, () => channel.untypedResults > 0) : wire;
 }
 
 /** Reconnects for a saved task: V2 is stateless; V1 over HTTP reuses the saved session (no new initialize). */
@@ -92,6 +112,12 @@ async function resume(descriptor: ServerDescriptor, options: ConnectOptions, tok
     throw new TaskNotFoundError(
       `this task ran on a stdio server (${sanitizeLine(label)}), which stopped with the mcp-task command that started it; a 2025-11-25 task lives only as long as its server process`,
       "run the task again; keeping stdio servers alive between commands is planned",
+    );
+  }
+  if (token.sessionBound) {
+    throw new TaskNotFoundError(
+      `this task ran on a legacy HTTP+SSE session with ${sanitizeLine(label)}, which ended with the mcp-task command that started it; such a session is that command's own event stream`,
+      "run the task again, and let the command follow it to its end (--detach cannot be kept on such a server)",
     );
   }
   if (token.generation === "v2") {
@@ -106,11 +132,12 @@ async function connectOnce(
   options: ConnectOptions,
   prior: PriorDiscovery | undefined,
   session?: ResumeToken,
+  known?: PriorDiscovery,
 ): Promise<Wire> {
   // Logging notifications go to whoever the wire tells, from the first connection and any renewed one.
   const logs = (opened: Opened) => ((opened.rpc.onLog = (log) => wire.onLog?.(log)), opened);
   const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = logs(
-    await open(descriptor, options, prior, session),
+    await open(descriptor, options, prior, session, known),
   );
   // V1 over HTTP: when the server no longer knows the session (it restarted), the wire opens a new one this way.
   const renew =
@@ -131,17 +158,39 @@ async function connectOnce(
   };
   if (transport instanceof StdioClientTransport || transport instanceof EarlyStdioTransport)
     wire.serverPid = transport.pid ?? undefined;
-  return transport instanceof SSEClientTransport ? plainCallsOnly(wire) : wire;
+  channels.set(wire, rpc);
+  return transport instanceof SSEClientTransport ? sessionBound(wire) : wire;
 }
+
+/** Why a legacy HTTP+SSE connection's tasks end with the command (Wire.confinedTasks). */
+const SSE_SESSION_ENDS =
+  "a legacy HTTP+SSE server's session is this command's own event stream, and its tasks end with it";
 
 /**
  * A legacy HTTP+SSE connection: its session is its event stream, which no other process can take over, so nothing
- * started here could outlive the command. Its calls are plain calls, and its questions are this process's to answer.
+ * started here can outlive the command, and its questions are this process's to answer. A tool whose taskSupport is
+ * "required" is still called as a task (2025-11-25: a client must), followed inside the command on this session;
+ * every other call is a plain call (a task would only be lost with the session). A handle saved of its task says
+ * so to a later command (resume).
  */
-function plainCallsOnly(wire: Wire): Wire {
+function sessionBound(wire: Wire): Wire {
   const call = wire.callTool.bind(wire);
-  wire.callTool = (name, args, options) => call(name, args, { ...options, task: "never" });
+  const list = wire.listTools.bind(wire);
+  const token = wire.resumeToken.bind(wire);
+  let required: ReadonlySet<string> | undefined;
+  wire.listTools = async () => {
+    const tools = await list();
+    required = new Set(tools.filter((tool) => tool.taskSupport === "required").map((tool) => tool.name));
+    return tools;
+  };
+  wire.callTool = async (name, args, options) => {
+    if (!required) await wire.listTools();
+    const task = options.task === "auto" && required!.has(name) ? "auto" : "never";
+    return call(name, args, { ...options, task });
+  };
+  wire.resumeToken = () => ({ ...token(), sessionBound: true });
   Object.defineProperty(wire, "handsQuestionsOnce", { value: false });
+  Object.defineProperty(wire, "confinedTasks", { value: SSE_SESSION_ENDS });
   return wire;
 }
 
@@ -169,17 +218,27 @@ function handshakeTimeouts(descriptor: ServerDescriptor, timeoutMs: number): { p
   };
 }
 
-/** The transport: the prestarted server serves one connection, and only one whose generation is known (stdio.ts). */
+/**
+ * The transport: the prestarted server serves one connection, and only one whose generation is known or likely (a
+ * kept verdict, past its ttl: `known`), where a `server/discover` in that process checks it (stdio.ts).
+ */
 async function transportOf(
   descriptor: ServerDescriptor,
   options: ConnectOptions,
-  at: { prior?: PriorDiscovery; session?: ResumeToken; stderrTail: StderrTail; guard: SizeGuard; label: string },
+  at: {
+    prior?: PriorDiscovery;
+    known?: PriorDiscovery;
+    session?: ResumeToken;
+    stderrTail: StderrTail;
+    guard: SizeGuard;
+    label: string;
+  },
 ): Promise<Transport> {
-  const { prior, session, stderrTail, guard, label } = at;
+  const { prior, known, session, stderrTail, guard, label } = at;
   const early = options.prestarted;
   options.prestarted = undefined;
-  if (early && !prior) early.discard();
-  if (prior && early) return adopt(early, stderrTail, guard);
+  if (early && !(prior ?? known)) early.discard();
+  if ((prior ?? known) && early) return adopt(early, stderrTail, guard);
   const fetch = descriptor.transport === "http" ? await serverFetch(options.env, options.trace, label) : undefined;
   return makeTransport(
     descriptor,
@@ -199,13 +258,14 @@ async function open(
   options: ConnectOptions,
   prior: PriorDiscovery | undefined,
   session?: ResumeToken,
+  known?: PriorDiscovery,
 ): Promise<Opened> {
   const label = options.name ?? describeServer(descriptor);
   const stderrTail: StderrTail = { text: "", sink: options.serverStderr };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const handshake = handshakeTimeouts(descriptor, options.timeoutMs ?? requestTimeoutMs);
-  const transport = await transportOf(descriptor, options, { prior, session, stderrTail, guard, label });
+  const transport = await transportOf(descriptor, options, { prior, known, session, stderrTail, guard, label });
   if (options.trace) traceTransport(transport, options.trace, label);
   const client = new Client(CLIENT_INFO, {
     capabilities: clientCapabilities(options.sampling === true),
@@ -246,7 +306,10 @@ async function open(
       : era === "legacy"
         ? { kind: "legacy" }
         : undefined;
-  if (verdict && !prior) options.verdicts?.set(descriptorKey(descriptor), verdict);
+  // Kept when found by asking: written only where it changed, or where its ttl lets it be used unchecked for a while
+  // (a discover result with ttlMs 0, checked each time, costs no write each time).
+  if (verdict && !prior && (!sameVerdict(verdict, known) || freshFor(verdict)))
+    options.verdicts?.set(descriptorKey(descriptor), verdict);
   // A resumed session skipped initialize, after which the SDK opens the session's standalone GET stream; servers
   // send questions there too (the SDK's simpleTaskInteractive sends them nowhere else), so it is opened here.
   if (session?.sessionId && transport instanceof StreamableHTTPClientTransport) await openStandaloneStream(transport);
@@ -260,6 +323,15 @@ async function open(
   const sessionId = () => (transport instanceof StreamableHTTPClientTransport ? transport.sessionId : undefined);
   return { client, rpc, era, protocolVersion, serverName, sessionId, transport };
 }
+
+/** Each wire's channel, for what it counted (renegotiable.ts). */
+const channels = new WeakMap<Wire, RawChannel>();
+
+const sameVerdict = (a: PriorDiscovery, b: PriorDiscovery | undefined) => JSON.stringify(a) === JSON.stringify(b);
+const freshFor = (verdict: PriorDiscovery) => {
+  const ttl: unknown = verdict.kind === "modern" ? verdict.discover.ttlMs : undefined;
+  return typeof ttl === "number" && ttl > 0;
+};
 
 /**
  * A tripped guard ends the connection: its requests fail with the guard's error, and so does the wire's close (a

@@ -144,6 +144,7 @@ export function toServerError(error: unknown, what: string): ServerError {
     const body = typeof data?.text === "string" ? sanitizeLine(data.text).trim().slice(0, MAX_ERROR_TEXT) : "";
     const out = new ServerError(`the server answered ${what} with HTTP ${status}${body ? `: ${body}` : ""}`);
     out.transient = status >= 500;
+    out.cause = error; // its status, for what reads the structure (renegotiable.ts); never printed
     return out;
   }
   const message = error instanceof Error ? error.message : String(error);

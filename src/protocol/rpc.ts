@@ -86,6 +86,12 @@ export class RawChannel {
   onLog?: (log: LogMessage) => void;
 
   /**
+   * How many results came without a `resultType`: the 2025-11-25 shape, which a 2026-07-28 server never sends (its
+   * results must carry one); read where the generation was taken from a kept verdict (renegotiable.ts).
+   */
+  untypedResults = 0;
+
+  /**
    * Told of the task notifications (TASK_NOTIFICATIONS) instead of the SDK client: a dashboard following 1,000
    * tasks receives about 1,000 a second, and the SDK's handling of each (schema parses to learn it is a
    * notification, then its handler lookup) cost as much as all of ours.
@@ -255,6 +261,7 @@ export class RawChannel {
       waiter.reject(new ServerError("the server's reply has no result object"));
       return;
     }
+    if ((result as { resultType?: unknown }).resultType === undefined) this.untypedResults++;
     waiter.resolve(result as Record<string, unknown>);
   }
 

@@ -162,6 +162,8 @@ export interface ResumeToken {
   sessionId?: string;
   /** V1: the server's capabilities from initialize (not repeated on a resumed session). */
   capabilities?: Record<string, unknown>;
+  /** Legacy HTTP+SSE: the session was the creating command's event stream; nothing reaches its tasks after it. */
+  sessionBound?: boolean;
 }
 
 /** How a server answered a probe: refused (with which JSON-RPC error, and whether it is the one the spec names). */
@@ -197,6 +199,11 @@ export interface Wire {
    * broker): a task the reply creates gets its handle saved there (under CallOptions.owner), and its outcome later.
    */
   readonly keepsAbandonedCalls?: boolean;
+  /**
+   * Where set, why no task started on this connection can outlive the command (a legacy HTTP+SSE session is the
+   * command's own event stream): `--detach` is refused before the call is sent.
+   */
+  readonly confinedTasks?: string;
   /** Called for every input request the server makes (set it before calling tools). */
   inputHandler?: InputHandler;
   /**
@@ -291,5 +298,6 @@ export function connectionScope(token: ResumeToken): string {
  * (V2: the server lists a question until it is answered). See Wire.handsQuestionsOnce.
  */
 export function questionKeeperOf(token: ResumeToken): string | undefined {
+  if (token.sessionBound) return undefined; // no session left to keep: connect says so
   return token.generation === "v1" ? (token.sessionId ?? "") : undefined;
 }

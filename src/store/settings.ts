@@ -17,7 +17,7 @@ import {
 } from "../limits.js";
 import { setOwn } from "../data.js";
 import { checkOwnFile, formatBytes, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
-import { sameServer, type ServerDescriptor } from "../protocol/server.js";
+import { descriptorKey, sameServer, type ServerDescriptor } from "../protocol/server.js";
 import { shellValue } from "../sanitize.js";
 import { ensurePrivateDir } from "./home.js";
 
@@ -26,8 +26,14 @@ export { ensurePrivateDir, homeDir, type PrivacyCheck } from "./home.js";
 
 export interface SavedVerdict {
   verdict: PriorDiscovery;
-  /** When it was found (ms since epoch): a legacy verdict is trusted only for a while. */
+  /** When it was found (ms since epoch): a verdict is trusted only for a while (Settings.verdict). */
   at: number;
+}
+
+/** A server's verdict as kept, and whether it may still be used without asking the server (`fresh`). */
+export interface KnownVerdict {
+  verdict: PriorDiscovery;
+  fresh: boolean;
 }
 
 interface SettingsData {
@@ -86,8 +92,18 @@ export class SettingsFullError extends UsageError {
   }
 }
 
-/** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. */
-const LEGACY_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. The longest a
+ *  2026-07-28 server's discover result is used unchecked, whatever its ttlMs says (the SDK's MAX_CACHE_TTL_MS). */
+const VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+/** Drops the verdict kept for a server (a descriptor read from the file may be any JSON: then there is none). */
+function forgetVerdictOf(data: SettingsData, descriptor: ServerDescriptor): void {
+  try {
+    delete data.verdicts[descriptorKey(descriptor)];
+  } catch {
+    /* not a server descriptor: no verdict was kept under it */
+  }
+}
 
 export class Settings {
   private readonly file: string;
@@ -243,6 +259,9 @@ export class Settings {
         if ("client" in entry && entry.client) setOwn(clients, entry.name, entry.client);
         else if ("client" in entry || !before || !sameServer(before, entry.descriptor)) delete clients[entry.name];
         setOwn(data.servers, entry.name, entry.descriptor);
+        // A server saved (again) is negotiated afresh: what was found at its address may be another server's.
+        forgetVerdictOf(data, entry.descriptor);
+        if (before) forgetVerdictOf(data, before);
       }
       if (data.clients !== undefined || Object.keys(clients).length > 0) data.clients = clients;
       if (defaultIfNone !== undefined && !data.defaultServer) data.defaultServer = defaultIfNone;
@@ -254,6 +273,7 @@ export class Settings {
     if (!Object.hasOwn(servers, name)) return false;
     this.update((data) => {
       if (data.clients) delete data.clients[name];
+      forgetVerdictOf(data, data.servers[name]); // saved again later, it is negotiated afresh
       delete data.servers[name];
       if (data.defaultServer === name) delete data.defaultServer;
     });
@@ -268,11 +288,21 @@ export class Settings {
     this.set("defaultServer", name);
   }
 
-  verdict(key: string, now: number): PriorDiscovery | undefined {
-    const saved = this.get("verdicts")[key];
-    if (!saved) return undefined;
-    if (saved.verdict.kind === "legacy" && now - saved.at > LEGACY_VERDICT_MAX_AGE_MS) return undefined;
-    return saved.verdict;
+  /**
+   * A server's verdict. A legacy one is used for a day, then found again. A 2026-07-28 one (its `server/discover`
+   * result) is fresh for its `ttlMs` (at most a day; `0`, the usual: never), and past it is kept only as the likely
+   * generation, which the connection checks before use (connect.ts). A clock set back makes none fresh.
+   */
+  verdict(key: string, now: number): KnownVerdict | undefined {
+    const verdicts = this.get("verdicts");
+    const saved = Object.hasOwn(verdicts, key) ? verdicts[key] : undefined;
+    if (!saved?.verdict || typeof saved.at !== "number") return undefined;
+    const age = now - saved.at;
+    if (saved.verdict.kind === "legacy")
+      return age >= 0 && age <= VERDICT_MAX_AGE_MS ? { verdict: saved.verdict, fresh: true } : undefined;
+    const ttl = saved.verdict.discover?.ttlMs;
+    const freshFor = typeof ttl === "number" && ttl > 0 ? Math.min(ttl, VERDICT_MAX_AGE_MS) : 0;
+    return { verdict: saved.verdict, fresh: age >= 0 && age < freshFor };
   }
 
   /** Keeps a server's verdict, if it is small enough, among the newest MAX_CACHED_VERDICTS (a cache: a verdict not
@@ -323,10 +353,12 @@ export class Settings {
     this.set("clients", clients);
   }
 
-  forgetVerdict(key: string): void {
+  /** Forgets a server's verdict (the next connection negotiates afresh); true if there was one. */
+  forgetVerdict(key: string): boolean {
     const verdicts = this.get("verdicts");
-    if (!Object.hasOwn(verdicts, key)) return;
+    if (!Object.hasOwn(verdicts, key)) return false;
     delete verdicts[key];
     this.set("verdicts", verdicts);
+    return true;
   }
 }

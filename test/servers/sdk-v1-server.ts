@@ -4,6 +4,8 @@
 //
 //   node sdk-v1-server.js --stdio            over stdio
 //   node sdk-v1-server.js --port 0           over Streamable HTTP (stateful sessions); prints `listening <url>`
+//   node sdk-v1-server.js --sse --port 0     over legacy HTTP+SSE (2024-11-05: GET /sse, POST /messages); prints
+//                                            `listening <url>` with the /sse address; a POST to /sse is refused (405)
 //   --exit-after-work                        the process exits as soon as a `work` task has ended
 //
 // Tools (all task-required); `work {ms, fail}` asks nothing and completes (or fails) after ms; `slow-create
@@ -32,6 +34,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   InMemoryTaskMessageQueue,
@@ -43,7 +46,7 @@ import * as z from "zod/v4";
 const argv = process.argv.slice(2);
 if (argv.includes("--help") || argv.includes("-h")) {
   process.stdout.write(
-    "usage: node sdk-v1-server.js --stdio | --port <n>\n" +
+    "usage: node sdk-v1-server.js --stdio | [--sse] --port <n>\n" +
       "  a 2025-11-25 tasks server on the official SDK's v1 line: over stdio, or Streamable HTTP on 127.0.0.1:<n>\n" +
       "  (0: any free port; it prints `listening <url>`)\n",
   );
@@ -412,6 +415,34 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 
 if (argv.includes("--stdio")) {
   await makeServer().connect(new StdioServerTransport());
+} else if (argv.includes("--sse")) {
+  // Legacy HTTP+SSE: the session is the GET /sse event stream; the client posts to the endpoint it names.
+  const sessions = new Map<string, SSEServerTransport>();
+  const http = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? "/", base);
+      if (req.method === "GET" && url.pathname === "/sse") {
+        const transport = new SSEServerTransport("/messages", res);
+        sessions.set(transport.sessionId, transport);
+        res.on("close", () => sessions.delete(transport.sessionId));
+        await makeServer().connect(transport);
+        return;
+      }
+      const transport = sessions.get(url.searchParams.get("sessionId") ?? "");
+      if (req.method === "POST" && url.pathname === "/messages" && transport) {
+        await transport.handlePostMessage(req, res, await readBody(req));
+        return;
+      }
+      res.writeHead(url.pathname === "/sse" ? 405 : 404).end();
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    }
+  });
+  http.listen(Number(flag("--port") ?? 0), "127.0.0.1", () => {
+    const address = http.address() as { port: number };
+    base = `http://127.0.0.1:${address.port}`;
+    process.stdout.write(`listening http://127.0.0.1:${address.port}/sse\n`);
+  });
 } else {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {

@@ -1,4 +1,4 @@
-// `mcp-task server add|list|remove|use|ps|stop|logs|import`: the saved servers, and the brokers of stdio servers.
+// `mcp-task server add|list|remove|use|ps|stop|logs|import|forget-verdict`: the saved servers, and the brokers of stdio servers.
 import type { Command } from "commander";
 import type { Noun } from "../command.js";
 import { serverAdd } from "./add.js";
@@ -9,6 +9,7 @@ import { serverRemove } from "./remove.js";
 import { serverStop } from "./stop.js";
 import { serverUse } from "./use.js";
 import { serverLogs } from "./logs.js";
+import { serverForgetVerdict } from "./forget-verdict.js";
 
 export const server: Noun = {
   declare: (parent: Command) =>
@@ -20,5 +21,15 @@ export const server: Noun = {
         "after",
         '\nExample:\n  mcp-task server add everything --stdio "npx -y @modelcontextprotocol/server-everything"',
       ),
-  verbs: [serverAdd, serverList, serverRemove, serverUse, serverPs, serverStop, serverLogs, serverImport],
+  verbs: [
+    serverAdd,
+    serverList,
+    serverRemove,
+    serverUse,
+    serverPs,
+    serverStop,
+    serverLogs,
+    serverImport,
+    serverForgetVerdict,
+  ],
 };

@@ -2,7 +2,7 @@
 // at once, and follow it to its end (or hand back the id with --detach).
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
-import { StoreUnwritableError } from "../../errors.js";
+import { InputRequiredError, McpTaskError, StoreUnwritableError, UsageError } from "../../errors.js";
 import type { Leaf } from "../command.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
 import type { Snapshot, Wire } from "../../protocol/wire.js";
@@ -151,6 +151,15 @@ async function savedTask(
   return tracked;
 }
 
+/** A task no later command can reach (Wire.confinedTasks): its error's hint names no command that cannot work. */
+function confined(error: unknown, wire: Wire, taskId: string | null): unknown {
+  if (!taskId || !wire.confinedTasks || !(error instanceof McpTaskError)) return error;
+  error.hint = `no later command can reach this task (${wire.confinedTasks}): make the call again${
+    error instanceof InputRequiredError ? ", with its answer (--input '{...}')" : ""
+  }`;
+  return error;
+}
+
 export async function runCall(options: CallOptions, ctx: Context): Promise<number> {
   const answers = await readAnswers(options, ctx);
   const args = {
@@ -181,6 +190,11 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     const engine = new TaskEngine(wire, ctx.clock, provider);
     await checkedTool(engine, server, options.tool, args, (support) => settings.saveTaskSupport(key, support));
     if (wait.signal.aborted) throw wait.signal.reason; // stopped before the call: nothing was started
+    if (options.detach && mayBeTask && wire.confinedTasks)
+      throw new UsageError(
+        `--detach cannot be kept: ${wire.confinedTasks}`,
+        "run it without --detach: the command follows the task to its end",
+      );
     // Stopped while the call is out, a call that may become a task waits a little for its reply, so that the task is
     // saved, not lost (see replyWait).
     reply = mayBeTask ? replyWait(ctx, wait.signal, (text) => printer.note(text)) : undefined;
@@ -224,7 +238,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     // Stopped, and no reply within the wait for it: what became of the call depends on who still hears it.
     if (taskId === null && reply?.signal.aborted && error === reply.signal.reason)
       throw unansweredCall(error, wire.keepsAbandonedCalls === true);
-    throw withResumeHint(error, taskId);
+    throw confined(withResumeHint(error, taskId), wire, taskId);
   } finally {
     reply?.dispose();
     close();
