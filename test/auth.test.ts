@@ -214,6 +214,27 @@ describe("sign-in", () => {
     expect(await login.exited).toBe(0);
   });
 
+  it("an interrupted login (Ctrl-C while the browser is out) leaves the saved sign-in as it was: the next command uses the old tokens", async () => {
+    const home = tempHome();
+    await run(["server", "add", "demo", "--url", url], home);
+    expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
+    const before = readFileSync(tokenFile(home), "utf8");
+    // login again; the person never comes back from the browser, and presses Ctrl-C.
+    const login = startCli(["login", "demo", "--no-browser"], { home, env: noBrowser });
+    await new Promise<void>((resolve) => {
+      let text = "";
+      login.child.stderr!.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        if (/open this address in a browser/.test(text)) resolve();
+      });
+    });
+    login.child.kill("SIGINT");
+    expect(await login.exited).not.toBe(0);
+    expect(readFileSync(tokenFile(home), "utf8")).toBe(before);
+    const tools = await run(["tools", "-s", "demo"], home);
+    expect(tools.code, tools.stderr).toBe(0);
+  });
+
   it("an access token that expires while a task is followed is refreshed (once across concurrent commands); a revoked one ends with exit 8, the handle intact", async () => {
     const home = tempHome();
     await run(["server", "add", "demo", "--url", url], home);

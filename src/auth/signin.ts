@@ -57,8 +57,8 @@ export async function signIn(o: SignIn): Promise<"signed-in" | "not-needed"> {
   const net = new AuthNet(proxied, timeoutMs);
   try {
     if (o.client?.grant === "client_credentials") {
-      const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret);
-      await o.store.saveTokens(o.url, undefined);
+      // A new token for the client, saved only once given: a failed grant leaves the saved sign-in as it was.
+      const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret, true);
       if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net.fetch })) !== "AUTHORIZED")
         throw (
           net.failure ??
@@ -102,10 +102,11 @@ async function browserSignIn(o: SignIn, net: AuthNet, challenged: Challenge): Pr
       o.env,
       { redirectUrl: loopback.redirectUrl, state, open: show },
       o.onSecret,
+      // A new sign-in, not a refresh of the old one, with discovery afresh; the saved sign-in stays as it was
+      // (commands go on using it) until the new tokens are saved with what was found: an interrupted sign-in, or
+      // one refused, signs nobody out (provider.ts: Pending).
+      true,
     );
-    // A new sign-in, not a refresh of the old one; discovery afresh (the server may have moved to another
-    // authorization server, where mcp-task registers again: the SDK reads a client stamped for another as absent).
-    await o.store.update(o.url, (record) => (record.tokens = record.savedAt = record.discovery = undefined));
     const challenge = { ...challenged, ...(o.scope ? { scope: o.scope } : {}) };
     if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net.fetch })) === "AUTHORIZED") return;
     // The SDK goes on past some failures (a protected-resource metadata it could not read: the server's root is
