@@ -8,7 +8,6 @@ import {
   descriptorKey,
   isServerDescriptor,
   secretsOf,
-  withoutCredentials,
   type ServerDescriptor,
 } from "./protocol/server.js";
 import { sanitizeLine } from "./sanitize.js";
@@ -58,14 +57,7 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
   const broker = () => import("./broker/client.js");
   /** The keeper of a V1 HTTP session (a broker started on demand); its own connection takes a saved server's credentials. */
   const keeper = async (given: Extract<ServerDescriptor, { transport: "http" }>, session: ResumeToken, name?: string) =>
-    // Found by the server's URL and session, whatever headers the command or the handle holds (handles hold none).
-    (await broker()).connectBroker({
-      ...reach(),
-      descriptor: withoutCredentials(given),
-      name: name ?? given.url,
-      start: true,
-      session,
-    });
+    (await broker()).connectBroker({ ...reach(), descriptor: given, name: name ?? given.url, start: true, session });
   return async (given, name, how = {}) => {
     const settings = await deps.settings();
     // Credentials only for servers the person saved (protocol/server.ts: credentialed).

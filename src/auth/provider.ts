@@ -12,7 +12,7 @@ import { resolveEnvRefs } from "../protocol/server.js";
 import { secureUrl } from "../secure-url.js";
 import type { OAuthClientSettings } from "../store/settings.js";
 import { boundedRecord } from "./record.js";
-import type { AuthStore } from "./store.js";
+import type { AuthRecord, AuthStore } from "./store.js";
 
 /** A person signing in now: where the browser comes back to, the state it must bring, and how to send it there. */
 export interface Interactive {
@@ -48,14 +48,30 @@ export class StoredProvider implements OAuthClientProvider {
     private readonly interactive?: Interactive,
     /** Told every token (and client secret) used, so that no output can echo it (cli.ts redacts what it is told). */
     private readonly onSecret?: (secret: string) => void,
-    /**
-     * A new sign-in, not a refresh of the old one: discovery afresh (the server may have moved to another
-     * authorization server, where mcp-task registers again), and the old tokens not offered to auth() (it would
-     * refresh them); what it finds is saved only with the new tokens (Pending).
-     */
-    fresh = false,
+    how: {
+      /**
+       * A new sign-in, not a refresh of the old one: discovery afresh (the server may have moved to another
+       * authorization server, where mcp-task registers again), and the old tokens not offered to auth() (it would
+       * refresh them); what it finds is saved only with the new tokens (Pending).
+       */
+      fresh?: boolean;
+      /**
+       * A server saved nowhere, reached by its URL: only a sign-in made for that URL is used (one a person made by
+       * URL, marked so), never one a saved server left there; a new one is saved marked so.
+       */
+      byUrl?: boolean;
+    } = {},
   ) {
-    if (fresh) this.pending = { discovery: null };
+    if (how.fresh) this.pending = { discovery: null };
+    this.byUrl = how.byUrl === true;
+  }
+
+  private readonly byUrl: boolean;
+
+  /** The saved sign-in this provider may use (empty: one a saved server left at a URL reached by URL alone). */
+  private saved(): AuthRecord {
+    const record = this.store.read(this.url);
+    return this.byUrl && !record.byUrl ? { url: this.url } : record;
   }
 
   private get machine(): boolean {
@@ -89,7 +105,7 @@ export class StoredProvider implements OAuthClientProvider {
 
   /** Whether a new token can be had without a person: a refresh token, or the client-credentials grant. */
   async renewsAlone(): Promise<boolean> {
-    return this.machine || Boolean(this.store.read(this.url).tokens?.refresh_token);
+    return this.machine || Boolean(this.saved().tokens?.refresh_token);
   }
 
   /**
@@ -99,7 +115,7 @@ export class StoredProvider implements OAuthClientProvider {
    */
   async renewed(refused: string | undefined, renew: () => Promise<string>): Promise<string> {
     return this.store.locked(this.url, async () => {
-      const saved = this.store.read(this.url).tokens?.access_token;
+      const saved = this.saved().tokens?.access_token;
       return saved && saved !== refused ? "AUTHORIZED" : renew();
     });
   }
@@ -114,8 +130,7 @@ export class StoredProvider implements OAuthClientProvider {
       if (secret) this.onSecret?.(secret);
       return { client_id: this.client.clientId, ...(secret ? { client_secret: secret } : {}) };
     }
-    const saved =
-      this.pending?.client !== undefined ? (this.pending.client ?? undefined) : this.store.read(this.url).client;
+    const saved = this.pending?.client !== undefined ? (this.pending.client ?? undefined) : this.saved().client;
     // A client registered for another loopback port: authorization servers may match redirect URIs exactly, so a
     // sign-in on a new port registers again.
     const uris = (saved as { redirect_uris?: string[] } | undefined)?.redirect_uris;
@@ -134,7 +149,7 @@ export class StoredProvider implements OAuthClientProvider {
   }
 
   tokens(): StoredOAuthTokens | undefined {
-    const tokens = this.pending ? this.pending.tokens : this.store.read(this.url).tokens;
+    const tokens = this.pending ? this.pending.tokens : this.saved().tokens;
     if (tokens) this.tell(tokens);
     return tokens;
   }
@@ -142,12 +157,14 @@ export class StoredProvider implements OAuthClientProvider {
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     this.tell(tokens);
     const pending = this.pending;
-    if (!pending) return this.store.saveTokens(this.url, tokens);
+    if (!pending && !this.byUrl) return this.store.saveTokens(this.url, tokens);
     // The new sign-in, whole, in one write under the lock: its tokens with the client and discovery they go with.
-    pending.tokens = tokens;
+    if (pending) pending.tokens = tokens;
     await this.store.update(this.url, (record) => {
       record.tokens = tokens;
       record.savedAt = undefined; // stamped now by the store
+      if (this.byUrl) record.byUrl = true;
+      if (!pending) return;
       if (pending.client !== undefined) record.client = pending.client ?? undefined;
       record.discovery = pending.discovery ?? undefined;
     });
@@ -174,7 +191,7 @@ export class StoredProvider implements OAuthClientProvider {
 
   discoveryState(): OAuthDiscoveryState | undefined {
     if (this.pending) return this.pending.discovery ?? undefined;
-    return this.store.read(this.url).discovery;
+    return this.saved().discovery;
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {

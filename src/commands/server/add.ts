@@ -159,11 +159,15 @@ export async function runAddServer(options: AddServerOptions, ctx: Context): Pro
   const printer = createPrinter(ctx.io, false);
   if (options.descriptor.transport === "http") {
     // A sign-in left for this URL by a server no longer saved (removed, or its name moved to another URL) is not
-    // this server's: it signs in anew.
+    // this server's: it signs in anew. One the person made for the URL itself (`login <url>`) is kept.
     const { forgetUnusedSignIn } = await import("../../auth/forget.js");
-    const { forgot } = await forgetUnusedSignIn(ctx.home, settings.servers(), options.descriptor.url);
+    const { forgot, adopted } = await forgetUnusedSignIn(ctx.home, settings.servers(), options.descriptor.url, {
+      adoptByUrl: true,
+    });
     if (forgot)
       printer.note(`forgot a sign-in left for ${sanitizeLine(options.descriptor.url)} by a server no longer saved`);
+    if (adopted)
+      printer.note(`${options.name} keeps the sign-in made for ${sanitizeLine(options.descriptor.url)} by its URL`);
   }
   // One write: the server, its OAuth client (or none) and the default; nothing if settings could not be read back.
   settings.saveServers([{ name: options.name, descriptor: options.descriptor, client: options.client }], options.name);
