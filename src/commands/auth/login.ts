@@ -22,7 +22,7 @@ export const login: Leaf<LoginOptions, [string]> = {
     withOptions(
       parent
         .command("login")
-        .summary("sign in to an HTTP server, saved or by its URL (OAuth)")
+        .summary("sign in (OAuth) to a server by name or URL")
         .argument("<server>", "saved server name, or the server's URL")
         .addHelpText(
           "after",

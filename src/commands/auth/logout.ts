@@ -11,7 +11,7 @@ export const logout: Leaf<{ name: string }, [string]> = {
   declare: (parent: Command) =>
     parent
       .command("logout")
-      .summary("forget (and revoke) a server's sign-in, saved or by its URL")
+      .summary("forget (and revoke) a server's sign-in")
       .argument("<server>", "saved server name, or the server's URL")
       .addHelpText("after", "\nExamples:\n  mcp-task logout remote\n  mcp-task logout https://mcp.example.com/mcp"),
   parse: ([name]) => ({ name }),
