@@ -493,15 +493,17 @@ it("server add refuses a literal secret in a header or env value (the import rul
   // Saved by an older version, which took literals: an HTTP server's Authorization, a stdio server's variable whose
   // value is a key (sk-...) under a name that does not say so. Each server echoes it.
   const http = await startHostileHttp("echo-secrets", "v1");
+  const byRefServer = await startHostileHttp("echo-secrets", "v1");
   try {
     const header = ["--header", "Authorization: Bearer ${env:ECHO_REF}"];
     expect((await cli(["server", "add", "web", "--url", http.url, ...header])).code).toBe(0);
+    expect((await cli(["server", "add", "byref", "--url", byRefServer.url, ...header])).code).toBe(0);
     const stdio = hostileStdio("echo-secrets", "v2");
     expect((await cli(["server", "add", "local", "--stdio", stdio, "--env", "ECHO_VALUE=${env:ECHO_REF}"])).code).toBe(
       0,
     );
     // A reference is kept in no handle either: a handle names its HTTP server by URL alone.
-    const byRef = await cli(["call", "echo_auth", "-s", "web", "--detach", "--json"]);
+    const byRef = await cli(["call", "echo_auth", "-s", "byref", "--detach", "--json"]);
     expect(byRef.code, byRef.stderr).toBe(0);
     writeFileSync(
       join(home, "settings.json"),
@@ -517,7 +519,7 @@ it("server add refuses a literal secret in a header or env value (the import rul
     for (const server of ["web", "local"]) {
       const called = await cli(["call", "echo_auth", "-s", server, "--json"]);
       expect(called.code, called.stderr).toBe(0);
-      expect(called.stdout).toContain("[secret]");
+      expect(called.stdout, `${server}: ${called.stdout}`).toContain("[secret]");
       const id = events(called.stdout)[0].taskId as string;
       for (const args of [
         ["get", id, "--json"],
@@ -529,9 +531,12 @@ it("server add refuses a literal secret in a header or env value (the import rul
     expect((await cli(["list", "--json"])).code).toBe(0);
   } finally {
     await http.stop();
+    await byRefServer.stop();
   }
   for (const run of outputs) expect(run.stdout + run.stderr).not.toMatch(/LITERAL|ECHOREF/);
-  for (const file of filesUnder(home).filter((f) => !f.endsWith("settings.json"))) {
+  // Beside settings.json, which holds them as the older version saved them, a running broker's record holds its
+  // stdio server's configuration as saved.
+  for (const file of filesUnder(home).filter((f) => !f.endsWith("settings.json") && !/brokers\/\w+\.json$/.test(f))) {
     const text = readFileSync(file, "utf8");
     expect(text, file).not.toMatch(/LITERAL|ECHOREF/);
     const handle = file.endsWith(".json") && /"taskId"/.test(text) ? JSON.parse(text) : undefined;

@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { forHandle, type ServerDescriptor } from "../protocol/server.js";
+import type { ServerDescriptor } from "../protocol/server.js";
 import { UsageError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
 import { parseDuration } from "../duration.js";
@@ -12,13 +12,9 @@ import { MAX_SOCKET_PATH_BYTES } from "../limits.js";
 import { ensurePrivateDir } from "../store/settings.js";
 import type { ProcessRef } from "./processes.js";
 
-/**
- * One broker per stdio server configuration: command, arguments, working directory and environment. An HTTP server
- * (whose brokers are its sessions' keepers) by its URL alone: its headers are the saved server's, which a handle does
- * not hold (protocol/server.ts: forHandle), and a command, a handle and `server logs` find the same keeper.
- */
+/** One broker per stdio server configuration: command, arguments, working directory and environment. */
 export function brokerKey(descriptor: ServerDescriptor): string {
-  return sha256Hex(JSON.stringify(forHandle(descriptor))).slice(0, 16);
+  return sha256Hex(JSON.stringify(descriptor)).slice(0, 16);
 }
 
 /**
