@@ -46,7 +46,7 @@ function signInFor(
   descriptor: ServerDescriptor & { transport: "http" },
   session: AuthSession,
   env: Record<string, string | undefined>,
-): { name: string; provider: StoredProvider; signInAgain?: SignInAgain } | undefined {
+): { name: string; byUrl: boolean; provider: StoredProvider; signInAgain?: SignInAgain } | undefined {
   // No token is presented to a server reached in clear (src/secure-url.ts), and no sign-in starts there.
   if (judgeUrl(descriptor.url).why) return undefined;
   const saved = savedServer(descriptor, session.settings.servers());
@@ -85,7 +85,7 @@ function signInFor(
             signal: session.signal,
           });
         };
-  return { name: saved?.name ?? descriptor.url, provider, signInAgain };
+  return { name: saved?.name ?? descriptor.url, byUrl, provider, signInAgain };
 }
 
 export async function connectSignedIn(
@@ -113,7 +113,10 @@ export async function connectSignedIn(
     if (renewals.failure) throw renewals.failure;
     // A refused page or endpoint (UnsafeUrlError): signing in again would meet it again.
     if (error instanceof AuthRequiredError && !(error instanceof UnsafeUrlError))
-      error.hint = `sign in: mcp-task login ${shellValue(signed.name)}`;
+      error.hint = signed.byUrl
+        ? `sign in: mcp-task login ${shellValue(descriptor.url)}, or save the server with a token: mcp-task server ` +
+          `add <name> --url ${shellValue(descriptor.url)} --header "Authorization: Bearer \${env:TOKEN}"`
+        : `sign in: mcp-task login ${shellValue(signed.name)}`;
     throw error;
   }
 }
