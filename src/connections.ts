@@ -55,7 +55,12 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
   // The command's trace, if on: a broker relays to it what its connection carries for this command.
   const reach = () => ({ home, env, self, clock, trace: deps.trace?.() });
   const broker = () => import("./broker/client.js");
-  /** The keeper of a V1 HTTP session (a broker started on demand); its own connection takes a saved server's credentials. */
+  /**
+   * The keeper of a V1 HTTP session (a broker started on demand); its own connection takes a saved server's
+   * credentials. Found by the server as it is reached now (credentialed: the saved server's current headers, which a
+   * handle does not hold), so that a command, a handle and `server logs` find the same keeper, and one started with
+   * headers since changed is not reused.
+   */
   const keeper = async (given: Extract<ServerDescriptor, { transport: "http" }>, session: ResumeToken, name?: string) =>
     (await broker()).connectBroker({ ...reach(), descriptor: given, name: name ?? given.url, start: true, session });
   return async (given, name, how = {}) => {
@@ -73,7 +78,7 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
       // A saved task whose questions are handed over once (V1) is reached through the keeper of its session,
       // started on demand: it resumes the session (no new initialize), keeps its streams open and holds the
       // questions no command is there to answer.
-      return keeper(given, how.resume, name);
+      return keeper(descriptor as typeof given, how.resume, name);
     }
     if (given.transport === "http" && how.outlive) {
       // A new task: the session is opened here; where its questions are handed over once, the session's keeper
@@ -84,7 +89,7 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
       await wire.close();
       // The keeper makes the call, where nobody can sign in: a step-up it is refused is this command's to do.
       return (await import("./auth/session.js")).withScopeStepUp(
-        await keeper(given, session, name),
+        await keeper(descriptor as typeof given, session, name),
         descriptor,
         authSession(deps, settings),
         env,

@@ -4,7 +4,7 @@
 // (unknown metadata dropped; a token or client id past MAX_CREDENTIAL_CHARS refused, exit 8), so no command is
 // then refused a record mcp-task wrote; `logout` removes a record it cannot read; `server remove` forgets the
 // server's sign-in unless another saved server has its URL, and the URL saved again needs a sign-in.
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_AUTH_FILE_BYTES, MAX_CREDENTIAL_CHARS } from "../src/limits.js";
@@ -21,9 +21,9 @@ const run = (args: string[], home: string, env: Record<string, string> = { BROWS
   runCli(args, { home, env, timeoutMs: 90_000 });
 const login = (home: string, name = "demo") => run(["login", name], home, { BROWSER: APPROVE_BROWSER });
 
-/** The saved sign-in files of a home. */
+/** The saved sign-in files of a home (none before a sign-in is saved: a refused one writes nothing). */
 const records = (home: string) =>
-  readdirSync(join(home, "auth"))
+  (existsSync(join(home, "auth")) ? readdirSync(join(home, "auth")) : [])
     .filter((name) => name.endsWith(".json"))
     .map((name) => join(home, "auth", name));
 

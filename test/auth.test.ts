@@ -214,6 +214,65 @@ describe("sign-in", () => {
     expect(await login.exited).toBe(0);
   });
 
+  it("an interrupted login (Ctrl-C while the browser is out) leaves the saved sign-in as it was: the next command uses the old tokens", async () => {
+    const home = tempHome();
+    await run(["server", "add", "demo", "--url", url], home);
+    expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
+    const before = readFileSync(tokenFile(home), "utf8");
+    // login again; the person never comes back from the browser, and presses Ctrl-C.
+    const login = startCli(["login", "demo", "--no-browser"], { home, env: noBrowser });
+    await new Promise<void>((resolve) => {
+      let text = "";
+      login.child.stderr!.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        if (/open this address in a browser/.test(text)) resolve();
+      });
+    });
+    login.child.kill("SIGINT");
+    expect(await login.exited).not.toBe(0);
+    expect(readFileSync(tokenFile(home), "utf8")).toBe(before);
+    const tools = await run(["tools", "-s", "demo"], home);
+    expect(tools.code, tools.stderr).toBe(0);
+  });
+
+  it("a server saved as none signs in by its URL: on demand at a terminal or with $BROWSER, login <url> and logout <url>; in CI the hint names login <url>", async () => {
+    const home = tempHome();
+    const refused = await run(["tools", "-s", url], home);
+    expect(refused.code, refused.stderr).toBe(8);
+    expect(refused.stderr).toContain(`hint: sign in: mcp-task login ${url}`);
+    const onDemand = await run(["tools", "-s", url], home, { BROWSER: APPROVE });
+    expect(onDemand.code, onDemand.stderr).toBe(0);
+    expect(onDemand.stderr).toContain(`${url} requires authorization: signing in`);
+    const record = JSON.parse(readFileSync(tokenFile(home), "utf8"));
+    expect(record.byUrl).toBe(true);
+    const token = record.tokens.access_token as string;
+    // Kept by URL: later commands (a V1 task through its session's keeper too) use it, with nobody to sign in.
+    expect((await run(["tools", "-s", url], home)).code).toBe(0);
+    const task = await run(["call", "work", "ms=300", "-s", url], home);
+    expect(task.code, task.stderr).toBe(0);
+    expect(task.stdout).toMatch(/work done after 300 ms/);
+    const logout = await run(["logout", url], home);
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(logout.stderr).toContain(`signed out of ${url} (tokens revoked)`);
+    expect((await run(["tools", "-s", url], home)).code).toBe(8);
+    const login = await run(["login", url], home, { BROWSER: APPROVE });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain(`signed in to ${url}`);
+    expect((await run(["tools", "-s", url], home)).code).toBe(0);
+    // Saved later under a name, the server keeps that sign-in.
+    const added = await run(["server", "add", "demo", "--url", url], home);
+    expect(added.stderr).toContain(`demo keeps the sign-in made for ${url} by its URL`);
+    expect((await run(["tools", "-s", "demo"], home)).code).toBe(0);
+    for (const output of outputs) expect(output.stdout + output.stderr).not.toContain(token);
+
+    // A sign-in a saved server left at a URL (its name moved elsewhere) is not used for that URL given alone.
+    const other = tempHome();
+    await run(["server", "add", "moved", "--url", url], other);
+    expect((await run(["login", "moved"], other, { BROWSER: APPROVE })).code).toBe(0);
+    await run(["server", "add", "moved", "--url", `${url}/elsewhere`], other);
+    expect((await run(["tools", "-s", url], other)).code).toBe(8);
+  });
+
   it("an access token that expires while a task is followed is refreshed (once across concurrent commands); a revoked one ends with exit 8, the handle intact", async () => {
     const home = tempHome();
     await run(["server", "add", "demo", "--url", url], home);

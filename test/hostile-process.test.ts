@@ -235,7 +235,7 @@ describe("hostile streams (HTTP)", { timeout: 60_000 }, () => {
         const run = await measured(["tools", "-s", server.url], tempHome());
         expectError(run, 8, new RegExp(`authorization required: .*HTTP ${status}`));
         expect(run.stderr).toMatch(/hint: .*mcp-task server add \S+ --url \S+ --header "Authorization: /);
-        expect(run.stderr).toMatch(/or save it and sign in: mcp-task login <name>/);
+        expect(run.stderr).toContain(`hint: sign in: mcp-task login ${server.url}, or save the server with a token`);
       } finally {
         await server.stop();
       }

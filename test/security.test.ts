@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { startHostileHttp, startV2Http } from "./helpers/servers.js";
+import { hostileStdio, startHostileHttp, startV2Http } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -457,6 +457,95 @@ it("a secret a server echoes (status message, result, error) is kept nowhere and
   expect(kept.some((file) => file.endsWith(".trace"))).toBe(true);
   for (const file of kept)
     for (const part of ["ECHOTOKEN", "ECHOKEY"]) expect(readFileSync(file, "utf8"), file).not.toContain(part);
+});
+
+it("server add refuses a literal secret in a header or env value (the import rule); headers are never copied into handles; literals an older version saved are printed by no command", async () => {
+  const home = tempHome();
+  const { outputs, cli } = recording(home, { ECHO_REF: "tok-ECHOREF-3141" });
+  let handles = 0;
+  const settingsText = () => readFileSync(join(home, "settings.json"), "utf8");
+  const refused = [
+    [
+      ["--url", "http://127.0.0.1:9/mcp", "--header", "Authorization: Bearer LITERAL-bearer-1234"],
+      /--header 'Authorization: Bearer \$\{env:NAME\}'/,
+    ],
+    [
+      ["--url", "http://127.0.0.1:9/mcp", "--header", "X-Api-Key: LITERAL-key-5678"],
+      /--header 'X-Api-Key: \$\{env:NAME\}'/,
+    ],
+    [
+      ["--url", "http://127.0.0.1:9/mcp", "--header", "Cookie: sid=LITERAL-cookie"],
+      /--header 'Cookie: \$\{env:NAME\}'/,
+    ],
+    [["--url", "http://user:LITERAL-pw@127.0.0.1:9/mcp"], /header/],
+    [["--stdio", "node s.js", "--env", "OPENAI=sk-LITERAL-9012"], /--env 'OPENAI=\$\{env:OPENAI\}'/],
+    [["--stdio", "node s.js", "--env", "GITHUB_TOKEN=LITERAL-gh"], /--env 'GITHUB_TOKEN=\$\{env:GITHUB_TOKEN\}'/],
+  ] as const;
+  for (const [flags, fix] of refused) {
+    const run = await cli(["server", "add", "leak", ...flags]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/literal secret|password/);
+    expect(run.stderr).toMatch(fix);
+  }
+  // References, and values that are not secrets, are taken.
+  expect((await cli(["server", "add", "ok", "--stdio", "node s.js", "--env", "MODE=fast"])).code).toBe(0);
+
+  // Saved by an older version, which took literals: an HTTP server's Authorization, a stdio server's variable whose
+  // value is a key (sk-...) under a name that does not say so. Each server echoes it.
+  const http = await startHostileHttp("echo-secrets", "v1");
+  const byRefServer = await startHostileHttp("echo-secrets", "v1");
+  try {
+    const header = ["--header", "Authorization: Bearer ${env:ECHO_REF}"];
+    expect((await cli(["server", "add", "web", "--url", http.url, ...header])).code).toBe(0);
+    expect((await cli(["server", "add", "byref", "--url", byRefServer.url, ...header])).code).toBe(0);
+    const stdio = hostileStdio("echo-secrets", "v2");
+    expect((await cli(["server", "add", "local", "--stdio", stdio, "--env", "ECHO_VALUE=${env:ECHO_REF}"])).code).toBe(
+      0,
+    );
+    // A reference is kept in no handle either: a handle names its HTTP server by URL alone.
+    const byRef = await cli(["call", "echo_auth", "-s", "byref", "--detach", "--json"]);
+    expect(byRef.code, byRef.stderr).toBe(0);
+    writeFileSync(
+      join(home, "settings.json"),
+      settingsText()
+        .replace("Bearer ${env:ECHO_REF}", "Bearer LITERAL-old-bearer-4242")
+        .replace('"ECHO_VALUE": "${env:ECHO_REF}"', '"ECHO_VALUE": "sk-LITERALOLD-6161"'),
+    );
+    expect(settingsText()).toContain("LITERAL-old-bearer-4242");
+    expect(settingsText()).toContain("sk-LITERALOLD-6161");
+    const listed = await cli(["server", "list", "--json"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("[secret]");
+    for (const server of ["web", "local"]) {
+      const called = await cli(["call", "echo_auth", "-s", server, "--json"]);
+      expect(called.code, called.stderr).toBe(0);
+      expect(called.stdout, `${server}: ${called.stdout}`).toContain("[secret]");
+      const id = events(called.stdout)[0].taskId as string;
+      for (const args of [
+        ["get", id, "--json"],
+        ["result", id],
+        ["export", id],
+      ])
+        expect((await cli(args)).code).toBe(0);
+    }
+    expect((await cli(["list", "--json"])).code).toBe(0);
+  } finally {
+    await http.stop();
+    await byRefServer.stop();
+  }
+  for (const run of outputs) expect(run.stdout + run.stderr).not.toMatch(/LITERAL|ECHOREF/);
+  // Beside settings.json, which holds them as the older version saved them, a running broker's record holds its
+  // stdio server's configuration as saved.
+  for (const file of filesUnder(home).filter((f) => !f.endsWith("settings.json") && !/brokers\/\w+\.json$/.test(f))) {
+    const text = readFileSync(file, "utf8");
+    expect(text, file).not.toMatch(/LITERAL|ECHOREF/);
+    const handle = file.endsWith(".json") && /"taskId"/.test(text) ? JSON.parse(text) : undefined;
+    if (handle?.server?.descriptor?.transport === "http") {
+      handles++;
+      expect(handle.server.descriptor.headers, file).toBeUndefined();
+    }
+  }
+  expect(handles).toBeGreaterThanOrEqual(2);
 });
 
 it("a planted broker record cannot point server stop at another socket: the key is the record's file name", async () => {

@@ -11,7 +11,8 @@ import type {
 import { resolveEnvRefs } from "../protocol/server.js";
 import { secureUrl } from "../secure-url.js";
 import type { OAuthClientSettings } from "../store/settings.js";
-import type { AuthStore } from "./store.js";
+import { boundedRecord } from "./record.js";
+import type { AuthRecord, AuthStore } from "./store.js";
 
 /** A person signing in now: where the browser comes back to, the state it must bring, and how to send it there. */
 export interface Interactive {
@@ -20,10 +21,24 @@ export interface Interactive {
   open(url: URL): Promise<void>;
 }
 
+/**
+ * What a sign-in made anew has discovered, registered and been given, kept in memory until its tokens come: then
+ * all of it is saved in one write. Until then the saved sign-in stands as it was, and commands go on using it: a
+ * sign-in interrupted (Ctrl-C, LOGIN_WAIT_MS) or refused leaves it untouched. `null`: cleared by this sign-in (the
+ * old one is not read); `undefined`: not yet set (a client: the saved one is read).
+ */
+interface Pending {
+  client?: StoredOAuthClientInformation | null;
+  discovery?: OAuthDiscoveryState | null;
+  tokens?: StoredOAuthTokens;
+}
+
 export class StoredProvider implements OAuthClientProvider {
   private verifier = "";
   /** Set when `auth()` wanted a person (no token could be had without one) while none is signing in. */
   needsSignIn = false;
+  /** A sign-in made anew (`fresh`): the old tokens and discovery are not read, and nothing is saved before tokens. */
+  private pending: Pending | undefined;
 
   constructor(
     private readonly store: AuthStore,
@@ -33,7 +48,31 @@ export class StoredProvider implements OAuthClientProvider {
     private readonly interactive?: Interactive,
     /** Told every token (and client secret) used, so that no output can echo it (cli.ts redacts what it is told). */
     private readonly onSecret?: (secret: string) => void,
-  ) {}
+    how: {
+      /**
+       * A new sign-in, not a refresh of the old one: discovery afresh (the server may have moved to another
+       * authorization server, where mcp-task registers again), and the old tokens not offered to auth() (it would
+       * refresh them); what it finds is saved only with the new tokens (Pending).
+       */
+      fresh?: boolean;
+      /**
+       * A server saved nowhere, reached by its URL: only a sign-in made for that URL is used (one a person made by
+       * URL, marked so), never one a saved server left there; a new one is saved marked so.
+       */
+      byUrl?: boolean;
+    } = {},
+  ) {
+    if (how.fresh) this.pending = { discovery: null };
+    this.byUrl = how.byUrl === true;
+  }
+
+  private readonly byUrl: boolean;
+
+  /** The saved sign-in this provider may use (empty: one a saved server left at a URL reached by URL alone). */
+  private saved(): AuthRecord {
+    const record = this.store.read(this.url);
+    return this.byUrl && !record.byUrl ? { url: this.url } : record;
+  }
 
   private get machine(): boolean {
     return this.client?.grant === "client_credentials";
@@ -66,7 +105,7 @@ export class StoredProvider implements OAuthClientProvider {
 
   /** Whether a new token can be had without a person: a refresh token, or the client-credentials grant. */
   async renewsAlone(): Promise<boolean> {
-    return this.machine || Boolean(this.store.read(this.url).tokens?.refresh_token);
+    return this.machine || Boolean(this.saved().tokens?.refresh_token);
   }
 
   /**
@@ -76,7 +115,7 @@ export class StoredProvider implements OAuthClientProvider {
    */
   async renewed(refused: string | undefined, renew: () => Promise<string>): Promise<string> {
     return this.store.locked(this.url, async () => {
-      const saved = this.store.read(this.url).tokens?.access_token;
+      const saved = this.saved().tokens?.access_token;
       return saved && saved !== refused ? "AUTHORIZED" : renew();
     });
   }
@@ -91,7 +130,7 @@ export class StoredProvider implements OAuthClientProvider {
       if (secret) this.onSecret?.(secret);
       return { client_id: this.client.clientId, ...(secret ? { client_secret: secret } : {}) };
     }
-    const saved = this.store.read(this.url).client;
+    const saved = this.pending?.client !== undefined ? (this.pending.client ?? undefined) : this.saved().client;
     // A client registered for another loopback port: authorization servers may match redirect URIs exactly, so a
     // sign-in on a new port registers again.
     const uris = (saved as { redirect_uris?: string[] } | undefined)?.redirect_uris;
@@ -100,18 +139,36 @@ export class StoredProvider implements OAuthClientProvider {
   }
 
   async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
+    if (this.pending) {
+      // Checked as it would be saved (./record.ts), before it is used: a client the reader would refuse ends the
+      // sign-in here, as when it was written at once.
+      this.pending.client = boundedRecord({ url: this.url, client }).client ?? null;
+      return;
+    }
     await this.store.update(this.url, (record) => (record.client = client));
   }
 
   tokens(): StoredOAuthTokens | undefined {
-    const tokens = this.store.read(this.url).tokens;
+    const tokens = this.pending ? this.pending.tokens : this.saved().tokens;
     if (tokens) this.tell(tokens);
     return tokens;
   }
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     this.tell(tokens);
-    await this.store.saveTokens(this.url, tokens);
+    const pending = this.pending;
+    if (!pending && !this.byUrl) return this.store.saveTokens(this.url, tokens);
+    // The new sign-in, whole, in one write under the lock: its tokens with the client and discovery they go with.
+    if (pending) pending.tokens = tokens;
+    await this.store.update(this.url, (record) => {
+      record.tokens = tokens;
+      record.savedAt = undefined; // stamped now by the store
+      if (this.byUrl) record.byUrl = true;
+      if (!pending) return;
+      if (pending.client !== undefined) record.client = pending.client ?? undefined;
+      record.discovery = pending.discovery ?? undefined;
+    });
+    this.pending = undefined;
   }
 
   private tell(tokens: StoredOAuthTokens): void {
@@ -133,17 +190,30 @@ export class StoredProvider implements OAuthClientProvider {
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.store.read(this.url).discovery;
+    if (this.pending) return this.pending.discovery ?? undefined;
+    return this.saved().discovery;
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     judgeAuthorizationServer(state); // before anything is registered, sent or opened: auth() saves it first
+    if (this.pending) {
+      this.pending.discovery = boundedRecord({ url: this.url, discovery: state }).discovery ?? null;
+      return;
+    }
     await this.store.update(this.url, (record) => (record.discovery = state));
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "verifier") {
       this.verifier = "";
+      return;
+    }
+    const pending = this.pending;
+    if (pending) {
+      // A sign-in under way forgets what it found itself; the saved sign-in is not its to change.
+      if (scope === "all" || scope === "tokens") pending.tokens = undefined;
+      if (scope === "all" || scope === "client") pending.client = null;
+      if (scope === "all" || scope === "discovery") pending.discovery = null;
       return;
     }
     await this.store.update(this.url, (record) => {

@@ -22,6 +22,8 @@ export interface AuthRecord {
   /** When the tokens were saved (ms since epoch): with `expires_in`, when they expire. */
   savedAt?: number;
   discovery?: OAuthDiscoveryState;
+  /** Made by a person for this URL, saved as no server (`login <url>`, or a command given `-s <url>`). */
+  byUrl?: true;
 }
 
 /** Authorization server metadata (RFC 8414) as used: endpoints, what the SDK checks, and revocation (logout.ts). */
@@ -116,6 +118,7 @@ export function boundedRecord(record: AuthRecord): AuthRecord {
     ...(tokens ? { tokens } : {}),
     ...(record.savedAt !== undefined ? { savedAt: record.savedAt } : {}),
     ...(discovery ? { discovery } : {}),
+    ...(record.byUrl === true ? { byUrl: true as const } : {}),
   };
   const size = Buffer.byteLength(JSON.stringify(out));
   if (size > MAX_AUTH_FILE_BYTES)

@@ -1,4 +1,4 @@
-// Connecting to a saved HTTP server with its sign-in: the saved token on every request (refreshed on a 401, see
+// Connecting to an HTTP server with its sign-in (a saved server's, or one made for a URL saved as none): the saved token on every request (refreshed on a 401, see
 // fetch.ts), and, when no refresh cures a 401 (or the server wants a wider scope) and a browser may be opened
 // ($BROWSER, or a terminal), a sign-in on demand and the request once more. Elsewhere (CI, a pipe, a broker) the
 // command ends with exit 8 and the hint `mcp-task login <server>`.
@@ -7,7 +7,7 @@ import type { IO } from "../context.js";
 import { MAX_SCOPE_STEP_UPS } from "../limits.js";
 import { AuthRequiredError, UnsafeUrlError } from "../errors.js";
 import { createPrinter } from "../output/printer.js";
-import { sanitizeLine, secretForms } from "../sanitize.js";
+import { sanitizeLine, secretForms, shellValue } from "../sanitize.js";
 import { judgeUrl, SECURE_URL_RULE } from "../secure-url.js";
 import { connect, type ConnectOptions } from "../protocol/connect.js";
 import { savedServer, type ServerDescriptor } from "../protocol/server.js";
@@ -36,22 +36,28 @@ export function openPolicy(io: IO, env: Record<string, string | undefined>, noBr
   return { env, terminal: io.interactive, noBrowser };
 }
 
-/** A saved HTTP server's sign-in: its token provider, and how a person signs in again (undefined: nobody can). */
+/**
+ * An HTTP server's sign-in: its token provider, and how a person signs in again (undefined: nobody can). A saved
+ * server's is found by its URL, with its pre-registered client; a server saved as none (`-s <url>`, a handle's) has
+ * only the sign-in a person made for that very URL (`login <url>`, or a sign-in on demand here), never one a saved
+ * server left there.
+ */
 function signInFor(
   descriptor: ServerDescriptor & { transport: "http" },
   session: AuthSession,
   env: Record<string, string | undefined>,
-): { name: string; provider: StoredProvider; signInAgain?: SignInAgain } | undefined {
-  // Tokens, like headers, are spent only on a server the person saved (protocol/server.ts: credentialed).
+): { name: string; byUrl: boolean; provider: StoredProvider; signInAgain?: SignInAgain } | undefined {
+  // No token is presented to a server reached in clear (src/secure-url.ts), and no sign-in starts there.
+  if (judgeUrl(descriptor.url).why) return undefined;
   const saved = savedServer(descriptor, session.settings.servers());
-  // Nor on a server reached in clear (src/secure-url.ts): no token is presented, and no sign-in starts there.
-  if (!saved || judgeUrl(descriptor.url).why) return undefined;
-  const client = session.settings.client(saved.name);
+  const name = saved?.name ?? sanitizeLine(descriptor.url);
+  const client = saved ? session.settings.client(saved.name) : undefined;
   const store = new AuthStore(session.home);
   const onSecret = (secret: string) => {
     for (const form of secretForms(secret)) session.secrets.set(form, "[token]");
   };
-  const provider = new StoredProvider(store, descriptor.url, client, env, undefined, onSecret);
+  const byUrl = !saved;
+  const provider = new StoredProvider(store, descriptor.url, client, env, undefined, onSecret, { byUrl });
   const policy = openPolicy(session.io, env);
   const note = (text: string) => createPrinter(session.io, false).note(text);
   // A person signs in from inside the request that needs it, where one can (never in a broker: nobody is there).
@@ -61,14 +67,15 @@ function signInFor(
       : async (reason, scope) => {
           note(
             reason === "scope"
-              ? `${saved.name} asks for more access (${sanitizeLine(scope ?? "").slice(0, 200)}): signing in again`
-              : `${saved.name} requires authorization: signing in`,
+              ? `${name} asks for more access (${sanitizeLine(scope ?? "").slice(0, 200)}): signing in again`
+              : `${name} requires authorization: signing in`,
           );
           const { url } = descriptor;
           await signIn({
             store,
             url,
-            name: saved.name,
+            name,
+            byUrl,
             client,
             env,
             policy,
@@ -78,7 +85,7 @@ function signInFor(
             signal: session.signal,
           });
         };
-  return { name: saved.name, provider, signInAgain };
+  return { name: saved?.name ?? descriptor.url, byUrl, provider, signInAgain };
 }
 
 export async function connectSignedIn(
@@ -106,7 +113,10 @@ export async function connectSignedIn(
     if (renewals.failure) throw renewals.failure;
     // A refused page or endpoint (UnsafeUrlError): signing in again would meet it again.
     if (error instanceof AuthRequiredError && !(error instanceof UnsafeUrlError))
-      error.hint = `sign in: mcp-task login ${signed.name}`;
+      error.hint = signed.byUrl
+        ? `sign in: mcp-task login ${shellValue(descriptor.url)}, or save the server with a token: mcp-task server ` +
+          `add <name> --url ${shellValue(descriptor.url)} --header "Authorization: Bearer \${env:TOKEN}"`
+        : `sign in: mcp-task login ${shellValue(signed.name)}`;
     throw error;
   }
 }

@@ -21,8 +21,10 @@ export interface SignIn {
   store: AuthStore;
   /** The server's URL (the protected resource). */
   url: string;
-  /** The saved server's name, for messages and hints. */
+  /** The saved server's name, for messages and hints; its URL when it is saved as none (`byUrl`). */
   name: string;
+  /** A server saved nowhere, signed in to by its URL: its sign-in is kept by URL, marked so (provider.ts). */
+  byUrl?: boolean;
   /**
    * The saved server's options as `server add` flags (`--url <url> --header '…'`), for a hint that saves it again
    * with a client id and keeps every one of them; default `--url <url>`.
@@ -57,8 +59,11 @@ export async function signIn(o: SignIn): Promise<"signed-in" | "not-needed"> {
   const net = new AuthNet(proxied, timeoutMs);
   try {
     if (o.client?.grant === "client_credentials") {
-      const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret);
-      await o.store.saveTokens(o.url, undefined);
+      // A new token for the client, saved only once given: a failed grant leaves the saved sign-in as it was.
+      const provider = new StoredProvider(o.store, o.url, o.client, o.env, undefined, o.onSecret, {
+        fresh: true,
+        byUrl: o.byUrl,
+      });
       if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net.fetch })) !== "AUTHORIZED")
         throw (
           net.failure ??
@@ -69,7 +74,7 @@ export async function signIn(o: SignIn): Promise<"signed-in" | "not-needed"> {
     await browserSignIn(o, net, challenge);
     return "signed-in";
   } catch (error) {
-    const again = `mcp-task server add ${shellValue(o.name)} ${o.addFlags ?? `--url ${shellValue(o.url)}`} --client-id ID`;
+    const again = `mcp-task server add ${o.byUrl ? "<name>" : shellValue(o.name)} ${o.addFlags ?? `--url ${shellValue(o.url)}`} --client-id ID`;
     throw authFailure(error, net, {
       name: o.name,
       hint: o.client?.clientId
@@ -102,10 +107,11 @@ async function browserSignIn(o: SignIn, net: AuthNet, challenged: Challenge): Pr
       o.env,
       { redirectUrl: loopback.redirectUrl, state, open: show },
       o.onSecret,
+      // A new sign-in, not a refresh of the old one, with discovery afresh; the saved sign-in stays as it was
+      // (commands go on using it) until the new tokens are saved with what was found: an interrupted sign-in, or
+      // one refused, signs nobody out (provider.ts: Pending).
+      { fresh: true, byUrl: o.byUrl },
     );
-    // A new sign-in, not a refresh of the old one; discovery afresh (the server may have moved to another
-    // authorization server, where mcp-task registers again: the SDK reads a client stamped for another as absent).
-    await o.store.update(o.url, (record) => (record.tokens = record.savedAt = record.discovery = undefined));
     const challenge = { ...challenged, ...(o.scope ? { scope: o.scope } : {}) };
     if ((await quietAuth(provider, { serverUrl: o.url, ...challenge, fetchFn: net.fetch })) === "AUTHORIZED") return;
     // The SDK goes on past some failures (a protected-resource metadata it could not read: the server's root is

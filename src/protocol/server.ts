@@ -181,6 +181,15 @@ export function withoutCredentials(descriptor: ServerDescriptor): ServerDescript
   };
 }
 
+/**
+ * A server as a handle names it: an HTTP server by its URL alone (its headers are the saved server's, read when it is
+ * reached); a stdio server as configured (its broker is found by its whole configuration), whose environment holds
+ * `${env:}` references or values that are not secrets (`server add` and `server import` refuse literal ones).
+ */
+export function forHandle(descriptor: ServerDescriptor): ServerDescriptor {
+  return descriptor.transport === "http" ? withoutCredentials(descriptor) : descriptor;
+}
+
 /** The saved server a descriptor is: the one saved exactly so, else the one at the same address; undefined if none. */
 export function savedServer(
   descriptor: ServerDescriptor,

@@ -17,6 +17,7 @@ import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { MAX_IMPORTED_SERVERS } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
+import { isLiteralSecret, isSecretName, looksSecret } from "../secrets.js";
 import { parseClientJson, properties, property, twice, twiceWithin, valueOf, type Node } from "./client-json.js";
 import { httpDescriptor, type ServerDescriptor } from "../protocol/server.js";
 
@@ -37,11 +38,7 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-/** Names of variables and headers that hold secrets. */
-const SECRET_NAME =
-  /token|secret|passw(or)?d|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth|cookie|session|(^|_)(pass|pwd|key)(_|$)/i;
-/** Values that are secrets whatever they are called (bearer tokens, well-known key prefixes). */
-const SECRET_VALUE = /^(bearer|basic|token)\s+\S|^(ghp_|gho_|ghs_|github_pat_|sk-|xox[abpr]-|AKIA|glpat-|npm_)\S/i;
+// Which header and env values are literal secrets: one rule, with `server add` and the redaction (src/secrets.ts).
 
 /**
  * Reads a client's configuration file text; `file` is its path (workspace variables are relative to it), `env` the
@@ -128,7 +125,7 @@ function descriptorOf(entry: Json, vars: Variables, notes: string[]): ServerDesc
     const headers: Record<string, string> = {};
     for (const [header, value] of Object.entries(isObject(entry.headers) ? entry.headers : {})) {
       const converted = vars.convert(String(value), notes);
-      if (!converted.includes("${env:") && (SECRET_NAME.test(header) || SECRET_VALUE.test(converted)))
+      if (isLiteralSecret(header, converted))
         throw new Refusal(
           `its header ${header} holds a literal secret, which mcp-task does not store: write it as "\${env:NAME}" in the file ` +
             `(or: mcp-task server add <name> --url <url> --header "${header}: \${env:NAME}")`,
@@ -151,7 +148,7 @@ function descriptorOf(entry: Json, vars: Variables, notes: string[]): ServerDesc
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(isObject(entry.env) ? entry.env : {})) {
     const converted = vars.convert(String(value), notes);
-    if (!converted.includes("${env:") && (SECRET_NAME.test(key) || SECRET_VALUE.test(converted))) {
+    if (isLiteralSecret(key, converted)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new Refusal(`its env ${key} holds a literal secret`);
       env[key] = `\${env:${key}}`;
       notes.push(`its ${key} was a literal secret, not stored: set ${key} in the environment`);
@@ -200,12 +197,12 @@ class Variables {
    */
   resolve(value: string, notes: string[]): string {
     return this.replace(value, notes, (name, fallback) => {
-      if (SECRET_NAME.test(name))
+      if (isSecretName(name))
         throw new Refusal(`its address uses \${${name}}, a secret: pass it in "env" or "headers" instead`);
       const found = this.env[name] ?? fallback;
       if (found === undefined) throw new Refusal(`its address uses \${${name}}, which is not set`);
       // An address is stored, shown and sent as it is: a value that looks like a secret is refused whatever its name.
-      if (SECRET_VALUE.test(found) || SECRET_VALUE.test(found.replace(/^[^=]*=/, "")))
+      if (looksSecret(found) || looksSecret(found.replace(/^[^=]*=/, "")))
         throw new Refusal(
           `its address uses \${${name}}, whose value looks like a secret: pass it in "env" or "headers" instead`,
         );

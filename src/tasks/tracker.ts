@@ -2,7 +2,7 @@
 // exists, then each status change, each delivered answer and the final outcome are recorded.
 import type { Clock, FinalOutcome, Handle } from "../model.js";
 import { ProtocolViolation, StoreUnwritableError, TaskNotFoundError } from "../errors.js";
-import { descriptorKey, withoutCredentials } from "../protocol/server.js";
+import { descriptorKey, forHandle, withoutCredentials } from "../protocol/server.js";
 import type { Progress, ResumeToken, Snapshot, Wire } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
@@ -218,7 +218,9 @@ export class Tracker {
     const handle: Handle = {
       version: 1,
       taskId: snapshot.taskId,
-      server,
+      // An HTTP server's headers are never copied into a handle: reached again, it takes the saved server's current
+      // ones (protocol/server.ts: credentialed), and a handle holds no credential, not even a reference.
+      server: { name: server.name, descriptor: forHandle(server.descriptor) },
       resume: wire.resumeToken(),
       tool,
       arguments: args,

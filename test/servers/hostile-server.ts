@@ -81,7 +81,8 @@
 //                             bad_header: declares x-mcp-header on a number property (the client must leave it out)
 //   echo-secrets              echo_auth: a task whose status message, on every read, and result (text holding JSON, and
 //                             structuredContent) echo the Authorization and X-Api-Key headers of the request that reads it;
-//                             it completes after 600 ms; echo_fail: the same, failed, its error naming them
+//                             it completes after 600 ms; echo_fail: the same, failed, its error naming them; over
+//                             stdio, its ECHO_VALUE variable in place of Authorization
 // Cases for `mcp-task check` (test/check.test.ts), each breaking one rule and keeping the others `check` meets: tasks/*
 // without the tasks extension declared are refused (-32021), a V2 HTTP request whose Mcp-Name is not its taskId is
 // refused (-32020), cancelling an ended task changes nothing; except where the case breaks that rule:
@@ -459,7 +460,8 @@ function advance(task: Task): void {
     case "echo_auth":
     case "echo_fail": {
       const seen = {
-        authorization: String(requestHeaders.authorization ?? "none"),
+        // Over stdio (no headers): the ECHO_VALUE the server was started with.
+        authorization: String(requestHeaders.authorization ?? process.env.ECHO_VALUE ?? "none"),
         apiKey: String(requestHeaders["x-api-key"] ?? "none"),
       };
       const said = `saw ${seen.authorization} and key ${seen.apiKey}`;

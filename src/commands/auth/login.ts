@@ -1,11 +1,12 @@
-// `mcp-task login <server>`: signs in to a saved HTTP server (OAuth 2.1: a browser and the loopback redirect, or
-// the client-credentials grant of a pre-registered client) and keeps its tokens in the private home.
+// `mcp-task login <server|url>`: signs in to an HTTP server, saved or given by its URL (OAuth 2.1: a browser and the
+// loopback redirect, or the client-credentials grant of a saved server's pre-registered client) and keeps its tokens
+// in the private home, by the server's URL.
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { sanitizeLine, shellValue } from "../../sanitize.js";
-import type { ServerDescriptor } from "../../protocol/server.js";
+import { httpDescriptor, savedServer, type ServerDescriptor } from "../../protocol/server.js";
 import type { OAuthClientSettings } from "../../store/settings.js";
 import type { Leaf } from "../command.js";
 import { withOptions } from "../options.js";
@@ -21,9 +22,12 @@ export const login: Leaf<LoginOptions, [string]> = {
     withOptions(
       parent
         .command("login")
-        .summary("sign in to a saved HTTP server (OAuth)")
-        .argument("<server>", "saved server name")
-        .addHelpText("after", "\nExample:\n  mcp-task login remote --no-browser"),
+        .summary("sign in (OAuth) to a server by name or URL")
+        .argument("<server>", "saved server name, or the server's URL")
+        .addHelpText(
+          "after",
+          "\nExamples:\n  mcp-task login remote --no-browser\n  mcp-task login https://mcp.example.com/mcp",
+        ),
       new Option("--no-browser", "print the sign-in address instead of opening a browser"),
     ),
   parse: ([name], flags) => ({ name, browser: flags.browser !== false }),
@@ -32,8 +36,8 @@ export const login: Leaf<LoginOptions, [string]> = {
 
 export async function runLogin(options: LoginOptions, ctx: Context): Promise<number> {
   const settings = await ctx.loadSettings();
-  const url = httpServerUrl(settings, options.name);
-  const client = settings.client(options.name);
+  const { name, url, saved } = signInTarget(settings, options.name);
+  const client = saved ? settings.client(name) : undefined;
   const [{ signIn }, { AuthStore }, { openPolicy }] = await Promise.all([
     import("../../auth/signin.js"),
     import("../../auth/store.js"),
@@ -43,8 +47,9 @@ export async function runLogin(options: LoginOptions, ctx: Context): Promise<num
   const outcome = await signIn({
     store: new AuthStore(ctx.home),
     url,
-    name: options.name,
-    addFlags: addFlags(settings.server(options.name)!, client),
+    name: saved ? name : sanitizeLine(url),
+    byUrl: !saved,
+    ...(saved ? { addFlags: addFlags(settings.server(name)!, client) } : {}),
     client,
     env: ctx.env,
     policy: openPolicy(ctx.io, ctx.env, !options.browser),
@@ -54,8 +59,8 @@ export async function runLogin(options: LoginOptions, ctx: Context): Promise<num
   // A server that answers without a token: nothing to sign in to, and nothing wrong (exit 0).
   printer.note(
     outcome === "not-needed"
-      ? `${sanitizeLine(options.name)} asks for no authorization (it answers without a token): nothing to sign in to`
-      : `signed in to ${options.name}`,
+      ? `${sanitizeLine(name)} asks for no authorization (it answers without a token): nothing to sign in to`
+      : `signed in to ${sanitizeLine(name)}`,
   );
   return 0;
 }
@@ -80,13 +85,30 @@ function addFlags(descriptor: ServerDescriptor, client: OAuthClientSettings | un
   ].join(" ");
 }
 
-/** The URL of a saved HTTP server (login and logout take a saved name: tokens go with what the person saved). */
-export function httpServerUrl(settings: Awaited<ReturnType<Context["loadSettings"]>>, name: string): string {
+/**
+ * What login and logout act on: a saved HTTP server by name, or a URL (the saved server at that URL, if one is: its
+ * sign-in is kept by URL, and one sign-in serves both). `saved`: whether a saved server has it.
+ */
+export function signInTarget(
+  settings: Awaited<ReturnType<Context["loadSettings"]>>,
+  given: string,
+): { name: string; url: string; saved: boolean } {
+  if (/^https?:\/\//i.test(given)) {
+    const descriptor = httpDescriptor(given);
+    const match = savedServer(descriptor, settings.servers());
+    if (match?.descriptor.transport === "http") return { name: match.name, url: match.descriptor.url, saved: true };
+    return { name: given, url: (descriptor as { url: string }).url, saved: false };
+  }
+  return { name: given, url: httpServerUrl(settings, given), saved: true };
+}
+
+/** The URL of a saved HTTP server. */
+function httpServerUrl(settings: Awaited<ReturnType<Context["loadSettings"]>>, name: string): string {
   const descriptor = settings.server(name);
   if (!descriptor)
     throw new UsageError(
       `unknown server: ${sanitizeLine(name)}`,
-      "save it first: mcp-task server add <name> --url <url>",
+      "give a saved server's name, or the server's URL: mcp-task login https://…",
     );
   if (descriptor.transport !== "http")
     throw new UsageError(`${sanitizeLine(name)} is a stdio server: only HTTP servers sign in`);

@@ -1,29 +1,38 @@
-// `mcp-task logout <server>`: forgets a saved server's tokens, revoking them where the server offers revocation.
+// `mcp-task logout <server|url>`: forgets a server's tokens (a saved server's, or those of a sign-in by URL),
+// revoking them where the server offers revocation.
 import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import { createPrinter } from "../../output/printer.js";
 import type { Leaf } from "../command.js";
-import { httpServerUrl } from "./login.js";
+import { sanitizeLine } from "../../sanitize.js";
+import { signInTarget } from "./login.js";
 
 export const logout: Leaf<{ name: string }, [string]> = {
   declare: (parent: Command) =>
     parent
       .command("logout")
-      .summary("forget (and revoke) a saved server's sign-in")
-      .argument("<server>", "saved server name")
-      .addHelpText("after", "\nExample:\n  mcp-task logout remote"),
+      .summary("forget (and revoke) a server's sign-in")
+      .argument("<server>", "saved server name, or the server's URL")
+      .addHelpText("after", "\nExamples:\n  mcp-task logout remote\n  mcp-task logout https://mcp.example.com/mcp"),
   parse: ([name]) => ({ name }),
   run: (options, ctx) => runLogout(options, ctx),
 };
 
-export async function runLogout({ name }: { name: string }, ctx: Context): Promise<number> {
+export async function runLogout(options: { name: string }, ctx: Context): Promise<number> {
   const settings = await ctx.loadSettings();
-  const url = httpServerUrl(settings, name);
+  const target = signInTarget(settings, options.name);
+  const { url } = target;
+  const name = sanitizeLine(target.name);
   const [{ signOut }, { AuthStore }] = await Promise.all([
     import("../../auth/logout.js"),
     import("../../auth/store.js"),
   ]);
-  const out = await signOut(new AuthStore(ctx.home), url, settings.client(name), ctx.env);
+  const out = await signOut(
+    new AuthStore(ctx.home),
+    url,
+    target.saved ? settings.client(target.name) : undefined,
+    ctx.env,
+  );
   createPrinter(ctx.io, false).note(
     out.unreadable
       ? `removed the saved sign-in of ${name}, which could not be read (${out.unreadable}); nothing was revoked`

@@ -12,7 +12,8 @@ import {
   parseHeaders,
   type ServerDescriptor,
 } from "../../protocol/server.js";
-import { sanitizeLine } from "../../sanitize.js";
+import { sanitizeLine, shellValue } from "../../sanitize.js";
+import { isLiteralSecret, schemeOf } from "../../secrets.js";
 import type { OAuthClientSettings } from "../../store/settings.js";
 import { collect, withOptions, type Flags } from "../options.js";
 import { checkName } from "./names.js";
@@ -63,11 +64,29 @@ function descriptorOf(flags: Flags): ServerDescriptor {
   if ((url === undefined) === (stdio === undefined)) throw new UsageError("give exactly one of --url or --stdio");
   if (url !== undefined) {
     if (env || cwd) throw new UsageError("--env and --cwd go with --stdio");
-    return httpDescriptor(url, parseHeaders(header ?? []));
+    const headers = parseHeaders(header ?? []);
+    for (const [name, value] of Object.entries(headers))
+      if (isLiteralSecret(name, value))
+        throw new UsageError(
+          `the header ${sanitizeLine(name)} holds a literal secret, which mcp-task does not store`,
+          `export it and give its reference: --header ${shellValue(`${name}: ${schemeOf(value)}\${env:NAME}`)}`,
+        );
+    if (URL.canParse(url) && new URL(url).password)
+      throw new UsageError(
+        "the URL holds a password, which mcp-task does not store",
+        "send it in a header instead: --header 'Authorization: Basic ${env:NAME}'",
+      );
+    return httpDescriptor(url, headers);
   }
   if (header) throw new UsageError("--header goes with --url");
   const { command, args } = parseCommandLine(stdio!);
   const environment = parseEnvPairs(env ?? []);
+  for (const [key, value] of Object.entries(environment))
+    if (isLiteralSecret(key, value))
+      throw new UsageError(
+        `--env ${sanitizeLine(key)} holds a literal secret, which mcp-task does not store`,
+        `export it and give its reference: --env ${shellValue(`${key}=\${env:${/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? key : "NAME"}}`)}`,
+      );
   return {
     transport: "stdio",
     command,
@@ -140,11 +159,15 @@ export async function runAddServer(options: AddServerOptions, ctx: Context): Pro
   const printer = createPrinter(ctx.io, false);
   if (options.descriptor.transport === "http") {
     // A sign-in left for this URL by a server no longer saved (removed, or its name moved to another URL) is not
-    // this server's: it signs in anew.
+    // this server's: it signs in anew. One the person made for the URL itself (`login <url>`) is kept.
     const { forgetUnusedSignIn } = await import("../../auth/forget.js");
-    const { forgot } = await forgetUnusedSignIn(ctx.home, settings.servers(), options.descriptor.url);
+    const { forgot, adopted } = await forgetUnusedSignIn(ctx.home, settings.servers(), options.descriptor.url, {
+      adoptByUrl: true,
+    });
     if (forgot)
       printer.note(`forgot a sign-in left for ${sanitizeLine(options.descriptor.url)} by a server no longer saved`);
+    if (adopted)
+      printer.note(`${options.name} keeps the sign-in made for ${sanitizeLine(options.descriptor.url)} by its URL`);
   }
   // One write: the server, its OAuth client (or none) and the default; nothing if settings could not be read back.
   settings.saveServers([{ name: options.name, descriptor: options.descriptor, client: options.client }], options.name);

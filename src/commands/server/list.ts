@@ -18,6 +18,9 @@ export async function runListServers(options: { json: boolean }, ctx: Context): 
   const settings = await ctx.loadSettings();
   const servers = settings.servers();
   const current = settings.defaultServer();
+  // A literal credential an older version saved (it took `--header "Authorization: Bearer …"`) is printed as its
+  // reference, [secret]: what the process redacts from every write (src/secrets.ts).
+  await ctx.secrets.learnSaved();
   createPrinter(ctx.io, options.json).document({ defaultServer: current ?? null, servers }, () =>
     Object.entries(servers)
       .map(([name, d]) => `${name === current ? "*" : " "} ${name}  ${d.transport}  ${sanitizeLine(describeServer(d))}`)

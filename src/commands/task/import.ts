@@ -14,6 +14,7 @@ import { withOptions } from "../options.js";
 import {
   descriptorKey,
   describeServer,
+  forHandle,
   savedServer,
   withoutCredentials,
   type ServerDescriptor,
@@ -114,7 +115,7 @@ export function bindImported(
   const unsaved = new Map<string, ServerDescriptor>();
   const bound = handles.map((handle) => {
     const match = savedServer(handle.server.descriptor, saved);
-    if (match) return { ...handle, server: match };
+    if (match) return { ...handle, server: { name: match.name, descriptor: forHandle(match.descriptor) } };
     const descriptor = withoutCredentials(handle.server.descriptor);
     unsaved.set(descriptorKey(descriptor), descriptor);
     return { ...handle, server: { name: describeServer(descriptor), descriptor } };
