@@ -96,6 +96,16 @@ export const HELD_CALL_QUESTION_MS = 5000;
  */
 export const MAX_UNCLAIMED_QUESTIONS = 16;
 
+/**
+ * How long a command gives a V1 question its handle says went out of reach (its keeper stopped, or the task was
+ * imported while it waited) to come again before saying it cannot (exit 4, question_lost): a 2025-11-25 server may
+ * hand it again to the keeper the command starts, which asks for it once it sees the task wait (a round trip or
+ * two); read again every QUESTION_REDELIVERY_STEP_MS meanwhile. A question that never comes costs a command this
+ * once, never a wait without bound.
+ */
+export const QUESTION_REDELIVERY_WAIT_MS = 5000;
+export const QUESTION_REDELIVERY_STEP_MS = 500;
+
 // ---- schemas: what a tool or form schema may cost ----
 // A schema (a tool's inputSchema/outputSchema, an elicitation's requestedSchema) is measured before anything compiles,
 // walks or draws it (src/protocol/schema-bounds.ts); one past a bound is a protocol violation (exit 4) naming it.

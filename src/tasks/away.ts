@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { HeldElsewhereError, QuestionLostError } from "../errors.js";
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
-import type { Handle } from "../model.js";
+import type { Clock, Handle } from "../model.js";
+import { QUESTION_REDELIVERY_STEP_MS, QUESTION_REDELIVERY_WAIT_MS } from "../limits.js";
 import type { Snapshot } from "../protocol/wire.js";
 import { shellWord, sanitizeLine } from "../sanitize.js";
 
@@ -83,18 +84,26 @@ export function questionLost(handle: Handle, read: Snapshot): QuestionLostError 
 }
 
 /**
- * Before a command waits on a task whose handle says its question went out of reach (dropped, or imported): one read,
- * and QuestionLostError at once where the task still waits for that question. The read, for the follow to start
- * from; undefined (no read) for any other handle.
+ * Before a command waits on a task whose handle says its question went out of reach (dropped, or imported): reads,
+ * and QuestionLostError where the task still waits for that question and none has come within
+ * QUESTION_REDELIVERY_WAIT_MS. Not at the first read: a 2025-11-25 server may hand the question again to the keeper
+ * this command just started (the demo server does, its session revived from its store), and that keeper asks for it
+ * only once it has seen the task wait. The read, for the follow to start from; undefined (no read) for any other
+ * handle.
  */
 export async function readUnlessLost(
   handle: Handle,
   wire: { getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> },
+  clock: Pick<Clock, "monotonic" | "sleep">,
   signal?: AbortSignal,
 ): Promise<Snapshot | undefined> {
   if (!handle.questionDropped && !handle.imported) return undefined;
-  const read = await wire.getTask(handle.taskId, signal);
-  const lost = questionLost(handle, read);
-  if (lost) throw lost;
-  return read;
+  const until = clock.monotonic() + QUESTION_REDELIVERY_WAIT_MS;
+  for (;;) {
+    const read = await wire.getTask(handle.taskId, signal);
+    const lost = questionLost(handle, read);
+    if (!lost) return read;
+    if (clock.monotonic() >= until) throw lost;
+    await clock.sleep(QUESTION_REDELIVERY_STEP_MS, signal);
+  }
 }

@@ -9,7 +9,7 @@ import { createPrinter } from "../../output/printer.js";
 import { safeJson, sanitizeLine, shellWord } from "../../sanitize.js";
 import { requestedForm, templateOf } from "../../tasks/fields.js";
 import { preparedAnswers } from "../../tasks/input.js";
-import { questionLost } from "../../tasks/away.js";
+import { readUnlessLost } from "../../tasks/away.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { isSampling } from "../../tasks/sampling.js";
 import type { InputRequest } from "../../protocol/wire.js";
@@ -27,11 +27,11 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
   let questions: InputRequest[];
   let once: boolean;
   try {
-    const snapshot = await wire.getTask(handle.taskId, ctx.interrupt);
     // A question that cannot come here (its keeper stopped, or it went to the home the task came from): said so,
     // rather than a hint to fetch it (src/tasks/away.ts).
-    const lost = questionLost(handle, snapshot);
-    if (lost) throw lost;
+    const snapshot =
+      (await readUnlessLost(handle, wire, ctx.clock, ctx.interrupt)) ??
+      (await wire.getTask(handle.taskId, ctx.interrupt));
     await tracked.observe(snapshot);
     questions = snapshot.inputRequests.filter((q) => !handle.answered.includes(q.key));
     once = wire.handsQuestionsOnce === true;

@@ -124,7 +124,7 @@ export async function runRespond(options: RespondOptions, ctx: Context): Promise
   try {
     const hooks = printerHooks(createPrinter(ctx.io, false), ctx.clock, { printResult: false });
     // A V1 question this home cannot be given (its keeper stopped, the task imported while it waited): said now.
-    const first = await readUnlessLost(tracked.handle, wire, wait.signal);
+    const first = await readUnlessLost(tracked.handle, wire, ctx.clock, wait.signal);
     const { outcome, last } = await followTask(engine, tracked, first, {
       clock: ctx.clock,
       signal: wait.signal,

@@ -119,7 +119,7 @@ export async function runFollow(options: FollowCommandOptions, ctx: Context): Pr
     if (!options.resultOnly) info(printer);
     lastProgress(printer);
     // A V1 question this home cannot be given (its keeper stopped, the task imported while it waited): said now.
-    let first = await readUnlessLost(handle, wire, wait.signal);
+    let first = await readUnlessLost(handle, wire, ctx.clock, wait.signal);
     if (options.noWait) {
       first = await wire.getTask(handle.taskId, wait.signal);
       await tracked.observe(first);
