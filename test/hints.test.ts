@@ -124,7 +124,7 @@ describe("the test servers", () => {
       timeout: 10_000,
     });
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/^usage: node sdk-v1-server\.js --stdio \| --port <n>/);
+    expect(run.stdout).toMatch(/^usage: node sdk-v1-server\.js --stdio \| \[--sse\] --port <n>/);
   });
 });
 

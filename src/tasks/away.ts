@@ -4,7 +4,7 @@
 // a V1 server hands a question over once). The commands that would wait (`respond`, `watch`, `get`) ask here first.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { HeldElsewhereError, QuestionLostError } from "../errors.js";
+import { HeldElsewhereError, QuestionLostError, ServerError } from "../errors.js";
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import type { Clock, Handle } from "../model.js";
 import { QUESTION_REDELIVERY_STEP_MS, QUESTION_REDELIVERY_WAIT_MS } from "../limits.js";
@@ -100,7 +100,14 @@ export async function readUnlessLost(
   if (!handle.questionDropped && !handle.imported) return undefined;
   const until = clock.monotonic() + QUESTION_REDELIVERY_WAIT_MS;
   for (;;) {
-    const read = await wire.getTask(handle.taskId, signal);
+    let read: Snapshot;
+    try {
+      read = await wire.getTask(handle.taskId, signal);
+    } catch (error) {
+      // A server that cannot be reached for a moment (restarting): the follow, with its backoff, takes it from here.
+      if (error instanceof ServerError && error.transient) return undefined;
+      throw error;
+    }
     const lost = questionLost(handle, read);
     if (!lost) return read;
     if (clock.monotonic() >= until) throw lost;
