@@ -306,7 +306,9 @@ async function reusedId(store: HandleStore, stem: string, taskId: string): Promi
   return new ProtocolViolation(
     `the server gave the new task the id ${sanitizeLine(taskId)}, which it already gave to another task saved here${first}; ` +
       "mcp-task keeps that task's handle and does not follow this call's task (the server may still run it)",
-    undefined,
+    // Its own hint, so that no caller adds "follow it again": this call's task cannot be followed, the saved one is
+    // another.
+    `the task saved before is unchanged: mcp-task get ${shellWord(taskId)} reads it`,
     taskId,
   );
 }
