@@ -2,7 +2,6 @@
 // home (it runs in that home's broker: a stdio task lives in the process that runs its server), and a V1 question
 // that cannot come (the keeper that held it stopped, or it was handed to the keeper of the home the task came from;
 // a V1 server hands a question over once). The commands that would wait (`respond`, `watch`, `get`) ask here first.
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { HeldElsewhereError, QuestionLostError, ServerError } from "../errors.js";
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
@@ -23,7 +22,8 @@ export function homeMark(home: string): string | undefined {
   } catch {
     /* none yet (or not a file of ours): made below */
   }
-  const mark = randomBytes(16).toString("hex");
+  // Web Crypto, not node:crypto: that module is kept out of every command's start (test/code-cache.test.ts).
+  const mark = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(16))).toString("hex");
   try {
     writeOwnFile(file, mark);
     return mark;
