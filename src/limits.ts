@@ -218,6 +218,10 @@ export const STDIO_EXIT_GRACE_MS = 50;
 /** After SIGTERM, how long a stdio server's process group has to go before SIGKILL (the SDK's own figure). A server
  *  that ignores SIGTERM, or a grandchild holding its pipes, holds a command or a broker this long and no longer. */
 export const STDIO_KILL_GRACE_MS = 2000;
+/** How long `server stop` waits for a broker it asked to stop to end its connection (it marks the handles whose
+ *  questions it drops, then removes its socket, first): a broker's own stop takes well under a second; one that
+ *  never ends the connection is hung, and the command does not wait on it for ever. */
+export const BROKER_STOP_WAIT_MS = 10_000;
 /** What `--args -` and `--input -` read from stdin (13 GB were read in 36 s): the value goes out in one message,
  *  which may not pass MAX_MESSAGE_BYTES either. */
 export const MAX_STDIN_BYTES = MAX_MESSAGE_BYTES;

@@ -15,7 +15,7 @@ import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta,
 import { questionKeeperOf } from "../protocol/wire.js";
 import { isRunning, signalIfSame } from "./processes.js";
 import type { BrokerSpec } from "./server.js";
-import { MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
+import { BROKER_STOP_WAIT_MS, MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
 import { openOwnAppend, readOwnText, UnsafeFileError, writeOwnFile } from "../store/safe-fs.js";
 
 export interface BrokerOptions {
@@ -246,10 +246,19 @@ export async function listBrokers(
 }
 
 /** Asks a broker to stop (it stops its server). */
-export async function stopBroker(home: string, key: string): Promise<boolean> {
+/**
+ * Stops a broker, and returns once it has left: it ends its commands' connections only after marking the handles
+ * whose questions it drops and removing its socket, so a command run next neither reaches the stopping broker (and
+ * reads its task as still alive) nor misses those marks. A broker that never ends the connection (hung) is left
+ * after BROKER_STOP_WAIT_MS, reported stopped as asked.
+ */
+export async function stopBroker(home: string, key: string, clock: Clock): Promise<boolean> {
   const wire = await attach(brokerPaths(home, key).socket);
   if (!wire) return false;
   await wire.call("shutdown");
+  const waiting = new AbortController();
+  await Promise.race([wire.closed, clock.sleep(BROKER_STOP_WAIT_MS, waiting.signal).catch(() => {})]);
+  waiting.abort();
   await wire.close();
   return true;
 }

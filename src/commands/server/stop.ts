@@ -50,7 +50,7 @@ export async function runStop(options: StopOptions, ctx: Context): Promise<numbe
       );
   }
   let stopped = 0;
-  for (const broker of matches) if (await stopBroker(ctx.home, broker.key)) stopped++;
+  for (const broker of matches) if (await stopBroker(ctx.home, broker.key, ctx.clock)) stopped++;
   if (stopped === 0)
     throw new UsageError(`no broker of ${sanitizeLine(options.name)} answered`, "see them with: mcp-task server ps");
   printer.note(`stopped ${stopped} broker(s) of ${sanitizeLine(options.name)}`);
