@@ -24,6 +24,7 @@ import {
   tokenizeSimpleLines,
   yogaWithoutFetch,
 } from "./build-patches.mjs";
+import { writeNotices } from "./notices.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { withBuildDigest } = createRequire(import.meta.url)("../bin/core.js");
@@ -227,7 +228,7 @@ const registryEntry = {
     }));
   },
 };
-await core("core-entry", new Map(), { plugins: [registryEntry] });
+const shippedCore = await core("core-entry", new Map(), { plugins: [registryEntry], metafile: true });
 await coreImports(join(root, "dist/cli.cjs"));
 
 // 4. The lazy modules, as ES modules sharing chunks among themselves, reading the core's modules from its registry.
@@ -260,9 +261,10 @@ const fromCore = {
     });
   },
 };
-await build({
+const shippedLazy = await build({
   ...esm,
   entryPoints: Object.fromEntries(targets),
+  metafile: true,
   outdir: "dist/lazy",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
@@ -279,6 +281,8 @@ await build({
     fromCore,
   ],
 });
+
+await writeNotices(root, [shippedCore.metafile, shippedLazy.metafile], join(root, "dist/THIRD_PARTY_NOTICES.md"));
 
 // mcp-framework (a test server's, test/servers/framework-server.ts) takes zod 3.x as a peer and checks a tool's schema
 // with instanceof: the server's tools must be built with the very zod it loads, not the project's zod 4 (which the
