@@ -1,6 +1,7 @@
 // argv -> options for every leaf command, in-process: the real declarations (src/cli.ts's COMMANDS) parsed by
 // commander, then each command's parse function, with its runner replaced by a capture. No server, no process.
 import { Command, CommanderError } from "commander";
+import { parse as parseShell } from "shell-quote";
 import { describe, expect, it } from "vitest";
 import { buildProgram, COMMANDS } from "../src/cli.js";
 import { declareAll, optionsOf, type AnyLeaf, type Noun } from "../src/commands/command.js";
@@ -513,5 +514,57 @@ describe("the command surface", () => {
 
   it("every leaf command was parsed above", () => {
     expect([...parsed].sort()).toEqual(leafNames(COMMANDS).sort());
+  });
+});
+
+/** Each `mcp-task …` invocation in an example (a pipe's two sides, `eval "$(mcp-task …)"`), as argv after the name. */
+function invocations(example: string): string[][] {
+  const found: string[][] = [];
+  let current: string[] | undefined;
+  for (const token of parseShell(example)) {
+    if (typeof token !== "string") {
+      current = undefined; // an operator (|, >) or a # comment ends the command line
+      continue;
+    }
+    const inner = /^\$\((mcp-task .*)\)$/.exec(token);
+    if (inner) found.push(...invocations(inner[1]!));
+    else if (token === "mcp-task") found.push((current = []));
+    else current?.push(token);
+  }
+  return found;
+}
+
+describe("examples in --help", () => {
+  const leaves = COMMANDS.flatMap((entry) =>
+    "verbs" in entry
+      ? entry.verbs.map((verb) => ({
+          leaf: verb,
+          name: `${entry.declare(new Command()).name()} ${verb.declare(new Command()).name()}`,
+        }))
+      : [{ leaf: entry, name: entry.declare(new Command()).name() }],
+  );
+
+  it("every leaf shows at least one, and each parses as that very command", async () => {
+    for (const { leaf, name } of leaves) {
+      expect(leaf.examples.length, name).toBeGreaterThan(0);
+      for (const example of leaf.examples) {
+        const argvs = invocations(example);
+        expect(argvs.length, example).toBeGreaterThan(0);
+        // Every invocation parses (no usage error); at least one of them is this command.
+        const ran = await Promise.all(argvs.map(async (argv) => (await parse(...argv)).command));
+        expect(ran, example).toContain(name);
+      }
+    }
+  });
+
+  it("are printed under Examples: by --help", async () => {
+    let help = "";
+    const program = buildProgram(
+      { io: { stdout: { write: () => {} }, stderr: { write: () => {} } } } as unknown as Context,
+      () => {},
+    );
+    const call = program.commands.find((command) => command.name() === "call")!;
+    call.configureOutput({ writeOut: (text) => (help += text) }).outputHelp();
+    expect(help).toMatch(/\nExamples:\n {2}mcp-task call simulate-research-query /);
   });
 });

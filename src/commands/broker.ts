@@ -8,6 +8,7 @@ export interface BrokerOptions {
 }
 
 export const broker: Leaf<BrokerOptions, [string]> = {
+  examples: ["mcp-task broker 3f9c2a7b  # started by mcp-task itself to keep a server, never by hand"],
   declare: (parent: Command) => parent.command("broker", { hidden: true }).argument("<key>"),
   parse: ([key]) => ({ key }),
   run: async (options, ctx) => {

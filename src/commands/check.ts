@@ -41,6 +41,10 @@ const CHECK_TIMEOUT_MS = 60_000;
 const MARK: Record<CheckResult["status"], string> = { pass: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
 
 export const check: Leaf<CheckOptions, []> = {
+  examples: [
+    "mcp-task check -s http://127.0.0.1:3000/mcp",
+    'mcp-task check --stdio "node server.js" --junit check.xml',
+  ],
   declare: (parent: Command) =>
     withOptions(
       parent

@@ -15,6 +15,11 @@ export type Run = (job: () => Promise<number>, options?: { settings?: boolean })
 export interface Leaf<O, A extends unknown[] = unknown[]> {
   /** Adds the command (name, help, arguments, options) under `parent`. */
   declare(parent: Command): Command;
+  /**
+   * Command lines shown under "Examples:" in its --help (at least one; a `# ...` tail is a comment). Each is checked
+   * to parse as its command (test/commands/argv.test.ts), so that no example teaches what cannot run.
+   */
+  examples: readonly string[];
   /** Its options from commander's parsed values: pure, and a bad value is a UsageError. */
   parse(args: A, flags: Flags): O;
   /** Does the work; resolves to the exit code. */
@@ -45,7 +50,14 @@ export function declareAll(
 ): void {
   for (const entry of entries) {
     if ("verbs" in entry) declareAll(entry.declare(parent), entry.verbs, act);
-    else entry.declare(parent).action((...values: unknown[]) => act(entry, values));
+    else
+      entry
+        .declare(parent)
+        .addHelpText(
+          "after",
+          `\nExample${entry.examples.length > 1 ? "s" : ""}:\n${entry.examples.map((e) => `  ${e}\n`).join("")}`,
+        )
+        .action((...values: unknown[]) => act(entry, values));
   }
 }
 

@@ -87,13 +87,13 @@ function fish(commands: Completed[]): string {
 }
 
 export const completion: Leaf<{ shell: Shell }, [string]> = {
+  examples: ['eval "$(mcp-task completion bash)"'],
   declare: (parent: Command) => {
     root = parent;
     return parent
       .command("completion")
       .summary("print a shell completion script (commands, flags, saved servers and task ids)")
-      .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(SHELLS))
-      .addHelpText("after", '\nExample:\n  eval "$(mcp-task completion bash)"');
+      .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(SHELLS));
   },
   parse: ([shell]) => ({ shell: shell as Shell }),
   run: async ({ shell }, ctx) => {
@@ -112,6 +112,7 @@ export const completion: Leaf<{ shell: Shell }, [string]> = {
 
 /** `mcp-task __complete servers|tasks` (hidden): the words a completion script offers, one a line. */
 export const complete: Leaf<{ what: string }, [string]> = {
+  examples: ["mcp-task __complete tasks  # what the shell completion script runs as you type"],
   declare: (parent: Command) => parent.command("__complete", { hidden: true }).argument("<what>"),
   parse: ([what]) => {
     if (what !== "servers" && what !== "tasks") throw new UsageError("__complete takes servers or tasks");

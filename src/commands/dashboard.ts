@@ -5,6 +5,7 @@ import type { Leaf } from "./command.js";
 import { UsageError } from "../errors.js";
 
 export const dashboard: Leaf<Record<string, never>, []> = {
+  examples: ["mcp-task dashboard"],
   declare: (parent: Command) =>
     parent
       .command("dashboard")

@@ -31,6 +31,7 @@ export interface DemoServerOptions extends DemoOptions {
 }
 
 export const demoServer: Leaf<DemoServerOptions, []> = {
+  examples: ["mcp-task demo-server --stdio", "mcp-task demo-server --port 3000"],
   declare: (parent: Command) =>
     withOptions(
       parent.command("demo-server").summary("run the built-in demo MCP server: an invoice approval workflow"),
@@ -53,6 +54,7 @@ export const demoServer: Leaf<DemoServerOptions, []> = {
 };
 
 export const demo: Leaf<DemoOptions, []> = {
+  examples: ["mcp-task demo", "mcp-task demo --generation v1"],
   declare: (parent: Command) =>
     withOptions(
       parent.command("demo").summary("see mcp-task at work on the built-in demo server, with no set-up"),

@@ -25,6 +25,7 @@ export interface ToolsOptions extends ServerFlags {
 }
 
 export const tools: Leaf<ToolsOptions, [string | undefined]> = {
+  examples: ["mcp-task tools -s everything", "mcp-task tools simulate-research-query -s everything --json"],
   declare: (parent: Command) =>
     withOptions(
       parent

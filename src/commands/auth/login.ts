@@ -18,16 +18,13 @@ export interface LoginOptions {
 }
 
 export const login: Leaf<LoginOptions, [string]> = {
+  examples: ["mcp-task login remote --no-browser", "mcp-task login https://mcp.example.com/mcp"],
   declare: (parent: Command) =>
     withOptions(
       parent
         .command("login")
         .summary("sign in (OAuth) to a server by name or URL")
-        .argument("<server>", "saved server name, or the server's URL")
-        .addHelpText(
-          "after",
-          "\nExamples:\n  mcp-task login remote --no-browser\n  mcp-task login https://mcp.example.com/mcp",
-        ),
+        .argument("<server>", "saved server name, or the server's URL"),
       new Option("--no-browser", "print the sign-in address instead of opening a browser"),
     ),
   parse: ([name], flags) => ({ name, browser: flags.browser !== false }),

@@ -8,12 +8,12 @@ import { sanitizeLine } from "../../sanitize.js";
 import { signInTarget } from "./login.js";
 
 export const logout: Leaf<{ name: string }, [string]> = {
+  examples: ["mcp-task logout remote", "mcp-task logout https://mcp.example.com/mcp"],
   declare: (parent: Command) =>
     parent
       .command("logout")
       .summary("forget (and revoke) a server's sign-in")
-      .argument("<server>", "saved server name, or the server's URL")
-      .addHelpText("after", "\nExamples:\n  mcp-task logout remote\n  mcp-task logout https://mcp.example.com/mcp"),
+      .argument("<server>", "saved server name, or the server's URL"),
   parse: ([name]) => ({ name }),
   run: (options, ctx) => runLogout(options, ctx),
 };

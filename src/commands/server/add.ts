@@ -26,6 +26,10 @@ export interface AddServerOptions {
 }
 
 export const serverAdd: Leaf<AddServerOptions, [string]> = {
+  examples: [
+    'mcp-task server add everything --stdio "npx -y @modelcontextprotocol/server-everything"',
+    "mcp-task server add remote --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${env:MCP_TOKEN}'",
+  ],
   declare: (parent: Command) =>
     withOptions(
       parent.command("add").summary("save a server under a name").argument("<name>"),

@@ -11,6 +11,7 @@ import { resolveServer } from "../resolve-server.js";
 import { serverFlags, serverOptions, withOptions, type ServerFlags } from "../options.js";
 
 export const serverForgetVerdict: Leaf<ServerFlags, []> = {
+  examples: ["mcp-task server forget-verdict -s everything"],
   declare: (parent: Command) =>
     withOptions(
       parent

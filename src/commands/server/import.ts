@@ -16,6 +16,7 @@ import { pastLimit, savedServerProblem, SettingsFullError, type SavedServer } fr
 import { checkName } from "./names.js";
 
 export const serverImport: Leaf<{ file: string }, [string]> = {
+  examples: ["mcp-task server import ~/.cursor/mcp.json"],
   declare: (parent: Command) =>
     parent
       .command("import")

@@ -8,6 +8,7 @@ import { describeServer } from "../../protocol/server.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, withOptions } from "../options.js";
 
 export const serverList: Leaf<{ json: boolean }, []> = {
+  examples: ["mcp-task server list", "mcp-task server list --json"],
   declare: (parent: Command) =>
     withOptions(parent.command("list").summary("list saved servers"), jsonOption(JSON_DOCUMENT)),
   parse: (_args, flags) => ({ json: jsonFlag(flags) }),

@@ -25,6 +25,7 @@ interface LogsOptions {
 }
 
 export const serverLogs: Leaf<LogsOptions, [string]> = {
+  examples: ["mcp-task server logs everything", "mcp-task server logs everything --wire"],
   declare: (parent: Command) =>
     withOptions(
       parent

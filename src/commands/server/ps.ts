@@ -7,6 +7,7 @@ import { sanitizeLine } from "../../sanitize.js";
 import { JSON_DOCUMENT, jsonFlag, jsonOption, withOptions } from "../options.js";
 
 export const serverPs: Leaf<{ json: boolean }, []> = {
+  examples: ["mcp-task server ps"],
   declare: (parent: Command) =>
     withOptions(
       parent.command("ps").summary("list the running brokers that keep stdio servers alive between commands"),

@@ -7,6 +7,7 @@ import { createPrinter } from "../../output/printer.js";
 import { sanitizeLine } from "../../sanitize.js";
 
 export const serverRemove: Leaf<{ name: string }, [string]> = {
+  examples: ["mcp-task server remove everything"],
   declare: (parent: Command) => parent.command("remove").summary("forget a saved server").argument("<name>"),
   parse: ([name]) => ({ name }),
   run: (options, ctx) => runRemoveServer(options, ctx),

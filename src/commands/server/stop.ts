@@ -17,6 +17,7 @@ export interface StopOptions {
 }
 
 export const serverStop: Leaf<StopOptions, [string]> = {
+  examples: ["mcp-task server stop everything", "mcp-task server stop everything --force"],
   declare: (parent: Command) =>
     parent
       .command("stop")

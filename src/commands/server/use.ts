@@ -6,6 +6,7 @@ import { UsageError } from "../../errors.js";
 import { sanitizeLine } from "../../sanitize.js";
 
 export const serverUse: Leaf<{ name: string }, [string]> = {
+  examples: ["mcp-task server use everything"],
   declare: (parent: Command) => parent.command("use").summary("make a saved server the default").argument("<name>"),
   parse: ([name]) => ({ name }),
   run: (options, ctx) => runUseServer(options, ctx),

@@ -52,16 +52,16 @@ export interface CallOptions extends ServerFlags, AnswerFlags {
 }
 
 export const call: Leaf<CallOptions, [string, string[]]> = {
+  examples: [
+    'mcp-task call simulate-research-query topic=python ambiguous=true --input \'{"interpretation":"snake"}\'',
+    "mcp-task call export_ledger rows=1000 -s demo --detach",
+  ],
   declare: (parent: Command) =>
     withOptions(
       parent
         .command("call")
         .summary("call a tool, as a task where the server allows, and wait for its result")
         .description("Call a tool, as a task where the server allows, and wait for its result.")
-        .addHelpText(
-          "after",
-          '\nExample:\n  mcp-task call simulate-research-query topic=python ambiguous=true --input \'{"interpretation":"snake"}\'',
-        )
         .argument("<tool>", "tool name")
         .argument("[args...]", "arguments as key=value (values parsed as JSON when they parse)"),
       ...serverOptions("run a stdio server for this call"),

@@ -9,6 +9,7 @@ import { homeMark } from "../../tasks/away.js";
 import { jsonOption, pickServer, withOptions, taskIdArgument, taskRef, type TaskRef } from "../options.js";
 
 export const exportTask: Leaf<TaskRef, [string]> = {
+  examples: ["mcp-task export 5348014916be > task.json"],
   declare: (parent: Command) =>
     withOptions(
       parent

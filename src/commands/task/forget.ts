@@ -10,6 +10,7 @@ export interface ForgetOptions {
 }
 
 export const forget: Leaf<ForgetOptions, [string[]]> = {
+  examples: ["mcp-task forget 5348014916be 9a1f03c2"],
   declare: (parent: Command) =>
     withOptions(
       parent

@@ -43,6 +43,7 @@ export const parseTaskRead = ([id]: [string], flags: Flags): GetOptions => ({
 });
 
 export const get: Leaf<GetOptions, [string]> = {
+  examples: ["mcp-task get 5348014916be --json"],
   declare: (parent) =>
     declareTaskRead(parent, "get", "read a saved task's status from the server (and update the saved handle)"),
   parse: parseTaskRead,

@@ -31,6 +31,7 @@ export interface ImportOptions {
 }
 
 export const importTasks: Leaf<ImportOptions, [string]> = {
+  examples: ["mcp-task import tasks.json", "mcp-task export 5348014916be | mcp-task import -"],
   declare: (parent: Command) =>
     withOptions(
       parent

@@ -35,6 +35,7 @@ import {
 } from "./list-view.js";
 
 export const list: Leaf<ListOptions, []> = {
+  examples: ["mcp-task list --status working,input_required", "mcp-task list -s everything --json"],
   declare: (parent: Command) =>
     withOptions(
       parent.command("list").summary("list saved tasks (and, with --remote, the server's own list)"),

@@ -14,6 +14,7 @@ export interface PruneOptions {
 }
 
 export const prune: Leaf<PruneOptions, []> = {
+  examples: ["mcp-task prune --older-than 7d"],
   declare: (parent: Command) =>
     withOptions(
       parent.command("prune").summary("drop the handles of finished, expired or lost tasks"),

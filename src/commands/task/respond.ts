@@ -42,6 +42,10 @@ export interface RespondOptions extends TaskRef, AnswerFlags {
 }
 
 export const respond: Leaf<RespondOptions, [string]> = {
+  examples: [
+    "mcp-task respond 5348014916be --template > answer.json",
+    "mcp-task respond 5348014916be --input @answer.json",
+  ],
   declare: (parent: Command) =>
     withOptions(
       parent

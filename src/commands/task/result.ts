@@ -15,6 +15,7 @@ import {
 import { runFollow, type FollowCommandOptions } from "./watch.js";
 
 export const result: Leaf<FollowCommandOptions, [string]> = {
+  examples: ["mcp-task result 5348014916be", "mcp-task result 5348014916be --no-wait --json"],
   declare: (parent: Command) =>
     withOptions(
       parent

@@ -34,6 +34,7 @@ export interface WaitOptions {
 }
 
 export const wait: Leaf<WaitOptions, [string[]]> = {
+  examples: ["mcp-task wait 5348014916be 9a1f03c2 --any --timeout 30m"],
   declare: (parent: Command) =>
     withOptions(
       parent

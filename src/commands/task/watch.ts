@@ -42,6 +42,7 @@ export interface FollowCommandOptions extends TaskRef, AnswerFlags {
 }
 
 export const watch: Leaf<FollowCommandOptions, [string]> = {
+  examples: ["mcp-task watch 5348014916be", "mcp-task watch 5348014916be --input @answer.json --timeout 10m"],
   declare: (parent: Command) =>
     withOptions(
       parent
