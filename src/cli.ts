@@ -27,7 +27,7 @@ import type { Context, IO } from "./context.js";
 import { ExitCode, describeError } from "./errors.js";
 import { createPrinter } from "./output/printer.js";
 import { processContext, processIO } from "./process-context.js";
-import { checkTraceFile } from "./protocol/trace.js";
+import { checkTraceFile } from "./store/named-files.js";
 
 export const VERSION = "0.1.0";
 

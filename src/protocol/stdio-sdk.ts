@@ -4,12 +4,21 @@
 import type { ChildProcess } from "node:child_process";
 import { ReadBuffer, type Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import type { SizeGuard } from "./limits.js";
 import { serverGone, stopServer } from "./process.js";
 import { MAX_SERVER_STDERR_LOG_BYTES, SERVER_STDERR_TAIL_BYTES } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
 import { resolveEnvRefs, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
+
+/**
+ * What a stdio transport needs of the message-size guard (limits.ts SizeGuard): its limit, and to watch the
+ * transport's reader. Said here by shape, so that this file, which failures.ts reads the server process from, does
+ * not import the guard (whose module imports failures.ts).
+ */
+interface StdioGuard {
+  readonly limit: number;
+  watchStdio(transport: StdioClientTransport): void;
+}
 
 /** The end of a stdio server's stderr, and where all of it goes besides (a broker's log), if anywhere. */
 export interface StderrTail {
@@ -43,7 +52,7 @@ export function stdioTransport(
   descriptor: Extract<ServerDescriptor, { transport: "stdio" }>,
   env: Record<string, string | undefined>,
   stderrTail: StderrTail,
-  guard: SizeGuard,
+  guard: StdioGuard,
 ): StdioClientTransport {
   const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
   for (const [name, value] of Object.entries(descriptor.env ?? {})) childEnv[name] = resolveEnvRefs(value, env);
@@ -93,7 +102,7 @@ export function watchServer(transport: Transport): void {
 }
 
 /** A prestarted stdio server, given the SDK's message reader (with the size limit) now that the SDK is loaded. */
-export function adopt(early: EarlyStdioTransport, stderrTail: StderrTail, guard: SizeGuard): Transport {
+export function adopt(early: EarlyStdioTransport, stderrTail: StderrTail, guard: StdioGuard): Transport {
   early.adopt(new ReadBuffer({ maxBufferSize: guard.limit }));
   guard.watchStdio(early as unknown as StdioClientTransport); // the same reader field the guard watches there
   keepStderrTail(early, stderrTail);

@@ -7,8 +7,6 @@
 // The transport is traced in place (its send and onmessage wrapped), not wrapped in another object: the code that
 // holds it asks `instanceof StreamableHTTPClientTransport` for the session.
 import { appendFileSync } from "node:fs";
-import { UsageError } from "../errors.js";
-import { namedOutputProblem } from "../store/named-files.js";
 import type { Transport } from "@modelcontextprotocol/client";
 import { MAX_TRACE_LINE } from "../limits.js";
 import type { LogMessage } from "./logging.js";
@@ -57,20 +55,6 @@ const SHOWN = [
   "retry-after",
 ];
 const CREDENTIALS = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
-
-/**
- * A UsageError unless the trace file `file` can be written (a regular file, made if missing, or a device such as
- * /dev/null; a FIFO waited for a reader for ever): said before any connection, where a failed write would otherwise
- * look like a server that cannot be reached.
- */
-export function checkTraceFile(file: string): void {
-  const why = namedOutputProblem(file);
-  if (why !== undefined)
-    throw new UsageError(
-      `cannot write the trace file ${sanitizeLine(file)} (${why})`,
-      "give a file in a folder that exists and is writable, as in: --trace=/tmp/mcp-task.trace",
-    );
-}
 
 /**
  * A trace to `file` (NDJSON, appended), or to `stderr` as readable lines when no file is given. The file is

@@ -17,7 +17,7 @@ import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { MAX_IMPORTED_SERVERS } from "../limits.js";
 import { sanitizeLine } from "../sanitize.js";
-import { isLiteralSecret, isSecretName, looksSecret } from "../secrets.js";
+import { isLiteralSecret, isSecretName, looksSecret } from "../secret-names.js";
 import { parseClientJson, properties, property, twice, twiceWithin, valueOf, type Node } from "./client-json.js";
 import { httpDescriptor, type ServerDescriptor } from "../protocol/server.js";
 

@@ -121,3 +121,17 @@ export function namedOutputProblem(path: string): string | undefined {
     closeSync(fd);
   }
 }
+
+/**
+ * A UsageError unless the trace file `file` can be written (a regular file, made if missing, or a device such as
+ * /dev/null; a FIFO waited for a reader for ever): said before any connection, where a failed write would otherwise
+ * look like a server that cannot be reached.
+ */
+export function checkTraceFile(file: string): void {
+  const why = namedOutputProblem(file);
+  if (why !== undefined)
+    throw new UsageError(
+      `cannot write the trace file ${sanitizeLine(file)} (${why})`,
+      "give a file in a folder that exists and is writable, as in: --trace=/tmp/mcp-task.trace",
+    );
+}

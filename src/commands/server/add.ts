@@ -13,7 +13,7 @@ import {
   type ServerDescriptor,
 } from "../../protocol/server.js";
 import { sanitizeLine, shellValue } from "../../sanitize.js";
-import { isLiteralSecret, schemeOf } from "../../secrets.js";
+import { isLiteralSecret, schemeOf } from "../../secret-names.js";
 import type { OAuthClientSettings } from "../../store/settings.js";
 import { collect, withOptions, type Flags } from "../options.js";
 import { checkName } from "./names.js";
