@@ -176,6 +176,7 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
       home,
     });
     expect(answered.code, answered.stderr).toBe(0);
+    expect(events(answered.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
   });
 
   it("Ctrl-C before the question comes: it waits for the next command, and a later watch --input answers it", async () => {
