@@ -1,21 +1,30 @@
 // Schemas that attack (issue 18): the real CLI against test/servers/hostile-server.ts serving schemas and questions
 // built to freeze, crash or mislead a client: a catastrophic regular expression in an outputSchema, an inputSchema
 // or a form; schemas nested 20,000 levels deep; forms of 10,000 and 400,000 fields; input keys and form fields named
-// __proto__, constructor and prototype; input_required with nothing asked. Each ends within its bound with the
-// documented exit code and one clear line; where a freeze was the defect, the CLI's own CPU time is asserted.
+// __proto__, constructor and prototype; input_required with nothing asked. Each ends with the documented exit code
+// and one clear line. Each command is the binary, with a hang-only bound (HANG_MS): where a freeze was the defect
+// (2^40 backtracking steps take hours), the freeze is synchronous, and only a process can be stopped from outside
+// (in-process it would stall the test runner itself). How fast these end is the bench's to say.
 import { describe, expect, it } from "vitest";
-import { events, tempHome } from "./helpers/cli.js";
+import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { hostileStdio } from "./helpers/servers.js";
-import { BOTH, expectClean, expectError, runMeasured, withHttp } from "./helpers/hostile.js";
+import { BOTH, expectClean, expectError, withHttp } from "./helpers/hostile.js";
+
+/** A hang-only bound: far above what any of these commands takes, even on a loaded machine. */
+const HANG_MS = 45_000;
+
+/** The binary, stopped (and the test failed) only by a real hang. */
+const runHostile = (args: string[], options: { home: string }): Promise<CliResult> =>
+  runCli(args, { timeoutMs: HANG_MS, ...options });
 
 const REDOS_TEXT = `${"a".repeat(40)}b`; // ^(a+)+$ against it: 2^40 steps on a backtracking engine
 
 describe("schemas that attack", { timeout: 60_000 }, () => {
   for (const generation of BOTH) {
-    it(`redos-output (${generation}): an outputSchema pattern ^(a+)+$ against 40 a's and a b is checked in linear time: a warning, exit 0, well under 2 CPU-seconds`, async () => {
+    it(`redos-output (${generation}): an outputSchema pattern ^(a+)+$ against 40 a's and a b is checked in linear time: a warning, exit 0, nothing frozen`, async () => {
       await withHttp("redos-output", generation, async ({ url }) => {
         const home = tempHome();
-        const json = await runMeasured(["call", "redos", "--json", "-s", url], { home });
+        const json = await runHostile(["call", "redos", "--json", "-s", url], { home });
         expect(json.code, json.stderr).toBe(0);
         expectClean(json);
         const result = events(json.stdout).at(-1)!;
@@ -25,35 +34,35 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
           result: { structuredContent: { code: REDOS_TEXT } },
         });
         expect(result.outputSchemaError).toMatch(/must match pattern "\^\(a\+\)\+\$"/);
-        expect(json.cpu, `CPU ${json.cpu} s`).toBeLessThan(2);
-        const text = await runMeasured(["call", "redos", "-s", url], { home });
+        expect(events(json.stdout).filter((event) => event.type === "result")).toHaveLength(1);
+        const text = await runHostile(["call", "redos", "-s", url], { home });
         expect(text.code, text.stderr).toBe(0);
         expect(text.stderr).toMatch(
           /^warning: the result does not match the tool's outputSchema: data\/code must match pattern/m,
         );
-        expect(text.cpu, `CPU ${text.cpu} s`).toBeLessThan(2);
+        expect(text.stdout).toContain(REDOS_TEXT);
       });
     });
 
     it(`redos-input (${generation}): arguments checked against an inputSchema pattern ^(a+)+$ end at once with exit 2`, async () => {
       await withHttp("redos-input", generation, async ({ url }) => {
-        const result = await runMeasured(["call", "redos_in", `code=${REDOS_TEXT}`, "-s", url], { home: tempHome() });
+        const result = await runHostile(["call", "redos_in", `code=${REDOS_TEXT}`, "-s", url], { home: tempHome() });
         expectError(result, 2, /the arguments do not fit redos_in's inputSchema: data\/code must match pattern/);
-        expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(2);
+        expect(result.stdout).toBe(""); // nothing called
       });
     });
 
     it(`deep-schema (${generation}): tool schemas nested 20,000 levels deep are exit 4 naming the tool and the bound, on call and tools`, async () => {
       await withHttp("deep-schema", generation, async ({ url }) => {
         const home = tempHome();
-        const call = await runMeasured(["call", "deep_in", "-s", url], { home });
+        const call = await runHostile(["call", "deep_in", "-s", url], { home });
         expectError(
           call,
           4,
           /mcp-task will not process tool deep_(out|in)'s (output|input)Schema from the server: it nests more than 64 levels deep/,
         );
-        expect(call.cpu, `CPU ${call.cpu} s`).toBeLessThan(2);
-        const tools = await runMeasured(["tools", "--json", "-s", url], { home });
+        expect(call.stdout).toBe(""); // nothing called
+        const tools = await runHostile(["tools", "--json", "-s", url], { home });
         expect(tools.code).toBe(4);
         expectClean(tools);
         expect(events(tools.stdout).at(-1)).toMatchObject({
@@ -66,20 +75,20 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
 
     it(`wide-form (${generation}): a question of 10,000 fields is refused unanswered with exit 4 naming the bound`, async () => {
       await withHttp("wide-form", generation, async ({ url }) => {
-        const result = await runMeasured(["call", "wide_ask", "--input", "{}", "-s", url], { home: tempHome() });
+        const result = await runHostile(["call", "wide_ask", "--input", "{}", "-s", url], { home: tempHome() });
         expectError(
           result,
           4,
           /mcp-task will not show or fill the form of a question from the server: it has 10000 fields \(limit 100\)/,
         );
-        expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(3);
+        expect(result.stdout).toBe(""); // nothing answered
       });
     });
 
     it(`proto-field (${generation}): __proto__=1 and --args {"__proto__":...} reach the tool as arguments, with constructor beside them`, async () => {
       await withHttp("proto-field", generation, async ({ url }) => {
         const home = tempHome();
-        const pairs = await runMeasured(["call", "echo", "__proto__=1", "constructor=2", "prototype=x", "-s", url], {
+        const pairs = await runHostile(["call", "echo", "__proto__=1", "constructor=2", "prototype=x", "-s", url], {
           home,
         });
         expect(pairs.code, pairs.stderr).toBe(0);
@@ -87,10 +96,9 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
           keys: ["__proto__", "constructor", "prototype"],
           args: JSON.parse('{"__proto__":1,"constructor":2,"prototype":"x"}'),
         });
-        const args = await runMeasured(
-          ["call", "echo", "--args", '{"__proto__":{"polluted":true}}', "n=3", "-s", url],
-          { home },
-        );
+        const args = await runHostile(["call", "echo", "--args", '{"__proto__":{"polluted":true}}', "n=3", "-s", url], {
+          home,
+        });
         expect(args.code, args.stderr).toBe(0);
         expect(JSON.parse(args.stdout)).toEqual({
           keys: ["__proto__", "n"],
@@ -103,12 +111,12 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
   it("redos-input (v2): an --input answer checked against a form's pattern ^(a+)+$ is exit 6 at once", async () => {
     // (V1: the SDK's own parse of the elicitation request drops `pattern`, so the answer is not checked there.)
     await withHttp("redos-input", "v2", async ({ url }) => {
-      const result = await runMeasured(
+      const result = await runHostile(
         ["call", "redos_ask", "--input", JSON.stringify({ code: REDOS_TEXT }), "-s", url],
         { home: tempHome() },
       );
       expectError(result, 6, /the --input answer does not fit the requested form \(expected code: string\)/);
-      expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(2);
+      expect(result.stdout).toBe(""); // nothing answered
     });
   });
 
@@ -117,7 +125,7 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     // the wide one); the server gets an error reply.
     it(`deep-form (${generation}): a question whose requestedSchema nests 20,000 levels is refused unanswered, exit 4 naming the bound`, async () => {
       await withHttp("deep-form", generation, async ({ url }) => {
-        const result = await runMeasured(["call", "deep_ask", "--input", "{}", "-s", url], { home: tempHome() });
+        const result = await runHostile(["call", "deep_ask", "--input", "{}", "-s", url], { home: tempHome() });
         expectError(
           result,
           4,
@@ -126,17 +134,16 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
       });
     });
 
-    it(`wide-form (${generation}): a question of 400,000 fields (16 MB) is refused within 4 CPU-seconds, exit 4`, async () => {
+    it(`wide-form (${generation}): a question of 400,000 fields (16 MB) is refused unanswered, exit 4`, async () => {
       await withHttp(
         "wide-form",
         generation,
         async ({ url }) => {
-          const result = await runMeasured(["call", "wide_ask", "--input", "{}", "-s", url], {
+          const result = await runHostile(["call", "wide_ask", "--input", "{}", "-s", url], {
             home: tempHome(),
-            timeoutMs: 45_000,
           });
           expectError(result, 4, /it has 400000 fields \(limit 100\)/);
-          expect(result.cpu, `CPU ${result.cpu} s`).toBeLessThan(4);
+          expect(result.stdout).toBe(""); // nothing answered
         },
         "--fields",
         "400000",
@@ -147,10 +154,10 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
   it("proto-key (v2): a question under the key __proto__ is seen: exit 6 naming it in CI, answered with --input", async () => {
     await withHttp("proto-key", "v2", async ({ url }) => {
       const home = tempHome();
-      const unanswered = await runMeasured(["call", "ask", "-s", url], { home });
+      const unanswered = await runHostile(["call", "ask", "-s", url], { home });
       expectError(unanswered, 6, /input required and no answer given: proto key\?/);
-      expect(unanswered.ms).toBeLessThan(15_000);
-      const answered = await runMeasured(["call", "ask", "--input", '{"ok":true}', "-s", url], { home });
+      expect(unanswered.stdout).toBe(""); // exit 6 at once: nothing waited for (a wait would trip HANG_MS)
+      const answered = await runHostile(["call", "ask", "--input", '{"ok":true}', "-s", url], { home });
       expect(answered.code, answered.stderr).toBe(0);
       expect(JSON.parse(answered.stdout)).toEqual({
         keys: ["__proto__"],
@@ -164,7 +171,7 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
       const home = tempHome();
       // Without an answer (CI) and with one: the same bounded end. (Side by side: each waits its 5 s.)
       const results = await Promise.all(
-        [[], ["--input", '{"ok":true}']].map((args) => runMeasured(["call", "ask", ...args, "-s", url], { home })),
+        [[], ["--input", '{"ok":true}']].map((args) => runHostile(["call", "ask", ...args, "-s", url], { home })),
       );
       for (const result of results) {
         expectError(
@@ -172,7 +179,8 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
           4,
           /the server says the task needs input but asks no question \(input_required with an empty inputRequests, for \d+ s\)/,
         );
-        expect(result.ms).toBeLessThan(15_000);
+        // Not for ever (a real hang trips HANG_MS), and not before the bound's 5 s either.
+        expect(Number(/for (\d+) s\)/.exec(result.stderr)?.[1])).toBeGreaterThanOrEqual(5);
       }
     });
   });
@@ -181,11 +189,11 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
     await withHttp("proto-field", "v2", async ({ url }) => {
       const home = tempHome();
       const answer = '{"__proto__":"p","constructor":true,"prototype":"q"}';
-      const full = await runMeasured(["call", "ask", "--input", answer, "-s", url], { home });
+      const full = await runHostile(["call", "ask", "--input", answer, "-s", url], { home });
       expect(full.code, full.stderr).toBe(0);
       expect(JSON.parse(full.stdout).answer).toEqual({ action: "accept", content: JSON.parse(answer) });
       // required: ["__proto__", "constructor"]: Object.prototype is not an answer to __proto__.
-      const missing = await runMeasured(["call", "ask", "--input", '{"constructor":true}', "-s", url], { home });
+      const missing = await runHostile(["call", "ask", "--input", '{"constructor":true}', "-s", url], { home });
       expectError(
         missing,
         6,
@@ -197,13 +205,13 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
   it("proto-field (v2): respond --template keeps a field named __proto__ as a field of the skeleton", async () => {
     await withHttp("proto-field", "v2", async ({ url }) => {
       const home = tempHome();
-      const call = await runMeasured(["call", "ask", "--detach", "-s", url], { home });
+      const call = await runHostile(["call", "ask", "--detach", "-s", url], { home });
       expect(call.code, call.stderr).toBe(0);
       const taskId = call.stdout.trim();
-      let template = await runMeasured(["respond", "--template", taskId], { home });
-      for (let i = 0; template.code !== 0 && i < 20; i++) {
-        await new Promise((r) => setTimeout(r, 250));
-        template = await runMeasured(["respond", "--template", taskId], { home });
+      let template = await runHostile(["respond", "--template", taskId], { home });
+      for (let i = 0; template.code !== 0 && i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        template = await runHostile(["respond", "--template", taskId], { home });
       }
       expect(template.code, template.stderr).toBe(0);
       const skeleton = JSON.parse(template.stdout) as Record<string, unknown>;
@@ -214,7 +222,7 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
 
   it("proto-field (v1): the SDK drops the __proto__ field from the request, so the answer cannot fit its required list: exit 6, nothing sent half-answered", async () => {
     await withHttp("proto-field", "v1", async ({ url }) => {
-      const result = await runMeasured(["call", "ask", "--input", '{"__proto__":"p","constructor":true}', "-s", url], {
+      const result = await runHostile(["call", "ask", "--input", '{"__proto__":"p","constructor":true}', "-s", url], {
         home: tempHome(),
       });
       expectError(result, 6, /does not fit the requested form/);
@@ -223,9 +231,9 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
 
   it("over stdio, through the broker: deep tool schemas (v1) are exit 4, a __proto__ input key (v2) is answered", async () => {
     const home = tempHome();
-    const deep = await runMeasured(["call", "deep_in", "--stdio", hostileStdio("deep-schema", "v1")], { home });
+    const deep = await runHostile(["call", "deep_in", "--stdio", hostileStdio("deep-schema", "v1")], { home });
     expectError(deep, 4, /nests more than 64 levels deep/);
-    const proto = await runMeasured(
+    const proto = await runHostile(
       ["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("proto-key", "v2")],
       { home },
     );

@@ -1,7 +1,8 @@
 // mcp-task against a server nobody here wrote: mcp-framework 0.2.22 (test/servers/framework-server.ts, its public API
 // only), over stdio and over its HTTP Stream transport, through the same interop cases as the SDK v1 servers: a call
 // that completes, fails, or ends with an isError result; a question answered with --input, and one left for a later
-// respond; --detach and a watch from a new process once the task has ended; get, cancel, list --remote; and check.
+// respond; --detach and a watch from a later command once the task has ended (in-process: what it finds is kept by the
+// session's keeper or the broker, processes either way); get, cancel, list --remote; and check.
 //
 // mcp-framework's tasks/result does not wait for the task's end: for a running task it answers at once with an error
 // (-32603 "Task … is not completed (status: working)"). mcp-task opens tasks/result early (to take a task's questions
@@ -20,8 +21,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
+import { until } from "./helpers/wait.js";
 import { frameworkTransports, ROOT } from "./helpers/servers.js";
 
 const FITS = JSON.stringify({ name: "Ada", count: 2 });
@@ -124,23 +126,25 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
     },
   );
 
-  it("--detach, get until it ends, then watch and result from new processes: the result, exit 0", async () => {
+  it("--detach, get until it ends, then watch and result from later commands: the result, exit 0", async () => {
     const home = tempHome();
     const call = await runInProcess(["call", "work", "ms=800", ...server(), "--detach"], { home });
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
-    let status = "working";
-    for (let read = 0; read < 200 && status === "working"; read++) {
-      const got = await runInProcess(["get", taskId, "--json"], { home });
-      expect(got.code, got.stderr).toBe(0);
-      status = (JSON.parse(got.stdout) as { status: string }).status;
-      if (status === "working") await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const status = await until(
+      async () => {
+        const got = await runInProcess(["get", taskId, "--json"], { home });
+        expect(got.code, got.stderr).toBe(0);
+        const read = (JSON.parse(got.stdout) as { status: string }).status;
+        return read !== "working" && read;
+      },
+      { everyMs: 100, what: "the task's end read by get" },
+    );
     expect(status).toBe("completed");
-    const watched = await runCli(["watch", taskId, "--json"], { home });
+    const watched = await runInProcess(["watch", taskId, "--json"], { home });
     expect(watched.code, watched.stderr).toBe(0);
     expect(textOf(ending(watched.stdout))).toBe("work done after 800 ms");
-    const result = await runCli(["result", taskId], { home });
+    const result = await runInProcess(["result", taskId], { home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("work done after 800 ms");
   });

@@ -4,17 +4,18 @@
 // And progress of a TASK (the SDK v1 test server's `progress` tool reports it with the call's token during the task):
 // after `call --detach` the broker keeps it on the handle, and a later `watch` shows the last of it.
 import { describe, expect, it } from "vitest";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
+import { until } from "./helpers/wait.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Handle } from "../src/model.js";
 import { ROOT, everythingStdio } from "./helpers/servers.js";
 
 const sdkV1Stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const call = (home: string, duration: number, steps: number, extra: string[] = [], env: Record<string, string> = {}) =>
-  runCli(
+  runInProcess(
     [
       "call",
       "trigger-long-running-operation",
@@ -57,9 +58,12 @@ describe("progress", { timeout: 60_000 }, () => {
 
   it("a task's progress after call --detach: the broker keeps the last on the handle; a later watch shows it", async () => {
     const home = tempHome();
-    const detached = await runCli(["call", "progress", "steps=4", "stepMs=400", "--stdio", sdkV1Stdio, "--detach"], {
-      home,
-    });
+    const detached = await runInProcess(
+      ["call", "progress", "steps=4", "stepMs=400", "--stdio", sdkV1Stdio, "--detach"],
+      {
+        home,
+      },
+    );
     expect(detached.code, detached.stderr).toBe(0);
     const taskId = detached.stdout.trim();
     expect(taskId).not.toBe("");
@@ -70,12 +74,12 @@ describe("progress", { timeout: 60_000 }, () => {
       const file = readdirSync(dir).find((name) => name.startsWith(taskId) && name.endsWith(".json"));
       return file ? (JSON.parse(readFileSync(join(dir, file), "utf8")) as Handle) : undefined;
     };
-    for (let waited = 0; waited < 20_000 && !(saved()?.outcome && saved()?.progress); waited += 250) await sleep(250);
+    await until(() => saved()?.outcome && saved()?.progress, { what: "the outcome and the progress saved" });
     expect(saved()?.progress).toMatchObject({ progress: 4, total: 4, first: { progress: expect.any(Number) } });
-    const watched = await runCli(["watch", taskId], { home });
+    const watched = await runInProcess(["watch", taskId], { home });
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stderr).toMatch(/progress 4\/4 ▕█+▏ 100 % - step 4 of 4\n/);
-    const json = await runCli(["watch", taskId, "--json"], { home });
+    const json = await runInProcess(["watch", taskId, "--json"], { home });
     const progress = events(json.stdout).filter((e) => e.type === "progress");
     expect(progress).toEqual([
       { type: "progress", taskId, progress: 4, total: 4, message: "step 4 of 4", at: expect.any(String) },
@@ -84,7 +88,7 @@ describe("progress", { timeout: 60_000 }, () => {
   });
 
   it("a task's progress while the call follows it: each report on stderr as it comes, rate included", async () => {
-    const run = await runCli(["call", "progress", "steps=3", "stepMs=400", "--stdio", sdkV1Stdio], {
+    const run = await runInProcess(["call", "progress", "steps=3", "stepMs=400", "--stdio", sdkV1Stdio], {
       home: tempHome(),
     });
     expect(run.code, run.stderr).toBe(0);

@@ -1,8 +1,10 @@
 // A question, once handed over, is never lost (2025-11-25 "V1" servers hand each question over once, on a stream).
 // Against servers nobody here wrote: a server on the official SDK's v1 line (test/servers/sdk-v1-server.ts, its
 // public tasks API only) over stdio and Streamable HTTP, and the SDK's own example servers, run unmodified. Every
-// case comes back LATER, from a new process, after the command that saw the question has exited: an --input that
-// does not fit, no --input at all, Ctrl-C, --detach, and questions asked without the related-task metadata.
+// case comes back LATER, from a new command, after the command that saw the question has ended: an --input that
+// does not fit, no --input at all, Ctrl-C, --detach, and questions asked without the related-task metadata. The
+// commands run in-process (the question is kept by the broker or the session's keeper, a process either way); Ctrl-C
+// (a signal) and Esc (a terminal) are the binary's.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -14,7 +16,9 @@ import { TaskEngine } from "../src/tasks/engine.js";
 import { Tracker } from "../src/tasks/tracker.js";
 import { HandleStore } from "../src/store/handles.js";
 import type { InputProvider } from "../src/tasks/input.js";
-import { events, runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { events, startCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
+import { until } from "./helpers/wait.js";
 import { freePort, ROOT, SDK_V1_SERVER, sdkV1Transports, type RunningServer } from "./helpers/servers.js";
 
 // The package's export map sends `…/package.json` to its dist/cjs copy: the examples are found from the root.
@@ -35,7 +39,7 @@ function respondHint(run: CliResult, taskId: string): void {
 }
 
 async function taskIdOf(home: string, tool: string): Promise<string> {
-  const rows = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{
+  const rows = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{
     taskId: string;
     tool: string;
     createdAt: string;
@@ -47,7 +51,7 @@ async function taskIdOf(home: string, tool: string): Promise<string> {
 
 /** The answer the SDK server put in its result: {"item", "action", "content"}. */
 async function answerIn(home: string, taskId: string): Promise<Record<string, unknown>> {
-  const result = await runCli(["result", taskId, "--json"], { home });
+  const result = await runInProcess(["result", taskId, "--json"], { home });
   expect(result.code, result.stderr).toBe(0);
   const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
   return JSON.parse(last.result.content[0].text) as Record<string, unknown>;
@@ -85,29 +89,29 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     const home = tempHome();
     // The command refuses the question (--detach) while the call is still on its way; the reply then makes the task
     // whose question it is (nothing else could have asked it): held for that task, not refused to the server.
-    const call = await runCli(["call", "ask-beside", "item=beside", ...server(), "--detach"], { home });
+    const call = await runInProcess(["call", "ask-beside", "item=beside", ...server(), "--detach"], { home });
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
-    const unfit = await runCli(["respond", taskId, "--input", UNFIT], { home, timeoutMs: 15_000 });
+    const unfit = await runInProcess(["respond", taskId, "--input", UNFIT], { home, timeoutMs: 15_000 });
     expect(unfit.code, unfit.stderr).toBe(6);
     oneError(unfit);
-    const fit = await runCli(["respond", taskId, "--input", FITS], { home, timeoutMs: 15_000 });
+    const fit = await runInProcess(["respond", taskId, "--input", FITS], { home, timeoutMs: 15_000 });
     expect(fit.code, fit.stderr).toBe(0);
     expect(await answerIn(home, taskId)).toMatchObject({ item: "beside", action: "accept" });
   });
 
   it("an --input that does not fit exits 6 with the question kept; a later respond answers it", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "confirm", "item=unfit", ...server(), "--input", UNFIT], { home });
+    const call = await runInProcess(["call", "confirm", "item=unfit", ...server(), "--input", UNFIT], { home });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).toMatch(/does not fit the requested form \(expected name: string; count: integer\)/);
     oneError(call);
     const taskId = await taskIdOf(home, "confirm");
     respondHint(call, taskId);
     // Checked before it is sent: respond with another answer that does not fit leaves it waiting too.
-    const again = await runCli(["respond", taskId, "--input", UNFIT], { home });
+    const again = await runInProcess(["respond", taskId, "--input", UNFIT], { home });
     expect(again.code, again.stderr).toBe(6);
-    const responded = await runCli(["respond", taskId, "--input", FITS, "--json"], { home });
+    const responded = await runInProcess(["respond", taskId, "--input", FITS, "--json"], { home });
     expect(responded.code, responded.stderr).toBe(0);
     expect(await answerIn(home, taskId)).toEqual({
       item: "unfit",
@@ -118,28 +122,28 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
 
   it("no --input exits 6 with the question kept; a later watch --input completes with that answer", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "confirm", "item=later", ...server()], { home });
+    const call = await runInProcess(["call", "confirm", "item=later", ...server()], { home });
     expect(call.code, call.stderr).toBe(6);
     oneError(call);
     const taskId = await taskIdOf(home, "confirm");
     respondHint(call, taskId);
-    const watched = await runCli(["watch", taskId, "--input", FITS], { home });
+    const watched = await runInProcess(["watch", taskId, "--input", FITS], { home });
     expect(watched.code, watched.stderr).toBe(0);
     expect(await answerIn(home, taskId)).toMatchObject({ item: "later", content: { name: "Ada", count: 2 } });
   });
 
   it("a question without the related-task metadata: exit 6 with it kept, answered by a later respond", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "confirm-bare", "item=bare", ...server()], { home });
+    const call = await runInProcess(["call", "confirm-bare", "item=bare", ...server()], { home });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).toMatch(/input required and no answer given: Confirm bare \(bare\)/);
     oneError(call);
     const taskId = await taskIdOf(home, "confirm-bare");
     respondHint(call, taskId);
     // The server's status says working; the question held for it makes it wait for input.
-    const got = await runCli(["get", taskId, "--json"], { home });
+    const got = await runInProcess(["get", taskId, "--json"], { home });
     expect(JSON.parse(got.stdout)).toMatchObject({ status: "input_required" });
-    const responded = await runCli(["respond", taskId, "--input", FITS], { home });
+    const responded = await runInProcess(["respond", taskId, "--input", FITS], { home });
     expect(responded.code, responded.stderr).toBe(0);
     expect(await answerIn(home, taskId)).toMatchObject({
       item: "bare",
@@ -150,39 +154,40 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
 
   it("--detach while the server asks at once: the id, exit 0, the question unanswered for a later respond", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "confirm-bare", "item=detached", ...server(), "--detach", "--json"], { home });
+    const call = await runInProcess(["call", "confirm-bare", "item=detached", ...server(), "--detach", "--json"], {
+      home,
+    });
     expect(call.code, call.stderr).toBe(0);
     const taskId = events(call.stdout)[0].taskId as string;
-    const responded = await runCli(["respond", taskId, "--input", FITS], { home });
+    const responded = await runInProcess(["respond", taskId, "--input", FITS], { home });
     expect(responded.code, responded.stderr).toBe(0);
     expect(await answerIn(home, taskId)).toMatchObject({ item: "detached", action: "accept" });
   });
 
   it("a question the server asks before it replies to the call, with nobody to answer: exit 6 in bounded time, the server told", async () => {
     const home = tempHome();
-    const started = Date.now();
-    const call = await runCli(["call", "ask-first", "item=first", ...server()], { home });
+    // HELD_CALL_QUESTION_MS (5 s), not for ever (the server waits 10 minutes for its answer): the call has no task to
+    // keep the question for. The 50 s is a hang-only bound, far above the 5 s and far below the server's wait.
+    const call = await runInProcess(["call", "ask-first", "item=first", ...server()], { home, timeoutMs: 50_000 });
     expect(call.code, call.stderr).toBe(6);
-    // HELD_CALL_QUESTION_MS (5 s) and a start-up, not for ever: the call has no task to keep the question for.
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(call.stderr).toMatch(/^hint: call again with --input '\{\.\.\.\}' or --decline/m);
     oneError(call);
-    const answered = await runCli(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], {
+    const answered = await runInProcess(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], {
       home,
     });
     expect(answered.code, answered.stderr).toBe(0);
+    expect(events(answered.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
   });
 
   it("Ctrl-C before the question comes: it waits for the next command, and a later watch --input answers it", async () => {
     const home = tempHome();
     const call = startCli(["call", "confirm-bare", "item=interrupted", "delayMs=1500", ...server()], { home });
-    const until = Date.now() + 20_000;
-    while (!/started task/.test(call.output.stderr) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await until(() => /started task/.test(call.output.stderr), { what: "the call's task started" });
     call.child.kill("SIGINT");
     expect(await call.exited).toBe(130);
     expect(call.output.stderr).toMatch(/^hint: resume with: mcp-task watch /m);
     const taskId = await taskIdOf(home, "confirm-bare");
-    const watched = await runCli(["watch", taskId, "--input", FITS], { home });
+    const watched = await runInProcess(["watch", taskId, "--input", FITS], { home });
     expect(watched.code, watched.stderr).toBe(0);
     expect(await answerIn(home, taskId)).toMatchObject({ item: "interrupted", content: { name: "Ada", count: 2 } });
   });
@@ -191,19 +196,21 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
 describe.each(transports)("respond answers the question it was for, not the next one, over $name", ({ server }) => {
   it("the task asks again at once, the same form: respond answers only the first; a later respond the second", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "ask-twice", "item=twice", ...server(), "--detach"], { home });
+    const call = await runInProcess(["call", "ask-twice", "item=twice", ...server(), "--detach"], { home });
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
-    const first = await runCli(["respond", taskId, "--input", FITS, "--json"], { home });
+    const first = await runInProcess(["respond", taskId, "--input", FITS, "--json"], { home });
     expect(first.code, first.stderr).toBe(0);
     const doc = JSON.parse(first.stdout) as Record<string, unknown>;
     // One answer, and the task asks again: the next question is left for a later command.
     expect(doc).toMatchObject({ taskId, status: "input_required", outcome: null });
     expect(doc.answered).toHaveLength(1);
     expect(doc.inputRequests).toEqual([expect.objectContaining({ message: "Again twice" })]);
-    const text = await runCli(["get", taskId, "--json"], { home });
+    const text = await runInProcess(["get", taskId, "--json"], { home });
     expect(JSON.parse(text.stdout)).toMatchObject({ inputRequests: [{ message: "Again twice" }] });
-    const second = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Bo", count: 3 })], { home });
+    const second = await runInProcess(["respond", taskId, "--input", JSON.stringify({ name: "Bo", count: 3 })], {
+      home,
+    });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/ended \(completed\)/);
     expect(await answerIn(home, taskId)).toMatchObject({
@@ -214,14 +221,16 @@ describe.each(transports)("respond answers the question it was for, not the next
 
   it("the next question has other fields: respond exits 0 with its document and says the task asks again", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "ask-twice", "item=other", "other=true", ...server(), "--detach"], { home });
+    const call = await runInProcess(["call", "ask-twice", "item=other", "other=true", ...server(), "--detach"], {
+      home,
+    });
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
-    const first = await runCli(["respond", taskId, "--input", FITS], { home });
+    const first = await runInProcess(["respond", taskId, "--input", FITS], { home });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^answered; task \S+ asks again: Color for other$/m);
     expect(first.stdout).toMatch(/mcp-task respond /);
-    const declined = await runCli(["respond", taskId, "--decline", "--json"], { home });
+    const declined = await runInProcess(["respond", taskId, "--decline", "--json"], { home });
     expect(declined.code, declined.stderr).toBe(0);
     expect(JSON.parse(declined.stdout)).toMatchObject({ status: "completed" });
     expect(await answerIn(home, taskId)).toMatchObject({
@@ -235,32 +244,42 @@ describe("questions without the related-task metadata from two tasks of one stdi
   it("each is held for both tasks, marked, and each respond answers one: no answer reaches the other task's question", async () => {
     const home = tempHome();
     const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
-    const a = await runCli(["call", "confirm-bare", "item=A", "delayMs=1500", ...stdio, "--detach"], { home });
+    const a = await runInProcess(["call", "confirm-bare", "item=A", "delayMs=2500", ...stdio, "--detach"], { home });
     expect(a.code, a.stderr).toBe(0);
-    const b = await runCli(["call", "confirm-bare", "item=B", "delayMs=1800", ...stdio, "--detach"], { home });
+    const b = await runInProcess(["call", "confirm-bare", "item=B", "delayMs=2800", ...stdio, "--detach"], { home });
     expect(b.code, b.stderr).toBe(0);
     const [taskA, taskB] = [a.stdout.trim(), b.stdout.trim()];
-    // Both tasks run before either asks (A 1.5 s after it started, B 1.8 s after it did).
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Both tasks run before either asks (A 2.5 s after it started, B 2.8 s after it did: B is started well inside the 2.5 s): once A's question is held
+    // for both, the reads below see it (B's own question, if not come yet, is waited for by its respond).
+    const heldFor = async (taskId: string) =>
+      (JSON.parse((await runInProcess(["get", taskId, "--json"], { home })).stdout) as { status: string }).status ===
+      "input_required";
+    await until(async () => (await heldFor(taskA)) && (await heldFor(taskB)), {
+      everyMs: 100,
+      what: "A's question held for both tasks",
+    });
     // Neither question says whose it is: each task's reads show the one waiting longest, marked as such.
     for (const taskId of [taskA, taskB]) {
-      const got = await runCli(["get", taskId, "--json"], { home });
+      const got = await runInProcess(["get", taskId, "--json"], { home });
       expect(JSON.parse(got.stdout), taskId).toMatchObject({
         status: "input_required",
         inputRequests: [{ message: "Confirm A (bare)", unattributed: true }],
       });
     }
-    const text = await runCli(["get", taskA], { home });
+    const text = await runInProcess(["get", taskA], { home });
     expect(text.stdout).toMatch(/asks \(v1:\S+\): Confirm A \(bare\) \(the server did not say which task asks this/);
-    const forA = await runCli(["respond", taskA, "--input", JSON.stringify({ name: "for-A", count: 1 })], {
+    const forA = await runInProcess(["respond", taskA, "--input", JSON.stringify({ name: "for-A", count: 1 })], {
       home,
       timeoutMs: 15_000,
     });
     expect(forA.code, forA.stderr).toBe(0);
-    const forB = await runCli(["respond", taskB, "--input", JSON.stringify({ name: "for-B", count: 1 }), "--json"], {
-      home,
-      timeoutMs: 15_000,
-    });
+    const forB = await runInProcess(
+      ["respond", taskB, "--input", JSON.stringify({ name: "for-B", count: 1 }), "--json"],
+      {
+        home,
+        timeoutMs: 15_000,
+      },
+    );
     expect(forB.code, forB.stderr).toBe(0);
     expect(JSON.parse(forB.stdout)).toMatchObject({ status: "completed" });
     expect(await answerIn(home, taskA)).toMatchObject({ item: "A", content: { name: "for-A" } });
@@ -270,31 +289,31 @@ describe("questions without the related-task metadata from two tasks of one stdi
   it("a call whose server asks before it replies, while another task runs: the call's own command is handed the question", async () => {
     const home = tempHome();
     const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
-    const running = await runCli(["call", "work", "ms=20000", ...stdio, "--detach"], { home });
+    const running = await runInProcess(["call", "work", "ms=20000", ...stdio, "--detach"], { home });
     expect(running.code, running.stderr).toBe(0);
     // Either could have asked (the server says not which): the command there to answer gets it, marked; held for
     // nobody, the call would have waited as long as the server does (here 10 minutes).
-    const call = await runCli(["call", "ask-first", "item=first", ...stdio, "--input", FITS, "--json"], {
+    const call = await runInProcess(["call", "ask-first", "item=first", ...stdio, "--input", FITS, "--json"], {
       home,
       timeoutMs: 20_000,
     });
     expect(call.code, call.stderr).toBe(0);
     expect(events(call.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
-    await runCli(["cancel", running.stdout.trim()], { home });
+    await runInProcess(["cancel", running.stdout.trim()], { home });
   });
 });
 
 describe("the SDK's example servers, unmodified", () => {
-  it("simpleTaskInteractive: call --detach, then watch --input from a new process completes (questions on the GET stream)", async () => {
+  it("simpleTaskInteractive: call --detach, then watch --input from a later command completes (questions on the GET stream)", async () => {
     const server = await startExample("simpleTaskInteractive.js", "PORT");
     try {
       const home = tempHome();
-      const call = await runCli(["call", "confirm_delete", "filename=notes.txt", "-s", server.url, "--detach"], {
+      const call = await runInProcess(["call", "confirm_delete", "filename=notes.txt", "-s", server.url, "--detach"], {
         home,
       });
       expect(call.code, call.stderr).toBe(0);
       const taskId = call.stdout.trim();
-      const watched = await runCli(["watch", taskId, "--input", JSON.stringify({ confirm: true })], { home });
+      const watched = await runInProcess(["watch", taskId, "--input", JSON.stringify({ confirm: true })], { home });
       expect(watched.code, watched.stderr).toBe(0);
       expect(watched.stdout).toMatch(/Deleted 'notes\.txt'/);
     } finally {
@@ -306,22 +325,25 @@ describe("the SDK's example servers, unmodified", () => {
     const server = await startExample("simpleStreamableHttp.js", "MCP_PORT");
     try {
       const home = tempHome();
-      const call = await runCli(["call", "collect-user-info-task", "infoType=contact", "-s", server.url, "--detach"], {
-        home,
-      });
+      const call = await runInProcess(
+        ["call", "collect-user-info-task", "infoType=contact", "-s", server.url, "--detach"],
+        {
+          home,
+        },
+      );
       expect(call.code, call.stderr).toBe(0);
       const taskId = call.stdout.trim();
       expect(taskId).toMatch(/^[0-9a-f-]{8,}$/);
       // Unfit first (email missing): kept; then the fitting answer.
-      const unfit = await runCli(["respond", taskId, "--input", JSON.stringify({ name: "Ada" })], { home });
+      const unfit = await runInProcess(["respond", taskId, "--input", JSON.stringify({ name: "Ada" })], { home });
       expect(unfit.code, unfit.stderr).toBe(6);
       oneError(unfit);
-      const responded = await runCli(
+      const responded = await runInProcess(
         ["respond", taskId, "--input", JSON.stringify({ name: "Ada", email: "ada@example.com" })],
         { home },
       );
       expect(responded.code, responded.stderr).toBe(0);
-      const result = await runCli(["result", taskId], { home });
+      const result = await runInProcess(["result", taskId], { home });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/Collected contact info:[\s\S]*"email": "ada@example\.com"/);
     } finally {
@@ -411,15 +433,14 @@ it("Esc in the live form (a real terminal, tmux): exit 130 with the question kep
     );
     return name;
   };
-  const waitFor = async (name: string, pattern: RegExp) => {
-    const until = Date.now() + 20_000;
-    for (;;) {
-      const text = tmux("capture-pane", "-p", "-t", name);
-      if (pattern.test(text)) return text;
-      if (Date.now() > until) throw new Error(`screen never showed ${pattern}:\n${text}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const waitFor = (name: string, pattern: RegExp) =>
+    until(
+      () => {
+        const text = tmux("capture-pane", "-p", "-t", name);
+        return pattern.test(text) && text;
+      },
+      { everyMs: 100, what: `the screen showing ${pattern}` },
+    );
   try {
     const call = open(`${bin} call confirm item=esc -s ${http().url}`);
     await waitFor(call, /Confirm esc/);
@@ -432,7 +453,7 @@ it("Esc in the live form (a real terminal, tmux): exit 130 with the question kep
     await waitFor(watch, /Confirm esc/);
     tmux("send-keys", "-t", watch, "Escape");
     await waitFor(watch, /EXIT=130/);
-    const responded = await runCli(["respond", taskId, "--input", FITS], { home });
+    const responded = await runInProcess(["respond", taskId, "--input", FITS], { home });
     expect(responded.code, responded.stderr).toBe(0);
     expect(await answerIn(home, taskId)).toMatchObject({ item: "esc", content: { name: "Ada", count: 2 } });
   } finally {

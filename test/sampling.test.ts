@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProgram } from "../src/cli.js";
-import { cliEnv, events, runCli, tempHome } from "./helpers/cli.js";
+import { cliEnv, events, tempHome } from "./helpers/cli.js";
 import { runInProcess, testContext } from "./helpers/context.js";
 import { linesRead } from "../src/broker/protocol.js";
 import { everythingStdio, ROOT, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
@@ -27,14 +27,14 @@ function declared(traceFile: string): Array<Record<string, unknown>> {
 
 /** The answer the SDK server put in the task's result: {"item": prompt, "action", "content": the reply it got}. */
 async function sampledIn(home: string, taskId: string): Promise<Record<string, unknown>> {
-  const result = await runCli(["result", taskId, "--json"], { home });
+  const result = await runInProcess(["result", taskId, "--json"], { home });
   expect(result.code, result.stderr).toBe(0);
   const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
   return JSON.parse(last.result.content[0].text) as Record<string, unknown>;
 }
 
 async function newestTask(home: string): Promise<string> {
-  const rows = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ taskId: string }>;
+  const rows = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{ taskId: string }>;
   expect(rows.length).toBeGreaterThan(0);
   return rows[0].taskId;
 }
@@ -43,7 +43,7 @@ describe("server-everything: a plain call that samples", { timeout: 60_000 }, ()
   it("--sampling-reply: the server gets exactly that reply; sampling is declared", async () => {
     const home = tempHome();
     const trace = join(home, "trace.ndjson");
-    const run = await runCli(
+    const run = await runInProcess(
       [
         `--trace=${trace}`,
         "call",
@@ -69,10 +69,10 @@ describe("server-everything: a plain call that samples", { timeout: 60_000 }, ()
   it("no reply and nobody to ask: sampling is not declared, and the server does without (no sampling tool)", async () => {
     const home = tempHome();
     const trace = join(home, "trace.ndjson");
-    const tools = await runCli([`--trace=${trace}`, "tools", "--stdio", everythingStdio, "--json"], { home });
+    const tools = await runInProcess([`--trace=${trace}`, "tools", "--stdio", everythingStdio, "--json"], { home });
     expect(tools.code, tools.stderr).toBe(0);
     expect(tools.stdout).not.toContain("trigger-sampling-request");
-    const call = await runCli(
+    const call = await runInProcess(
       [`--trace=${trace}`, "call", "trigger-sampling-request", "prompt=hi", "--no-task", "--stdio", everythingStdio],
       { home },
     );
@@ -123,10 +123,13 @@ describe.each(transports)("SDK v1 server over $name: sampling during a task", { 
     const trace = join(home, "trace.ndjson");
     const reply = "Line one\nline two: 'quoted' $HOME";
     // MCP_TASK_TRACE: the broker that runs a stdio server traces its own connection too.
-    const run = await runCli(["call", "sample", "prompt=two lines please", ...server(), "--sampling-reply", reply], {
-      home,
-      env: { MCP_TASK_TRACE: trace },
-    });
+    const run = await runInProcess(
+      ["call", "sample", "prompt=two lines please", ...server(), "--sampling-reply", reply],
+      {
+        home,
+        env: { MCP_TASK_TRACE: trace },
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     const taskId = await newestTask(home);
     expect(await sampledIn(home, taskId)).toEqual({
@@ -140,13 +143,13 @@ describe.each(transports)("SDK v1 server over $name: sampling during a task", { 
 
   it("no reply in a pipeline: exit 6 with the question kept; a later respond --sampling-reply @file completes", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "sample", "prompt=later", ...server()], { home });
+    const call = await runInProcess(["call", "sample", "prompt=later", ...server()], { home });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).toMatch(/--sampling-reply TEXT/);
     const taskId = await newestTask(home);
     const file = join(home, "reply.txt");
     writeFileSync(file, "From a file\n");
-    const responded = await runCli(["respond", taskId, "--sampling-reply", `@${file}`], { home });
+    const responded = await runInProcess(["respond", taskId, "--sampling-reply", `@${file}`], { home });
     expect(responded.code, responded.stderr).toBe(0);
     const got = await sampledIn(home, taskId);
     expect(got.content).toMatchObject({ content: { type: "text", text: "From a file" }, model: "human" });
@@ -154,10 +157,10 @@ describe.each(transports)("SDK v1 server over $name: sampling during a task", { 
 
   it("declined: the server gets the spec's error (-1, user rejected) and the task fails", async () => {
     const home = tempHome();
-    const call = await runCli(["call", "sample", "prompt=no", ...server()], { home });
+    const call = await runInProcess(["call", "sample", "prompt=no", ...server()], { home });
     expect(call.code, call.stderr).toBe(6);
     const taskId = await newestTask(home);
-    const watched = await runCli(["watch", taskId, "--decline", "--json"], { home });
+    const watched = await runInProcess(["watch", taskId, "--decline", "--json"], { home });
     expect(watched.code, watched.stderr).toBe(1);
     expect(watched.stdout).toMatch(/User rejected sampling request/);
   });
@@ -206,22 +209,24 @@ describe("V2 test server: a sampling request among a task's inputRequests", { ti
   it("no reply: exit 6, the question kept; --decline cannot; respond --sampling-reply completes; declared only where served", async () => {
     const home = tempHome();
     const trace = join(home, "trace.ndjson");
-    const call = await runCli([`--trace=${trace}`, "call", "task_sampling", "text=hi", "-s", v2.url], { home });
+    const call = await runInProcess([`--trace=${trace}`, "call", "task_sampling", "text=hi", "-s", v2.url], { home });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).toMatch(/^hint: mcp-task respond .*--sampling-reply TEXT/m);
     // A task call declares it (its question stays with the server for a later command); `get` answers nothing.
     for (const capabilities of declaredOn(trace, "tools/call")) expect(capabilities).toHaveProperty("sampling");
     const taskId = await newestTask(home);
-    const got = await runCli([`--trace=${trace}`, "get", taskId], { home });
+    const got = await runInProcess([`--trace=${trace}`, "get", taskId], { home });
     expect(got.code, got.stderr).toBe(0);
     expect(declaredOn(trace, "tasks/get").at(-1)).not.toHaveProperty("sampling");
-    const declined = await runCli(["respond", taskId, "--decline"], { home });
+    const declined = await runInProcess(["respond", taskId, "--decline"], { home });
     expect(declined.code).toBe(6);
     expect(declined.stderr).toMatch(/cannot be declined/);
-    const responded = await runCli([`--trace=${trace}`, "respond", taskId, "--sampling-reply", "From V2"], { home });
+    const responded = await runInProcess([`--trace=${trace}`, "respond", taskId, "--sampling-reply", "From V2"], {
+      home,
+    });
     expect(responded.code, responded.stderr).toBe(0);
     for (const capabilities of declaredOn(trace, "tasks/update")) expect(capabilities).toHaveProperty("sampling");
-    const result = await runCli(["result", taskId, "--json"], { home });
+    const result = await runInProcess(["result", taskId, "--json"], { home });
     const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
     expect(JSON.parse(last.result.content[0].text)).toEqual({
       role: "assistant",

@@ -4,6 +4,7 @@
 // `-`, `list -s` naming a server as `get -s` does, `demo --speed`, and `get --json` on a gone task.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
@@ -16,6 +17,7 @@ import {
   type RunningServer,
 } from "./helpers/servers.js";
 import { UNSAFE_IDS } from "./helpers/unsafe-ids.js";
+import { until } from "./helpers/wait.js";
 
 const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 
@@ -30,6 +32,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([v2?.stop(), v1?.stop()]);
 });
+
+/** How many tasks/get of task `taskId` the V2 server has logged (on its stderr) from now on. */
+function readsOf(server: RunningServer, taskId: string): () => number {
+  let reads = 0;
+  const mark = `task=${taskId.slice(0, 8)}`;
+  createInterface({ input: server.process.stderr! }).on("line", (line) => {
+    if (line.includes("rpc tasks/get ") && line.includes(mark)) reads++;
+  });
+  return () => reads;
+}
 
 async function detach(home: string, server: string[], ...args: string[]): Promise<string> {
   const run = await runInProcess(["call", ...args, ...server, "--detach", "--json"], { home });
@@ -60,9 +72,10 @@ describe("wait --any stopped before any task ended", { timeout: 60_000 }, () => 
   it("Ctrl-C (a process, SIGINT): exit 130 with the error line and the wait hint", async () => {
     const home = tempHome();
     const id = await detach(home, ["-s", v2.url], "task_slow", "ms=20000");
+    const reads = readsOf(v2, id);
     const waiting = startCli(["wait", id, "--any"], { home });
-    // Interrupted once it follows the task (its first read done).
-    await new Promise((done) => setTimeout(done, 1500));
+    // Interrupted once it follows the task (its first read done: the server saw it).
+    await until(() => reads() > 0, { what: "the wait's first read of the task" });
     waiting.child.kill("SIGINT");
     expect(await waiting.exited).toBe(130);
     expect(waiting.output.stderr).toMatch(/interrupted; 1 task\(s\) keep running/);
