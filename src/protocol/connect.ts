@@ -207,14 +207,17 @@ interface Opened {
 
 /**
  * How long the handshake (version probe, then `initialize`) may wait: the handshake timeout, else the request
- * timeout; over HTTP at least PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and a loaded
- * machine's first reply can take over a second; over stdio it means legacy); the probe at most PROBE_MAX_TIMEOUT_MS.
+ * timeout; the probe over HTTP at least PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and
+ * a loaded machine's first reply can take over a second; over stdio it means legacy), and at most
+ * PROBE_MAX_TIMEOUT_MS. `initialize` waits at least PROBE_MIN_TIMEOUT_MS on either transport: over stdio it waits on
+ * the server's start (a `node` or `npx` server took over 2 s on a loaded machine), which a short request timeout
+ * (MCP_TASK_REQUEST_TIMEOUT=2s, meant for requests to a running server) must not cut short.
  */
 function handshakeTimeouts(descriptor: ServerDescriptor, timeoutMs: number): { probe: number; connect: number } {
-  const floor = (ms: number) => (descriptor.transport === "http" ? Math.max(ms, PROBE_MIN_TIMEOUT_MS) : ms);
+  const probe = Math.min(timeoutMs || PROBE_MAX_TIMEOUT_MS, PROBE_MAX_TIMEOUT_MS);
   return {
-    probe: floor(Math.min(timeoutMs || PROBE_MAX_TIMEOUT_MS, PROBE_MAX_TIMEOUT_MS)),
-    connect: floor(timeoutMs || 30_000),
+    probe: descriptor.transport === "http" ? Math.max(probe, PROBE_MIN_TIMEOUT_MS) : probe,
+    connect: Math.max(timeoutMs || 30_000, PROBE_MIN_TIMEOUT_MS),
   };
 }
 
