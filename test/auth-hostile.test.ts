@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliEnv, exitedAndRead, runCli, tempHome } from "./helpers/cli.js";
+import { cliEnv, exitedAndRead, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { APPROVE_BROWSER, useOAuthServer } from "./helpers/oauth.js";
 import { ROOT } from "./helpers/servers.js";
 
@@ -21,8 +22,9 @@ const oauth = useOAuthServer(["/test/hostile"]);
  * loaded run timed out the MCP server's own first request).
  */
 const SHORT = { MCP_TASK_AUTH_TIMEOUT: "4s" };
+/** A command in-process; the gzip bomb's sign-in runs as a process (measuredLogin), whose peak memory is the point. */
 const run = (args: string[], home: string, env: Record<string, string> = {}) =>
-  runCli(args, { home, env: { BROWSER: APPROVE_BROWSER, ...env }, timeoutMs: 60_000 });
+  runInProcess(args, { home, env: { BROWSER: APPROVE_BROWSER, ...env }, timeoutMs: 60_000 });
 
 async function savedHome(): Promise<string> {
   const home = tempHome();

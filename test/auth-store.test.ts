@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_AUTH_FILE_BYTES, MAX_CREDENTIAL_CHARS } from "../src/limits.js";
 import { runCli, tempHome, type CliResult } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { APPROVE_BROWSER, useOAuthServer } from "./helpers/oauth.js";
 
 const oauth = useOAuthServer(["/test/hostile", "/test/ttl?ms=3600000"]);
@@ -18,6 +19,9 @@ const spentPresented = async () =>
   ((await (await fetch(new URL("/test/stats", oauth.url))).json()) as { spentRefreshTokensPresented: number })
     .spentRefreshTokensPresented;
 const run = (args: string[], home: string, env: Record<string, string> = { BROWSER: "" }) =>
+  runInProcess(args, { home, env, timeoutMs: 90_000 });
+/** The same as a process: commands at once are processes, each with its own view of the record and its own lock. */
+const runProcess = (args: string[], home: string, env: Record<string, string> = { BROWSER: "" }) =>
   runCli(args, { home, env, timeoutMs: 90_000 });
 const login = (home: string, name = "demo") => run(["login", name], home, { BROWSER: APPROVE_BROWSER });
 
@@ -42,7 +46,7 @@ describe("the auth store", () => {
     const results: CliResult[] = [];
     await Promise.all(
       Array.from({ length: WORKERS }, async () => {
-        for (let round = 0; round < ROUNDS; round++) results.push(await run(["tools", "-s", "demo"], home));
+        for (let round = 0; round < ROUNDS; round++) results.push(await runProcess(["tools", "-s", "demo"], home));
       }),
     );
     // None refused, and no process ever presented a refresh token already spent (what a stale record written back

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceLine } from "../src/broker/trace-file.js";
 import { MAX_BROKER_TRACE_BYTES } from "../src/limits.js";
 import { events, runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { everythingStdio, ROOT, startListening, v2Stdio, type RunningServer } from "./helpers/servers.js";
 
 type Event = {
@@ -39,7 +40,7 @@ function exchange(trace: Event[], method: string, params: Record<string, unknown
 }
 
 async function detach(home: string, args: string[]): Promise<string> {
-  const run = await runCli(["call", ...args, "--detach", "--json"], { home });
+  const run = await runInProcess(["call", ...args, "--detach", "--json"], { home });
   expect(run.code, run.stderr).toBe(0);
   return events(run.stdout)[0]!.taskId as string;
 }
@@ -69,7 +70,7 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
     it("holds the task's tools/call and tasks/get, out and in, relayed from its broker; server logs --wire keeps them", async () => {
       const home = tempHome();
       const file = join(home, "call.ndjson");
-      const run = await runCli(["call", ...args, "--stdio", stdio, `--trace=${file}`, "--json"], { home });
+      const run = await runInProcess(["call", ...args, "--stdio", stdio, `--trace=${file}`, "--json"], { home });
       expect(run.code, run.stderr).toBe(0);
       const taskId = events(run.stdout).find((e) => e.taskId)!.taskId as string;
       const trace = ndjson(readFileSync(file, "utf8"));
@@ -97,7 +98,7 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
 
       // The broker's own trace, after the task ended and after the broker has gone.
       const check = async () => {
-        const logs = await runCli(["server", "logs", stdio, "--wire", "--json"], { home });
+        const logs = await runInProcess(["server", "logs", stdio, "--wire", "--json"], { home });
         expect(logs.code, logs.stderr).toBe(0);
         const kept = ndjson(logs.stdout);
         expect(exchange(kept, "tools/call", { name: args[0] }).reply).toBeDefined();
@@ -107,14 +108,14 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
           JSON.stringify(e).includes(taskId);
         expect(exchange(kept, "tasks/get", { taskId }).reply ?? kept.find(about)).toBeDefined();
         expect(kept.every((e) => e.via === undefined)).toBe(true);
-        const text = await runCli(["server", "logs", stdio, "--wire"], { home });
+        const text = await runInProcess(["server", "logs", stdio, "--wire"], { home });
         expect(text.stdout).toMatch(/^==> .*\.trace <==\n/);
         expect(text.stdout).toMatch(/→ .* \{"jsonrpc":"2.0","id":\S+,"method":"tools\/call"/);
       };
       await check();
       // Gone: stopped, unless its grace (1 s in the tests) ended it already.
-      for (const broker of JSON.parse((await runCli(["server", "ps", "--json"], { home })).stdout)) {
-        await runCli(["server", "stop", broker.name], { home });
+      for (const broker of JSON.parse((await runInProcess(["server", "ps", "--json"], { home })).stdout)) {
+        await runInProcess(["server", "stop", broker.name], { home });
         await gone(broker.pid);
       }
       for (let i = 0; brokerFiles(home, ".json").length > 0 && i < 100; i++)
@@ -127,8 +128,10 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
 
   it("watch --trace from a new process on a detached task shows its tasks/get through the broker", async () => {
     const home = tempHome();
-    const id = await detach(home, ["task_complete", "ms=1500", "--stdio", v2Stdio()]);
-    const watched = await runCli(["watch", id, "--trace"], { home });
+    // A task that waits for its answer: it is still there to be read, however late the watch comes.
+    const id = await detach(home, ["task_input_once", "ms=200", "--stdio", v2Stdio()]);
+    // A new process: what it finds is what the detached call left with its broker.
+    const watched = await runCli(["watch", id, "--trace", "--input", '{"name":"Kay"}'], { home });
     expect(watched.code, watched.stderr).toBe(0);
     const get = new RegExp(
       `→ .* \\(broker\\) \\{"jsonrpc":"2.0","id":(\\S+),"method":"tasks/get","params":\\{"taskId":"${id}"`,
@@ -140,7 +143,7 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
       new RegExp(`← .* \\(broker\\) \\{"jsonrpc":"2.0","id":${match![1].replace(/[^\w"-]/g, "")}`),
     );
     // A command that does not trace is sent nothing of the wire.
-    const quiet = await runCli(["watch", id], { home });
+    const quiet = await runInProcess(["watch", id], { home });
     expect(quiet.stderr).not.toMatch(/→|←/);
   });
 
@@ -149,9 +152,12 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
     const file = join(home, "call.ndjson");
     const stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
     const answer = '{"name":"a","count":2}';
-    const run = await runCli(["call", "confirm", "item=x", "--stdio", stdio, "--input", answer, `--trace=${file}`], {
-      home,
-    });
+    const run = await runInProcess(
+      ["call", "confirm", "item=x", "--stdio", stdio, "--input", answer, `--trace=${file}`],
+      {
+        home,
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     const trace = ndjson(readFileSync(file, "utf8"));
     // Once: a handler set over the traced one (protocol/rpc.ts over the SDK's) does not trace the message again.
@@ -166,10 +172,10 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
   it("server logs --wire keeps the trace of a broker whose server crashed", async () => {
     const home = tempHome();
     await detach(home, ["task_slow", "ms=60000", "--stdio", v2Stdio()]);
-    const [broker] = JSON.parse((await runCli(["server", "ps", "--json"], { home })).stdout);
+    const [broker] = JSON.parse((await runInProcess(["server", "ps", "--json"], { home })).stdout);
     process.kill(broker.serverPid, "SIGKILL");
     await gone(broker.pid);
-    const logs = await runCli(["server", "logs", v2Stdio(), "--wire", "--json"], { home });
+    const logs = await runInProcess(["server", "logs", v2Stdio(), "--wire", "--json"], { home });
     expect(logs.code, logs.stderr).toBe(0);
     expect(exchange(ndjson(logs.stdout), "tools/call", { name: "task_slow" }).reply).toBeDefined();
   });
@@ -180,7 +186,9 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
     for (let round = 0; round < 4; round++)
       await Promise.all(
         [0, 1, 2].map(async () => {
-          const run = await runCli(["call", "task_complete", "ms=10", `text=${big}`, "--stdio", v2Stdio()], { home });
+          const run = await runInProcess(["call", "task_complete", "ms=10", `text=${big}`, "--stdio", v2Stdio()], {
+            home,
+          });
           expect(run.code, run.stderr).toBe(0);
         }),
       );
@@ -217,11 +225,14 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
     it("traces its connection with the saved server's ${env:} secrets redacted; --trace gets its tasks/get", async () => {
       const home = tempHome();
       const add = ["server", "add", "kept", "--url", http.url, "--header", "Authorization: Bearer ${env:KEPT_TOKEN}"];
-      expect((await runCli(add, { home })).code).toBe(0);
+      expect((await runInProcess(add, { home })).code).toBe(0);
       const secret = "kept-token-very-secret-5678";
       const env = { KEPT_TOKEN: secret };
       const file = join(home, "call.ndjson");
-      const run = await runCli(["call", "work", "ms=400", "-s", "kept", `--trace=${file}`, "--json"], { home, env });
+      const run = await runInProcess(["call", "work", "ms=400", "-s", "kept", `--trace=${file}`, "--json"], {
+        home,
+        env,
+      });
       expect(run.code, run.stderr).toBe(0);
       const taskId = events(run.stdout).find((e) => e.taskId)!.taskId as string;
       const trace = readFileSync(file, "utf8");
@@ -233,7 +244,7 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
       const raw = readFileSync(kept, "utf8");
       expect(raw).toContain('"> authorization":"[redacted]"');
       expect(raw).not.toContain(secret);
-      const logs = await runCli(["server", "logs", "kept", "--wire", "--json"], { home, env });
+      const logs = await runInProcess(["server", "logs", "kept", "--wire", "--json"], { home, env });
       expect(logs.code, logs.stderr).toBe(0);
       expect(exchange(ndjson(logs.stdout), "tasks/get", { taskId }).reply).toBeDefined();
       expect(logs.stdout).not.toContain(secret);

@@ -1,11 +1,14 @@
 // Tasks on stdio servers outliving the command that started them, through a broker process: detach and
-// watch/respond later, crashes of the broker or of the server, idle shutdown, racing starts, stop, privacy.
+// watch/respond later, crashes of the broker or of the server, idle shutdown, racing starts, stop, privacy. The
+// brokers are processes whatever runs a command; the commands run in-process, but for the one whose point is a new
+// process finding the task an earlier command left with its broker.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { everythingStdio, v2Stdio } from "./helpers/servers.js";
 import * as errors from "../src/errors.js";
 import { decodeError, encodeError } from "../src/broker/protocol.js";
@@ -44,7 +47,7 @@ async function gone(pids: number[], timeoutMs = 10_000): Promise<void> {
 }
 
 async function detach(home: string, ...args: string[]): Promise<string> {
-  const run = await runCli(["call", ...args, "--detach", "--json"], { home });
+  const run = await runInProcess(["call", ...args, "--detach", "--json"], { home });
   expect(run.code, run.stderr).toBe(0);
   return events(run.stdout)[0].taskId as string;
 }
@@ -82,7 +85,7 @@ it("every error class of src/errors.ts crosses the broker's socket as itself (cl
 
 it("a broker that cannot start reports why as data; its log keeps the same for people", async () => {
   const home = tempHome();
-  const run = await runCli(["call", "echo", "--stdio", "definitely-not-a-command-xyz", "--json"], { home });
+  const run = await runInProcess(["call", "echo", "--stdio", "definitely-not-a-command-xyz", "--json"], { home });
   expect(run.code, run.stderr).toBe(4);
   expect(events(run.stdout)).toEqual([
     expect.objectContaining({
@@ -123,55 +126,55 @@ it("a question asked while nobody watches waits in the broker for a later respon
   );
   // The task reaches input_required (after ~3 s) with no command attached.
   let status = "";
-  for (let tries = 0; tries < 40 && status !== "input_required"; tries++) {
-    if (tries > 0) await sleep(500);
-    status = JSON.parse((await runCli(["get", id, "--json"], { home })).stdout).status;
+  for (let tries = 0; tries < 100 && status !== "input_required"; tries++) {
+    if (tries > 0) await sleep(200);
+    status = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout).status;
   }
   expect(status).toBe("input_required");
-  const responded = await runCli(["respond", id, "--input", '{"interpretation":"snake"}'], { home });
+  const responded = await runInProcess(["respond", id, "--input", '{"interpretation":"snake"}'], { home });
   expect(responded.code).toBe(0);
-  const result = await runCli(["result", id], { home });
+  const result = await runInProcess(["result", id], { home });
   expect(result.stdout).toContain("# Research Report: python (snake)");
 });
 
 it("a V2 stdio server's tasks work through the broker too", async () => {
   const home = tempHome();
   const id = await detach(home, "task_input_once", "ms=200", "--stdio", v2Stdio());
-  expect((await runCli(["respond", id, "--input", '{"name":"Kay"}'], { home })).code).toBe(0);
-  expect((await runCli(["result", id], { home })).stdout.trim()).toBe("Hello, Kay");
+  expect((await runInProcess(["respond", id, "--input", '{"name":"Kay"}'], { home })).code).toBe(0);
+  expect((await runInProcess(["result", id], { home })).stdout.trim()).toBe("Hello, Kay");
 });
 
 it("a task that ends before its call's command watches it is seen ended by its push: no poll, then or later", async () => {
   const home = tempHome();
   const server = v2Stdio("--poll-interval", "200", "--quiet");
   // A broker that stays (its grace is longer than the wait below), started by a first call.
-  const warm = await runCli(["call", "task_complete", "ms=10", "--stdio", server], {
+  const warm = await runInProcess(["call", "task_complete", "ms=10", "--stdio", server], {
     home,
     env: { MCP_TASK_BROKER_GRACE: "30s" },
   });
   expect(warm.code).toBe(0);
-  const run = await runCli(["call", "task_complete", "ms=10", "--json", "--stdio", server], { home });
+  const run = await runInProcess(["call", "task_complete", "ms=10", "--json", "--stdio", server], { home });
   expect(run.code, run.stderr).toBe(0);
   const id = events(run.stdout)[0].taskId as string;
   const reads = async () => {
-    const stats = await runCli(["call", "_stats", `taskId=${id}`, "--stdio", server], { home });
+    const stats = await runInProcess(["call", "_stats", `taskId=${id}`, "--stdio", server], { home });
     return (JSON.parse(stats.stdout) as Record<string, number>)["tasks/get"] ?? 0;
   };
   // The command watches after the call's reply, by when the task has ended: the broker passes on what it saw.
   expect(await reads()).toBe(0);
-  // Nor does the broker's own follow (5 s apart) read a task it knows ended.
+  // Nor does the broker's own follow (5 s apart) read a task it knows ended: the broker's own timing, waited out.
   await sleep(5_500);
   expect(await reads()).toBe(0);
-  expect((await runCli(["server", "stop", server], { home })).code).toBe(0);
+  expect((await runInProcess(["server", "stop", server], { home })).code).toBe(0);
 });
 
 it("a call's arguments are checked by its broker against the tool's inputSchema: exit 2, nothing started", async () => {
   const home = tempHome();
-  const run = await runCli(["call", "task_complete", "ms=soon", "--stdio", v2Stdio()], { home });
+  const run = await runInProcess(["call", "task_complete", "ms=soon", "--stdio", v2Stdio()], { home });
   expect(run.code, run.stderr).toBe(2);
   expect(run.stderr).toMatch(/the arguments do not fit task_complete's inputSchema: .*ms/);
   expect(brokers(home)).toHaveLength(1); // the call went through the broker, which checked it
-  expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)).toHaveLength(0);
+  expect(JSON.parse((await runInProcess(["list", "--json"], { home })).stdout)).toHaveLength(0);
 });
 
 it("a broker killed mid-task: the next watch exits 4, nothing is left behind, the next call starts a fresh broker", async () => {
@@ -179,7 +182,7 @@ it("a broker killed mid-task: the next watch exits 4, nothing is left behind, th
   const id = await detach(home, "simulate-research-query", "topic=go", "--stdio", everythingStdio);
   const [broker] = brokers(home);
   process.kill(broker.pid, "SIGKILL");
-  const watched = await runCli(["watch", id, "--json"], { home });
+  const watched = await runInProcess(["watch", id, "--json"], { home });
   expect(watched.code).toBe(4);
   expect(events(watched.stdout).at(-1)).toMatchObject({
     type: "error",
@@ -187,29 +190,29 @@ it("a broker killed mid-task: the next watch exits 4, nothing is left behind, th
     message: expect.stringMatching(/server exited while the task was running/),
   });
   await gone([broker.pid, broker.serverPid]);
-  expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
+  expect(JSON.parse((await runInProcess(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
   const next = await detach(home, "simulate-research-query", "topic=rust", "--stdio", everythingStdio);
   const [fresh] = brokers(home);
   expect(fresh.pid).not.toBe(broker.pid);
-  expect((await runCli(["watch", next], { home })).code).toBe(0);
+  expect((await runInProcess(["watch", next], { home })).code).toBe(0);
   await gone([fresh.pid, fresh.serverPid]);
 });
 
 it("a server that crashes: its broker records it on the handle and leaves; watch exits 4, and still after the ttl", async () => {
   const home = tempHome();
-  const id = await detach(home, "task_slow", "ms=60000", "ttlMs=3000", "--stdio", v2Stdio());
+  const id = await detach(home, "task_slow", "ms=60000", "ttlMs=1000", "--stdio", v2Stdio());
   const [broker] = brokers(home);
   process.kill(broker.serverPid, "SIGKILL");
   await gone([broker.pid, broker.serverPid]);
-  const watched = await runCli(["watch", id], { home });
+  const watched = await runInProcess(["watch", id], { home });
   expect(watched.code).toBe(4);
   expect(watched.stderr).toMatch(/server exited while the task was running/);
-  // Past the ttl, what happened stays the cause: not "expired".
-  await sleep(3_500);
-  const later = await runCli(["watch", id], { home });
+  // Past the ttl, what happened stays the cause: not "expired". The server's own timing (the ttl), waited out.
+  await sleep(1_500);
+  const later = await runInProcess(["watch", id], { home });
   expect(later.code, later.stderr).toBe(4);
   expect(later.stderr).toMatch(/server exited while the task was running/);
-  expect(JSON.parse((await runCli(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
+  expect(JSON.parse((await runInProcess(["list", "--json"], { home })).stdout)[0].gone).toMatch(/server exited/);
 });
 
 /** A stand-in for a broker at `socket` that leaves as one does on the first connection: listener, connection, files. */
@@ -236,10 +239,10 @@ it("a command that reaches a broker as it leaves (its grace over) starts a new o
     dir,
     readdirSync(dir).find((name) => name.endsWith(".sock"))!,
   );
-  expect((await runCli(["server", "stop", broker.name], { home })).code).toBe(0);
+  expect((await runInProcess(["server", "stop", broker.name], { home })).code).toBe(0);
   await gone([broker.pid, broker.serverPid]);
   const leaving = await leavingBroker(socket);
-  const run = await runCli(["call", "task_complete", "--json", "--stdio", v2Stdio()], { home });
+  const run = await runInProcess(["call", "task_complete", "--json", "--stdio", v2Stdio()], { home });
   expect(run.code, run.stderr).toBe(0);
   expect(leaving.listening).toBe(false); // it was reached, and left
   expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
@@ -255,13 +258,13 @@ it("server ps and server stop pass over a broker that leaves as they reach it", 
   const record = JSON.stringify({ name: "leaving", pid: process.pid });
   writeFileSync(meta, record, { mode: 0o600 });
   const first = await leavingBroker(join(dir, "k1.sock"), meta);
-  const ps = await runCli(["server", "ps", "--json"], { home });
+  const ps = await runInProcess(["server", "ps", "--json"], { home });
   expect(ps.code, ps.stderr).toBe(0);
   expect(first.listening).toBe(false);
   expect(JSON.parse(ps.stdout)).toEqual([]);
   writeFileSync(meta, record, { mode: 0o600 });
   const second = await leavingBroker(join(dir, "k1.sock"), meta);
-  const stop = await runCli(["server", "stop", "leaving"], { home });
+  const stop = await runInProcess(["server", "stop", "leaving"], { home });
   expect(second.listening).toBe(false);
   expect(stop.code, stop.stderr).toBe(2);
   expect(stop.stderr).toMatch(/^mcp-task: error: no broker runs for leaving\n/);
@@ -274,19 +277,19 @@ it("two commands racing to start the same broker end up with one; server ps and 
     detach(home, "task_slow", "ms=60000", "--stdio", v2Stdio()),
   ]);
   expect(brokers(home)).toHaveLength(1);
-  const ps = JSON.parse((await runCli(["server", "ps", "--json"], { home })).stdout);
+  const ps = JSON.parse((await runInProcess(["server", "ps", "--json"], { home })).stdout);
   expect(ps).toHaveLength(1);
   expect(ps[0]).toMatchObject({ live: 2, clients: 0, responding: true });
-  expect(JSON.parse((await runCli(["get", a, "--json"], { home })).stdout).status).toBe("working");
-  expect(JSON.parse((await runCli(["get", b, "--json"], { home })).stdout).status).toBe("working");
+  expect(JSON.parse((await runInProcess(["get", a, "--json"], { home })).stdout).status).toBe("working");
+  expect(JSON.parse((await runInProcess(["get", b, "--json"], { home })).stdout).status).toBe("working");
   // The broker's files are private to the user.
   const dir = join(home, "brokers");
   expect(statSync(dir).mode & 0o777).toBe(0o700);
   for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o077).toBe(0);
   const [broker] = brokers(home);
-  expect((await runCli(["server", "stop", broker.name], { home })).code).toBe(0);
+  expect((await runInProcess(["server", "stop", broker.name], { home })).code).toBe(0);
   await gone([broker.pid, broker.serverPid]);
-  expect((await runCli(["server", "ps", "--json"], { home })).stdout.trim()).toBe("[]");
+  expect((await runInProcess(["server", "ps", "--json"], { home })).stdout.trim()).toBe("[]");
 });
 
 it("a stale broker record whose pids belong to other processes now signals nothing; one still naming its server stops it", async () => {
@@ -313,7 +316,7 @@ it("a stale broker record whose pids belong to other processes now signals nothi
   };
   const watchAfter = async (meta: object) => {
     writeFileSync(file, JSON.stringify(meta));
-    const watched = await runCli(["watch", id], { home });
+    const watched = await runInProcess(["watch", id], { home });
     expect(watched.code).toBe(4);
     expect(existsSync(file)).toBe(false); // the stale record is cleaned up either way
   };
@@ -323,7 +326,7 @@ it("a stale broker record whose pids belong to other processes now signals nothi
   const pid = unrelated.child.pid!;
   await watchAfter({ ...record, serverPid: pid, server: { pid, start: record.server.start } });
   await watchAfter({ ...record, serverPid: pid, server: undefined, process: undefined });
-  await sleep(300);
+  await sleep(200);
   expect(running(pid)).toBe(true);
   // The record still names its server (same pid, same start): that server is stopped.
   await watchAfter({ ...record, serverPid: pid, server: { pid, start: startOf(pid) } });

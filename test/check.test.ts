@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tempHome } from "./helpers/cli.js";
+import { tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { systemClock } from "../src/context.js";
 import { junitReport } from "../src/output/junit.js";
@@ -230,7 +230,7 @@ describe("check", { timeout: 60_000 }, () => {
 
   it("mcp-task check: a line per check, exit 0 when none fails, 1 when one does, and a JUnit file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-task-check-"));
-    const ok = await runCli(
+    const ok = await runInProcess(
       ["check", "-s", v2.url, "--tool", "task_complete", "--args", '{"ms":800}', "--junit", join(dir, "ok.xml")],
       { home: tempHome() },
     );
@@ -242,7 +242,7 @@ describe("check", { timeout: 60_000 }, () => {
     expect(xml).toContain('<property name="spec" value="2026-07-28 io.modelcontextprotocol/tasks#task-polling"/>');
     const breach = await startHostileHttp("output-schema-breach", "v1");
     servers.push(breach);
-    const bad = await runCli(["check", "-s", breach.url, "--tool", "report", "--json"], { home: tempHome() });
+    const bad = await runInProcess(["check", "-s", breach.url, "--tool", "report", "--json"], { home: tempHome() });
     expect(bad.code, bad.stderr).toBe(1);
     const doc = JSON.parse(bad.stdout);
     expect(doc.checks.find((c: CheckResult) => c.name === "task-result")).toMatchObject({
@@ -255,7 +255,7 @@ describe("check", { timeout: 60_000 }, () => {
       detail: "listed on page 1, but a cursor it never gave is answered with a page",
     });
     // In text, a failed check names the section it enforces.
-    const text = await runCli(["check", "-s", breach.url, "--tool", "report"], { home: tempHome() });
+    const text = await runInProcess(["check", "-s", breach.url, "--tool", "report"], { home: tempHome() });
     expect(text.stdout).toMatch(
       /FAIL +gives the outcome of the ended task: .*\n +spec: 2025-11-25 basic\/utilities\/tasks#result-retrieval/,
     );
@@ -314,7 +314,7 @@ describe("check", { timeout: 60_000 }, () => {
   });
 
   it("over stdio (V2) the extension gating is checked too; Mcp-Name routing, an HTTP rule, is skipped", async () => {
-    const run = await runCli(
+    const run = await runInProcess(
       ["check", "--stdio", v2Stdio(), "--tool", "task_complete", "--args", '{"ms":800}', "--json"],
       { home: tempHome() },
     );

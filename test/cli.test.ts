@@ -1,11 +1,12 @@
-// The command line as users and scripts meet it: usage errors, saved servers, help. The built binary runs in a
-// fresh process each time.
+// The command line as users and scripts meet it: usage errors, saved servers, help. Commands run in-process; what
+// only the binary shows runs it in a fresh process each time: its exit statuses (2, 4, 5) and its --help.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { ROOT, everythingStdio, v2Stdio } from "./helpers/servers.js";
 
 /** Every file under `dir`. */
@@ -40,12 +41,13 @@ describe("usage errors exit 2 with one clear line", () => {
     ["an unknown option", ["call", "echo", "--frobnicate"], /unknown option/],
   ];
   it.each(cases)("%s", async (_name, args, message) => {
-    const run = await runCli(args, { home: tempHome() });
+    const run = await runInProcess(args, { home: tempHome() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     noStack(run.stderr);
   });
 
+  // The binary: its exit statuses 2 and 5 (as `main` sets them for the process).
   it("task ids: a prefix matching several saved tasks, or too short, is exit 2 with the fix; one matching none is exit 5 (docs/cli.md#task-ids)", async () => {
     const home = tempHome();
     execFileSync(process.execPath, [join(ROOT, "dist/test-tools/store-writer.js"), home, "create", "abcd", "2", "10"]);
@@ -63,12 +65,13 @@ describe("usage errors exit 2 with one clear line", () => {
   });
 
   it("reports a usage error as a JSON error line under --json", async () => {
-    const run = await runCli(["call", "echo", "-s", "nowhere", "--json"], { home: tempHome() });
+    const run = await runInProcess(["call", "echo", "-s", "nowhere", "--json"], { home: tempHome() });
     expect(run.code).toBe(2);
     expect(events(run.stdout)).toEqual([expect.objectContaining({ type: "error", taskId: null, exitCode: 2 })]);
   });
 });
 
+// The binary: its exit status 4.
 it("exits 4 with the reason when the server cannot be reached or started", async () => {
   const refused = await runCli(["call", "echo", "-s", "http://127.0.0.1:1/mcp"], { home: tempHome() });
   expect(refused.code).toBe(4);
@@ -81,10 +84,10 @@ it("exits 4 with the reason when the server cannot be reached or started", async
 describe("saved servers", () => {
   it("adds, lists, uses and removes servers; the store is private", async () => {
     const home = tempHome();
-    expect((await runCli(["server", "add", "ev", "--stdio", everythingStdio], { home })).code).toBe(0);
+    expect((await runInProcess(["server", "add", "ev", "--stdio", everythingStdio], { home })).code).toBe(0);
     expect(
       (
-        await runCli(
+        await runInProcess(
           [
             "server",
             "add",
@@ -98,7 +101,7 @@ describe("saved servers", () => {
         )
       ).code,
     ).toBe(0);
-    const list = await runCli(["server", "list", "--json"], { home });
+    const list = await runInProcess(["server", "list", "--json"], { home });
     const doc = JSON.parse(list.stdout);
     expect(doc.defaultServer).toBe("ev");
     expect(doc.servers.remote.headers.Authorization).toBe("Bearer ${env:TOKEN}");
@@ -106,15 +109,15 @@ describe("saved servers", () => {
     expect(statSync(join(home, "settings.json")).mode & 0o777).toBe(0o600);
 
     // The default server is used when none is named.
-    const call = await runCli(["call", "echo", "message=via-default"], { home });
+    const call = await runInProcess(["call", "echo", "message=via-default"], { home });
     expect(call.stdout.trim()).toBe("Echo: via-default");
 
-    expect((await runCli(["server", "use", "remote"], { home })).code).toBe(0);
-    const missingSecret = await runCli(["call", "echo"], { home });
+    expect((await runInProcess(["server", "use", "remote"], { home })).code).toBe(0);
+    const missingSecret = await runInProcess(["call", "echo"], { home });
     expect(missingSecret.code).toBe(2);
     expect(missingSecret.stderr).toMatch(/environment variable TOKEN is not set/);
-    expect((await runCli(["server", "remove", "remote"], { home })).code).toBe(0);
-    expect((await runCli(["server", "use", "remote"], { home })).code).toBe(2);
+    expect((await runInProcess(["server", "remove", "remote"], { home })).code).toBe(0);
+    expect((await runInProcess(["server", "use", "remote"], { home })).code).toBe(2);
   });
 
   it("imports a Claude Desktop style config", async () => {
@@ -129,8 +132,8 @@ describe("saved servers", () => {
         },
       }),
     );
-    expect((await runCli(["server", "import", file], { home })).code).toBe(0);
-    const doc = JSON.parse((await runCli(["server", "list", "--json"], { home })).stdout);
+    expect((await runInProcess(["server", "import", file], { home })).code).toBe(0);
+    const doc = JSON.parse((await runInProcess(["server", "list", "--json"], { home })).stdout);
     expect(doc.servers.everything).toEqual({
       transport: "stdio",
       command: "node",
@@ -153,12 +156,12 @@ describe("saved servers", () => {
         },
       }),
     );
-    const run = await runCli(["server", "import", file], { home });
+    const run = await runInProcess(["server", "import", file], { home });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/GitHub-Server: .*set GITHUB_TOKEN/);
     expect(run.stderr).toMatch(/not imported: leaky: its header Authorization holds a literal secret/);
     expect(run.stderr).toMatch(/imported 2 server\(s\): GitHub-Server, api/);
-    const list = await runCli(["server", "list", "--json"], { home });
+    const list = await runInProcess(["server", "list", "--json"], { home });
     expect(JSON.parse(list.stdout).servers).toEqual({
       "GitHub-Server": {
         transport: "stdio",
@@ -174,7 +177,7 @@ describe("saved servers", () => {
 
   it("a file never replaces a saved server: the same name elsewhere is refused (exit 2), its sign-in client kept for its own address", async () => {
     const home = tempHome();
-    const add = await runCli(
+    const add = await runInProcess(
       [
         "server",
         "add",
@@ -213,7 +216,7 @@ describe("saved servers", () => {
       }),
     );
     const env = { QUERY: "sk-live-SECRET-5678", DB_PASS: "hunter2" };
-    const run = await runCli(["server", "import", file], { home, env });
+    const run = await runInProcess(["server", "import", file], { home, env });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(
       "not imported: prod: a saved server is named prod (https://prod.example.com/mcp); remove it first (mcp-task server remove prod) to replace it",
@@ -232,7 +235,7 @@ describe("saved servers", () => {
       file,
       JSON.stringify({ mcpServers: { prod: { type: "http", url: same.url, headers: same.headers } } }),
     );
-    const again = await runCli(["server", "import", file], { home });
+    const again = await runInProcess(["server", "import", file], { home });
     expect(again.stderr).toMatch(/imported 1 server\(s\): prod/);
     expect(JSON.parse(readFileSync(join(home, "settings.json"), "utf8")).clients).toEqual(before.clients);
   });
@@ -257,20 +260,20 @@ describe("saved servers", () => {
       "x".repeat(65),
     ];
     for (const name of names) {
-      const run = await runCli(["server", "add", name, "--url", "http://127.0.0.1:1/mcp"], { home });
+      const run = await runInProcess(["server", "add", name, "--url", "http://127.0.0.1:1/mcp"], { home });
       expect(run.code, JSON.stringify(name)).toBe(2);
       expect(run.stderr).toMatch(/not a valid server name/);
       expect(run.stderr).not.toMatch(/\u001b/);
     }
-    const dash = await runCli(["server", "add", "--url", "http://127.0.0.1:1/mcp", "--", "-rf"], { home });
+    const dash = await runInProcess(["server", "add", "--url", "http://127.0.0.1:1/mcp", "--", "-rf"], { home });
     expect(dash.code).toBe(2);
     const file = join(home, "import.json");
     writeFileSync(file, JSON.stringify({ mcpServers: { "../../x": { url: "http://127.0.0.1:1/mcp" } } }));
-    expect((await runCli(["server", "import", file], { home })).code).toBe(2);
-    expect(JSON.parse((await runCli(["server", "list", "--json"], { home })).stdout).servers).toEqual({});
+    expect((await runInProcess(["server", "import", file], { home })).code).toBe(2);
+    expect(JSON.parse((await runInProcess(["server", "list", "--json"], { home })).stdout).servers).toEqual({});
     // A name no one saved is unknown, even one every object has.
     for (const name of ["constructor", "__proto__", "toString"]) {
-      const run = await runCli(["call", "echo", "-s", name], { home });
+      const run = await runInProcess(["call", "echo", "-s", name], { home });
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(new RegExp(`unknown server: ${name}`));
     }
@@ -278,7 +281,7 @@ describe("saved servers", () => {
 });
 
 it("shows the server's generation and each tool's task support", async () => {
-  const run = await runCli(["tools", "--stdio", everythingStdio], { home: tempHome() });
+  const run = await runInProcess(["tools", "--stdio", everythingStdio], { home: tempHome() });
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(/V1 \(protocol 2025-11-25\)/);
   expect(run.stdout).toMatch(/simulate-research-query\s+task required/);
@@ -289,6 +292,7 @@ describe("generation verdict cache", () => {
     ["V1 (server-everything)", everythingStdio, "echo", "message=x"],
     ["V2 (our test server)", v2Stdio(), "echo", "text=x"],
   ])("%s: the second connection skips the probe (one spawn, not two)", async (_name, command, tool, arg) => {
+    // Processes: the second finds the verdict the first saved (no cache in memory can answer for it).
     // --no-task: a plain call talks to the server directly (a task-capable call would go through a broker).
     const home = tempHome();
     const log = join(home, "spawns.log");

@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { ROOT, everythingStdio } from "./helpers/servers.js";
 
 const sdkV1Stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
@@ -15,7 +16,7 @@ describe("log messages", { timeout: 60_000 }, () => {
   it("server-everything's log message: a log event, through the broker and directly; a line on stderr in text", async () => {
     const home = tempHome();
     for (const round of ["broker", "direct"]) {
-      const run = await runCli(
+      const run = await runInProcess(
         ["call", "toggle-simulated-logging", "--stdio", everythingStdio, "--log-level", "debug", "--json"],
         { home },
       );
@@ -26,7 +27,7 @@ describe("log messages", { timeout: 60_000 }, () => {
       expect(LEVELS).toContain(logs[0].level);
       expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
     }
-    const text = await runCli(
+    const text = await runInProcess(
       ["call", "toggle-simulated-logging", "--stdio", everythingStdio, "--log-level", "debug"],
       {
         home,
@@ -40,7 +41,7 @@ describe("log messages", { timeout: 60_000 }, () => {
   it("--log-level sends logging/setLevel (seen in the trace) and the messages are in the trace", async () => {
     const home = tempHome();
     const trace = join(home, "wire.ndjson");
-    const run = await runCli(
+    const run = await runInProcess(
       [
         "call",
         "toggle-simulated-logging",
@@ -66,27 +67,30 @@ describe("log messages", { timeout: 60_000 }, () => {
     expect(lines.some((e) => e.dir === "in" && e.message.method === "notifications/message")).toBe(true);
     // Without the flag, nothing is asked of the server.
     const trace2 = join(home, "wire2.ndjson");
-    await runCli(["call", "toggle-simulated-logging", "--stdio", everythingStdio, "--no-task", `--trace=${trace2}`], {
-      home,
-    });
+    await runInProcess(
+      ["call", "toggle-simulated-logging", "--stdio", everythingStdio, "--no-task", `--trace=${trace2}`],
+      {
+        home,
+      },
+    );
     expect(readFileSync(trace2, "utf8")).not.toContain("logging/setLevel");
   });
 
   it("a task's log messages: text shows warning and up by default, --log-level info all; --json every one", async () => {
     const home = tempHome();
     const args = ["call", "progress", "steps=3", "stepMs=200", "--stdio", sdkV1Stdio];
-    const plain = await runCli(args, { home });
+    const plain = await runInProcess(args, { home });
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stderr.match(/^mcp-task: log .*$/gm)).toEqual([
       'mcp-task: log warning [progress-tool] {"step":3,"of":3}',
     ]);
-    const info = await runCli([...args, "--log-level", "info"], { home });
+    const info = await runInProcess([...args, "--log-level", "info"], { home });
     expect(info.stderr.match(/^mcp-task: log .*$/gm)).toEqual([
       'mcp-task: log info [progress-tool] {"step":1,"of":3}',
       'mcp-task: log info [progress-tool] {"step":2,"of":3}',
       'mcp-task: log warning [progress-tool] {"step":3,"of":3}',
     ]);
-    const json = await runCli([...args, "--json"], { home });
+    const json = await runInProcess([...args, "--json"], { home });
     const all = events(json.stdout);
     const taskId = all.find((e) => e.type === "task")!.taskId;
     expect(all.filter((e) => e.type === "log")).toEqual(
@@ -100,7 +104,7 @@ describe("log messages", { timeout: 60_000 }, () => {
       })),
     );
     // Asked for warning and up, the server sends only those (and only those are shown).
-    const warning = await runCli([...args, "--json", "--log-level", "warning"], { home });
+    const warning = await runInProcess([...args, "--json", "--log-level", "warning"], { home });
     expect(
       events(warning.stdout)
         .filter((e) => e.type === "log")

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createProxy } from "proxy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import {
   freePort,
@@ -39,7 +39,7 @@ afterAll(async () => {
 describe("real networks", { timeout: 60_000 }, () => {
   it("HTTP_PROXY carries a task call from start to result; NO_PROXY bypasses it", async () => {
     seen.length = 0;
-    const run = await runCli(["call", "task_complete", "ms=1500", "-s", server.url, "--json"], {
+    const run = await runInProcess(["call", "task_complete", "ms=1500", "-s", server.url, "--json"], {
       home: tempHome(),
       env: { HTTP_PROXY: proxyUrl },
     });
@@ -52,7 +52,7 @@ describe("real networks", { timeout: 60_000 }, () => {
     expect(run.stderr).not.toMatch(/experimental|Warning/i);
 
     seen.length = 0;
-    const bypass = await runCli(["tools", "-s", server.url], {
+    const bypass = await runInProcess(["tools", "-s", server.url], {
       home: tempHome(),
       env: { http_proxy: proxyUrl, NO_PROXY: new URL(server.url).hostname },
     });
@@ -64,10 +64,10 @@ describe("real networks", { timeout: 60_000 }, () => {
     const legacy = await startEverythingHttp(undefined, "sse");
     try {
       const home = tempHome();
-      const tools = await runCli(["tools", "-s", legacy.url], { home });
+      const tools = await runInProcess(["tools", "-s", legacy.url], { home });
       expect(tools.code, tools.stderr).toBe(0);
       expect(tools.stdout).toMatch(/echo/);
-      const echo = await runCli(["call", "echo", "message=over sse", "-s", legacy.url, "--trace"], { home });
+      const echo = await runInProcess(["call", "echo", "message=over sse", "-s", legacy.url, "--trace"], { home });
       expect(echo.code, echo.stderr).toBe(0);
       expect(echo.stdout).toContain("Echo: over sse");
       // First contact: Streamable HTTP refused (404), then the event stream's endpoint is used.
@@ -118,7 +118,7 @@ describe("real networks", { timeout: 60_000 }, () => {
 
   it("a proxy that cannot be reached is exit 4, naming the connection failure", async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
-    const run = await runCli(["tools", "-s", server.url], {
+    const run = await runInProcess(["tools", "-s", server.url], {
       home: tempHome(),
       env: { HTTPS_PROXY: dead, HTTP_PROXY: dead, MCP_TASK_REQUEST_TIMEOUT: "5s" },
     });

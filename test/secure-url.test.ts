@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { createProxy } from "proxy";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isLoopbackHost, judgeUrl } from "../src/secure-url.js";
-import { runCli, tempHome } from "./helpers/cli.js";
+import { tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { ROOT, startListening, type RunningServer } from "./helpers/servers.js";
 
 const OAUTH_SERVER = join(ROOT, "dist/test-servers/oauth-server.js");
@@ -91,7 +92,7 @@ function browser(): { env: Record<string, string>; opened: () => string[] } {
 
 async function savedDemo(): Promise<string> {
   const home = tempHome();
-  expect((await runCli(["server", "add", "demo", "--url", url], { home })).code).toBe(0);
+  expect((await runInProcess(["server", "add", "demo", "--url", url], { home })).code).toBe(0);
   return home;
 }
 
@@ -180,7 +181,7 @@ describe("a hostile authorization server", { timeout: 120_000 }, () => {
       const seen = await requests();
       proxied.length = 0;
       const open = browser();
-      const login = await runCli(["login", "demo"], { home, env: open.env, timeoutMs: 30_000 });
+      const login = await runInProcess(["login", "demo"], { home, env: open.env, timeoutMs: 30_000 });
       const what = JSON.stringify(metadata);
       expect(login.code, `${what}: ${login.stderr}`).toBe(8);
       expect(login.stderr, what).toMatch(message);
@@ -199,19 +200,19 @@ describe("a hostile authorization server", { timeout: 120_000 }, () => {
     const home = await savedDemo();
     const seen = await requests();
     const open = browser();
-    const refused = await runCli(["tools", "-s", "demo"], { home, env: open.env, timeoutMs: 30_000 });
+    const refused = await runInProcess(["tools", "-s", "demo"], { home, env: open.env, timeoutMs: 30_000 });
     expect(refused.code, refused.stderr).toBe(8);
     expect(refused.stderr).toMatch(/demo requires authorization: signing in/);
     expect(refused.stderr).toMatch(/authorization page x-custom:\/\/sign-in is a x-custom: address, not a web page/);
     expect(refused.stderr).not.toMatch(/hint: sign in: mcp-task login/);
-    const json = await runCli(["tools", "-s", "demo", "--json"], { home, env: open.env, timeoutMs: 30_000 });
+    const json = await runInProcess(["tools", "-s", "demo", "--json"], { home, env: open.env, timeoutMs: 30_000 });
     expect(json.code).toBe(8);
     expect(json.stdout + json.stderr).toMatch(/"code":\s*"unsafe_url"/);
     expect(open.opened()).toEqual([]);
     expect((await seen()).filter((line) => line.includes("/register"))).toEqual([]);
 
     await hostile({});
-    const signed = await runCli(["tools", "-s", "demo"], { home, env: open.env, timeoutMs: 30_000 });
+    const signed = await runInProcess(["tools", "-s", "demo"], { home, env: open.env, timeoutMs: 30_000 });
     expect(signed.code, signed.stderr).toBe(0);
     const origin = new URL(url).origin;
     const [said] = /opening (\S+) in the browser to sign in to demo/.exec(signed.stderr) ?? [];
@@ -227,13 +228,13 @@ describe("a hostile authorization server", { timeout: 120_000 }, () => {
     // A well-behaved authorization server (on this machine) for a resource that names itself at the remote address.
     await hostile({}, { resource: remoteMcp, authorization_servers: [new URL("/", url).href] });
     const home = tempHome();
-    expect((await runCli(["server", "add", "demo", "--url", remoteMcp], { home })).code).toBe(0);
+    expect((await runInProcess(["server", "add", "demo", "--url", remoteMcp], { home })).code).toBe(0);
     const seen = await requests();
     const open = browser();
-    const login = await runCli(["login", "demo"], { home, env: open.env, timeoutMs: 30_000 });
+    const login = await runInProcess(["login", "demo"], { home, env: open.env, timeoutMs: 30_000 });
     expect(login.code, login.stderr).toBe(8);
     expect(login.stderr).toMatch(/demo's address http:\/\/mcp\.remote\.test\/mcp is plain http to another host/);
-    const tools = await runCli(["tools", "-s", "demo"], { home, env: open.env, timeoutMs: 30_000 });
+    const tools = await runInProcess(["tools", "-s", "demo"], { home, env: open.env, timeoutMs: 30_000 });
     expect(tools.code, tools.stderr).toBe(8);
     expect(tools.stderr).not.toMatch(/signing in|hint: sign in: mcp-task login/);
     expect(tools.stderr).toMatch(/hint: .*save the server's https address/);
@@ -244,7 +245,7 @@ describe("a hostile authorization server", { timeout: 120_000 }, () => {
   it("a refresh does not send the refresh token to a token endpoint in plain http on another host, even one the SDK would allow (*.localhost)", async () => {
     const home = await savedDemo();
     const open = browser();
-    expect((await runCli(["login", "demo"], { home, env: open.env })).code).toBe(0);
+    expect((await runInProcess(["login", "demo"], { home, env: open.env })).code).toBe(0);
     // The record as an older sign-in saved it, its token endpoint a name that a proxy sends anywhere.
     const file = tokenFile(home);
     const record = JSON.parse(readFileSync(file, "utf8"));
@@ -253,7 +254,7 @@ describe("a hostile authorization server", { timeout: 120_000 }, () => {
     await fetch(new URL("/test/expire", url), { method: "POST" });
     proxied.length = 0;
     const seen = await requests();
-    const tools = await runCli(["tools", "-s", "demo"], { home, env: { BROWSER: "", HTTP_PROXY: proxyUrl } });
+    const tools = await runInProcess(["tools", "-s", "demo"], { home, env: { BROWSER: "", HTTP_PROXY: proxyUrl } });
     expect(tools.code, tools.stderr).toBe(8);
     expect(proxied).toEqual([]);
     expect((await seen()).filter((line) => /localhost\/|\/token/.test(line))).toEqual([]);
@@ -263,11 +264,11 @@ describe("a hostile authorization server", { timeout: 120_000 }, () => {
     await hostile({ revocation_endpoint: "http://revoke.remote.test/revoke" });
     const home = await savedDemo();
     const open = browser();
-    expect((await runCli(["login", "demo"], { home, env: open.env })).code).toBe(0);
+    expect((await runInProcess(["login", "demo"], { home, env: open.env })).code).toBe(0);
     const file = tokenFile(home);
     proxied.length = 0;
     const seen = await requests();
-    const logout = await runCli(["logout", "demo"], { home, env: { HTTP_PROXY: proxyUrl } });
+    const logout = await runInProcess(["logout", "demo"], { home, env: { HTTP_PROXY: proxyUrl } });
     expect(logout.code, logout.stderr).toBe(0);
     expect(logout.stderr).toMatch(
       /signed out of demo \(tokens forgotten; revocation not attempted: its revocation endpoint http:\/\/revoke\.remote\.test\/revoke is plain http to another host/,

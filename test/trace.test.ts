@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, tempHome } from "./helpers/cli.js";
+import { tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { startHostileHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 let server: RunningServer;
@@ -27,10 +28,10 @@ describe("wire trace", { timeout: 60_000 }, () => {
       "--header",
       "Authorization: Bearer ${env:TRACE_TOKEN}",
     ];
-    expect((await runCli(add, { home })).code).toBe(0);
+    expect((await runInProcess(add, { home })).code).toBe(0);
     const env = { TRACE_TOKEN: "tok-very-secret-1234" };
     // Before the command, and not eating the word after it.
-    const run = await runCli(["--trace", "call", "task_complete", "ms=300", "-s", "traced"], { home, env });
+    const run = await runInProcess(["--trace", "call", "task_complete", "ms=300", "-s", "traced"], { home, env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/→ traced \{"jsonrpc":"2.0","id":\S+,"method":"tools\/call"/);
     expect(run.stderr).toMatch(/← traced \{"jsonrpc":"2.0","id":/);
@@ -46,7 +47,7 @@ describe("wire trace", { timeout: 60_000 }, () => {
       [["tools", "-s", server.url, `--trace=${join(dir, "a.ndjson")}`], {}, "a.ndjson"],
       [["tools", "-s", server.url], { MCP_TASK_TRACE: join(dir, "b.ndjson") }, "b.ndjson"],
     ] as const) {
-      const run = await runCli([...args], { home: tempHome(), env: { ...env } });
+      const run = await runInProcess([...args], { home: tempHome(), env: { ...env } });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toBe("");
       const path = join(dir, file);
@@ -65,7 +66,7 @@ describe("wire trace", { timeout: 60_000 }, () => {
   it("a hostile server's escape sequences reach the trace escaped, never raw", async () => {
     const hostile = await startHostileHttp("escapes", "v2");
     try {
-      const run = await runCli(["tools", "-s", hostile.url, "--trace"], { home: tempHome() });
+      const run = await runInProcess(["tools", "-s", hostile.url, "--trace"], { home: tempHome() });
       expect(run.stderr).toMatch(/← /);
       expect(run.stderr).toMatch(/\\u001b|\\u009b/);
       // eslint-disable-next-line no-control-regex

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InputRequiredError } from "../src/errors.js";
 import { preparedAnswers } from "../src/tasks/input.js";
 import { describeUrlRequest, preConsented, urlAware, viewUrl } from "../src/tasks/url-elicitation.js";
-import { events, runCli, tempHome } from "./helpers/cli.js";
+import { events, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { ROOT, startListening, startV2Http, type RunningServer } from "./helpers/servers.js";
 import { bin, tmuxTerminal } from "./helpers/tmux.js";
 
@@ -47,7 +48,7 @@ describe("URL-mode elicitation during a task (SDK v1 server over HTTP)", () => {
   it("CI with the host named ahead opens the page, answers accept and completes", async () => {
     const home = tempHome();
     const visits = browser();
-    const call = await runCli(["call", "open-page", "-s", http.url, "--open-url", "127.0.0.1", "--json"], {
+    const call = await runInProcess(["call", "open-page", "-s", http.url, "--open-url", "127.0.0.1", "--json"], {
       home,
       env: visits.env,
     });
@@ -60,14 +61,14 @@ describe("URL-mode elicitation during a task (SDK v1 server over HTTP)", () => {
   it("CI without consent exits 6 with the question kept, opening nothing; watch with consent completes it", async () => {
     const home = tempHome();
     const visits = browser();
-    const call = await runCli(["call", "open-page", "-s", http.url], { home, env: visits.env });
+    const call = await runInProcess(["call", "open-page", "-s", http.url], { home, env: visits.env });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).toMatch(/asks to open a web page on http:\/\/127\.0\.0\.1:\d+ and no one consented/);
     expect(call.stderr).toMatch(/Sign in to the test service/);
     expect(call.stderr).toMatch(/^hint: open it with consent: mcp-task respond --open-url 127\.0\.0\.1 \S+/m);
     expect(visits.opened()).toEqual([]);
     const taskId = /--open-url 127\.0\.0\.1 (\S+)/.exec(call.stderr)![1];
-    const watch = await runCli(["watch", taskId, "--json"], {
+    const watch = await runInProcess(["watch", taskId, "--json"], {
       home,
       env: { ...visits.env, MCP_TASK_OPEN_URL_HOSTS: "example.org, 127.0.0.1" },
     });
@@ -79,7 +80,10 @@ describe("URL-mode elicitation during a task (SDK v1 server over HTTP)", () => {
   it("--decline declines a URL request without opening it", async () => {
     const home = tempHome();
     const visits = browser();
-    const call = await runCli(["call", "open-page", "-s", http.url, "--decline", "--json"], { home, env: visits.env });
+    const call = await runInProcess(["call", "open-page", "-s", http.url, "--decline", "--json"], {
+      home,
+      env: visits.env,
+    });
     expect(call.code, call.stderr).toBe(0);
     expect(JSON.parse(resultText(call.stdout))).toMatchObject({ action: "decline" });
     expect(visits.opened()).toEqual([]);
@@ -89,7 +93,7 @@ describe("URL-mode elicitation during a task (SDK v1 server over HTTP)", () => {
     const home = tempHome();
     const visits = browser();
     const url = "https://xn--pple-43d.com/\u001b[2J\u001b]0;owned\u0007login";
-    const call = await runCli(["call", "open-page", `url=${url}`, "-s", http.url], { home, env: visits.env });
+    const call = await runInProcess(["call", "open-page", `url=${url}`, "-s", http.url], { home, env: visits.env });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
     expect(call.stderr).toContain("host: https://xn--pple-43d.com");
@@ -104,12 +108,12 @@ describe("URL-mode elicitation in a 2026-07-28 task's inputRequests (our V2 serv
     const home = tempHome();
     const visits = browser();
     const url = "https://auth.example.test/sign-in?state=1";
-    const call = await runCli(["call", "task_open_page", `url=${url}`, "-s", v2.url], { home, env: visits.env });
+    const call = await runInProcess(["call", "task_open_page", `url=${url}`, "-s", v2.url], { home, env: visits.env });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).toMatch(/asks to open a web page on https:\/\/auth\.example\.test and no one consented/);
     expect(visits.opened()).toEqual([]);
     const taskId = /--open-url auth\.example\.test (\S+)/.exec(call.stderr)![1];
-    const respond = await runCli(["respond", taskId, "--open-url", "auth.example.test", "--json"], {
+    const respond = await runInProcess(["respond", taskId, "--open-url", "auth.example.test", "--json"], {
       home,
       env: visits.env,
     });
@@ -117,7 +121,7 @@ describe("URL-mode elicitation in a 2026-07-28 task's inputRequests (our V2 serv
     // The test's browser cannot reach auth.example.test: the address is printed to open by hand as well.
     expect(respond.stderr).toContain(`open this page in a browser: ${url}`);
     expect(visits.opened()).toEqual([url]);
-    const result = await runCli(["result", taskId], { home });
+    const result = await runInProcess(["result", taskId], { home });
     expect(result.stdout).toMatch(/page: accept/);
   });
 });
@@ -133,14 +137,14 @@ describe("pages that break the rule: https, or plain http on this machine (src/s
     for (const [url, why] of pages) {
       const visits = browser();
       const args = ["call", "task_open_page", `url=${url}`, "-s", v2.url, "--open-url", "pay.remote.test"];
-      const call = await runCli(args, { home: tempHome(), env: visits.env });
+      const call = await runInProcess(args, { home: tempHome(), env: visits.env });
       expect(call.code, `${url}: ${call.stderr}`).toBe(8);
       expect(call.stderr).toMatch(why);
       expect(call.stderr).toMatch(/only over https, or plain http on this machine/);
       expect(call.stderr).toMatch(/^hint: decline it: mcp-task respond --decline \S+/m);
       expect(visits.opened(), url).toEqual([]);
     }
-    const json = await runCli(["call", "task_open_page", "url=file:///etc/passwd", "-s", v2.url, "--json"], {
+    const json = await runInProcess(["call", "task_open_page", "url=file:///etc/passwd", "-s", v2.url, "--json"], {
       home: tempHome(),
       env: browser().env,
     });
@@ -159,13 +163,13 @@ describe("pages that break the rule: https, or plain http on this machine (src/s
       "--open-url",
       "pay.remote.test",
     ];
-    const call = await runCli(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
+    const call = await runInProcess(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
     expect(call.code, call.stderr).toBe(8);
     expect(call.stderr).toMatch(/whose address is a x-custom: address, not a web page/);
     expect(visits.opened()).toEqual([]);
     // A list of two, the first a page that keeps the rule: nothing opened, not even that one.
     const both = ["url=https://pay.remote.test/ok", "also=file:///etc/passwd"];
-    const mixed = await runCli(["call", "needs_page", ...both, "-s", v2.url, "--open-url", "pay.remote.test"], {
+    const mixed = await runInProcess(["call", "needs_page", ...both, "-s", v2.url, "--open-url", "pay.remote.test"], {
       home: tempHome(),
       env: visits.env,
       timeoutMs: 30_000,
@@ -180,7 +184,7 @@ describe("pages that break the rule: https, or plain http on this machine (src/s
     // The WHATWG parser ends the host at the backslash (example.com); a parser that does not would read evil.test.
     const url = "https://example.com\\@evil.test/pay";
     const args = ["call", "needs_page", `url=${url}`, "-s", v2.url, "--open-url", "example.com"];
-    const call = await runCli(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
+    const call = await runInProcess(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
     expect(call.code, call.stderr).toBe(0);
     expect(visits.opened()).toEqual(["https://example.com/@evil.test/pay"]);
   });
@@ -191,7 +195,7 @@ describe("a call refused with -32042 by a 2026-07-28 server (no completion can c
     const visits = browser();
     const url = "https://pay.example.test/checkout";
     const args = ["call", "needs_page", `url=${url}`, "-s", v2.url, "--open-url", "pay.example.test"];
-    const call = await runCli(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
+    const call = await runInProcess(args, { home: tempHome(), env: visits.env, timeoutMs: 30_000 });
     expect(call.code, call.stderr).toBe(0);
     expect(call.stdout).toMatch(/paid \(v2\)/);
     expect(visits.opened()).toEqual([url]);
@@ -202,7 +206,7 @@ describe("a call refused with -32042 (URLElicitationRequiredError)", () => {
   it("CI with the host named ahead opens the page, waits for its completion and calls again", async () => {
     const home = tempHome();
     const visits = browser();
-    const call = await runCli(["call", "needs-page", "-s", http.url, "--open-url", "127.0.0.1", "--json"], {
+    const call = await runInProcess(["call", "needs-page", "-s", http.url, "--open-url", "127.0.0.1", "--json"], {
       home,
       env: visits.env,
     });
@@ -214,7 +218,7 @@ describe("a call refused with -32042 (URLElicitationRequiredError)", () => {
   it("CI without consent exits 6 listing the page, the hint naming --open-url", async () => {
     const home = tempHome();
     const visits = browser();
-    const call = await runCli(["call", "needs-page", "-s", http.url], { home, env: visits.env });
+    const call = await runInProcess(["call", "needs-page", "-s", http.url], { home, env: visits.env });
     expect(call.code, call.stderr).toBe(6);
     expect(call.stderr).toMatch(/Confirm the payment/);
     expect(call.stderr).toMatch(/^hint: call again with --open-url 127\.0\.0\.1/m);
@@ -254,7 +258,7 @@ describe("consent at a real terminal (tmux)", () => {
   it("the dashboard shows a detached task's URL question and opens the page on o", async () => {
     const home = tempHome();
     const visits = browser();
-    const run = await runCli(["call", "open-page", "-s", http.url, "--detach", "--json"], { home });
+    const run = await runInProcess(["call", "open-page", "-s", http.url, "--detach", "--json"], { home });
     expect(run.code, run.stderr).toBe(0);
     const id = events(run.stdout)[0].taskId as string;
     tty.terminal(home, `env BROWSER='${VISIT}' VISIT_LOG=${visits.env.VISIT_LOG} ${bin} dashboard`);
@@ -267,7 +271,7 @@ describe("consent at a real terminal (tmux)", () => {
     tty.keys("q");
     expect(await tty.waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
     expect(visits.opened()).toHaveLength(1);
-    expect(JSON.parse(resultText((await runCli(["result", id, "--json"], { home })).stdout))).toMatchObject({
+    expect(JSON.parse(resultText((await runInProcess(["result", id, "--json"], { home })).stdout))).toMatchObject({
       action: "accept",
       visited: true,
     });
