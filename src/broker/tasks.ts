@@ -10,6 +10,7 @@ import { pollInterval } from "../protocol/checks.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { ttlEnd } from "../tasks/expiry.js";
 import { Recorder } from "../tasks/recorder.js";
+import { saveStarted } from "../tasks/start.js";
 import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { brokerKey } from "./paths.js";
 import { send } from "./protocol.js";
@@ -120,7 +121,7 @@ export class HeldTasks {
   ): Promise<void> {
     if (!owner || !sameServer(owner.descriptor, this.descriptor)) return;
     try {
-      await this.ctx.tracker.start(owner, this.wire, tool, args, snapshot);
+      await saveStarted(this.ctx.tracker, owner, this.wire, tool, args, snapshot);
     } catch {
       /* not saved: as before, the task is followed and its outcome has no handle to go to */
     }
@@ -162,7 +163,11 @@ export class HeldTasks {
     return { snapshot, confirmed: this.wire.pushConfirmed?.(snapshot.taskId) ?? false };
   }
 
-  /** The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave). */
+  /**
+   * The broker's own, unhurried reading of a task: enough to know when it ends (and so when to leave). Not the loop
+   * every follower uses (TaskEngine.watch), because it reads at least 5 s apart, skips a read a command made within
+   * that pace (reads.ts), answers no question (its commands do) and reads once more just past the task's ttl.
+   */
   follow(taskId: string): Promise<void> {
     // The broker's own work, outside the scope of the command whose request started it (not traced for it).
     return requestScope.exit(() => this.following(taskId));

@@ -1,49 +1,17 @@
 // The questions of a watched task: answering them as the task asks (in the background, through the wire), settling
 // answers whose delivery was in doubt, and reporting a server that ignores answers or asks nothing (exit 4). The
-// engine's input handler and each TaskWatch share the per-task state in EngineShared.
-import type { Alarms } from "./alarms.js";
+// engine's input handler and each TaskWatch share the task's state (EngineTask, engine-task.ts).
 import type { Clock, DeliveryEvent } from "../model.js";
 import { ProtocolViolation } from "../errors.js";
-import type { InputRequest, InputResponse, Snapshot, UncertainDelivery, Wire } from "../protocol/wire.js";
-import { inputUnavailable, type InputProvider } from "./input.js";
+import type { InputRequest, Snapshot, UncertainDelivery } from "../protocol/wire.js";
+import { inputUnavailable } from "./input.js";
+import { taskOf, type EngineShared } from "./engine-task.js";
 import { shellWord } from "../sanitize.js";
 
 /** An answered key the server still lists after this many reads and this long was ignored (exit 4). */
 const IGNORED_POLLS = 10;
 const IGNORED_MS = 5_000;
 
-/** What an engine shares with its watches: the wire, and per task the state its input handler also reads. */
-export interface EngineShared {
-  readonly wire: Wire;
-  readonly clock: Clock;
-  /** The one timer of the engine's watches (alarms.ts). */
-  readonly alarms: Alarms;
-  readonly input?: InputProvider;
-  /** Errors raised while answering input, per task (null: input before a task exists). */
-  readonly inputErrors: Map<string | null, Error>;
-  /** Per watched task: wakes the watch at once. */
-  readonly wakers: Map<string, () => void>;
-  /** Per watched task: told each time an answer reached the server, with the keys of the questions it answered. */
-  readonly deliveries: Map<string, (keys: string[]) => void>;
-  /**
-   * Per watched task: told of each question handed to the input handler (V1's come that way only, not on the task's
-   * reads), to show it as the task's reads show theirs.
-   */
-  readonly askers: Map<string, (request: InputRequest) => void>;
-  /** Per task: questions handed to the input handler before a watch of the task listened (shown once one does). */
-  readonly unshown: Map<string, InputRequest[]>;
-  /** Per watched task: told of answers whose delivery is in doubt. */
-  readonly doubts: Map<string, (delivery: UncertainDelivery) => void>;
-  /** Answers the server did not take after a dropped connection, sent again without asking again (task + key). */
-  readonly resend: Map<string, InputResponse>;
-  /**
-   * The same where questions have no lasting key (V1: the server asks again with a new request): per task, the
-   * answer given again to the same question (method and params) while the task still waits.
-   */
-  readonly reasked: Map<string, Array<{ question: string; response: InputResponse }>>;
-}
-
-export const resendKey = (taskId: string, key: string) => `${taskId}\n${key}`;
 /** A question as asked, without its `_meta` (which may carry per-request details). */
 export const questionOf = (request: InputRequest) =>
   JSON.stringify([request.method, { ...request.params, _meta: undefined }]);
@@ -157,12 +125,15 @@ export class TaskAnswers {
     }
     if (missed.length) {
       if (stableKeys)
-        for (const { request, response } of missed) shared.resend.set(resendKey(taskId, request.key), response);
-      else
-        shared.reasked.set(taskId, [
-          ...(shared.reasked.get(taskId) ?? []),
+        for (const { request, response } of missed)
+          (taskOf(shared, taskId).resend ??= new Map()).set(request.key, response);
+      else {
+        const task = taskOf(shared, taskId);
+        task.reasked = [
+          ...(task.reasked ?? []),
           ...missed.map(({ request, response }) => ({ question: questionOf(request), response })),
-        ]);
+        ];
+      }
       options.onDelivery?.({
         kind: stableKeys ? "resending" : "askAgain",
         taskId,
@@ -222,12 +193,13 @@ export class TaskAnswers {
     if (snapshot.status !== "input_required") {
       // The task moved on (answered elsewhere, timed out): withdraw a question still waiting for a person.
       this.inputAbort?.abort();
-      shared.reasked.delete(taskId);
+      const task = shared.tasks.get(taskId);
+      if (task) task.reasked = undefined;
       return;
     }
     // A refusal on its way to end the watch (no answer here): nothing more is asked of the server or the broker (the
     // watch throws it once no job runs; a job started on every read kept it waiting for ever behind a big question).
-    if (this.inputJob || shared.inputErrors.has(taskId)) return;
+    if (this.inputJob || shared.tasks.get(taskId)?.inputError) return;
     const open = snapshot.inputRequests.filter((request) => !this.answered.has(request.key));
     this.show(open, snapshot.inputListed === true);
     if (!options.answerInput) return;
@@ -236,10 +208,8 @@ export class TaskAnswers {
     if (!shared.input?.available) {
       // Nobody can answer: fail now, before the server hands the question over (V1 would consume it).
       const question = open[0]?.params.message;
-      shared.inputErrors.set(
-        taskId,
-        inputUnavailable(taskId, typeof question === "string" ? question : snapshot.statusMessage, open[0]),
-      );
+      const unavailable = typeof question === "string" ? question : snapshot.statusMessage;
+      taskOf(shared, taskId).inputError = inputUnavailable(taskId, unavailable, open[0]);
       this.loop.wake();
       return;
     }
@@ -268,12 +238,12 @@ export class TaskAnswers {
       await options.onAnswered?.(keys);
     } catch (error) {
       if (!abort.signal.aborted) {
-        shared.inputErrors.set(taskId, error as Error);
+        taskOf(shared, taskId).inputError = error as Error;
         this.loop.wake();
       }
     } finally {
       this.inputJob = undefined;
-      if (shared.inputErrors.has(taskId)) this.loop.wake();
+      if (shared.tasks.get(taskId)?.inputError) this.loop.wake();
     }
   }
 }

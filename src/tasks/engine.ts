@@ -17,17 +17,16 @@ import { checkQuestion, outputProblem, schemaProblem } from "./schema.js";
 import { MAX_ANSWERS_PER_TASK, URL_ELICITATION_WAIT_MS } from "../limits.js";
 import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow } from "../protocol/checks.js";
-import { questionOf, resendKey, type EngineShared } from "./answering.js";
+import { questionOf } from "./answering.js";
+import { taskOf, type EngineShared } from "./engine-task.js";
 import { Alarms } from "./alarms.js";
 import { TaskWatch, type WatchOptions } from "./watch.js";
 import { callAfterUrlElicitations, UrlCompletions } from "./url-elicitation.js";
 
 export class TaskEngine {
   private tools?: Map<string, ToolInfo>;
-  /** The per-task state the input handler and the watches share. */
+  /** What the input handler and the watches share: the tasks, one object each (engine-task.ts). */
   private readonly shared: EngineShared;
-  /** Questions answered so far, per task (bounded by MAX_ANSWERS_PER_TASK). */
-  private readonly answerCounts = new Map<string, number>();
   /** The server's word that a URL-mode elicitation's page is done. */
   private readonly completions: UrlCompletions;
 
@@ -36,21 +35,8 @@ export class TaskEngine {
     clock: Clock,
     input?: InputProvider,
   ) {
-    this.shared = {
-      wire,
-      clock,
-      alarms: new Alarms(clock),
-      input,
-      inputErrors: new Map(),
-      wakers: new Map(),
-      deliveries: new Map(),
-      askers: new Map(),
-      unshown: new Map(),
-      doubts: new Map(),
-      resend: new Map(),
-      reasked: new Map(),
-    };
-    wire.onUncertainDelivery = (delivery) => this.shared.doubts.get(delivery.taskId)?.(delivery);
+    this.shared = { wire, clock, alarms: new Alarms(clock), input, tasks: new Map(), watched: 0 };
+    wire.onUncertainDelivery = (delivery) => this.shared.tasks.get(delivery.taskId)?.doubted?.(delivery);
     wire.inputHandler = (request, taskId, signal) => this.answer(request, taskId, signal);
     this.completions = new UrlCompletions(wire);
   }
@@ -60,48 +46,51 @@ export class TaskEngine {
    * and the server asks again), else the input provider's, within MAX_ANSWERS_PER_TASK per task.
    */
   private async answer(request: InputRequest, taskId: string | null, signal?: AbortSignal): Promise<InputResponse> {
-    const { input, resend, reasked, deliveries, inputErrors, wakers, askers } = this.shared;
+    const { input, tasks } = this.shared;
     if (!input) throw new ServerError("internal: no input provider");
-    const again = taskId ? resend.get(resendKey(taskId, request.key)) : undefined;
-    const asked = taskId ? reasked.get(taskId) : undefined;
-    const same = asked?.findIndex((entry) => entry.question === questionOf(request)) ?? -1;
+    const task = taskId ? tasks.get(taskId) : undefined;
+    const same = task?.reasked?.findIndex((entry) => entry.question === questionOf(request)) ?? -1;
     if (same >= 0) {
-      const [{ response }] = asked!.splice(same, 1);
-      deliveries.get(taskId!)?.([request.key]);
+      const [{ response }] = task!.reasked!.splice(same, 1);
+      task!.delivered?.([request.key]);
       return response;
     }
+    const again = task?.resend?.get(request.key);
     if (again) {
-      resend.delete(resendKey(taskId!, request.key));
-      deliveries.get(taskId!)?.([request.key]);
+      task!.resend!.delete(request.key);
+      task!.delivered?.([request.key]);
       return again;
     }
     // Shown (an `input` event, the `asks:` line) before it is answered, declined or refused.
     // (A question handed over before the task's watch began, as a broker does with one it held, is shown then.)
-    const asker = taskId ? askers.get(taskId) : undefined;
-    if (asker) asker(request);
-    else if (taskId) this.shared.unshown.set(taskId, [...(this.shared.unshown.get(taskId) ?? []), request]);
+    if (task?.asked) task.asked(request);
+    else if (taskId) (taskOf(this.shared, taskId).unshown ??= []).push(request);
     try {
       if (taskId) {
-        const count = (this.answerCounts.get(taskId) ?? 0) + 1;
-        if (count > MAX_ANSWERS_PER_TASK) {
+        const counted = taskOf(this.shared, taskId);
+        if (counted.answers + 1 > MAX_ANSWERS_PER_TASK) {
           throw new InputRequiredError(
             `the task keeps asking for input: ${MAX_ANSWERS_PER_TASK} questions answered, and it asks again; mcp-task stops answering`,
             `answer it yourself with: mcp-task respond --input '{...}' ${shellWord(taskId)}`,
             taskId,
           );
         }
-        this.answerCounts.set(taskId, count);
+        counted.answers++;
       }
       checkQuestion(request); // a form past the bounds is refused, unanswered (exit 4)
       const response = await input.answer(request, taskId, signal);
       // Returned to the server by the wire (V1 answers the server's request with it).
-      if (taskId) deliveries.get(taskId)?.([request.key]);
+      if (taskId) tasks.get(taskId)?.delivered?.([request.key]);
       return response;
     } catch (error) {
       // A question withdrawn because the task moved on is not a failure.
       if (!signal?.aborted) {
-        inputErrors.set(taskId, error as Error);
-        if (taskId) wakers.get(taskId)?.();
+        if (taskId === null) this.shared.callInputError = error as Error;
+        else {
+          const refused = taskOf(this.shared, taskId);
+          refused.inputError = error as Error;
+          refused.wake?.();
+        }
       }
       throw error;
     }
@@ -146,10 +135,10 @@ export class TaskEngine {
       // Input refused during a plain call surfaces as what it was, not as the server's reaction to it. Refused
       // while the call became a task, it is the task's: the task is returned (to be saved first), and following it
       // reports the refusal (the question itself stays with whoever holds it: see Wire.handsQuestionsOnce).
-      const refused = this.shared.inputErrors.get(null);
-      this.shared.inputErrors.delete(null);
+      const refused = this.shared.callInputError;
+      this.shared.callInputError = undefined;
       if (refused && outcome?.kind === "task")
-        this.shared.inputErrors.set(outcome.snapshot.taskId, forTask(refused, outcome.snapshot.taskId));
+        taskOf(this.shared, outcome.snapshot.taskId).inputError = forTask(refused, outcome.snapshot.taskId);
       else if (refused) throw refused;
     }
     if (outcome.kind === "task") return outcome;

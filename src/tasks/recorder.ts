@@ -6,7 +6,7 @@ import { descriptorKey, type ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type Progress, type Snapshot, type ToolInfo, type Wire } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { fileStem } from "../store/handle-file.js";
-import { finalOutcome } from "./engine.js";
+import { settle } from "./settle.js";
 import { TrackedTask } from "./tracker.js";
 
 /** How often, and how long, a handle that does not exist yet is looked for (the command saves it after the reply). */
@@ -79,17 +79,15 @@ export class Recorder {
       // A command following the task may have written the outcome already.
       tracked.handle = this.store.load(tracked.stem) ?? tracked.handle;
       if (tracked.handle.outcome) return;
-      const full =
-        snapshot.status === "cancelled" || snapshot.result || snapshot.error
-          ? snapshot
-          : await this.wire.getTask(snapshot.taskId);
-      const tool = (await (this.tools ??= this.wire.listTools().catch(() => []))).find(
-        (t) => t.name === tracked.handle.tool,
-      );
-      await tracked.finish(await finalOutcome(full, tool));
+      await settle(tracked, snapshot, { wire: this.wire, tool: (name) => this.tool(name) });
     } finally {
       if (isTerminal(snapshot.status)) this.unwritten.delete(snapshot.taskId);
     }
+  }
+
+  /** The tool `name` of the server, for the outputSchema check (listed once). */
+  private async tool(name: string): Promise<ToolInfo | undefined> {
+    return (await (this.tools ??= this.wire.listTools().catch(() => []))).find((tool) => tool.name === name);
   }
 
   private find(taskId: string): TrackedTask | undefined {

@@ -15,6 +15,7 @@ import { preparedAnswers } from "./input.js";
 import { ServerLinks, type ReconnectContext } from "./reconnect.js";
 import { summaryExpired } from "./expiry.js";
 import { TrackedTask } from "./tracker.js";
+import { settle } from "./settle.js";
 
 /** What a refresh did: the summaries as read again (by stem), and how many of those asked for were not read. */
 export interface Refreshed {
@@ -65,7 +66,7 @@ export async function refreshSummaries(
         const snapshot = await markingGone(tracked, () => wire.getTask(tracked.taskId, stop.signal));
         await tracked.observe(snapshot);
         if (isTerminal(snapshot.status) && !tracked.handle.outcome)
-          await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
+          await settle(tracked, snapshot, engine, stop.signal);
         await tracked.flush();
         summaries.set(summary.stem, summarize(summary.stem, tracked.handle, ctx.clock.now()));
         read.add(summary.stem);

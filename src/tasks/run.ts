@@ -9,6 +9,7 @@ import type { TaskEngine } from "./engine.js";
 import { deliveryNote } from "./input.js";
 import { markingGone } from "./handle-events.js";
 import type { TrackedTask } from "./tracker.js";
+import { settle } from "./settle.js";
 
 /** How every follower follows a task, from the environment. */
 export interface FollowSettings {
@@ -119,14 +120,10 @@ function follow(
         if (!isTerminal(snapshot.status) && options.until?.(snapshot, state)) return { last };
       }
     }
-    if (last && isTerminal(last.status) && last.status !== "cancelled" && !last.result && !last.error) {
-      // A snapshot that ended without its payload (a push, or a task born terminal): read it once.
-      last = await engine.wire.getTask(tracked.taskId, options.signal);
-    }
-    const outcome = await engine.final(last!, tracked.handle.tool);
-    await tracked.finish(outcome);
-    hooks.outcome?.(outcome);
-    return { outcome, last: last! };
+    // The outcome, read once more where the end came without it (a push, a task born terminal), and written.
+    const settled = await settle(tracked, last!, engine, options.signal);
+    hooks.outcome?.(settled.outcome);
+    return settled;
   });
 }
 

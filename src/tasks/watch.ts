@@ -6,7 +6,8 @@ import { isTerminal, type Snapshot } from "../protocol/wire.js";
 import { answerNotDelivered } from "./input.js";
 import { pollInterval } from "../protocol/checks.js";
 import { PUSH_SAFETY_READS_PER_S } from "../limits.js";
-import { resendKey, TaskAnswers, type AnswerOptions, type EngineShared } from "./answering.js";
+import { TaskAnswers, type AnswerOptions } from "./answering.js";
+import { release, taskOf, watching, type EngineShared } from "./engine-task.js";
 import type { Alarm } from "./alarms.js";
 
 /** Used when the server gives no poll interval. */
@@ -110,8 +111,8 @@ export class TaskWatch {
   /** Yields each changed snapshot until the task is terminal. */
   async *run(): AsyncGenerator<Snapshot> {
     const { shared, taskId, options } = this;
-    shared.wakers.set(taskId, this.wakeUp);
-    if (options.onDelivered) shared.deliveries.set(taskId, options.onDelivered);
+    watching(shared, taskId, this.wakeUp);
+    if (options.onDelivered) taskOf(shared, taskId).delivered = options.onDelivered;
     const unsubscribe =
       options.push === false
         ? () => {}
@@ -127,20 +128,22 @@ export class TaskWatch {
     this.due = this.last
       ? now + this.intervalOf(this.last)
       : now + (options.spread ? Math.round(Math.random() * this.intervalOf()) : 0);
-    shared.doubts.set(taskId, (delivery) => this.answers.doubted(delivery));
+    taskOf(shared, taskId).doubted = (delivery) => this.answers.doubted(delivery);
     // The caller's signal wakes the sleep below (once, here: an AbortSignal.any per sleep leaves a dependent signal
     // on the caller's long-lived one each time, which only the garbage collector removes).
     options.signal?.addEventListener("abort", this.wakeUp);
-    shared.askers.set(taskId, (request) => this.answers.asked(request));
-    for (const request of shared.unshown.get(taskId) ?? []) this.answers.asked(request);
-    shared.unshown.delete(taskId);
+    const task = taskOf(shared, taskId);
+    task.asked = (request) => this.answers.asked(request);
+    const unshown = task.unshown ?? [];
+    task.unshown = undefined;
+    for (const request of unshown) this.answers.asked(request);
     try {
       for (;;) {
         if (options.signal?.aborted) throw options.signal.reason;
         // A refusal waits for the answers delivered beside it to be recorded (their job is still running).
-        const refused = this.answers.busy ? undefined : shared.inputErrors.get(taskId);
+        const refused = this.answers.busy ? undefined : shared.tasks.get(taskId)?.inputError;
         if (refused) {
-          shared.inputErrors.delete(taskId);
+          shared.tasks.get(taskId)!.inputError = undefined;
           throw refused;
         }
         if (this.pushed && (yield* this.takePush())) return;
@@ -156,12 +159,7 @@ export class TaskWatch {
       this.alarm.clear();
       options.signal?.removeEventListener("abort", this.wakeUp);
       this.answers.close();
-      shared.wakers.delete(taskId);
-      shared.deliveries.delete(taskId);
-      shared.doubts.delete(taskId);
-      shared.askers.delete(taskId);
-      shared.reasked.delete(taskId);
-      for (const key of [...shared.resend.keys()]) if (key.startsWith(resendKey(taskId, ""))) shared.resend.delete(key);
+      release(shared, taskId);
       unsubscribe();
     }
   }
@@ -186,7 +184,7 @@ export class TaskWatch {
    * rate at once, not in a wave once the first windows end.
    */
   private drawTrust(): number {
-    const window = Math.max(PUSH_TRUST_MS, (this.shared.wakers.size * 1000) / PUSH_SAFETY_READS_PER_S);
+    const window = Math.max(PUSH_TRUST_MS, (this.shared.watched * 1000) / PUSH_SAFETY_READS_PER_S);
     const first = !this.trustDrawn;
     this.trustDrawn = true;
     return window * (first ? 0.1 + Math.random() : 0.9 + Math.random() / 5);

@@ -9,6 +9,7 @@ import { TaskNotFoundError, describeError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputResponse } from "../protocol/wire.js";
 import { TrackedTask } from "../tasks/tracker.js";
+import { planStart, startTask } from "../tasks/start.js";
 import { followRow } from "./follow-row.js";
 import { summarize } from "../store/handle-file.js";
 import type { Handle } from "../model.js";
@@ -306,27 +307,29 @@ export class DashboardModel {
     this.set({ rows: this.getState().rows.filter((row) => row.stem !== stem), notice: "forgotten" });
   }
 
-  /** Starts a tool call from the dashboard; a task is saved and followed like any other. */
+  /** Starts a tool call from the dashboard, checked as `call` checks it (startTask); a task is saved and followed. */
   async startCall(
     server: { name: string; descriptor: ServerDescriptor },
     tool: string,
     args: Record<string, unknown>,
   ): Promise<void> {
     try {
-      const { wire, engine } = await this.links.linkTo(server);
-      let stem: string | undefined; // progress goes to the row (in memory) once there is one
-      const started = await engine.call(tool, args, {
-        task: "auto",
-        onProgress: (p, at = new Date(this.ctx.clock.now()).toISOString()) =>
-          stem &&
-          this.updateRow(stem, (r) => ({ ...r, progress: { ...p, at, first: r.progress?.first ?? { ...p, at } } })),
+      const { engine } = await this.links.linkTo(server);
+      const plan = planStart(await this.ctx.loadSettings(), { server, tool, args, task: "auto" });
+      const started = await startTask(engine, plan, this.ctx, {
+        // Progress goes to the row (in memory) once there is one.
+        progress: (p, tracked, at = new Date(this.ctx.clock.now()).toISOString()) =>
+          tracked &&
+          this.updateRow(tracked.stem, (r) => ({
+            ...r,
+            progress: { ...p, at, first: r.progress?.first ?? { ...p, at } },
+          })),
       });
       if (started.kind === "result") {
         this.notify(`${tool} answered at once (no task)${started.outcome.result?.isError ? ": tool error" : ""}`);
         return;
       }
-      const tracked = await this.ctx.tracker.start(server, wire, tool, args, started.snapshot);
-      stem = tracked.stem;
+      const { tracked } = started;
       const row: TaskRow = {
         stem: tracked.stem,
         summary: summarize(tracked.stem, tracked.handle, 0),

@@ -11,6 +11,7 @@ import { TaskEngine } from "../../tasks/engine.js";
 import { preparedAnswers } from "../../tasks/input.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import type { TrackedTask } from "../../tasks/tracker.js";
+import { planStart, startTask } from "../../tasks/start.js";
 import { demoPort } from "./port.js";
 import { startDemoServer, type DemoServer } from "../../../demo-server/index.js";
 
@@ -49,7 +50,8 @@ export async function runDemo(
   const server = await startServer(ctx, options.generation, options.speed);
   const name = options.generation === "v2" ? "demo" : "demo-v1";
   const descriptor = httpDescriptor(server.url!);
-  (await ctx.loadSettings()).saveServer(name, descriptor);
+  const settings = await ctx.loadSettings();
+  settings.saveServer(name, descriptor);
   const printer = createPrinter(ctx.io, false);
   let wire: Wire | undefined;
   try {
@@ -65,13 +67,10 @@ export async function runDemo(
       printer.note(
         `demo server (${options.generation.toUpperCase()}) at ${server.url}, saved as "${name}"; starting ${STARTERS.length} tasks`,
       );
-      for (const starter of STARTERS) {
-        const call = await engine.call(starter.tool, starter.args, { task: "auto" });
-        if (call.kind !== "task") continue;
-        started.push({
-          tracked: await ctx.tracker.start({ name, descriptor }, wire, starter.tool, starter.args, call.snapshot),
-          what: starter.what,
-        });
+      for (const { tool, args, what } of STARTERS) {
+        const plan = planStart(settings, { server: { name, descriptor }, tool, args, task: "auto" });
+        const call = await startTask(engine, plan, ctx);
+        if (call.kind === "task") started.push({ tracked: call.tracked, what });
       }
     } else {
       printer.note(`demo server at ${server.url}: picking up ${running.length} task(s) of the last demo`);

@@ -2,20 +2,18 @@
 // at once, and follow it to its end (or hand back the id with --detach).
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
-import { InputRequiredError, McpTaskError, StoreUnwritableError, UsageError } from "../../errors.js";
+import { InputRequiredError, McpTaskError } from "../../errors.js";
 import type { Leaf } from "../command.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
 import type { Snapshot, Wire } from "../../protocol/wire.js";
 import { sanitizeLine } from "../../sanitize.js";
-import { descriptorKey } from "../../protocol/server.js";
 import { TaskEngine } from "../../tasks/engine.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import { saveMoves } from "../../tasks/handle-events.js";
-import type { TrackedTask } from "../../tasks/tracker.js";
-import { checkedTool } from "../../tasks/tool-check.js";
+import { planStart, startTask } from "../../tasks/start.js";
 import { warmSchemaChecks } from "../../tasks/schema.js";
 import { noAnswers, withdrawnNote } from "../../tasks/input.js";
-import { replyWait, unansweredCall, waitSignal, withResumeHint } from "../../tasks/waiting.js";
+import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
 import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
 import { resolveServer, type ResolvedServer } from "../resolve-server.js";
 import { inputProvider, presentation, readAnswers, servesSampling, showLogs, type Answers } from "../presentation.js";
@@ -112,43 +110,17 @@ function answeredAtOnce(ctx: Context, tool: string): Printer {
   return createPrinter({ ...ctx.io, stdout: ctx.io.stderr, stdoutIsTTY: ctx.io.stderrIsTTY }, false);
 }
 
-/** The new task's handle saved first (whatever fails next, the task can be found again), then the task announced. */
-async function savedTask(
-  ctx: Context,
-  made: { server: ResolvedServer; wire: Wire; tool: string; args: Record<string, unknown>; first: Snapshot },
-  printer: Printer,
-  options: { json: boolean },
-): Promise<TrackedTask> {
-  const { server, wire, tool, args, first } = made;
-  const announce = () =>
-    printer.task({
-      taskId: first.taskId,
-      server: server.name,
-      tool,
-      generation: wire.generation,
-      status: first.status,
-      ttlMs: first.ttlMs,
-      pollIntervalMs: first.pollIntervalMs,
-    });
-  let tracked: TrackedTask;
-  try {
-    tracked = await ctx.tracker.start(server, wire, tool, args, first);
-  } catch (error) {
-    // The task exists and the store cannot take its handle (a full disk, a read-only home): its id is printed as
-    // --detach prints it (and in the `task` event), before the error that says where its handle went.
-    if (error instanceof StoreUnwritableError && error.taskId !== null) {
-      announce();
-      if (!options.json) ctx.io.stdout.write(`${sanitizeLine(first.taskId)}\n`);
-    }
-    throw error;
-  }
-  saveMoves(
-    wire,
-    (id) => (id === tracked.taskId ? tracked : undefined),
-    (text) => printer.note(text),
-  );
-  announce();
-  return tracked;
+/** The new task announced (the `task` event, the status line); `--detach` also prints its id, as the handle says. */
+function announce(printer: Printer, server: ResolvedServer, wire: Wire, tool: string, first: Snapshot): void {
+  printer.task({
+    taskId: first.taskId,
+    server: server.name,
+    tool,
+    generation: wire.generation,
+    status: first.status,
+    ttlMs: first.ttlMs,
+    pollIntervalMs: first.pollIntervalMs,
+  });
 }
 
 /** A task no later command can reach (Wire.confinedTasks): its error's hint names no command that cannot work. */
@@ -167,64 +139,52 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     ...options.pairs,
   };
   const server = await resolveServer(options, ctx);
-  // A call that may become a task runs, on stdio, through the server's broker: the task outlives this command
-  // (--detach, Ctrl-C, --timeout). A call that cannot (--no-task, or a tool the server listed as never running
-  // as a task) talks to the server directly, which is much cheaper.
-  const key = descriptorKey(server.descriptor);
-  const settings = await ctx.loadSettings();
-  const known = settings.taskSupport(key)?.[options.tool];
-  const mayBeTask = options.task !== "never" && known !== "forbidden";
+  const { tool, task, ttlMs, detach } = options;
+  const plan = planStart(await ctx.loadSettings(), { server, tool, args, task, ttlMs, detach });
   const wire = await ctx.connect(server.descriptor, server.name, {
-    outlive: mayBeTask,
+    outlive: plan.mayBeTask,
     sampling: servesSampling(ctx, answers),
     meanwhile: warmSchemaChecks, // the arguments are checked here on a direct connection
   });
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
-  let tracked: TrackedTask | undefined;
   const { printer, provider, close } = await shownFor(options, answers, ctx);
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
-  let reply: ReturnType<typeof replyWait> | undefined;
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
     const engine = new TaskEngine(wire, ctx.clock, provider);
-    await checkedTool(engine, server, options.tool, args, (support) => settings.saveTaskSupport(key, support));
-    if (wait.signal.aborted) throw wait.signal.reason; // stopped before the call: nothing was started
-    if (options.detach && mayBeTask && wire.confinedTasks)
-      throw new UsageError(
-        `--detach cannot be kept: ${wire.confinedTasks}`,
-        "run it without --detach: the command follows the task to its end",
-      );
-    // Stopped while the call is out, a call that may become a task waits a little for its reply, so that the task is
-    // saved, not lost (see replyWait).
-    reply = mayBeTask ? replyWait(ctx, wait.signal, (text) => printer.note(text)) : undefined;
-    const started = await engine
-      .call(options.tool, args, {
-        task: options.task,
-        ttlMs: options.ttlMs,
-        signal: reply?.signal ?? wait.signal,
-        // Shown as it comes, and kept on the handle once there is one (a later watch shows the last).
-        onProgress: (progress) => {
-          if (!options.detach) printer.progress(taskId, progress, new Date(ctx.clock.now()));
-          tracked?.progressed(progress);
-        },
-        // A broker making the call saves the task under this name if this command is gone before the reply.
-        owner: { name: server.name, descriptor: server.descriptor },
-      })
-      .finally(() => reply?.dispose());
+    const started = await startTask(engine, plan, ctx, {
+      signal: wait.signal,
+      note: (text) => printer.note(text),
+      // Shown as it comes (kept on the handle once there is one: a later watch shows the last).
+      progress: (progress) => {
+        if (!options.detach) printer.progress(taskId, progress, new Date(ctx.clock.now()));
+      },
+      created: (first) => (taskId = first.taskId),
+      // The store cannot take the new task's handle (a full disk, a read-only home): its id is printed as --detach
+      // prints it (and in the `task` event), before the error that says where its handle went.
+      unsaved: (first) => {
+        announce(printer, server, wire, options.tool, first);
+        if (!options.json) ctx.io.stdout.write(`${sanitizeLine(first.taskId)}\n`);
+      },
+    });
     // A plain result that came while the reply was waited for is the call's end: shown, as it would be anyway.
     if (started.kind === "result") {
       if (options.detach && !options.json) answeredAtOnce(ctx, options.tool).result(started.outcome);
       else printer.result(started.outcome);
       return exitCodeOf(started.outcome);
     }
-    const first = started.snapshot;
-    taskId = first.taskId;
-    tracked = await savedTask(ctx, { server, wire, tool: options.tool, args, first }, printer, options);
+    const { tracked, first } = started;
+    saveMoves(
+      wire,
+      (id) => (id === tracked.taskId ? tracked : undefined),
+      (text) => printer.note(text),
+    );
+    announce(printer, server, wire, options.tool, first);
     // Stopped while the reply was waited for: the task is saved now, and the error's hint resumes it.
     if (wait.signal.aborted) throw wait.signal.reason;
     if (options.detach) {
-      if (!options.json) ctx.io.stdout.write(`${sanitizeLine(taskId)}\n`); // as shown everywhere; `watch` finds it by this too
+      if (!options.json) ctx.io.stdout.write(`${sanitizeLine(first.taskId)}\n`); // as shown everywhere; `watch` finds it by this too
       return 0;
     }
     const { outcome } = await followTask(engine, tracked, first, {
@@ -235,12 +195,8 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     });
     return exitCodeOf(outcome!);
   } catch (error) {
-    // Stopped, and no reply within the wait for it: what became of the call depends on who still hears it.
-    if (taskId === null && reply?.signal.aborted && error === reply.signal.reason)
-      throw unansweredCall(error, wire.keepsAbandonedCalls === true);
     throw confined(withResumeHint(error, taskId), wire, taskId);
   } finally {
-    reply?.dispose();
     close();
     wait.dispose();
     await wire.close();

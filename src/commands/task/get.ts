@@ -7,6 +7,7 @@ import { sanitizeLine, shellWord } from "../../sanitize.js";
 import { isTerminal, type Snapshot } from "../../protocol/wire.js";
 import { markingGone } from "../../tasks/handle-events.js";
 import type { TrackedTask } from "../../tasks/tracker.js";
+import { settle } from "../../tasks/settle.js";
 import { questionViews, viewOf } from "../../tasks/views.js";
 import type { HandleView } from "../../model.js";
 import { describeTaskText } from "../../output/describe.js";
@@ -75,8 +76,7 @@ export async function runGet(ref: TaskRef, verb: "get" | "cancel", json: boolean
       verb === "cancel" ? engine.cancel(tracked.taskId) : wire.getTask(tracked.taskId),
     );
     await tracked.observe(snapshot);
-    if (isTerminal(snapshot.status) && !tracked.handle.outcome)
-      await tracked.finish(await engine.final(snapshot, tracked.handle.tool));
+    if (isTerminal(snapshot.status) && !tracked.handle.outcome) await settle(tracked, snapshot, engine);
     // What was read is saved before the command ends (a new status message alone is otherwise written in batches).
     await tracked.flush();
     return show(snapshot);
