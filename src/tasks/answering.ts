@@ -16,6 +16,8 @@ const IGNORED_MS = 5_000;
 export interface EngineShared {
   readonly wire: Wire;
   readonly clock: Clock;
+  /** A number in [0, 1) (Context.random): the jitter of reads and backoff. */
+  readonly random: () => number;
   /** The one timer of the engine's watches (alarms.ts). */
   readonly alarms: Alarms;
   readonly input?: InputProvider;

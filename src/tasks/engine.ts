@@ -35,10 +35,13 @@ export class TaskEngine {
     readonly wire: Wire,
     clock: Clock,
     input?: InputProvider,
+    /** The jitter's source (Context.random). */
+    random: () => number = Math.random,
   ) {
     this.shared = {
       wire,
       clock,
+      random,
       alarms: new Alarms(clock),
       input,
       inputErrors: new Map(),

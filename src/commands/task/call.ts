@@ -187,7 +187,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   let reply: ReturnType<typeof replyWait> | undefined;
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
-    const engine = new TaskEngine(wire, ctx.clock, provider);
+    const engine = new TaskEngine(wire, ctx.clock, provider, ctx.random);
     await checkedTool(engine, server, options.tool, args, (support) => settings.saveTaskSupport(key, support));
     if (wait.signal.aborted) throw wait.signal.reason; // stopped before the call: nothing was started
     if (options.detach && mayBeTask && wire.confinedTasks)
