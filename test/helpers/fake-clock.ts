@@ -26,7 +26,7 @@ interface Sleep {
 function ioPending(): boolean {
   return process
     .getActiveResourcesInfo()
-    .some((kind) => kind.startsWith("FSReq") || kind === "FileHandleCloseReq" || kind === "FSEvent");
+    .some((kind) => kind.startsWith("FSReq") || kind === "CloseReq" || kind === "FileHandleCloseReq");
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -13,6 +13,15 @@ import type { FakeClock } from "./fake-clock.js";
 import type { FakeWire } from "./fake-wire.js";
 import { ROOT } from "./servers.js";
 
+// What commands load on first use (the schema checker, the handle lock, the token store a server's secrets are
+// learnt from) is loaded now: loading a module is no work the fake clock can see (it would move time on while the
+// program loads).
+await Promise.all([
+  import("../../src/tasks/validator.js"),
+  import("../../src/auth/store.js"),
+  import("proper-lockfile"),
+]);
+
 /** The server a fake run's commands name (-s): any address; the connection is the FakeWire. */
 export const FAKE_URL = "http://127.0.0.1:9/mcp";
 
