@@ -56,6 +56,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         const negative = await runCli(["call", "negative", "seconds=4", "--json", "-s", url], { home });
         expect(negative.code, negative.stderr).toBe(0);
         expect(events(negative.stdout)[0]).toMatchObject({ type: "task", pollIntervalMs: MIN_POLL_INTERVAL_MS });
+        expect(events(negative.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
         expect(reads(String((events(negative.stdout).at(-1) as any).result.content[0].text), 4000)).toBeLessThanOrEqual(
           4000 / MIN_POLL_INTERVAL_MS + 2,
         );
@@ -74,6 +75,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
         // No flood of notes or retries (a timer that overflowed fired at once, with a warning each time).
         expect(run.stderr.length, run.stderr.slice(0, 2000)).toBeLessThan(2000);
         expect(run.stderr).not.toMatch(/TimeoutOverflowWarning/);
+        expect(handles(home)).toHaveLength(1);
         expect(handles(home)[0].pollIntervalMs).toBe(MAX_POLL_INTERVAL_MS);
       });
     });
@@ -222,6 +224,7 @@ describe.concurrent("hostile timing", { timeout: 90_000 }, () => {
     expect(zero.code, zero.stderr).toBe(0);
     // The command's reads and the broker's are one (the server counts them): at most one per 200 ms.
     expect(reads(zero.stdout, 5000)).toBeLessThanOrEqual(5000 / MIN_POLL_INTERVAL_MS + 2);
+    expect(handles(home)[0].pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
     const hugeHome = tempHome();
     const huge = await runCli(["call", "huge_poll", "--timeout", "3s", "--stdio", hostileStdio("poll-huge", "v2")], {
       home: hugeHome,
