@@ -53,6 +53,11 @@ export interface Context {
   /** The secrets this process knows, to redact from what it writes; a command learns those of each server it shows. */
   secrets: Secrets;
   clock: Clock;
+  /**
+   * A number in [0, 1), as Math.random gives (the real process's: Math.random itself): the jitter of the watches'
+   * reads and backoff comes from here, so that a test can replay it.
+   */
+  random: () => number;
   env: Record<string, string | undefined>;
   /**
    * The settings (saved servers, verdicts), opened on the first call and the same for every later one: commands

@@ -34,6 +34,10 @@ export interface ContextParts {
   cwd?: string;
   /** The clock (default: the process's, systemClock); a test's may step its wall time. */
   clock?: Clock;
+  /** See Context.random (default: Math.random). */
+  random?: () => number;
+  /** The connections (default: the connect policy, src/connections.ts); a test's may hand over a wire of its own. */
+  connect?: Context["connect"];
 }
 
 /** MCP_TASK_TRACE: unset, "" or "0": no trace; "1" or "-": readable lines on stderr; anything else: a file. */
@@ -69,6 +73,7 @@ export function createContext(parts: ContextParts): Context {
     io,
     secrets,
     clock,
+    random: parts.random ?? Math.random,
     env,
     home,
     cwd: parts.cwd,
@@ -81,6 +86,10 @@ export function createContext(parts: ContextParts): Context {
     trace: traceSetting(env.MCP_TASK_TRACE),
     connect: () => Promise.reject(new Error("unreachable")),
   };
+  if (parts.connect) {
+    ctx.connect = parts.connect;
+    return ctx;
+  }
   let trace: Trace | undefined;
   let traced: string | undefined;
   ctx.connect = createConnect({

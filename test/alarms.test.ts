@@ -1,46 +1,16 @@
 // The engine's one timer for its watches' naps (src/tasks/alarms.ts), on a clock moved by hand: a lone alarm rings
 // when asked, alarms due close together ring at most once a grain on one timer, never early; an earlier time
-// asked re-arms it, a later one does not, and a cleared alarm stays quiet. The watches' own behaviour (polls at the
-// server's pace, pushes deferring them) is tested against real servers elsewhere (engine-v2, v1-everything).
+// asked re-arms it, a later one does not, and a cleared alarm stays quiet. The watches' own behaviour on it (polls at
+// the server's pace, pushes deferring them) is test/engine/pacing.test.ts, on the same fake clock.
 import { describe, expect, it } from "vitest";
 import { ALARM_GRAIN_MS, Alarms } from "../src/tasks/alarms.js";
+import { FakeClock } from "./helpers/fake-clock.js";
 
-/** A clock whose time moves only by `advance`, which ends the sleeps it passes (in time order). */
-function handClock(start = 1_000_000) {
-  let now = start;
-  const sleeps: Array<{ until: number; resolve: () => void }> = [];
-  let armed = 0;
-  return {
-    get armed() {
-      return armed;
-    },
-    /** Sleeps not yet ended: a timer that would hold the process open. */
-    get pending() {
-      return sleeps.length;
-    },
-    now: () => now,
-    monotonic: () => now,
-    sleep: (ms: number, signal?: AbortSignal) =>
-      new Promise<void>((resolve) => {
-        armed++;
-        if (!(ms > 0)) return resolve();
-        const sleep = { until: now + ms, resolve };
-        sleeps.push(sleep);
-        signal?.addEventListener("abort", () => (sleeps.splice(sleeps.indexOf(sleep), 1), resolve()), { once: true });
-      }),
-    async advance(ms: number) {
-      const end = now + ms;
-      for (;;) {
-        sleeps.sort((a, b) => a.until - b.until);
-        const next = sleeps[0];
-        if (!next || next.until > end) break;
-        sleeps.shift();
-        now = next.until;
-        next.resolve();
-        for (let i = 0; i < 10; i++) await Promise.resolve();
-      }
-      now = end;
-    },
+/** A fake clock (test/helpers/fake-clock.ts) with `armed`: how many timers were asked of it. */
+function handClock() {
+  const clock = new FakeClock();
+  return Object.defineProperty(clock, "armed", { get: () => clock.asked.length }) as FakeClock & {
+    readonly armed: number;
   };
 }
 
@@ -49,8 +19,8 @@ describe("alarms", () => {
     const clock = handClock();
     const alarms = new Alarms(clock);
     const rings: number[] = [];
-    const t0 = clock.now();
-    const alarm = alarms.alarm(() => rings.push(clock.now() - t0));
+    const t0 = clock.monotonic();
+    const alarm = alarms.alarm(() => rings.push(clock.monotonic() - t0));
     alarm.at(t0 + 1003);
     await clock.advance(1002);
     expect(rings).toEqual([]);
@@ -63,9 +33,9 @@ describe("alarms", () => {
   it("rings a thousand alarms spread over a second with a timer per grain, not one each", async () => {
     const clock = handClock();
     const alarms = new Alarms(clock);
-    const t0 = clock.now();
+    const t0 = clock.monotonic();
     const late: number[] = [];
-    for (let i = 0; i < 1000; i++) alarms.alarm(() => late.push(clock.now() - (t0 + 1 + i))).at(t0 + 1 + i);
+    for (let i = 0; i < 1000; i++) alarms.alarm(() => late.push(clock.monotonic() - (t0 + 1 + i))).at(t0 + 1 + i);
     const before = clock.armed;
     await clock.advance(1000 + ALARM_GRAIN_MS);
     expect(late).toHaveLength(1000);
@@ -77,11 +47,11 @@ describe("alarms", () => {
   it("moves to an earlier time asked, keeps the first of two later ones, and stays quiet once cleared", async () => {
     const clock = handClock();
     const alarms = new Alarms(clock);
-    const t0 = clock.now();
+    const t0 = clock.monotonic();
     const rings: string[] = [];
-    const a = alarms.alarm(() => rings.push(`a ${clock.now() - t0}`));
-    const b = alarms.alarm(() => rings.push(`b ${clock.now() - t0}`));
-    const c = alarms.alarm(() => rings.push(`c ${clock.now() - t0}`));
+    const a = alarms.alarm(() => rings.push(`a ${clock.monotonic() - t0}`));
+    const b = alarms.alarm(() => rings.push(`b ${clock.monotonic() - t0}`));
+    const c = alarms.alarm(() => rings.push(`c ${clock.monotonic() - t0}`));
     a.at(t0 + 5000);
     a.at(t0 + 100); // earlier: rings then
     b.at(t0 + 200);
@@ -95,10 +65,10 @@ describe("alarms", () => {
   it("rings again when asked again from its own ring", async () => {
     const clock = handClock();
     const alarms = new Alarms(clock);
-    const t0 = clock.now();
+    const t0 = clock.monotonic();
     let count = 0;
     const alarm = alarms.alarm(() => {
-      if (++count < 3) alarm.at(clock.now() + 500);
+      if (++count < 3) alarm.at(clock.monotonic() + 500);
     });
     alarm.at(t0 + 500);
     await clock.advance(2000);
@@ -108,7 +78,7 @@ describe("alarms", () => {
   it("leaves no timer once every alarm has rung or been cleared (a command's process can exit)", async () => {
     const clock = handClock();
     const alarms = new Alarms(clock);
-    const t0 = clock.now();
+    const t0 = clock.monotonic();
     const a = alarms.alarm(() => {});
     const b = alarms.alarm(() => {});
     a.at(t0 + 100);

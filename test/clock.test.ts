@@ -1,6 +1,6 @@
 // A wall clock that steps back (NTP, a restored VM) while mcp-task waits: every wait, poll schedule and grace is timed
-// on the monotonic clock, so the step changes nothing. The context's clock is a part (test/helpers/context.ts
-// steppingClock: the process's clock, its wall time an hour back as a wait begins).
+// on the monotonic clock, so the step changes nothing. The context's clock is a part: a FakeClock
+// (test/helpers/fake-clock.ts) whose wall time steps an hour back mid-wait, its monotonic time unmoved.
 import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { connect as netConnect } from "node:net";
@@ -17,69 +17,76 @@ import { BrokerWire } from "../src/broker/wire.js";
 import { clockOf } from "../src/context.js";
 import type { Wire } from "../src/protocol/wire.js";
 import { tempHome } from "./helpers/cli.js";
-import { runInProcess, steppingClock, testContext } from "./helpers/context.js";
-import { withHttp } from "./helpers/hostile.js";
+import { testContext } from "./helpers/context.js";
+import { FakeClock, WALL_START } from "./helpers/fake-clock.js";
+import { FAKE_URL, runFake } from "./helpers/fake-run.js";
+import { created, done, FakeWire, snap, tool } from "./helpers/fake-wire.js";
 
 const HOUR = 3_600_000;
 
-it("a call's polls keep their pace when the wall clock steps back an hour mid-wait", { timeout: 60_000 }, async () => {
-  // poll-zero's `zero` asks for pollInterval 0 (read every MIN_POLL_INTERVAL_MS, 200 ms) and completes after 1.5 s,
-  // saying how many reads it had. Timed on the wall clock, the next poll was an hour away.
-  await withHttp("poll-zero", "v2", async ({ url }) => {
-    const home = tempHome();
-    const clock = steppingClock(2, HOUR); // as its second wait for the next poll begins
-    const run = await runInProcess(["call", "zero", "--args", '{"seconds":1.5}', "-s", url], {
-      home,
-      clock,
-      env: { MCP_TASK_PUSH: "off" }, // polls alone: a push would end the wait without them
-      timeoutMs: 30_000,
-    });
-    expect(run.code, run.stderr).toBe(0);
-    const reads = Number(/done after 1500 ms, (\d+) reads/.exec(run.stdout)?.[1]);
-    // 1.5 s at one read per 200 ms: about 8 (fewer under load, never one an hour).
-    expect(reads).toBeGreaterThanOrEqual(2);
-    expect(reads).toBeLessThanOrEqual(10);
+it("a call's polls keep their pace when the wall clock steps back an hour mid-wait", async () => {
+  // pollInterval 0 (read every MIN_POLL_INTERVAL_MS, 200 ms); the wall clock steps back an hour between the first
+  // and second reads. Timed on the wall clock, the next poll was an hour away; on the monotonic clock, 200 ms.
+  const clock = new FakeClock();
+  const wire = new FakeWire(clock, { tools: [tool("zero")] });
+  wire.onCall(created("t1", { pollIntervalMs: 0 }));
+  wire.onGet(
+    "t1",
+    snap("t1", { pollIntervalMs: 0 }),
+    snap("t1", { pollIntervalMs: 0 }),
+    snap("t1", { pollIntervalMs: 0 }),
+  );
+  wire.onGet("t1", done("t1", "done after 800 ms, 4 reads"));
+  clock.at(250, () => clock.stepWall(-HOUR));
+  const run = await runFake(["call", "zero", "-s", FAKE_URL], {
+    home: tempHome(),
+    clock,
+    wire,
+    env: { MCP_TASK_PUSH: "off" }, // polls alone
   });
+  expect(run.code, run.stderr).toBe(0);
+  const reads = wire.times("getTask");
+  expect(reads).toEqual([200, 400, 600, 800]);
+  expect(clock.now()).toBe(WALL_START + 800 - HOUR);
+  wire.verify();
 });
 
-it(
-  "a broker with nothing to do leaves after its grace when the wall clock steps back an hour",
-  { timeout: 30_000 },
-  async () => {
-    const home = tempHome();
-    const clock = steppingClock(1, HOUR); // as its first wait begins
-    const ctx = await testContext(home, { clock });
-    const stop = new AbortController();
-    const wire = { close: async () => {}, closed: new Promise(() => {}) } as unknown as Wire;
-    const tasks = new HeldTasks(
-      wire,
-      ctx,
-      { transport: "stdio", command: "x", args: [] } as never,
-      new Set(),
-      (s) => s,
-      stop.signal,
-    );
-    const socket = join(home, "broker.sock");
-    writeFileSync(socket, "");
-    const paths = { socket, meta: join(home, "broker.json") } as BrokerPaths;
-    const running = {
-      server: { close: () => {} },
-      wire,
-      meta: {},
-      clients: new Set(),
-      tasks,
-      stop,
-      answering: new Set(),
-      calling: new Set(),
-    } as unknown as Running;
-    const lifecycle = new Lifecycle(ctx, paths, "key", running);
-    const sleepsBefore = clock.sleeps;
-    lifecycle.leaveWhenIdle(300);
-    // Idle since it began: it leaves at its first look past 300 ms of the monotonic clock (an hour later on the wall's).
-    expect(await lifecycle.done).toBe(0);
-    expect(clock.sleeps - sleepsBefore).toBeLessThanOrEqual(4);
-  },
-);
+it("a broker with nothing to do leaves after its grace when the wall clock steps back an hour", async () => {
+  const home = tempHome();
+  const clock = new FakeClock();
+  const ctx = await testContext(home, { clock });
+  const stop = new AbortController();
+  const wire = { close: async () => {}, closed: new Promise(() => {}) } as unknown as Wire;
+  const tasks = new HeldTasks(
+    wire,
+    ctx,
+    { transport: "stdio", command: "x", args: [] } as never,
+    new Set(),
+    (s) => s,
+    stop.signal,
+  );
+  const socket = join(home, "broker.sock");
+  writeFileSync(socket, "");
+  const paths = { socket, meta: join(home, "broker.json") } as BrokerPaths;
+  const running = {
+    server: { close: () => {} },
+    wire,
+    meta: {},
+    clients: new Set(),
+    tasks,
+    stop,
+    answering: new Set(),
+    calling: new Set(),
+  } as unknown as Running;
+  const lifecycle = new Lifecycle(ctx, paths, "key", running);
+  const sleepsBefore = clock.asked.length;
+  clock.stepWall(-HOUR); // as its first wait begins
+  lifecycle.leaveWhenIdle(300);
+  // Idle since it began: it leaves at its first look past 300 ms of the monotonic clock (an hour later on the wall's).
+  expect(await clock.runUntil(lifecycle.done)).toBe(0);
+  expect(clock.monotonic()).toBe(300);
+  expect(clock.asked.length - sleepsBefore).toBeLessThanOrEqual(4);
+});
 
 it("a look at a broker (server ps, a hello) does not restart its grace; a command that worked there does", async () => {
   // `server ps` in a loop, watching for a broker to leave, kept it (and its stdio server) up for ever: each look's

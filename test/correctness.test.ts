@@ -116,9 +116,14 @@ it("import keeps a saved handle; get saves a changed status message", async () =
   const home = tempHome();
   const id = await detach(home, "task_slow", "ms=2500");
   const stale = (await runInProcess(["export", id], { home })).stdout;
-  // get while it runs: its status message changes every second while the status stays working.
-  await new Promise((r) => setTimeout(r, 1200));
-  const got = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout) as { statusMessage: string };
+  // get while it runs: its status message changes every second while the status stays working (read until it has
+  // changed; a hang-only bound).
+  const before = JSON.parse(stale).last.statusMessage as string;
+  let got = { statusMessage: before };
+  for (let tries = 0; tries < 300 && got.statusMessage === before; tries++) {
+    await new Promise((r) => setTimeout(r, 50));
+    got = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout) as { statusMessage: string };
+  }
   const saved = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout)[0] as { statusMessage: string };
   expect(saved.statusMessage).toBe(got.statusMessage);
   expect(got.statusMessage).not.toBe(JSON.parse(stale).last.statusMessage);

@@ -36,19 +36,18 @@ describe("push notifications (subscriptions/listen + notifications/tasks)", () =
     const started = await engine.call("task_slow", { ms: 3000 }, { task: "auto" });
     expect(started.kind).toBe("task");
     if (started.kind !== "task") return;
-    const t0 = Date.now();
-    const seen: Array<[number, Snapshot]> = [];
-    for await (const snapshot of engine.watch(started.snapshot.taskId)) seen.push([Date.now() - t0, snapshot]);
-    const elapsed = Date.now() - t0;
+    const seen: Snapshot[] = [];
+    for await (const snapshot of engine.watch(started.snapshot.taskId)) seen.push(snapshot);
     // task_slow changes its status message every second: those changes arrive between polls 5 s apart.
-    const messages = new Set(seen.filter(([, s]) => s.status === "working").map(([, s]) => s.statusMessage));
+    const messages = new Set(seen.filter((s) => s.status === "working").map((s) => s.statusMessage));
     expect(messages.size).toBeGreaterThanOrEqual(2);
-    expect(seen.at(-1)![1].status).toBe("completed");
-    // Completed at ~3 s; a poll-only client would have waited for the 5 s poll.
-    expect(elapsed).toBeLessThan(4900);
-    // The first read, and the early read that fetched the result after the terminal push: no extra polls.
+    expect(seen.at(-1)!.status).toBe("completed");
+    // The first read, and the early read that fetched the result after the terminal push: no extra polls (a
+    // poll-only client would have read at 5 s for the end). The timing itself: test/engine/pacing.test.ts.
     const gets = (await stats())["tasks/get"] - before;
     expect(gets).toBeLessThanOrEqual(2);
+    // More was seen than was read: the rest came by push.
+    expect(seen.length).toBeGreaterThan(gets);
   });
 });
 

@@ -16,8 +16,11 @@ import { runInProcess, testContext } from "./helpers/context.js";
 import { freePort, startDemoHttp, startEverythingHttp, type RunningServer } from "./helpers/servers.js";
 
 const GONE = /the server no longer knows this session \(it restarted\?\), and with it task /;
-/** The give-up window, said out loud: the loss of the task must be reported long before it. */
-const GIVE_UP = { MCP_TASK_GIVE_UP: "60s" };
+/**
+ * The give-up window, said out loud and past the test's own timeout: the loss of the task must be reported by what
+ * the server said (exit 5), never by giving up (exit 4), which could not happen within the test.
+ */
+const GIVE_UP = { MCP_TASK_GIVE_UP: "10m" };
 
 const started: RunningServer[] = [];
 afterEach(async () => {
@@ -76,10 +79,9 @@ it("server-everything restarts while watch follows its task: exit 5 at once, the
   await server.stop();
   await sleep(500);
   server = await everything(port);
-  const restarted = Date.now();
+  // Not the give-up window (10 m, exit 4): the session's loss is known at the first read after the restart.
   expect(await watching.exited).toBe(5);
-  // Well before the give-up window (60 s): the session's loss is known at the first read after the restart.
-  expect(Date.now() - restarted).toBeLessThan(15_000);
+  expect(watching.output.stderr).not.toMatch(/error: .*(fetch failed|ECONNREFUSED)/);
   expect(watching.output.stderr).toMatch(GONE);
   expect(
     watching.output.stderr
@@ -97,10 +99,10 @@ it("server-everything restarted before `get <id>`: exit 5 at once, the handle ma
   const id = await detach(home, server.url, "simulate-research-query", "topic=tides");
   await server.stop();
   server = await everything(port);
-  const started = Date.now();
   const run = await runInProcess(["get", id], { home, env: GIVE_UP });
   expect(run.code, run.stderr).toBe(5);
-  expect(Date.now() - started).toBeLessThan(15_000);
+  // Read once, no retries: what the server said decided it.
+  expect(run.stderr).not.toMatch(/reconnecting/);
   expect(run.stderr).toMatch(GONE);
   expect(await listed(home)).toEqual([expect.objectContaining({ taskId: id, gone: expect.stringMatching(GONE) })]);
   // Gone is gone: the next command says so from the handle too.

@@ -1,7 +1,8 @@
 // Batched handle writes (src/tasks/tracker.ts): message-only changes of many tasks wait longer the more tasks batch
 // (HANDLE_BATCH_WRITES_PER_S), and a terminal status is written at once with whatever was pending. No server: the
-// tracker sees only snapshots, made here by hand; the clock's sleeps never end by themselves, so that only what the
-// tracker writes at once (or on flush) reaches the files.
+// tracker sees only snapshots, made here by hand; the clock (a FakeClock never moved) ends no sleep, so that only what
+// the tracker writes at once (or on flush) reaches the files. The batches' timing on a moving clock:
+// test/engine/handle-batching.test.ts.
 import { describe, expect, it } from "vitest";
 import { HandleStore } from "../src/store/handles.js";
 import { Tracker, type TrackedTask } from "../src/tasks/tracker.js";
@@ -15,20 +16,10 @@ import {
 import { trimHistory } from "../src/tasks/handle-changes.js";
 import type { HistoryEntry } from "../src/model.js";
 import { tempHome } from "./helpers/cli.js";
+import { FakeClock } from "./helpers/fake-clock.js";
 
-function heldClock() {
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => Date.now(),
-    monotonic: () => performance.now(),
-    sleep: (ms: number, signal?: AbortSignal) =>
-      new Promise<void>((resolve) => {
-        sleeps.push(ms);
-        signal?.addEventListener("abort", () => resolve(), { once: true });
-      }),
-  };
-}
+/** A fake clock never moved: its sleeps end only when aborted (`asked`: the waits asked of it). */
+const heldClock = () => new FakeClock();
 
 const wire = {
   resumeToken: () => ({ generation: "v2", protocolVersion: "2026-07-28", serverName: "test" }),
@@ -56,8 +47,8 @@ describe("batched handle writes", () => {
     // Kept in memory, not written yet; the later a task's batch starts, the longer it waits.
     expect(tasks[0].handle.last.statusMessage).toBe("1 s");
     expect(store.load(tasks[0].stem)?.last.statusMessage).toBe("0 s");
-    expect(clock.sleeps[0]).toBe(HANDLE_BATCH_MS);
-    expect(clock.sleeps.at(-1)).toBe((count * 1000) / HANDLE_BATCH_WRITES_PER_S);
+    expect(clock.asked[0].ms).toBe(HANDLE_BATCH_MS);
+    expect(clock.asked.at(-1)!.ms).toBe((count * 1000) / HANDLE_BATCH_WRITES_PER_S);
 
     // A terminal status is written at once, with the message change still pending before it.
     const last = tasks.at(-1)!;

@@ -80,7 +80,7 @@ export async function runCheck(options: CheckOptions, ctx: Context): Promise<num
     const wire = await ctx.connect(server.descriptor, server.name);
     let results: CheckResult[];
     try {
-      const engine = new TaskEngine(wire, ctx.clock);
+      const engine = new TaskEngine(wire, ctx.clock, undefined, ctx.random);
       if (options.tool !== undefined) await namedTool(engine, options, server, args);
       const run = { tool: options.tool, args, timeoutMs: options.timeoutMs, clock: ctx.clock, signal: ctx.interrupt };
       results = await checkServer(engine, run);

@@ -40,6 +40,8 @@ export interface EngineTask {
 export interface EngineShared {
   readonly wire: Wire;
   readonly clock: Clock;
+  /** A number in [0, 1) (Context.random): the jitter of reads and backoff. */
+  readonly random: () => number;
   /** The one timer of the engine's watches (alarms.ts). */
   readonly alarms: Alarms;
   readonly input?: InputProvider;

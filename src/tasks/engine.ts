@@ -34,8 +34,10 @@ export class TaskEngine {
     readonly wire: Wire,
     clock: Clock,
     input?: InputProvider,
+    /** The jitter's source (Context.random). */
+    random: () => number = Math.random,
   ) {
-    this.shared = { wire, clock, alarms: new Alarms(clock), input, tasks: new Map(), watched: 0 };
+    this.shared = { wire, clock, random, alarms: new Alarms(clock), input, tasks: new Map(), watched: 0 };
     wire.onUncertainDelivery = (delivery) => this.shared.tasks.get(delivery.taskId)?.doubted?.(delivery);
     wire.inputHandler = (request, taskId, signal) => this.answer(request, taskId, signal);
     this.completions = new UrlCompletions(wire);

@@ -44,6 +44,8 @@ export interface ReconnectContext {
     how?: { resume?: ResumeToken; outlive?: boolean; sampling?: boolean },
   ): Promise<Wire>;
   clock: Clock;
+  /** The jitter's source (Context.random; default Math.random). */
+  random?: () => number;
   /** Hears the log messages of every server reached (the dashboard's detail view). */
   wireTap?: WireTap;
 }
@@ -138,7 +140,7 @@ export class ServerLinks {
     if (tap?.log) wire.onLog = (log) => tap.log!(name, log, new Date(this.ctx.clock.now()));
     // A broker's connection is traced there: its trace comes over (the dashboard's wire view of a V1 task).
     if (tap && wire.watchWire) void wire.watchWire((event) => tap.write(event)).catch(() => {});
-    return { wire, engine: new TaskEngine(wire, this.ctx.clock, this.input) };
+    return { wire, engine: new TaskEngine(wire, this.ctx.clock, this.input, this.ctx.random) };
   }
 }
 

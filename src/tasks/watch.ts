@@ -127,7 +127,7 @@ export class TaskWatch {
     const now = this.clock.monotonic();
     this.due = this.last
       ? now + this.intervalOf(this.last)
-      : now + (options.spread ? Math.round(Math.random() * this.intervalOf()) : 0);
+      : now + (options.spread ? Math.round(shared.random() * this.intervalOf()) : 0);
     taskOf(shared, taskId).doubted = (delivery) => this.answers.doubted(delivery);
     // The caller's signal wakes the sleep below (once, here: an AbortSignal.any per sleep leaves a dependent signal
     // on the caller's long-lived one each time, which only the garbage collector removes).
@@ -187,7 +187,8 @@ export class TaskWatch {
     const window = Math.max(PUSH_TRUST_MS, (this.shared.watched * 1000) / PUSH_SAFETY_READS_PER_S);
     const first = !this.trustDrawn;
     this.trustDrawn = true;
-    return window * (first ? 0.1 + Math.random() : 0.9 + Math.random() / 5);
+    const random = this.shared.random();
+    return window * (first ? 0.1 + random : 0.9 + random / 5);
   }
 
   private changed(next: Snapshot): boolean {
@@ -290,7 +291,7 @@ export class TaskWatch {
         throw error;
       }
       this.failures++;
-      const wait = backoff(this.failures, options.floorMs);
+      const wait = backoff(this.failures, this.shared.random(), options.floorMs);
       options.onRetry?.(error, wait);
       this.due = this.clock.monotonic() + wait;
       return undefined;
@@ -309,8 +310,8 @@ function differs(a: Snapshot, b: Snapshot, answered: ReadonlySet<string>): boole
   return x.length !== y.length || x.some((request, i) => request.key !== y[i].key);
 }
 
-/** Exponential backoff with full jitter, from 500 ms up to 30 s. */
-function backoff(failures: number, floorMs = 0): number {
+/** Exponential backoff with jitter (`random`: in [0, 1)), from 500 ms up to 30 s: half the ceiling, plus up to half. */
+function backoff(failures: number, random: number, floorMs = 0): number {
   const ceiling = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures, 10));
-  return Math.max(floorMs, Math.round(ceiling / 2 + (Math.random() * ceiling) / 2));
+  return Math.max(floorMs, Math.round(ceiling / 2 + (random * ceiling) / 2));
 }

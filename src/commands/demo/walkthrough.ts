@@ -61,7 +61,7 @@ export async function runDemo(
     );
     wire = await ctx.connect(descriptor, name);
     const interactive = Boolean(ctx.io.terminal);
-    const engine = new TaskEngine(wire, ctx.clock, preparedAnswers({ input: options.answers }));
+    const engine = new TaskEngine(wire, ctx.clock, preparedAnswers({ input: options.answers }), ctx.random);
     const started: Array<{ tracked: TrackedTask; what: string }> = [];
     if (running.length === 0) {
       printer.note(

@@ -152,7 +152,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
-    const engine = new TaskEngine(wire, ctx.clock, provider);
+    const engine = new TaskEngine(wire, ctx.clock, provider, ctx.random);
     const started = await startTask(engine, plan, ctx, {
       signal: wait.signal,
       note: (text) => printer.note(text),
