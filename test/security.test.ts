@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
+import { until } from "./helpers/until.js";
 import { hostileStdio, startHostileHttp, startV2Http } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
@@ -363,8 +364,17 @@ it("a handle planted in the store never starts its command, whatever its transpo
   const { testContext } = await import("./helpers/context.js");
   const model = new DashboardModel(await testContext(home, { env }));
   await model.start();
-  await new Promise((r) => setTimeout(r, 3000));
+  // start() reads the store and starts following what it follows at once (such a row says "connecting" from then
+  // on): waited until no follow is in flight, not a fixed 3 s. Hang-only bound.
+  const rows = await until(
+    () => {
+      const rows = model.getState().rows;
+      return rows.every((r) => r.connection === "idle" || r.connection === "error") ? rows : undefined;
+    },
+    { hangMs: 30_000, what: "the dashboard's follows to end" },
+  );
   await model.close();
+  expect(rows.map((r) => r.summary.taskId)).toEqual([`planted-${exact}`]);
   expect(readdirSync(marks)).toEqual([]);
 });
 
