@@ -98,6 +98,8 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
           },
         );
         expect(run.code, run.stderr).toBe(0);
+        // Its output whole, though its server had to be killed.
+        expect(run.stdout).toContain(args[0] === "tools" ? "plain" : "plain result");
         expect(pidsIn(pids).length).toBeGreaterThan(0);
         // It ignores SIGTERM and the end of its input: gone means mcp-task killed it (SIGKILL after the grace).
         await expectAllGone(pids);
@@ -145,6 +147,7 @@ describe("hostile processes (stdio)", { timeout: 60_000 }, () => {
           timeoutMs: HANG_MS,
         });
         expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout).toContain(args[0] === "tools" ? "plain" : "plain result"); // its output whole
         expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
         await expectAllGone(pids);
       }
