@@ -9,10 +9,41 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, startCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { sdkV1Transports } from "./helpers/servers.js";
+import { until } from "./helpers/until.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The call's tools/call went out (the trace file has it). */
 const sent = (trace: string) => existsSync(trace) && readFileSync(trace, "utf8").includes('"tools/call"');
+
+/** The command's wire trace has the reply to its tools/call (a message in with the call's id, after the call). */
+function replied(trace: string): boolean {
+  const lines = readFileSync(trace, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as TraceLine);
+  const at = lines.findIndex((l) => l.dir === "out" && l.message?.method === "tools/call");
+  expect(at, "the tools/call in the trace").toBeGreaterThanOrEqual(0);
+  const id = lines[at]!.message!.id;
+  return lines.slice(at + 1).some((l) => l.dir === "in" && l.message?.id === id && !l.message?.method);
+}
+interface TraceLine {
+  dir: string;
+  message?: { id?: unknown; method?: string };
+}
+
+/** Hang-only: a task of these tests ends a few seconds after its call; this only stops a wait that never would. */
+const HANG_MS = 30_000;
+
+/** Waits until the task has ended (its server says so, as `get` shows it): polled, with a hang-only bound. */
+async function ended(home: string, id: string): Promise<void> {
+  await until(
+    async () => {
+      const got = await runCli(["get", id, "--json"], { home });
+      return got.code === 0 && /"status":"(completed|failed|cancelled)"/.test(JSON.stringify(events(got.stdout)));
+    },
+    { hangMs: HANG_MS, everyMs: 100, what: `the end of task ${id}` },
+  );
+}
 
 const { http, transports } = sdkV1Transports();
 
@@ -52,7 +83,7 @@ async function interrupted(home: string, server: string[], extra: string[], dela
   const trace = join(home, "trace.ndjson");
   const args = ["call", "slow-create", `delayMs=${delayMs}`, "ms=300", ...server, ...extra];
   const call = startCli(args, { home, env: { MCP_TASK_TRACE: trace } });
-  for (let i = 0; i < 200 && !sent(trace); i++) await sleep(25);
+  await until(() => sent(trace), { hangMs: HANG_MS, what: "the call's tools/call" });
   expect(sent(trace), call.output.stderr).toBe(true);
   await sleep(200);
   for (let i = 0; i < signals; i++) {
@@ -60,7 +91,7 @@ async function interrupted(home: string, server: string[], extra: string[], dela
     call.child.kill("SIGINT");
   }
   const code = await call.exited;
-  return { code, stderr: call.output.stderr, stdout: call.output.stdout } as CliResult;
+  return { code, stderr: call.output.stderr, stdout: call.output.stdout, trace } as CliResult & { trace: string };
 }
 
 describe.each(transports)("a call stopped before its task was created ($name)", { timeout: 60_000 }, (t) => {
@@ -68,8 +99,9 @@ describe.each(transports)("a call stopped before its task was created ($name)", 
     const home = tempHome();
     const run = await interrupted(home, t.server(), [], 2000);
     expect(run.code, run.stderr).toBe(130);
+    expect(replied(run.trace), "the reply was waited for").toBe(true);
     const id = resumedId(run);
-    await sleep(800); // the task ends
+    await ended(home, id);
     const watched = await runCli(["watch", id], { home });
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stdout).toContain("created after 2000 ms");
@@ -81,7 +113,7 @@ describe.each(transports)("a call stopped before its task was created ($name)", 
     const run = await interrupted(home, t.server(), ["--detach"], 2000);
     expect(run.code, run.stderr).toBe(130);
     const id = resumedId(run);
-    await sleep(800);
+    await ended(home, id);
     await readsOutcome(home, id, 2000);
   });
 
@@ -93,23 +125,23 @@ describe.each(transports)("a call stopped before its task was created ($name)", 
     expect(run.code, run.stderr).toBe(7);
     expect(run.stderr).toMatch(/stopped waiting after 1 s; task \S+ keeps running/);
     const id = resumedId(run);
-    await sleep(800);
+    await ended(home, id);
     await readsOutcome(home, id, 2000);
   });
 
   it("--timeout, then one Ctrl-C while the reply is waited for: it stops at once, the broker saves the handle", async () => {
     const home = tempHome();
     const args = ["call", "slow-create", "delayMs=4500", "ms=300", ...t.server(), "--timeout", "1s"];
-    const call = startCli(args, { home });
-    for (let i = 0; i < 200 && !/Ctrl-C: stop now/.test(call.output.stderr); i++) await sleep(25);
+    const trace = join(home, "trace.ndjson");
+    const call = startCli(args, { home, env: { MCP_TASK_TRACE: trace } });
+    await until(() => /Ctrl-C: stop now/.test(call.output.stderr), { hangMs: HANG_MS, what: "the reply wait's note" });
     expect(call.output.stderr).toContain("(Ctrl-C: stop now)"); // not "again": this is the first
-    const interrupted = Date.now();
     call.child.kill("SIGINT");
     const code = await call.exited;
+    // Stopped by the Ctrl-C, not by the reply wait running out (that ends with --timeout's 7), and before the reply
+    // came (its trace has none; the server answers 4.5 s after the call): what it did, not how long it took.
     expect(code, call.output.stderr).toBe(130);
-    // Timed from the Ctrl-C, not from the start (a loaded machine's start-up is not what is tested): stopping at once
-    // is well inside the reply wait left (about 3 s), which a call that waited it out would use up.
-    expect(Date.now() - interrupted).toBeLessThan(2500);
+    expect(replied(trace), call.output.stderr).toBe(false);
     for (let i = 0; i < 100 && (await savedRows(home)).length === 0; i++) await sleep(100);
     const rows = await savedRows(home);
     expect(rows).toHaveLength(1);
@@ -123,7 +155,7 @@ describe.each(transports)("a call stopped before its task was created ($name)", 
     const rows = await savedRows(home);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ tool: "slow-create" });
-    await sleep(800);
+    await ended(home, rows[0].taskId as string);
     await readsOutcome(home, rows[0].taskId as string, 2000);
   });
 
@@ -138,7 +170,7 @@ describe.each(transports)("a call stopped before its task was created ($name)", 
     expect(run.stderr).not.toContain("mcp-task watch");
     const rows = await savedRows(home);
     expect(rows).toHaveLength(1);
-    await sleep(800);
+    await ended(home, rows[0].taskId as string);
     await readsOutcome(home, rows[0].taskId as string, 4500);
   });
 });

@@ -335,6 +335,7 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
   /** Stops the server, keeps it down for a moment (the client also notices its kept-alive sockets are gone), starts it again. */
   const restart = async () => {
     await server!.close();
+    // process-timing: the server's own down time is what is tested (its clients see it gone, then back).
     await new Promise((resolve) => setTimeout(resolve, 300));
     await start();
   };

@@ -81,7 +81,7 @@ it("import - waiting on a stdin that never ends stops at the first Ctrl-C (exit 
   while (!existsSync(join(home, "tasks"))) await new Promise((resolve) => setTimeout(resolve, 20));
   await new Promise((resolve) => setTimeout(resolve, 200));
   child.kill("SIGINT");
-  const hang = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const hang = setTimeout(() => child.kill("SIGKILL"), 30_000); // hang-only: a Ctrl-C not handled never exits
   const code = await exited;
   clearTimeout(hang);
   child.stdin.destroy();

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
+import { until } from "./helpers/until.js";
 import { hostileStdio, startHostileHttp, startV2Http } from "./helpers/servers.js";
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
@@ -33,7 +34,7 @@ function recording(home: string, env: Record<string, string>) {
   return { outputs, cli };
 }
 
-it("the store is checked at start: opened to others it is made private again, and said so; another user's is refused", async () => {
+it("the store is checked at start: opened to others it is made private again, and said so", async () => {
   const home = tempHome();
   expect((await runInProcess(["list"], { home })).code).toBe(0);
   chmodSync(home, 0o755);
@@ -52,9 +53,11 @@ it("the store is checked at start: opened to others it is made private again, an
   expect(statSync(join(home, "tasks")).mode & 0o777).toBe(0o700);
   expect(statSync(join(home, "tasks", "x.00000000.json")).mode & 0o777).toBe(0o600);
   expect((await runInProcess(["list", "--json"], { home })).stderr).not.toMatch(/private/); // once repaired, silent
+});
 
-  // Owned by someone else (root can make that here; elsewhere this half cannot be set up).
-  if (process.getuid?.() !== 0) return;
+it("the store is checked at start: another user's is refused", async (ctx) => {
+  // Owned by someone else: only root can make that here (chown to another uid).
+  if (process.getuid?.() !== 0) ctx.skip("needs root to give a store to another user (chown)");
   const foreign = tempHome();
   mkdirSync(join(foreign, "tasks"), { mode: 0o700 });
   chownSync(foreign, 4242, 4242);
@@ -361,8 +364,17 @@ it("a handle planted in the store never starts its command, whatever its transpo
   const { testContext } = await import("./helpers/context.js");
   const model = new DashboardModel(await testContext(home, { env }));
   await model.start();
-  await new Promise((r) => setTimeout(r, 3000));
+  // start() reads the store and starts following what it follows at once (such a row says "connecting" from then
+  // on): waited until no follow is in flight, not a fixed 3 s. Hang-only bound.
+  const rows = await until(
+    () => {
+      const rows = model.getState().rows;
+      return rows.every((r) => r.connection === "idle" || r.connection === "error") ? rows : undefined;
+    },
+    { hangMs: 30_000, what: "the dashboard's follows to end" },
+  );
   await model.close();
+  expect(rows.map((r) => r.summary.taskId)).toEqual([`planted-${exact}`]);
   expect(readdirSync(marks)).toEqual([]);
 });
 

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { events, runCli, tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { startHostileHttp, type RunningServer } from "./helpers/servers.js";
 import { bin, sleep, tmuxTerminal } from "./helpers/tmux.js";
 
@@ -51,10 +52,11 @@ it("Ctrl-C while that form is open stops waiting at once (exit 130), the task ke
   const home = tempHome();
   terminal(home, `${bin} call ask -s ${proto.url}`);
   await waitFor(/› proto \*/);
-  const pressed = Date.now();
   keys("C-c");
-  const done = await waitFor(/EXIT=\d+/, 5_000);
-  expect(Date.now() - pressed).toBeLessThan(5_000);
+  // Hang-only (waitFor's 20 s): a Ctrl-C the form swallowed never exits (the question is never answered). That it
+  // was the Ctrl-C that ended it, not anything else: exit 130 and the interrupted error.
+  const done = await waitFor(/EXIT=\d+/);
+  expect(done).toMatch(/interrupted; task \S+ keeps running/);
   expect(done).toMatch(/EXIT=130/);
   expect(done).toMatch(/mcp-task watch/);
   const list = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ tool: string }>;
@@ -99,11 +101,12 @@ it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { 
   await waitFor(/1 waiting for you/, 30_000);
   keys("a");
   await waitFor(/› proto \*/);
-  const pressed = Date.now();
   keys("C-c");
-  const done = await waitFor(/EXIT=\d+/, 5_000);
-  expect(Date.now() - pressed).toBeLessThan(5_000);
+  // Hang-only (waitFor's 20 s): an ignored Ctrl-C never leaves. Leaving does not touch the task: it still asks.
+  const done = await waitFor(/EXIT=\d+/);
   expect(done).toMatch(/EXIT=0/);
+  const left = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{ status: string }>;
+  expect(left.map((row) => row.status)).toEqual(["input_required"]);
 });
 
 it(

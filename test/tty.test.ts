@@ -169,6 +169,7 @@ it("mcp-task demo opens the dashboard on the demo server; the invoice is approve
     const form = await waitFor(/asks for input/);
     // Ink hands keys to the input handler of the last render once React has run its effects, which can come after
     // the frame is on screen: a key sent at once can be lost (seen in CI: the Space, then the Enters).
+    // process-timing: a terminal's key handling, which no frame shows.
     await sleep(400);
     if (/Approve \*/.test(form)) {
       keys("Space");

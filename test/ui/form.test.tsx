@@ -713,7 +713,8 @@ describe("hostile forms", () => {
     const started = performance.now();
     await press(ui, KEY.enter);
     expect(ui.lastFrame()).toContain("does not match ^(a+)+$");
-    expect(performance.now() - started).toBeLessThan(1000); // a backtracking engine: 2^40 steps
+    // hang-only: a backtracking engine takes 2^40 steps (hours), a linear one a blink; how fast is the bench's matter.
+    expect(performance.now() - started).toBeLessThan(30_000);
     expect(onSubmit).not.toHaveBeenCalled();
   });
 
@@ -723,8 +724,10 @@ describe("hostile forms", () => {
     const started = performance.now();
     const { tree, onClose, onRespond } = elicitationForm(elicitation({ type: "object", properties }, "wide"));
     const ui = await mount(tree);
-    expect(performance.now() - started).toBeLessThan(2000);
+    // hang-only: drawing the 10,000 fields froze the view; refusing them is what is checked (no field is drawn).
+    expect(performance.now() - started).toBeLessThan(30_000);
     expect(ui.lastFrame()).toContain("mcp-task will not show this form: it has 10000 fields (limit 100)");
+    expect(ui.lastFrame()).not.toMatch(/\bf(0|1|9999)\b/);
     await press(ui, KEY.esc);
     expect(onClose).toHaveBeenCalledTimes(1);
     expect(onRespond).not.toHaveBeenCalled();
