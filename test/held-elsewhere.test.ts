@@ -9,7 +9,7 @@ import { expect, it } from "vitest";
 import { tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { SDK_V1_SERVER, sdkV1Transports } from "./helpers/servers.js";
-import { until } from "./helpers/wait.js";
+import { until } from "./helpers/until.js";
 
 const { http } = sdkV1Transports();
 const ANSWER = '{"name":"Bo","count":1}';

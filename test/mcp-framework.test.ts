@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { until } from "./helpers/wait.js";
+import { until } from "./helpers/until.js";
 import { frameworkTransports, ROOT } from "./helpers/servers.js";
 
 const FITS = JSON.stringify({ name: "Ada", count: 2 });

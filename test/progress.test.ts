@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { until } from "./helpers/wait.js";
+import { until } from "./helpers/until.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Handle } from "../src/model.js";

@@ -18,7 +18,7 @@ import { HandleStore } from "../src/store/handles.js";
 import type { InputProvider } from "../src/tasks/input.js";
 import { events, startCli, tempHome, type CliResult } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { until } from "./helpers/wait.js";
+import { until } from "./helpers/until.js";
 import { freePort, ROOT, SDK_V1_SERVER, sdkV1Transports, type RunningServer } from "./helpers/servers.js";
 
 // The package's export map sends `…/package.json` to its dist/cjs copy: the examples are found from the root.

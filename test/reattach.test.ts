@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
-import { until } from "./helpers/wait.js";
+import { until } from "./helpers/until.js";
 import { startEverythingHttp, startV2Http, type RunningServer } from "./helpers/servers.js";
 
 let v1: RunningServer;

@@ -17,7 +17,7 @@ import {
   type RunningServer,
 } from "./helpers/servers.js";
 import { UNSAFE_IDS } from "./helpers/unsafe-ids.js";
-import { until } from "./helpers/wait.js";
+import { until } from "./helpers/until.js";
 
 const SDK_V1_SERVER = join(ROOT, "dist/test-servers/sdk-v1-server.js");
 

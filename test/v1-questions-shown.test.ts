@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { events, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { sdkV1Transports } from "./helpers/servers.js";
-import { until } from "./helpers/wait.js";
+import { until } from "./helpers/until.js";
 
 const FORM = {
   type: "object",
