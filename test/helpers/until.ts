@@ -17,11 +17,11 @@ export interface UntilOptions {
 export async function until<T>(
   condition: () => T | Promise<T>,
   { hangMs = 30_000, everyMs = 25, what = "the condition" }: UntilOptions = {},
-): Promise<NonNullable<T>> {
+): Promise<Exclude<T, false | 0 | "" | null | undefined>> {
   const deadline = Date.now() + hangMs;
   for (;;) {
     const value = await condition();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Exclude<T, false | 0 | "" | null | undefined>;
     if (Date.now() > deadline) throw new Error(`${what} did not happen within ${hangMs} ms (hang-only bound)`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
