@@ -12,6 +12,8 @@
 // A line is allowed when it, or the line just above it, carries one of these comments (say why after it):
 //   // hang-only: …        a bound only a real hang trips (a guard timer, a generous deadline)
 //   // process-timing: …   a sleep in a test about a process, a terminal, or a server's own timing
+//   // fake-clock: …       time on a test's FakeClock (test/helpers/fake-clock.ts): exact, and no real time passes
+//   // time-value: …       a timestamp the program wrote checked for its value (not how long anything took)
 // Timeouts given to vitest (it(…, ms), { timeout }), to waitFor/eventually/until (their hang bounds) and deadlines
 // of polling loops are hang bounds by construction and are not listed.
 // --all also lists the allowed ones (marked "ok").
@@ -20,7 +22,7 @@ import { join, relative } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const EXCLUDED = new Set(["test/soak.test.ts"]);
-const ALLOW = /\/\/.*\b(hang-only|process-timing)\b/;
+const ALLOW = /\/\/.*\b(hang-only|process-timing|fake-clock|time-value)\b/;
 const CLOCK = /Date\.now\(\)|performance\.now\(\)|process\.hrtime|process\.cpuUsage|\.cpuUsage\(/;
 const MEASURED = /\b\w+\.(ms|cpu|elapsedMs|durationMs|wallMs|cpuSeconds)\b/;
 const COMPARE = /\.(toBeLessThan|toBeLessThanOrEqual|toBeGreaterThan|toBeGreaterThanOrEqual|toBeCloseTo)\(/;

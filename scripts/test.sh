@@ -8,6 +8,8 @@ node scripts/build.mjs || exit 1
 npx tsc --noEmit || status=1
 # The formatter (Prettier, 120 columns): `npm run format` fixes what this finds.
 npm run -s format:check || status=1
+# No wall-clock or CPU bound and no long fixed sleep in a functional test (speed is npm run bench's job).
+node scripts/test-bounds.mjs || status=1
 mkdir -p .tmp
 npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest-results.json || status=1
 conformance_log=.tmp/conformance.log

@@ -163,7 +163,7 @@ it("a task that ends before its call's command watches it is seen ended by its p
   // The command watches after the call's reply, by when the task has ended: the broker passes on what it saw.
   expect(await reads()).toBe(0);
   // Nor does the broker's own follow (5 s apart) read a task it knows ended: the broker's own timing, waited out.
-  await sleep(5_500);
+  await sleep(5_500); // process-timing
   expect(await reads()).toBe(0);
   expect((await runInProcess(["server", "stop", server], { home })).code).toBe(0);
 });
@@ -208,7 +208,7 @@ it("a server that crashes: its broker records it on the handle and leaves; watch
   expect(watched.code).toBe(4);
   expect(watched.stderr).toMatch(/server exited while the task was running/);
   // Past the ttl, what happened stays the cause: not "expired". The server's own timing (the ttl), waited out.
-  await sleep(1_500);
+  await sleep(1_500); // process-timing
   const later = await runInProcess(["watch", id], { home });
   expect(later.code, later.stderr).toBe(4);
   expect(later.stderr).toMatch(/server exited while the task was running/);

@@ -131,12 +131,11 @@ describe("hostile servers", { timeout: 150_000 }, () => {
         generation,
         async ({ url }) => {
           const home = tempHome();
-          // Not a wall-clock bound: on two loaded cores the broker's share of 80,000 messages can take 30 s. The
-          // command's own CPU time says whether the flood slows it (0.5 s on a quiet machine); the harness's
-          // timeout, whether it stops it. The speed of the path is a figure of `npm run bench`.
+          // No time or CPU bound (the speed of this path is not a functional property): the harness's timeout
+          // (hang-only) says whether the flood stops the call; the output, that nothing of it leaks into what the
+          // person or a script reads.
           const run = await runMeasured(["call", "work", "--json", "-s", url], { home, timeoutMs: 120_000 });
           expect(run.code, run.stderr).toBe(0);
-          expect(run.cpu).toBeLessThan(5);
           expectClean(run);
           expect(run.stderr).toBe("");
           expect(events(run.stdout).at(-1)).toMatchObject({
@@ -204,8 +203,8 @@ describe("hostile servers", { timeout: 150_000 }, () => {
           const run = await runMeasured(["call", "flooded", "--no-task", "-s", url], { home: tempHome() });
           expect(run.code, run.stderr).toBe(0);
           expect(run.stdout).toContain("after 20000 pings");
-          // Before: 20,000 POSTs at once, 27 s of CPU and 1 GB, and a listener warning per POST.
-          expect(run.cpu).toBeLessThan(10);
+          // Before: 20,000 POSTs at once, 27 s of CPU and 1 GB, and a listener warning per POST. The memory a
+          // process holds is what it did (20,000 answers in flight at once held 1 GB), not how fast it went.
           expect(run.rssKb).toBeLessThan(600 * 1024);
           expect(run.stderr).not.toMatch(/MaxListeners/);
         },

@@ -88,7 +88,7 @@ it("V2, the connection drops before tasks/update reaches the server: the answer 
     home,
   });
   expect(await exited(first.process)).toBe(70);
-  await sleep(500);
+  await sleep(500); // process-timing: the server stays down this long
   const second = await v2(port, store);
   expect(await call.exited, call.output.stderr).toBe(0);
   const { stdout, stderr } = call.output;
@@ -113,7 +113,7 @@ it("V2, the server applies tasks/update and dies before its reply: the answer is
     home,
   });
   expect(await exited(first.process)).toBe(70);
-  await sleep(500);
+  await sleep(500); // process-timing: the server stays down this long
   const second = await v2(port, store);
   expect(await call.exited, call.output.stderr).toBe(0);
   const { stdout, stderr } = call.output;
@@ -179,7 +179,7 @@ async function approvalAcrossCrash(crashOn: string): Promise<{ home: string; std
   ];
   const call = startInProcess([...args, "-s", first.url], { home });
   expect(await exited(first.process)).toBe(70);
-  await sleep(500);
+  await sleep(500); // process-timing: the server stays down this long
   await demoV1(port, store);
   expect(await call.exited, call.output.stderr).toBe(0);
   return { home, ...call.output };
@@ -251,9 +251,9 @@ it("V1, the server dies while its question waits for a person: the answer is rep
     await question;
     first.process.kill("SIGKILL");
     await exited(first.process);
-    await sleep(300); // the tasks/result stream that brought the question is seen to end
+    await sleep(300); // process-timing: the tasks/result stream that brought the question is seen to end
     release(); // the answer is ready now, with nobody to take it
-    await sleep(300);
+    await sleep(300); // process-timing
     await demoV1(port, store);
     await following;
     const final = await engine.final(seen.at(-1)!, "process_invoice");

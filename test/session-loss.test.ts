@@ -77,7 +77,7 @@ it("server-everything restarts while watch follows its task: exit 5 at once, the
   const watching = startCli(["watch", id], { home, env: GIVE_UP });
   await until(() => /following task/.test(watching.output.stderr), 10_000);
   await server.stop();
-  await sleep(500);
+  await sleep(500); // process-timing: the server stays down this long
   server = await everything(port);
   // Not the give-up window (10 m, exit 4): the session's loss is known at the first read after the restart.
   expect(await watching.exited).toBe(5);
@@ -182,7 +182,7 @@ it("the dashboard follows a server-everything task through a restart: the row sa
   try {
     await untilState(model, (s) => s.rows[0]?.connection === "following");
     await server.stop();
-    await sleep(500);
+    await sleep(500); // process-timing: the server stays down this long
     server = await everything(port);
     const after = await untilState(model, (s) => s.rows[0]?.connection === "error");
     expect(after.rows[0].error).toMatch(GONE);

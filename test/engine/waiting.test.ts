@@ -89,7 +89,7 @@ describe("the reply wait of a call stopped before its reply", () => {
   it("a reply that comes within the wait saves the task: exit 7 with the resume hint", async () => {
     const { clock, wire, home, options } = setup();
     // The reply comes 2.5 s after the timeout, within the 3 s wait.
-    wire.onCall(async () => (await clock.sleep(4500), created("t1", { pollIntervalMs: 1000 })));
+    wire.onCall(async () => (await clock.sleep(4500), created("t1", { pollIntervalMs: 1000 }))); // fake-clock
     const run = await runFake(["call", "slow", "--timeout", "2s", "-s", FAKE_URL], options);
     expect(run.code).toBe(7);
     expect(clock.monotonic()).toBe(4500);
