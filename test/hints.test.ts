@@ -7,6 +7,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, runCli, startCli, tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
+import { until } from "./helpers/until.js";
 import { brokerPaths } from "../src/broker/paths.js";
 import type { IO } from "../src/context.js";
 import type { InputRequest } from "../src/protocol/wire.js";
@@ -93,7 +94,8 @@ describe("bad input is one error line with its exit code", { timeout: 90_000 }, 
     const run = await runInProcess(["call", "task_structured", "ms=50", "--stdio", v2Stdio()], { home, env });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^mcp-task: error: MCP_TASK_BROKER_GRACE: not a duration: soon$/m);
-    // The broker itself, started by hand with the setting: its .failed report carries the reason.
+    // The broker itself, started by hand with the setting: its .failed report carries the reason. A broker is a
+    // process of its own, and its exit status is the binary's: runCli.
     const key = "0123456789abcdef";
     const broker = await runCli(["broker", key], { home, env });
     expect(broker.code).toBe(2);
@@ -105,9 +107,9 @@ describe("bad input is one error line with its exit code", { timeout: 90_000 }, 
 describe("SIGTERM", { timeout: 90_000 }, () => {
   it("stops waiting as Ctrl-C does: the task kept, a last error line with the resume hint, exit 143", async () => {
     const home = tempHome();
+    // A signal, and the binary's exit status: a process (startCli).
     const call = startCli(["call", "task_slow", "ms=5000", "--stdio", v2Stdio(), "--json"], { home });
-    const until = Date.now() + 20_000;
-    while (!/"type":"task"/.test(call.output.stdout) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await until(() => /"type":"task"/.test(call.output.stdout), { hangMs: 20_000, what: "the task line" });
     call.child.kill("SIGTERM");
     expect(await call.exited).toBe(143);
     const lines = call.output.stdout.trim().split("\n");

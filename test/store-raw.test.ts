@@ -10,7 +10,7 @@ import { expect, it } from "vitest";
 import { fileStem } from "../src/store/handle-file.js";
 import { saveHandle, stampedStore, taskDir } from "./helpers/large-store.js";
 import { ROOT } from "./helpers/servers.js";
-import { runCli, tempHome } from "./helpers/cli.js";
+import { tempHome } from "./helpers/cli.js";
 import { runInProcess } from "./helpers/context.js";
 import { joinRows } from "../src/commands/task/list.js";
 import { LINE_SPARE_BYTES, putRowLine, rowLine } from "../src/commands/task/list-view.js";
@@ -55,7 +55,7 @@ it.each(Object.keys(ODD) as Array<keyof typeof ODD>)(
     bracedHandle.last.createdAt = "2026-01-01T00:00:00Z{x}";
     writeFileSync(braced, JSON.stringify(bracedHandle));
     const list = async (...args: string[]) => {
-      const run = await runCli(["list", "--json", ...args], { home });
+      const run = await runInProcess(["list", "--json", ...args], { home });
       expect(run.code, run.stderr).toBe(0);
       return run.stdout;
     };
@@ -271,7 +271,7 @@ it("a task saved after the stamp: list --json still copies the stamped rows, par
   const home = tempHome();
   const dir = await stampedStore(home);
   const indexFile = join(dir, ".index.ndjson");
-  expect((await runCli(["list", "--json"], { home })).code).toBe(0); // stamped for the directory's mtime as it is
+  expect((await runInProcess(["list", "--json"], { home })).code).toBe(0); // stamped for the directory's mtime as it is
   // A row rewritten with two keys swapped (the same view, not as JSON.stringify writes it) and the stamp's hash made
   // its own: printed as it is only where rows are copied, re-encoded where they are parsed.
   const log = readFileSync(indexFile, "latin1");
@@ -284,7 +284,7 @@ it("a task saved after the stamp: list --json still copies the stamped rows, par
     .digest("hex");
   writeFileSync(indexFile, `${edited.slice(0, stamp[3])}${JSON.stringify(stamp)}\n`, "latin1");
   const list = async (...args: string[]) => {
-    const run = await runCli(["list", "--json", ...args], { home });
+    const run = await runInProcess(["list", "--json", ...args], { home });
     expect(run.code, run.stderr).toBe(0);
     return run.stdout;
   };
@@ -318,7 +318,7 @@ it("a stem on many lines (saved again, finished since, removed and saved back): 
   const dir = await stampedStore(home);
   const indexFile = join(dir, ".index.ndjson");
   const list = async (...args: string[]) => {
-    const run = await runCli(["list", "--json", ...args], { home });
+    const run = await runInProcess(["list", "--json", ...args], { home });
     expect(run.code, run.stderr).toBe(0);
     return run.stdout;
   };

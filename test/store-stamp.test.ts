@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { HandleStore } from "../src/store/handles.js";
 import { parseHandle } from "../src/store/handle-file.js";
-import { runCli, tempHome } from "./helpers/cli.js";
+import { tempHome } from "./helpers/cli.js";
+import { runInProcess } from "./helpers/context.js";
 import { ROOT } from "./helpers/servers.js";
 
 const WRITER = join(ROOT, "dist/test-tools/store-writer.js");
@@ -79,7 +80,7 @@ it("a directory with an unreadable handle file is not stamped: every listing sti
   writeFileSync(join(dir, "broken.00000000.json"), "{ not json", { mode: 0o600 });
   backdate(dir);
   for (let i = 0; i < 2; i++) {
-    const run = await runCli(["list", "--json"], { home });
+    const run = await runInProcess(["list", "--json"], { home });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toHaveLength(2);
     expect(run.stderr).toMatch(/skipped a file .*broken\.00000000\.json \(not JSON\)/);

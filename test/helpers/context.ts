@@ -95,6 +95,8 @@ export interface InProcessOptions {
   timeoutMs?: number;
   stdoutIsTTY?: boolean;
   clock?: Clock;
+  /** The folder the command runs in (Context.cwd: a relative --stdio line's); default: none. */
+  cwd?: string;
 }
 
 /**
@@ -125,7 +127,7 @@ export async function runInProcess(
   // As main: what making the context throws (a home that cannot be used) is printed, and its code returned.
   const run = async () => {
     try {
-      return await runProgram(createContext(parts), argv);
+      return await runProgram(createContext({ ...parts, cwd: options.cwd }), argv);
     } catch (error) {
       return printFailure(parts.io, argv, error);
     }

@@ -3,8 +3,8 @@
 import { act } from "react";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DashboardModel } from "../../src/ui/model.js";
-import { events, runCli, tempHome } from "../helpers/cli.js";
-import { testContext } from "../helpers/context.js";
+import { events, tempHome } from "../helpers/cli.js";
+import { runInProcess, testContext } from "../helpers/context.js";
 import { renderDashboard } from "../helpers/dashboard.js";
 import { eventually } from "../helpers/ink.js";
 import { SDK_V1_SERVER, startListening, startV2Http, type RunningServer } from "../helpers/servers.js";
@@ -23,10 +23,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 it("moves, opens, filters, sorts, cancels and forgets with the keyboard", async () => {
   const home = tempHome();
   const detach = async (...args: string[]) =>
-    events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0]
+    events((await runInProcess(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0]
       .taskId as string;
   const done = await detach("task_complete", "ms=100", "text=first-result");
-  await runCli(["watch", done], { home });
+  await runInProcess(["watch", done], { home });
   const slow = await detach("task_slow", "ms=60000");
   const ctx = await testContext(home);
   const model = new DashboardModel(ctx);
@@ -123,7 +123,7 @@ it("a question whose server stopped waiting is withdrawn once the task ends: off
   const model = new DashboardModel(ctx);
   let app: ReturnType<typeof renderDashboard> | undefined;
   try {
-    const called = await runCli(["call", "confirm", "item=x", "--detach", "--json", "-s", sdk.url], { home });
+    const called = await runInProcess(["call", "confirm", "item=x", "--detach", "--json", "-s", sdk.url], { home });
     expect(called.code, called.stderr).toBe(0);
     await model.start();
     app = renderDashboard(model, ctx.clock);

@@ -3,13 +3,14 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DashboardModel } from "../../src/ui/model.js";
 import type { DashboardState } from "../../src/ui/state.js";
-import { events, runCli } from "../helpers/cli.js";
-import { testContext } from "../helpers/context.js";
+import { events } from "../helpers/cli.js";
+import { runInProcess, testContext } from "../helpers/context.js";
 import { startV2Http, type RunningServer } from "../helpers/servers.js";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileStem } from "../../src/store/handle-file.js";
 import { stampedStore } from "../helpers/large-store.js";
+import { until as waitFor } from "../helpers/until.js";
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -19,27 +20,25 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** The model's state once `test` holds of it; the bound is hang-only, and its error shows the rows as they were. */
 async function until(
   model: DashboardModel,
   test: (s: DashboardState) => boolean,
-  timeoutMs = 10_000,
+  hangMs = 30_000,
 ): Promise<DashboardState> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test(model.getState())) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out; state: ${JSON.stringify(model.getState().rows.map((r) => [r.summary.tool, r.summary.status, r.connection, r.error]))}`,
-      );
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    return await waitFor(() => test(model.getState()) && model.getState(), { hangMs, everyMs: 50, what: "the state" });
+  } catch (error) {
+    const rows = model.getState().rows.map((r) => [r.summary.tool, r.summary.status, r.connection, r.error]);
+    throw new Error(`${(error as Error).message}; state: ${JSON.stringify(rows)}`);
   }
-  return model.getState();
 }
 
 it("follows saved tasks, asks their questions, and records the outcome", async () => {
   const ctx = await testContext();
   const home = ctx.home;
   const detach = async (...args: string[]) =>
-    events((await runCli(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0]
+    events((await runInProcess(["call", ...args, "--detach", "--json", "-s", server.url], { home })).stdout)[0]
       .taskId as string;
   const asking = await detach("task_input_once", "ms=100");
   const quick = await detach("task_complete", "ms=300");
@@ -57,8 +56,8 @@ it("follows saved tasks, asks their questions, and records the outcome", async (
     const byId = new Map(done.rows.map((r) => [r.summary.taskId, model.handleOf(r.stem)!]));
     expect(byId.get(asking)!.outcome!.result!.content[0].text).toBe("Hello, Ada");
     expect(byId.get(quick)!.outcome!.status).toBe("completed");
-    // The store agrees (another process sees the result).
-    expect((await runCli(["result", asking], { home })).stdout.trim()).toBe("Hello, Ada");
+    // The store agrees: a command with a context of its own (sharing nothing with the model but the disk) reads it.
+    expect((await runInProcess(["result", asking], { home })).stdout.trim()).toBe("Hello, Ada");
   } finally {
     await model.close();
   }
@@ -89,7 +88,7 @@ it("a large store's first frame is its newest page; the rest is read after it, a
   // 3,400 saved handles (t-0, t-100... unfinished, of a server that is not there), then a live task on the real one.
   await stampedStore(home, { pad: true }); // past PROVISIONAL_MIN_BYTES
   const live = events(
-    (await runCli(["call", "task_complete", "ms=1500", "--detach", "--json", "-s", server.url], { home })).stdout,
+    (await runInProcess(["call", "task_complete", "ms=1500", "--detach", "--json", "-s", server.url], { home })).stdout,
   )[0].taskId as string;
   // A file removed by hand (not forgotten: the index still has it) shows on the first page, and goes with the read.
   rmSync(join(home, "tasks", `${fileStem("t-3399", "00000000")}.json`));

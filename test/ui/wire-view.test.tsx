@@ -13,8 +13,8 @@ import { logLines, wireLines } from "../../src/ui/Detail.js";
 import { helpKeys } from "../../src/ui/modes.js";
 import { DashboardModel } from "../../src/ui/model.js";
 import { WireLog, taskOf } from "../../src/ui/wire-log.js";
-import { events, runCli, tempHome } from "../helpers/cli.js";
-import { testContext } from "../helpers/context.js";
+import { events, tempHome } from "../helpers/cli.js";
+import { runInProcess, testContext } from "../helpers/context.js";
 import { renderDashboard } from "../helpers/dashboard.js";
 import { eventually } from "../helpers/ink.js";
 import { ROOT, startV2Http, type RunningServer } from "../helpers/servers.js";
@@ -32,7 +32,7 @@ const T = "2026-12-01T12:00:01.234Z";
 
 it("w in the detail view shows the task's last messages on the wire, and w again the details", async () => {
   const home = tempHome();
-  const run = await runCli(["call", "task_slow", "ms=60000", "--detach", "--json", "-s", server.url], { home });
+  const run = await runInProcess(["call", "task_slow", "ms=60000", "--detach", "--json", "-s", server.url], { home });
   const taskId = events(run.stdout)[0].taskId as string;
   const ctx = await testContext(home);
   const wire = new WireLog();
@@ -67,7 +67,9 @@ it("w in the detail view shows the task's last messages on the wire, and w again
 it("a V1 task reached through its broker: the server's log messages in the detail, the broker's wire in the wire view", async () => {
   const home = tempHome();
   const stdio = `node ${join(ROOT, "dist/test-servers/sdk-v1-server.js")} --stdio`;
-  const run = await runCli(["call", "progress", "steps=40", "stepMs=250", "--stdio", stdio, "--detach"], { home });
+  const run = await runInProcess(["call", "progress", "steps=40", "stepMs=250", "--stdio", stdio, "--detach"], {
+    home,
+  });
   expect(run.code, run.stderr).toBe(0);
   const ctx = await testContext(home);
   const wire = new WireLog();
