@@ -14,7 +14,8 @@ import { formatBytes, removeQuietly, tempBeside } from "./safe-fs.js";
 import { unwritable, writingAsync } from "./unwritable.js";
 import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
 import { readSummaries, readSummary } from "./summaries.js";
-import { newestSummaries, readRawListing, type RawListing } from "./raw-listing.js";
+import { readRawListing, type RawListing } from "./raw-listing.js";
+import { newestSummaries } from "./listing-order.js";
 import { findHandle } from "./find.js";
 import { mentionsAny, redactValue, type ServerDescriptor } from "../protocol/server.js";
 
