@@ -2,19 +2,21 @@
 // that concurrent processes never collide on a file and a process killed mid-write leaves the store readable.
 // Updates of one handle from several processes are serialised by a per-handle lock and merged (read, change,
 // write), so a status change seen by one watcher and an answer given by another are both kept.
-import { constants, statSync } from "node:fs";
-import { link, lstat, open, readdir, rename, unlink } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { StoreUnwritableError, TaskNotFoundError, UsageError } from "../errors.js";
 import type { Handle, HandleSummary } from "../model.js";
 import { ensurePrivateDir, type PrivacyCheck } from "./settings.js";
 import { SummaryIndex, type LogPosition } from "./summary-index.js";
 import { MAX_HANDLE_BYTES } from "../limits.js";
-import { formatBytes, removeQuietly, tempBeside } from "./safe-fs.js";
-import { unwritable, writingAsync } from "./unwritable.js";
+import { formatBytes } from "./safe-fs.js";
+import { unwritable } from "./unwritable.js";
+import { lockHandle, sweepTempFiles, writeAtomically } from "./handle-write.js";
 import { badReason, readHandle, summarize, type OnBad } from "./handle-file.js";
 import { readSummaries, readSummary } from "./summaries.js";
-import { newestSummaries, readRawListing, type RawListing } from "./raw-listing.js";
+import { readRawListing, type RawListing } from "./raw-listing.js";
+import { newestSummaries } from "./listing-order.js";
 import { findHandle } from "./find.js";
 import { mentionsAny, redactValue, type ServerDescriptor } from "../protocol/server.js";
 
@@ -75,38 +77,8 @@ export class HandleStore {
         "give the tool smaller arguments",
       );
     }
-    const path = this.path(stem);
-    const temp = tempBeside(path);
-    // Created exclusively (never an existing file or link); the rename replaces whatever is at the name. A write
-    // that fails (a full disk, a read-only file system: StoreUnwritableError) leaves no temp file behind.
-    const file = await writingAsync(path, () =>
-      open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600),
-    );
-    let mtime: number;
-    try {
-      try {
-        await file.writeFile(text);
-        await file.sync();
-        mtime = (await file.stat()).mtimeMs; // a rename keeps it: the index can tell this version from a later one
-      } finally {
-        await file.close();
-      }
-      if (exclusive) {
-        // link() puts the complete file in place only if no file has that name (EEXIST otherwise): atomic, like
-        // rename.
-        try {
-          await link(temp, path);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-          throw error;
-        } finally {
-          await unlink(temp).catch(() => {});
-        }
-      } else await rename(temp, path);
-    } catch (error) {
-      removeQuietly(temp);
-      throw unwritable(error, path);
-    }
+    const mtime = await writeAtomically(this.path(stem), text, exclusive);
+    if (mtime === false) return false;
     this.index.append([summarize(stem, handle, mtime)]);
     return true;
   }
@@ -140,24 +112,7 @@ export class HandleStore {
 
   /** Read-modify-write under the handle's lock. Returns the updated handle. */
   async update(stem: string, change: (handle: Handle) => void): Promise<Handle> {
-    // Loaded here, not at start: proper-lockfile brings graceful-fs, which patches fs when loaded (~10 ms that
-    // `list` and the other read-only commands need not pay).
-    const { default: lockfile } = await import("proper-lockfile");
-    // The lock is a folder made beside the handle. Tried once first: proper-lockfile retries whatever fails, and
-    // only a lock another process holds is worth waiting for; a store that cannot be written (the folder cannot be
-    // made: StoreUnwritableError) fails at once, not after 15 s of retries.
-    const lockfilePath = join(this.dir, `.lock-${stem}`);
-    const options = { realpath: false, lockfilePath, stale: 10_000 };
-    const release = await lockfile
-      .lock(this.path(stem), { ...options, retries: 0 })
-      .catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "ELOCKED") throw unwritable(error, lockfilePath);
-        // Retries span more than `stale` (about 15 s): a lock left by a process killed while holding it is taken
-        // over once stale, instead of failing this update ("Lock file is already being held", exit 1).
-        return writingAsync(lockfilePath, () =>
-          lockfile.lock(this.path(stem), { ...options, retries: { retries: 150, minTimeout: 5, maxTimeout: 100 } }),
-        );
-      });
+    const release = await lockHandle(this.dir, this.path(stem), stem);
     try {
       const handle = await this.read(stem);
       if (!handle) throw new TaskNotFoundError("the saved handle disappeared (forgotten by another command?)");
@@ -301,28 +256,8 @@ export class HandleStore {
    * those of the other files written whole in the home (settings, sign-ins, brokers' records). Returns how many.
    */
   async sweepTemps(now: number, olderThanMs = 10 * 60_000): Promise<number> {
-    let removed = 0;
     const home = dirname(this.dir);
-    for (const dir of [this.dir, home, join(home, "auth"), join(home, "brokers")]) {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch {
-        continue; // not made yet
-      }
-      for (const name of names) {
-        if (!name.startsWith(".tmp-")) continue;
-        try {
-          if (now - (await lstat(join(dir, name))).mtimeMs > olderThanMs) {
-            await unlink(join(dir, name));
-            removed++;
-          }
-        } catch {
-          /* gone already */
-        }
-      }
-    }
-    return removed;
+    return sweepTempFiles([this.dir, home, join(home, "auth"), join(home, "brokers")], now, olderThanMs);
   }
 
   async remove(stem: string): Promise<boolean> {

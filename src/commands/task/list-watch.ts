@@ -8,7 +8,8 @@ import type { HandleView } from "../../model.js";
 import { createPrinter } from "../../output/printer.js";
 import { safeJson } from "../../sanitize.js";
 import { viewOfSummary } from "../../tasks/views.js";
-import { rowLine, serverFilter, shownStatus, statusWanted, type ListOptions } from "./list-view.js";
+import { rowLine, shownStatus } from "../../output/list-line.js";
+import { serverFilter, statusWanted, type ListOptions } from "./list-view.js";
 import { Skipped } from "./skipped.js";
 
 /** `task`: one of the tasks there at the start; then each change. */
