@@ -104,15 +104,17 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     // A command that puts stubs of questions back (sent-questions.ts) says so; one of an older build is sent them whole.
     hello: async (client, p) => {
       if (p.sentQuestions === true) client.sentQuestions ??= new SentQuestions();
+      const { generation, protocolVersion, serverName, canListTasks, handsQuestionsOnce, hearsElicitationComplete } =
+        wire.capabilities;
       return {
-        generation: wire.generation,
-        protocolVersion: wire.protocolVersion,
-        serverName: wire.serverName,
-        canListTasks: wire.canListTasks,
+        generation,
+        protocolVersion,
+        serverName,
+        canListTasks,
         resume: wire.resumeToken(),
         serverPid: wire.serverPid,
-        handsQuestionsOnce: wire.handsQuestionsOnce,
-        hearsElicitationComplete: wire.hearsElicitationComplete,
+        handsQuestionsOnce,
+        hearsElicitationComplete,
       };
     },
     listTools: async () => wire.listTools(),

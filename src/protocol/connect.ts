@@ -134,8 +134,11 @@ async function connectOnce(
   session?: ResumeToken,
   known?: PriorDiscovery,
 ): Promise<Wire> {
-  // Logging notifications go to whoever the wire tells, from the first connection and any renewed one.
-  const logs = (opened: Opened) => ((opened.rpc.onLog = (log) => wire.onLog?.(log)), opened);
+  // Logging notifications go to the wire's subscribers, from the first connection and any renewed one.
+  const logs = (opened: Opened) => {
+    opened.rpc.onLog = (log) => (wire as V1Wire | V2Wire).hub.emit("log", log);
+    return opened;
+  };
   const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = logs(
     await open(descriptor, options, prior, session, known),
   );
@@ -162,7 +165,7 @@ async function connectOnce(
   return transport instanceof SSEClientTransport ? sessionBound(wire) : wire;
 }
 
-/** Why a legacy HTTP+SSE connection's tasks end with the command (Wire.confinedTasks). */
+/** Why a legacy HTTP+SSE connection's tasks end with the command (WireCapabilities.confinedTasks). */
 const SSE_SESSION_ENDS =
   "a legacy HTTP+SSE server's session is this command's own event stream, and its tasks end with it";
 
@@ -189,8 +192,11 @@ function sessionBound(wire: Wire): Wire {
     return call(name, args, { ...options, task });
   };
   wire.resumeToken = () => ({ ...token(), sessionBound: true });
-  Object.defineProperty(wire, "handsQuestionsOnce", { value: false });
-  Object.defineProperty(wire, "confinedTasks", { value: SSE_SESSION_ENDS });
+  // Its questions are this process's to answer, and its tasks end with it (the wire's own record, amended).
+  const capabilities = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(wire), "capabilities")!.get!;
+  Object.defineProperty(wire, "capabilities", {
+    get: () => ({ ...capabilities.call(wire), handsQuestionsOnce: false, confinedTasks: SSE_SESSION_ENDS }),
+  });
   return wire;
 }
 

@@ -125,7 +125,7 @@ async function savedTask(
       taskId: first.taskId,
       server: server.name,
       tool,
-      generation: wire.generation,
+      generation: wire.capabilities.generation,
       status: first.status,
       ttlMs: first.ttlMs,
       pollIntervalMs: first.pollIntervalMs,
@@ -151,10 +151,10 @@ async function savedTask(
   return tracked;
 }
 
-/** A task no later command can reach (Wire.confinedTasks): its error's hint names no command that cannot work. */
+/** A task no later command can reach (WireCapabilities.confinedTasks): its error's hint names no command that cannot work. */
 function confined(error: unknown, wire: Wire, taskId: string | null): unknown {
-  if (!taskId || !wire.confinedTasks || !(error instanceof McpTaskError)) return error;
-  error.hint = `no later command can reach this task (${wire.confinedTasks}): make the call again${
+  if (!taskId || !wire.capabilities.confinedTasks || !(error instanceof McpTaskError)) return error;
+  error.hint = `no later command can reach this task (${wire.capabilities.confinedTasks}): make the call again${
     error instanceof InputRequiredError ? ", with its answer (--input '{...}')" : ""
   }`;
   return error;
@@ -183,16 +183,16 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   let taskId: string | null = null;
   let tracked: TrackedTask | undefined;
   const { printer, provider, close } = await shownFor(options, answers, ctx);
-  wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
+  wire.on("questionWithdrawn", (_taskId, request) => printer.note(withdrawnNote(request)));
   let reply: ReturnType<typeof replyWait> | undefined;
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
     const engine = new TaskEngine(wire, ctx.clock, provider);
     await checkedTool(engine, server, options.tool, args, (support) => settings.saveTaskSupport(key, support));
     if (wait.signal.aborted) throw wait.signal.reason; // stopped before the call: nothing was started
-    if (options.detach && mayBeTask && wire.confinedTasks)
+    if (options.detach && mayBeTask && wire.capabilities.confinedTasks)
       throw new UsageError(
-        `--detach cannot be kept: ${wire.confinedTasks}`,
+        `--detach cannot be kept: ${wire.capabilities.confinedTasks}`,
         "run it without --detach: the command follows the task to its end",
       );
     // Stopped while the call is out, a call that may become a task waits a little for its reply, so that the task is
@@ -237,7 +237,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   } catch (error) {
     // Stopped, and no reply within the wait for it: what became of the call depends on who still hears it.
     if (taskId === null && reply?.signal.aborted && error === reply.signal.reason)
-      throw unansweredCall(error, wire.keepsAbandonedCalls === true);
+      throw unansweredCall(error, wire.capabilities.keepsAbandonedCalls);
     throw confined(withResumeHint(error, taskId), wire, taskId);
   } finally {
     reply?.dispose();
