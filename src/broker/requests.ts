@@ -9,6 +9,7 @@ import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
 import { sentTo, type HeldTasks } from "./tasks.js";
 import { SentQuestions } from "./sent-questions.js";
+import { helloOf } from "./hello.js";
 import { requestScope, type TraceRelay } from "./relay.js";
 import { schemaProblem } from "../tasks/schema.js";
 
@@ -104,18 +105,7 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     // A command that puts stubs of questions back (sent-questions.ts) says so; one of an older build is sent them whole.
     hello: async (client, p) => {
       if (p.sentQuestions === true) client.sentQuestions ??= new SentQuestions();
-      const { generation, protocolVersion, serverName, canListTasks, handsQuestionsOnce, hearsElicitationComplete } =
-        wire.capabilities;
-      return {
-        generation,
-        protocolVersion,
-        serverName,
-        canListTasks,
-        resume: wire.resumeToken(),
-        serverPid: wire.serverPid,
-        handsQuestionsOnce,
-        hearsElicitationComplete,
-      };
+      return helloOf(wire);
     },
     listTools: async () => wire.listTools(),
     schemaProblem: async (_client, p) =>

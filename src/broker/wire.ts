@@ -8,7 +8,6 @@ import type {
   BrokerFacet,
   CallOptions,
   CallOutcome,
-  Generation,
   InputRequest,
   Progress,
   ResumeToken,
@@ -20,23 +19,28 @@ import type {
   Wire,
   WireCapabilities,
 } from "../protocol/wire.js";
-import { revisionOf } from "../protocol/revisions.js";
 import { Subscribable } from "../protocol/wire-events.js";
 import type { Trace, TraceEvent } from "../protocol/trace.js";
 import { isRunning, refOf, type ProcessRef } from "./processes.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 import { ReceivedQuestions } from "./sent-questions.js";
+import { capabilitiesOf, type Hello } from "./hello.js";
 
 /** The Wire of a server behind a broker. */
 export class BrokerWire extends Subscribable implements Wire {
   serverPid?: number;
   private serverRef?: ProcessRef;
-  /** As the broker's own wire has them (its hello), but for keepsAbandonedCalls: see callTool. */
+  /** As the broker's own wire has them (its hello, hello.ts), but for keepsAbandonedCalls: see callTool. */
   readonly capabilities!: WireCapabilities;
   /** The broker's trace, and its schema checks (its checker loaded, its schemas compiled). */
   readonly broker: BrokerFacet = {
-    watchWire: (listener) => this.watchWire(listener),
-    schemaProblem: (schema, value, what) => this.schemaProblem(schema, value, what),
+    /** The broker's wire trace from now on, message by message (the server's connection is the broker's). */
+    watchWire: async (listener) => {
+      this.traceListener = listener;
+      await this.call("tapWire");
+    },
+    schemaProblem: async (schema, value, what) =>
+      ((await this.call("schemaProblem", { schema, value, what })) as string | null) ?? undefined,
   };
   private traceListener?: (event: TraceEvent) => void;
   /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
@@ -88,27 +92,8 @@ export class BrokerWire extends Subscribable implements Wire {
       const started = (await wire.call("trace").catch(() => null)) as { opening?: TraceEvent[] } | null;
       for (const event of started?.opening ?? []) wire.relayed(event);
     }
-    const hello = (await wire.call("hello", { sentQuestions: true })) as {
-      generation: Generation;
-      protocolVersion: string;
-      serverName: string;
-      canListTasks: boolean;
-      resume: ResumeToken;
-      serverPid?: number;
-      handsQuestionsOnce?: boolean;
-      hearsElicitationComplete?: boolean;
-    };
-    const capabilities: WireCapabilities = {
-      generation: hello.generation,
-      revision: revisionOf(hello.generation),
-      protocolVersion: hello.protocolVersion,
-      serverName: hello.serverName,
-      canListTasks: hello.canListTasks,
-      handsQuestionsOnce: hello.handsQuestionsOnce === true,
-      // A call this command abandons is heard out by the broker, which saves its task (see callTool).
-      keepsAbandonedCalls: true,
-      hearsElicitationComplete: hello.hearsElicitationComplete !== false,
-    };
+    const hello = (await wire.call("hello", { sentQuestions: true })) as Hello;
+    const capabilities = capabilitiesOf(hello);
     Object.assign(wire, {
       capabilities,
       resume: hello.resume,
@@ -264,13 +249,6 @@ export class BrokerWire extends Subscribable implements Wire {
       abandon,
     )) as CallOutcome;
   }
-  private async schemaProblem(
-    schema: Record<string, unknown>,
-    value: unknown,
-    what: string,
-  ): Promise<string | undefined> {
-    return ((await this.call("schemaProblem", { schema, value, what })) as string | null) ?? undefined;
-  }
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     const id = this.next;
     const reply = this.call("getTask", { taskId }, signal);
@@ -289,11 +267,6 @@ export class BrokerWire extends Subscribable implements Wire {
       { snapshot: sent, answered: [...options.answered] },
       options.signal,
     )) as string[];
-  }
-  /** The broker's wire trace from now on, message by message (the server's connection is the broker's). */
-  private async watchWire(listener: (event: TraceEvent) => void): Promise<void> {
-    this.traceListener = listener;
-    await this.call("tapWire");
   }
   async setLogLevel(level: LogLevel): Promise<boolean> {
     return (await this.call("setLogLevel", { level })) === true;
