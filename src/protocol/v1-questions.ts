@@ -78,8 +78,8 @@ export class V1Questions {
 
   /**
    * The SDK sends our answer as the response to the server's elicitation request, and only logs a failed send.
-   * Such an answer may not have reached the server: tell the `uncertainDelivery` subscribers (a server that did not take it asks
-   * again on its next tasks/result).
+   * Such an answer may not have reached the server: tell the `uncertainDelivery` subscribers (a server that did not
+   * take it asks again on its next tasks/result).
    */
   private watchAnswers(client: Client): void {
     const transport = client.transport;

@@ -157,7 +157,7 @@ export class TaskEngine {
     } finally {
       // Input refused during a plain call surfaces as what it was, not as the server's reaction to it. Refused
       // while the call became a task, it is the task's: the task is returned (to be saved first), and following it
-      // reports the refusal (the question itself stays with whoever holds it: see WireCapabilities.handsQuestionsOnce).
+      // reports the refusal (the question itself stays with whoever holds it: see handsQuestionsOnce, wire.ts).
       const refused = this.shared.inputErrors.get(null);
       this.shared.inputErrors.delete(null);
       if (refused && outcome?.kind === "task")

@@ -151,7 +151,7 @@ async function savedTask(
   return tracked;
 }
 
-/** A task no later command can reach (WireCapabilities.confinedTasks): its error's hint names no command that cannot work. */
+/** A task no later command can reach (confinedTasks, wire.ts): its error's hint names no command that cannot work. */
 function confined(error: unknown, wire: Wire, taskId: string | null): unknown {
   if (!taskId || !wire.capabilities.confinedTasks || !(error instanceof McpTaskError)) return error;
   error.hint = `no later command can reach this task (${wire.capabilities.confinedTasks}): make the call again${
