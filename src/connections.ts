@@ -84,7 +84,7 @@ export function createConnect(deps: ConnectDeps): Context["connect"] {
       // A new task: the session is opened here; where its questions are handed over once, the session's keeper
       // takes it over before the call (this connection closes without ending the session).
       const wire = await direct(deps, settings, descriptor, how, name);
-      if (!wire.handsQuestionsOnce) return wire;
+      if (!wire.capabilities.handsQuestionsOnce) return wire;
       const session = wire.resumeToken();
       await wire.close();
       // The keeper makes the call, where nobody can sign in: a step-up it is refused is this command's to do.

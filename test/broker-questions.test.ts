@@ -19,7 +19,7 @@ function broker(running: () => string[] = () => []) {
   const b = command();
   const clock = { now: () => 0, sleep: () => new Promise<void>(() => {}) };
   const questions = new Questions(
-    { handsQuestionsOnce: true } as never,
+    { capabilities: { handsQuestionsOnce: true } } as never,
     new Set([a, b]),
     clock as never,
     () => {},

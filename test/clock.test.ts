@@ -100,10 +100,7 @@ it("a look at a broker (server ps, a hello) does not restart its grace; a comman
   const ctx = await testContext(home, { clock });
   const stop = new AbortController();
   const wire = {
-    generation: "v1",
-    protocolVersion: "2025-11-25",
-    serverName: "x",
-    canListTasks: false,
+    capabilities: { generation: "v1", protocolVersion: "2025-11-25", serverName: "x", canListTasks: false },
     resumeToken: () => ({}),
     listTools: async () => [],
     close: async () => {},

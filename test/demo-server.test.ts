@@ -23,6 +23,15 @@ const FAST = { speed: 5, pollIntervalMs: 200 };
 
 const tempStore = () => mkdtempSync(join(tmpdir(), "mcp-task-demo-store-"));
 
+/** The engine of each wire: one answers a wire's questions at a time, so a new one takes over from the last. */
+const engines = new WeakMap<Wire, TaskEngine>();
+function engineOn(wire: Wire, input: InputProvider): TaskEngine {
+  engines.get(wire)?.release();
+  const engine = new TaskEngine(wire, systemClock, input);
+  engines.set(wire, engine);
+  return engine;
+}
+
 /** Prepared answers that also record each question asked. */
 function recording(answer: {
   input?: Record<string, unknown>;
@@ -55,7 +64,7 @@ async function runTask(
   answers: Record<string, unknown> = {},
 ): Promise<Run> {
   const input = recording({ input: answers });
-  const engine = new TaskEngine(wire, systemClock, input);
+  const engine = engineOn(wire, input);
   const started = await engine.call(tool, args, { task: "auto" });
   if (started.kind !== "task") throw new Error(`${tool} answered without a task`);
   const taskId = started.snapshot.taskId;
@@ -85,7 +94,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
   });
 
   it("answers lookup_po at once, without a task, with structured content", async () => {
-    const engine = new TaskEngine(wireOf(), systemClock, preparedAnswers({}));
+    const engine = engineOn(wireOf(), preparedAnswers({}));
     const started = await engine.call("lookup_po", { po_number: "PO-1001" }, { task: "auto" });
     expect(started.kind).toBe("result");
     if (started.kind !== "result") return;
@@ -196,7 +205,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
   });
 
   it("cancels the export while it reports its progress", async () => {
-    const engine = new TaskEngine(wireOf(), systemClock, preparedAnswers({}));
+    const engine = engineOn(wireOf(), preparedAnswers({}));
     const started = await engine.call("export_ledger", {}, { task: "auto" });
     if (started.kind !== "task") throw new Error("expected a task");
     let progress: Snapshot | undefined;
@@ -224,7 +233,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
   });
 
   it("refuses bad arguments with -32602", async () => {
-    const engine = new TaskEngine(wireOf(), systemClock, preparedAnswers({}));
+    const engine = engineOn(wireOf(), preparedAnswers({}));
     await expect(
       engine.call("process_invoice", { invoice_id: "INV-1", po_number: "1001", amount: 10 }, { task: "auto" }),
     ).rejects.toMatchObject({ rpcCode: -32602 });
@@ -250,8 +259,8 @@ describe.each(GENERATIONS)("demo server %s over HTTP", (generation) => {
   });
 
   it("is detected as the right generation, on 127.0.0.1", () => {
-    expect(wire.generation).toBe(generation);
-    expect(wire.canListTasks).toBe(generation === "v1");
+    expect(wire.capabilities.generation).toBe(generation);
+    expect(wire.capabilities.canListTasks).toBe(generation === "v1");
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
@@ -299,14 +308,14 @@ describe.each(GENERATIONS)("demo server %s over stdio", (generation) => {
   });
 
   it("is detected as the right generation", () => {
-    expect(wire.generation).toBe(generation);
+    expect(wire.capabilities.generation).toBe(generation);
   });
 
   demoBehaviour(generation, () => wire);
 
   it("pushes task updates (V1 notifications/tasks/status, V2 notifications/tasks)", async () => {
     const pushed: Snapshot[] = [];
-    const engine = new TaskEngine(wire, systemClock, preparedAnswers({}));
+    const engine = engineOn(wire, preparedAnswers({}));
     const started = await engine.call("sync_ledger", { ledger: "general" }, { task: "auto" });
     if (started.kind !== "task") throw new Error("expected a task");
     const stop = await wire.watchNotifications([started.snapshot.taskId], (snapshot) => pushed.push(snapshot));
@@ -375,11 +384,7 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
     await start();
     const wire = await connect({ transport: "http", url: server!.url! }, { env: {} });
     try {
-      const engine = new TaskEngine(
-        wire,
-        systemClock,
-        recording({ input: { approve: true, comment: "after the restart" } }),
-      );
+      const engine = engineOn(wire, recording({ input: { approve: true, comment: "after the restart" } }));
       const started = await engine.call(
         "process_invoice",
         { invoice_id: "INV-3001", po_number: "PO-1003", amount: 3974.5 },
@@ -415,7 +420,7 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
     try {
       let open!: () => void;
       const gate = gatedApproval(new Promise<void>((resolve) => (open = resolve)), "approved across a restart");
-      let engine = new TaskEngine(wire, systemClock, gate.input);
+      let engine = engineOn(wire, gate.input);
       const started = await engine.call(
         "process_invoice",
         { invoice_id: "INV-3002", po_number: "PO-1004", amount: 12000 },
@@ -434,7 +439,7 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
         await watching;
         await restart();
         open();
-        engine = new TaskEngine(wire, systemClock, gate.input);
+        engine = engineOn(wire, gate.input);
       } else {
         // V1: the question was sent on the first server's tasks/result stream. The client goes away (as a
         // process would, keeping its session id), the server restarts, and the client comes back on its session.
@@ -445,7 +450,7 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
         await restart();
         wire = await connect({ transport: "http", url: server!.url! }, { env: {}, resume: token });
         open();
-        engine = new TaskEngine(wire, systemClock, gate.input);
+        engine = engineOn(wire, gate.input);
       }
       const final = await follow(engine, taskId);
       expect(final.status).toBe("completed");

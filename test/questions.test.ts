@@ -374,7 +374,7 @@ it("the server gives up on a question a person is looking at: the question is wi
   );
   try {
     const withdrawn: string[] = [];
-    wire.onQuestionWithdrawn = (_taskId, request) => withdrawn.push(String(request.params.message));
+    wire.on("questionWithdrawn", (_taskId, request) => withdrawn.push(String(request.params.message)));
     let stoppedAsking = false;
     // A person who does not answer in time: asked, and told to stop when the question goes away.
     const person: InputProvider = {

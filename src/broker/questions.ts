@@ -281,7 +281,7 @@ export class Questions {
       input.reject(decodeError(error));
     };
     // A server that lists its questions until they are answered (V2) is told at once: it asks again.
-    if (!this.wire.handsQuestionsOnce) return refuse();
+    if (!this.wire.capabilities.handsQuestionsOnce) return refuse();
     // The command cannot answer (no --input, an answer that does not fit, Esc, --detach): the question stays
     // here for the next command that asks for the task's input; the server is not told anything.
     input.refused.add(client);

@@ -9,6 +9,7 @@ import { encodeError, onMessages, send, type Message } from "./protocol.js";
 import type { Answer, Client, Questions } from "./questions.js";
 import { sentTo, type HeldTasks } from "./tasks.js";
 import { SentQuestions } from "./sent-questions.js";
+import { helloOf } from "./hello.js";
 import { requestScope, type TraceRelay } from "./relay.js";
 import { schemaProblem } from "../tasks/schema.js";
 
@@ -104,16 +105,7 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
     // A command that puts stubs of questions back (sent-questions.ts) says so; one of an older build is sent them whole.
     hello: async (client, p) => {
       if (p.sentQuestions === true) client.sentQuestions ??= new SentQuestions();
-      return {
-        generation: wire.generation,
-        protocolVersion: wire.protocolVersion,
-        serverName: wire.serverName,
-        canListTasks: wire.canListTasks,
-        resume: wire.resumeToken(),
-        serverPid: wire.serverPid,
-        handsQuestionsOnce: wire.handsQuestionsOnce,
-        hearsElicitationComplete: wire.hearsElicitationComplete,
-      };
+      return helloOf(wire);
     },
     listTools: async () => wire.listTools(),
     schemaProblem: async (_client, p) =>

@@ -100,25 +100,25 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     () => tasks.runningTasks(),
   );
   const tasks = new HeldTasks(wire, ctx, spec.descriptor, clients, (s) => questions.heldFor(s), stop.signal);
-  wire.inputHandler = (request, taskId, signal) => questions.ask(request, taskId, signal);
+  wire.handleInput((request, taskId, signal) => questions.ask(request, taskId, signal));
   // An answer whose delivery is in doubt (the connection failed on its way): the command that gave it settles it.
-  wire.onUncertainDelivery = (delivery) => {
+  wire.on("uncertainDelivery", (delivery) => {
     const owner = questions.owners.get(delivery.taskId);
     if (owner && clients.has(owner))
       send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
-  };
+  });
   // The server's log messages go to every command attached (the connection is theirs alike).
-  wire.onLog = (log) => {
+  wire.on("log", (log) => {
     for (const client of clients) sendBatched(client.socket, { method: "log", params: { log } });
-  };
+  });
   // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
-  wire.onTaskMoved = (taskId, token) => {
+  wire.on("taskMoved", (taskId, token) => {
     for (const client of clients) send(client.socket, { method: "moved", params: { taskId, token } });
-  };
+  });
   // A URL-mode elicitation's page is done: every command attached may be waiting for it (a call refused with -32042).
-  wire.onElicitationComplete = (elicitationId) => {
+  wire.on("elicitationComplete", (elicitationId) => {
     for (const client of clients) send(client.socket, { method: "elicitationComplete", params: { elicitationId } });
-  };
+  });
   const shutdown = (why?: string) => void lifecycle.shutdown(0, why);
   const answering = new Set<Promise<void>>();
   const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown, answering });

@@ -5,10 +5,9 @@ import type { Socket } from "node:net";
 import { ServerError, ServerExitedError } from "../errors.js";
 import type { LogLevel, LogMessage } from "../protocol/logging.js";
 import type {
+  BrokerFacet,
   CallOptions,
   CallOutcome,
-  Generation,
-  InputHandler,
   InputRequest,
   Progress,
   ResumeToken,
@@ -18,35 +17,36 @@ import type {
   ToolInfo,
   UncertainDelivery,
   Wire,
+  WireCapabilities,
 } from "../protocol/wire.js";
+import { Subscribable } from "../protocol/wire-events.js";
 import type { Trace, TraceEvent } from "../protocol/trace.js";
 import { isRunning, refOf, type ProcessRef } from "./processes.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 import { ReceivedQuestions } from "./sent-questions.js";
+import { capabilitiesOf, type Hello } from "./hello.js";
 
 /** The Wire of a server behind a broker. */
-export class BrokerWire implements Wire {
-  inputHandler?: InputHandler;
+export class BrokerWire extends Subscribable implements Wire {
   serverPid?: number;
   private serverRef?: ProcessRef;
-  generation!: Generation;
-  protocolVersion!: string;
-  serverName!: string;
-  canListTasks!: boolean;
-  handsQuestionsOnce?: boolean;
-  hearsElicitationComplete?: boolean;
-  /** A call this command abandons is heard out by the broker, which saves its task (see callTool). */
-  readonly keepsAbandonedCalls = true;
-  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
-  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
-  onElicitationComplete?: (elicitationId: string) => void;
-  onLog?: (log: LogMessage) => void;
+  /** As the broker's own wire has them (its hello, hello.ts), but for keepsAbandonedCalls: see callTool. */
+  readonly capabilities!: WireCapabilities;
+  /** The broker's trace, and its schema checks (its checker loaded, its schemas compiled). */
+  readonly broker: BrokerFacet = {
+    /** The broker's wire trace from now on, message by message (the server's connection is the broker's). */
+    watchWire: async (listener) => {
+      this.traceListener = listener;
+      await this.call("tapWire");
+    },
+    schemaProblem: async (schema, value, what) =>
+      ((await this.call("schemaProblem", { schema, value, what })) as string | null) ?? undefined,
+  };
   private traceListener?: (event: TraceEvent) => void;
   /** Questions being asked here, by the broker's id: aborted when the server withdraws one. */
   private readonly asking = new Map<number, AbortController>();
-  onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
   private resume!: ResumeToken;
-  /** A moved task's token being saved: replies that follow it wait for it (as a direct wire awaits onTaskMoved). */
+  /** A moved task's token being saved: replies that follow it wait for it (as a direct wire awaits taskMoved). */
   private moving: Promise<void> = Promise.resolve();
   private next = 1;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
@@ -69,6 +69,7 @@ export class BrokerWire implements Wire {
     /** This command's trace: the broker's wire for this command is relayed to it. */
     private readonly trace?: Trace,
   ) {
+    super();
     onMessages(socket, (message) => this.receive(message));
     socket.on("close", () => {
       const error = this.goneError("the connection to the server's broker closed (the broker or its server stopped)");
@@ -91,27 +92,14 @@ export class BrokerWire implements Wire {
       const started = (await wire.call("trace").catch(() => null)) as { opening?: TraceEvent[] } | null;
       for (const event of started?.opening ?? []) wire.relayed(event);
     }
-    const hello = (await wire.call("hello", { sentQuestions: true })) as {
-      generation: Generation;
-      protocolVersion: string;
-      serverName: string;
-      canListTasks: boolean;
-      resume: ResumeToken;
-      serverPid?: number;
-      handsQuestionsOnce?: boolean;
-      hearsElicitationComplete?: boolean;
-    };
+    const hello = (await wire.call("hello", { sentQuestions: true })) as Hello;
+    const capabilities = capabilitiesOf(hello);
     Object.assign(wire, {
-      generation: hello.generation,
-      protocolVersion: hello.protocolVersion,
-      serverName: hello.serverName,
-      canListTasks: hello.canListTasks,
+      capabilities,
       resume: hello.resume,
       serverPid: hello.serverPid,
       // The server as it ran when this command came (pid and start time): whether it still runs, later.
       serverRef: refOf(hello.serverPid),
-      handsQuestionsOnce: hello.handsQuestionsOnce,
-      hearsElicitationComplete: hello.hearsElicitationComplete,
     });
     return wire;
   }
@@ -127,36 +115,37 @@ export class BrokerWire implements Wire {
       this.relayed((message.params as { event: TraceEvent }).event);
     } else if ("method" in message && message.method === "uncertain") {
       const delivery = message.params as Omit<UncertainDelivery, "error"> & { error: never };
-      this.onUncertainDelivery?.({ ...delivery, error: decodeError(delivery.error) });
+      this.hub.emit("uncertainDelivery", { ...delivery, error: decodeError(delivery.error) });
     } else if ("method" in message && message.method === "tap") {
       this.traceListener?.((message.params as { event: TraceEvent }).event);
     } else if ("method" in message && message.method === "log") {
-      this.onLog?.((message.params as { log: LogMessage }).log);
+      this.hub.emit("log", (message.params as { log: LogMessage }).log);
     } else if ("method" in message && message.method === "progress") {
       const { progressId, progress } = message.params as { progressId: number; progress: Progress };
       this.progress.get(progressId)?.(progress);
     } else if ("method" in message && message.method === "serverExited") {
       this.exitReason = decodeError((message.params as { error: never }).error);
     } else if ("method" in message && message.method === "elicitationComplete") {
-      this.onElicitationComplete?.(String((message.params as { elicitationId: unknown }).elicitationId));
+      this.hub.emit("elicitationComplete", String((message.params as { elicitationId: unknown }).elicitationId));
     } else if ("method" in message && message.method === "withdrawn") {
       // The server stopped waiting for a question this command was given: stop asking, and say so.
       const { id, taskId, request } = message.params as { id: number; taskId: string | null; request: InputRequest };
       this.asking.get(id)?.abort();
-      this.onQuestionWithdrawn?.(taskId, request);
+      this.hub.emit("questionWithdrawn", taskId, request);
     } else if ("method" in message && message.method === "moved") {
       // The broker's wire found a task in a new session (the server forgot the old one): its owner saves the token.
       const { taskId, token } = message.params as { taskId: string; token: ResumeToken };
-      this.moving = Promise.resolve(this.onTaskMoved?.(taskId, token)).catch(() => {});
+      this.moving = this.hub.settle("taskMoved", taskId, token).catch(() => {});
     } else if ("method" in message && message.method === "input" && "id" in message) {
       const { request: sent, taskId } = message.params as { request: InputRequest; taskId: string | null };
       const request = this.held.request(taskId, sent);
       const asking = new AbortController();
       this.asking.set(message.id, asking);
+      const handler = this.hub.input;
       const answer = !request
         ? Promise.reject(new ServerError("the broker handed over a question it had not sent"))
-        : this.inputHandler
-          ? this.inputHandler(request, taskId, asking.signal)
+        : handler
+          ? handler(request, taskId, asking.signal)
           : Promise.reject(new ServerError("no input handler"));
       void answer.finally(() => this.asking.delete(message.id)).catch(() => {});
       answer.then(
@@ -260,9 +249,6 @@ export class BrokerWire implements Wire {
       abandon,
     )) as CallOutcome;
   }
-  async schemaProblem(schema: Record<string, unknown>, value: unknown, what: string): Promise<string | undefined> {
-    return ((await this.call("schemaProblem", { schema, value, what })) as string | null) ?? undefined;
-  }
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     const id = this.next;
     const reply = this.call("getTask", { taskId }, signal);
@@ -273,17 +259,14 @@ export class BrokerWire implements Wire {
     // A server that hands its questions over once lists none: what the snapshot carries are the broker's own held
     // questions, which it has (as big as the server made them, they are not sent back on every read).
     const sent =
-      this.handsQuestionsOnce && snapshot.inputRequests.length > 0 ? { ...snapshot, inputRequests: [] } : snapshot;
+      this.capabilities.handsQuestionsOnce && snapshot.inputRequests.length > 0
+        ? { ...snapshot, inputRequests: [] }
+        : snapshot;
     return (await this.call(
       "serviceInput",
       { snapshot: sent, answered: [...options.answered] },
       options.signal,
     )) as string[];
-  }
-  /** The broker's wire trace from now on, message by message (the server's connection is the broker's). */
-  async watchWire(listener: (event: TraceEvent) => void): Promise<void> {
-    this.traceListener = listener;
-    await this.call("tapWire");
   }
   async setLogLevel(level: LogLevel): Promise<boolean> {
     return (await this.call("setLogLevel", { level })) === true;

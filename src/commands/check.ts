@@ -90,7 +90,7 @@ export async function runCheck(options: CheckOptions, ctx: Context): Promise<num
     return report(
       options,
       ctx,
-      { name: server.name, generation: wire.generation, protocol: wire.protocolVersion },
+      { name: server.name, generation: wire.capabilities.generation, protocol: wire.capabilities.protocolVersion },
       results,
     );
   } catch (error) {

@@ -45,12 +45,12 @@ export async function showLogs(
 ): Promise<void> {
   const threshold = options.logLevel ?? (options.json ? "debug" : DEFAULT_LOG_LEVEL);
   let shown = 0;
-  wire.onLog = (log) => {
+  wire.on("log", (log) => {
     if (!atLeast(log.level, threshold) || shown > MAX_LOG_LINES) return;
     if (++shown > MAX_LOG_LINES)
       printer.note(`the server sends more than ${MAX_LOG_LINES} log messages; the rest are not shown`);
     else printer.log(taskId(), log, new Date(ctx.clock.now()));
-  };
+  });
   // Not being able to choose the level is no reason to fail the command: the levels are filtered here anyway.
   if (options.logLevel) await wire.setLogLevel?.(options.logLevel).catch(() => false);
 }

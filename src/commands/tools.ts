@@ -45,22 +45,20 @@ export async function runTools(options: ToolsOptions, ctx: Context): Promise<num
   try {
     const tools = await wire.listTools();
     if (options.name !== undefined) return showTool(options.name, tools, server, ctx, options.json);
-    createPrinter(ctx.io, options.json).document(
-      { server: server.name, generation: wire.generation, protocolVersion: wire.protocolVersion, tools },
-      () => {
-        const head = `${sanitizeLine(server.name)}: ${wire.generation.toUpperCase()} (protocol ${sanitizeLine(wire.protocolVersion)})`;
-        // Names as shown, cut at TOOL_NAME_COLUMN: the column is as wide as the longest of those (a server's one
-        // 200,000-character name padded every row to it: 400 MB of output), found without spreading 300,000 names
-        // into one call's arguments.
-        const names = tools.map((t) => cutName(sanitizeLine(t.name)));
-        const width = names.reduce((most, name) => Math.max(most, name.length), 4);
-        const rows = tools.map(
-          (t, i) =>
-            `  ${names[i]!.padEnd(width)}  ${taskLabel(t.taskSupport).padEnd(12)}  ${sanitizeLine(t.description ?? "").slice(0, 80)}`,
-        );
-        return [head, ...rows].join("\n");
-      },
-    );
+    const { generation, protocolVersion } = wire.capabilities;
+    createPrinter(ctx.io, options.json).document({ server: server.name, generation, protocolVersion, tools }, () => {
+      const head = `${sanitizeLine(server.name)}: ${generation.toUpperCase()} (protocol ${sanitizeLine(protocolVersion)})`;
+      // Names as shown, cut at TOOL_NAME_COLUMN: the column is as wide as the longest of those (a server's one
+      // 200,000-character name padded every row to it: 400 MB of output), found without spreading 300,000 names
+      // into one call's arguments.
+      const names = tools.map((t) => cutName(sanitizeLine(t.name)));
+      const width = names.reduce((most, name) => Math.max(most, name.length), 4);
+      const rows = tools.map(
+        (t, i) =>
+          `  ${names[i]!.padEnd(width)}  ${taskLabel(t.taskSupport).padEnd(12)}  ${sanitizeLine(t.description ?? "").slice(0, 80)}`,
+      );
+      return [head, ...rows].join("\n");
+    });
     return 0;
   } finally {
     await wire.close();

@@ -25,6 +25,7 @@ import { adopt, serverProcess, stdioTransport, watchServer, type StderrTail } fr
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
 import { renegotiable } from "./renegotiable.js";
+import { sessionBound } from "./sse-session.js";
 import type { ResumeToken, Wire } from "./wire.js";
 
 const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
@@ -134,8 +135,11 @@ async function connectOnce(
   session?: ResumeToken,
   known?: PriorDiscovery,
 ): Promise<Wire> {
-  // Logging notifications go to whoever the wire tells, from the first connection and any renewed one.
-  const logs = (opened: Opened) => ((opened.rpc.onLog = (log) => wire.onLog?.(log)), opened);
+  // Logging notifications go to the wire's subscribers, from the first connection and any renewed one.
+  const logs = (opened: Opened) => {
+    opened.rpc.onLog = (log) => (wire as V1Wire | V2Wire).hub.emit("log", log);
+    return opened;
+  };
   const { client, rpc, era, protocolVersion, serverName, sessionId, transport } = logs(
     await open(descriptor, options, prior, session, known),
   );
@@ -160,38 +164,6 @@ async function connectOnce(
     wire.serverPid = transport.pid ?? undefined;
   channels.set(wire, rpc);
   return transport instanceof SSEClientTransport ? sessionBound(wire) : wire;
-}
-
-/** Why a legacy HTTP+SSE connection's tasks end with the command (Wire.confinedTasks). */
-const SSE_SESSION_ENDS =
-  "a legacy HTTP+SSE server's session is this command's own event stream, and its tasks end with it";
-
-/**
- * A legacy HTTP+SSE connection: its session is its event stream, which no other process can take over, so nothing
- * started here can outlive the command, and its questions are this process's to answer. A tool whose taskSupport is
- * "required" is still called as a task (2025-11-25: a client must), followed inside the command on this session;
- * every other call is a plain call (a task would only be lost with the session). A handle saved of its task says
- * so to a later command (resume).
- */
-function sessionBound(wire: Wire): Wire {
-  const call = wire.callTool.bind(wire);
-  const list = wire.listTools.bind(wire);
-  const token = wire.resumeToken.bind(wire);
-  let required: ReadonlySet<string> | undefined;
-  wire.listTools = async () => {
-    const tools = await list();
-    required = new Set(tools.filter((tool) => tool.taskSupport === "required").map((tool) => tool.name));
-    return tools;
-  };
-  wire.callTool = async (name, args, options) => {
-    if (!required) await wire.listTools();
-    const task = options.task === "auto" && required!.has(name) ? "auto" : "never";
-    return call(name, args, { ...options, task });
-  };
-  wire.resumeToken = () => ({ ...token(), sessionBound: true });
-  Object.defineProperty(wire, "handsQuestionsOnce", { value: false });
-  Object.defineProperty(wire, "confinedTasks", { value: SSE_SESSION_ENDS });
-  return wire;
 }
 
 /** What `open` hands the wire: the SDK client, the channel for task traffic, and what the handshake learned. */

@@ -10,7 +10,7 @@
 // 2025-11-25 shape (a 2026-07-28 server must send one: a 2025-11-25 server over stdio answers tools/list without
 // initialize), after which a read is made again, and anything else stands as answered.
 import { RpcError } from "../errors.js";
-import type { Wire } from "./wire.js";
+import type { Unsubscribe, Wire } from "./wire.js";
 
 const METHOD_NOT_FOUND = -32601;
 const REFUSED_STATUSES = new Set([400, 404, 405]);
@@ -33,14 +33,22 @@ export function saysServerChanged(error: unknown): boolean {
 /**
  * `first`, as a wire whose first request failing as `saysServerChanged`, or first answer without a `resultType`
  * (`untyped`), has `again` connect afresh (negotiating the generation): if that finds another generation, the new
- * wire takes over (what its owner set on the old one is set on it, and the old one is closed) and the request is made
- * on it (an answered one only if it is a read); otherwise the new one is closed and the error or answer stands.
+ * wire takes over (its owner's subscriptions and what it set on the old one move to it, and the old one is closed)
+ * and the request is made on it (an answered one only if it is a read); otherwise the new one is closed and the
+ * error or answer stands.
  */
 export function renegotiable(first: Wire, again: () => Promise<Wire>, untyped: () => boolean): Wire {
   let current = first;
   let tried = false;
-  /** What the wire's owner set on it (handlers, mostly): set on a wire that takes over too. */
+  /** What the wire's owner set on it: set on a wire that takes over too. */
   const assigned = new Map<PropertyKey, unknown>();
+  /** The owner's subscriptions (events, the input handler): made again on a wire that takes over. */
+  const subscriptions = new Set<{ to: (wire: Wire) => Unsubscribe; off: Unsubscribe }>();
+  const subscribe = (to: (wire: Wire) => Unsubscribe): Unsubscribe => {
+    const subscription = { to, off: to(current) };
+    subscriptions.add(subscription);
+    return () => (subscriptions.delete(subscription), subscription.off());
+  };
   let ended!: (error: Error) => void;
   const closed = new Promise<Error>((resolve) => (ended = resolve));
   const follow = (wire: Wire) => void wire.closed.then((error) => wire === current && ended(error));
@@ -51,18 +59,25 @@ export function renegotiable(first: Wire, again: () => Promise<Wire>, untyped: (
     tried = true;
     const next = await again().catch(() => undefined);
     if (!next) return false;
-    if (next.generation === current.generation) {
+    if (next.capabilities.generation === current.capabilities.generation) {
       await next.close().catch(() => {});
       return false;
     }
     for (const [key, value] of assigned) Reflect.set(next, key, value);
+    for (const subscription of subscriptions) {
+      subscription.off();
+      subscription.off = subscription.to(next);
+    }
     const old = current;
     current = next;
     follow(next);
     await old.close().catch(() => {});
     return true;
   };
-  const guarded = new Map<PropertyKey, (...args: unknown[]) => Promise<unknown>>();
+  const guarded = new Map<PropertyKey, (...args: never[]) => unknown>([
+    ["on", ((event, fn) => subscribe((wire) => wire.on(event, fn))) satisfies Wire["on"]],
+    ["handleInput", ((handler) => subscribe((wire) => wire.handleInput(handler))) satisfies Wire["handleInput"]],
+  ]);
   for (const name of GUARDED)
     guarded.set(name, async (...args: unknown[]) => {
       const call = () => (Reflect.get(current, name) as (...a: unknown[]) => Promise<unknown>).apply(current, args);

@@ -1,23 +1,16 @@
 // V1's questions: the server asks them as ordinary `elicitation/create` (or `sampling/createMessage`) requests on
 // the stream of a task's open `tasks/result` round. They reach the wire's input handler tagged with their task (the
 // related-task metadata); a form past the bounds is refused before the SDK parses it; an answer whose round ended
-// first, or whose send failed, is reported as in doubt (`onUncertainDelivery`).
+// first, or whose send failed, is reported as in doubt (the `uncertainDelivery` event).
 import type { Client } from "@modelcontextprotocol/client";
 import { RpcError, ServerError } from "../errors.js";
 import { toServerError } from "./failures.js";
 import type { RawChannel } from "./rpc.js";
 import { formOverLimit, overLimitStandIn } from "./schema-bounds.js";
-import type { InputHandler, InputRequest, InputResponse, UncertainDelivery } from "./wire.js";
+import type { InputRequest, InputResponse } from "./wire.js";
+import type { WireHub } from "./wire-events.js";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
-
-/** What the wire's users set on it: who answers the questions, and who hears of a doubtful or withdrawn one. */
-interface Asked {
-  inputHandler?: InputHandler;
-  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
-  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
-  onElicitationComplete?: (elicitationId: string) => void;
-}
 
 export class V1Questions {
   /**
@@ -28,7 +21,8 @@ export class V1Questions {
   /** Answers to a task's questions handed to the SDK and not yet sent, by the server's request id. */
   private readonly answering = new Map<unknown, { taskId: string; request: InputRequest; response: InputResponse }>();
 
-  constructor(private readonly wire: Asked) {}
+  /** `hub`: the wire's, who answers the questions, and who hears of a doubtful or withdrawn one. */
+  constructor(private readonly hub: WireHub) {}
 
   /** A new tasks/result round of a task: its questions come with it; the caller sets `cut` when it ends early. */
   openRound(taskId: string, hold = false): { cut: boolean } {
@@ -77,15 +71,15 @@ export class V1Questions {
     }
     client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
       const id = (notification.params as { elicitationId?: unknown }).elicitationId;
-      if (typeof id === "string") this.wire.onElicitationComplete?.(id);
+      if (typeof id === "string") this.hub.emit("elicitationComplete", id);
     });
     this.watchAnswers(client);
   }
 
   /**
    * The SDK sends our answer as the response to the server's elicitation request, and only logs a failed send.
-   * Such an answer may not have reached the server: tell `onUncertainDelivery` (a server that did not take it asks
-   * again on its next tasks/result).
+   * Such an answer may not have reached the server: tell the `uncertainDelivery` subscribers (a server that did not
+   * take it asks again on its next tasks/result).
    */
   private watchAnswers(client: Client): void {
     const transport = client.transport;
@@ -97,7 +91,7 @@ export class V1Questions {
       if (!answer) return send(message, options);
       this.answering.delete(id);
       return send(message, options).catch((error: unknown) => {
-        this.wire.onUncertainDelivery?.({
+        this.hub.emit("uncertainDelivery", {
           taskId: answer.taskId,
           answers: [{ request: answer.request, response: answer.response }],
           stableKeys: false,
@@ -118,11 +112,12 @@ export class V1Questions {
     const meta = (params._meta ?? {}) as Record<string, { taskId?: unknown } | undefined>;
     const taskId = typeof meta[RELATED_TASK]?.taskId === "string" ? (meta[RELATED_TASK]!.taskId as string) : null;
     const input: InputRequest = { key: `v1:${String(id ?? Math.random())}`, method, params };
-    if (!this.wire.inputHandler) throw new RpcError("mcp-task has no answer for this request", -32603);
+    const handler = this.hub.input;
+    if (!handler) throw new RpcError("mcp-task has no answer for this request", -32603);
     const round = taskId !== null ? this.rounds.get(taskId) : undefined;
     if (round?.hold) return held(signal);
-    signal?.addEventListener("abort", () => this.wire.onQuestionWithdrawn?.(taskId, input), { once: true });
-    const response = await this.wire.inputHandler(input, taskId, signal);
+    signal?.addEventListener("abort", () => this.hub.emit("questionWithdrawn", taskId, input), { once: true });
+    const response = await handler(input, taskId, signal);
     // A declined sampling request is an error reply (the spec's -1, "User rejected sampling request"); an accepted
     // one's content is the CreateMessageResult (src/tasks/sampling.ts).
     // (The SDK replies with a thrown error's numeric `code`: RpcError's `code` is our string one.)
@@ -134,7 +129,7 @@ export class V1Questions {
       const error = new ServerError(
         "the tasks/result stream that brought the question ended before the answer was sent",
       );
-      this.wire.onUncertainDelivery?.({ taskId, answers: [{ request: input, response }], stableKeys: false, error });
+      this.hub.emit("uncertainDelivery", { taskId, answers: [{ request: input, response }], stableKeys: false, error });
     } else if (taskId !== null && id !== undefined) this.answering.set(id, { taskId, request: input, response });
     if (method === "sampling/createMessage") return (response as { content: Record<string, unknown> }).content;
     return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };

@@ -17,14 +17,16 @@ import {
 import { sanitizeLine, shellWord } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { snapshotFromV1, taskPageFromV1, toolResultOrThrow } from "./parse.js";
-import { closeConnection, type RawChannel, type RawRequestOptions } from "./rpc.js";
+import { closeConnection, type RawChannel } from "./rpc.js";
 import { V1Questions } from "./v1-questions.js";
 import { V1Results } from "./v1-results.js";
+import { V1Session } from "./v1-session.js";
 import { listToolPages, toolFromV1 } from "./tools.js";
-import type { CallOptions, CallOutcome, InputHandler, InputRequest, ResumeToken, ServiceInputOptions } from "./wire.js";
-import type { Snapshot, TaskPage, ToolInfo, UncertainDelivery, Wire } from "./wire.js";
+import { revisionOf } from "./revisions.js";
+import { Subscribable } from "./wire-events.js";
+import type { CallOptions, CallOutcome, ResumeToken, ServiceInputOptions } from "./wire.js";
+import type { Snapshot, TaskPage, ToolInfo, Wire, WireCapabilities, WireProbes } from "./wire.js";
 
-const INVALID_PARAMS = -32602;
 /** One connection to a V1 server: the SDK client (handshake, the server's requests), our channel, its session. */
 export interface V1Connection {
   client: Client;
@@ -33,39 +35,29 @@ export interface V1Connection {
   sessionId?: () => string | undefined;
 }
 
-export class V1Wire implements Wire {
-  readonly generation = "v1" as const;
-  readonly handsQuestionsOnce = true;
-  inputHandler?: InputHandler;
-  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
-  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
-  onElicitationComplete?: (elicitationId: string) => void; // told by v1-questions.ts
+export class V1Wire extends Subscribable implements Wire {
   serverPid?: number;
   private tools?: Map<string, ToolInfo>;
   /** The server's questions, asked on the tasks/result rounds (v1-questions.ts). */
-  private readonly questions = new V1Questions(this);
+  private readonly questions = new V1Questions(this.hub);
   /** The tasks' outcomes, read with tasks/result (v1-results.ts). */
   private readonly results = new V1Results(
-    (method, params, options) => this.request(method, params, options),
+    (method, params, options) => this.session.request(method, params, options),
     (taskId, signal) => this.readTask(taskId, signal),
     this.questions,
     () => this.rpc.requestTimeoutMs,
   );
   private readonly listeners = new Set<(snapshot: Snapshot) => void>();
-  onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
-  /** How many times the session was renewed (the server had forgotten it); 0: still the first one. */
-  private epoch = 0;
-  /** Per task: the epoch in which the server last knew it (it created it, or answered a read of it). */
-  private readonly knownIn = new Map<string, number>();
-  private renewing?: Promise<void>;
+  /** Requests in the current session, a new one opened when the server forgot it (v1-session.ts). */
+  private readonly session: V1Session;
   private resolveClosed!: (error: Error) => void;
   private readonly closedPromise = new Promise<Error>((resolve) => (this.resolveClosed = resolve));
 
   constructor(
     private client: Client,
     private rpc: RawChannel,
-    public protocolVersion: string,
-    readonly serverName: string,
+    private protocolVersion: string,
+    private readonly serverName: string,
     /** The server's capabilities when the session was resumed (no initialize, so the SDK does not know them). */
     private readonly resumedCapabilities?: Record<string, unknown>,
     private sessionId?: () => string | undefined,
@@ -73,8 +65,15 @@ export class V1Wire implements Wire {
      * Opens a new session (a new initialize) on the same server, for when the server no longer knows this one (it
      * restarted): a server that keeps its tasks may still know a task there. Undefined where there are no sessions.
      */
-    private readonly renew?: () => Promise<V1Connection>,
+    renew?: () => Promise<V1Connection>,
   ) {
+    super();
+    const replace = renew && (() => this.renewSession(renew));
+    this.session = new V1Session(
+      () => this.rpc,
+      replace,
+      (id) => this.hub.settle("taskMoved", id, this.resumeToken()),
+    );
     this.attach({ client, rpc, protocolVersion, sessionId });
   }
 
@@ -102,51 +101,40 @@ export class V1Wire implements Wire {
     };
   }
 
-  private get capabilities(): Record<string, unknown> | undefined {
+  get capabilities(): WireCapabilities {
+    return {
+      generation: "v1",
+      revision: revisionOf("v1"),
+      protocolVersion: this.protocolVersion,
+      serverName: this.serverName,
+      canListTasks: this.canListTasks,
+      handsQuestionsOnce: true,
+      keepsAbandonedCalls: false,
+      hearsElicitationComplete: true,
+    };
+  }
+
+  private get serverCapabilities(): Record<string, unknown> | undefined {
     return (this.client.getServerCapabilities() as Record<string, unknown> | undefined) ?? this.resumedCapabilities;
   }
 
   private get taskCaps(): Record<string, unknown> | undefined {
-    return this.capabilities?.tasks as Record<string, unknown> | undefined;
+    return this.serverCapabilities?.tasks as Record<string, unknown> | undefined;
   }
 
   get closed(): Promise<Error> {
     return this.closedPromise;
   }
 
-  /**
-   * Sends a request in the current session. When the server no longer knows the session, a new one is opened (one
-   * renewal shared by every request that hit the lost session) and the request is sent again there, once.
-   */
-  private async request(
-    method: string,
-    params: Record<string, unknown>,
-    options: RawRequestOptions = {},
-  ): Promise<Record<string, unknown>> {
-    for (let renewed = false; ; renewed = true) {
-      const epoch = this.epoch;
-      try {
-        return await this.rpc.request(method, params, options);
-      } catch (error) {
-        if (!(error instanceof SessionLostError) || !this.renew || renewed) throw error;
-        await this.renewSession(epoch);
-      }
-    }
-  }
-
-  /** Opens a new session after the one of `epoch` was lost (nothing to do when another request renewed it already). */
-  private renewSession(epoch: number): Promise<void> {
-    if (this.epoch !== epoch) return Promise.resolve();
-    this.renewing ??= (async () => {
-      const fresh = await this.renew!();
-      const old = { client: this.client, rpc: this.rpc };
-      this.attach(fresh);
-      this.epoch++;
-      // Requests still waiting in the lost session are asked again in the new one (see request()).
+  /** Takes a new session into use (the server forgot this one); resolves with how to retire the old one. */
+  private async renewSession(renew: () => Promise<V1Connection>): Promise<() => Promise<void>> {
+    const fresh = await renew();
+    const old = { client: this.client, rpc: this.rpc };
+    this.attach(fresh);
+    return async () => {
       old.rpc.failAll(new SessionLostError("the server no longer knows this session (it restarted?)"));
       await old.client.close().catch(() => {}); // never a session DELETE: there is no session left to delete
-    })().finally(() => (this.renewing = undefined));
-    return this.renewing;
+    };
   }
 
   resumeToken(): ResumeToken {
@@ -155,18 +143,18 @@ export class V1Wire implements Wire {
       protocolVersion: this.protocolVersion,
       serverName: this.serverName,
       sessionId: this.sessionId?.(),
-      capabilities: this.capabilities,
+      capabilities: this.serverCapabilities,
     };
   }
 
-  get canListTasks(): boolean {
+  private get canListTasks(): boolean {
     return this.taskCaps?.list !== undefined;
   }
 
   async listTools(): Promise<ToolInfo[]> {
     // Sent raw (tools.ts): on a resumed session the SDK has not seen initialize and would refuse (no tools capability
     // known).
-    const tools = await listToolPages((params) => this.request("tools/list", params), toolFromV1);
+    const tools = await listToolPages((params) => this.session.request("tools/list", params), toolFromV1);
     this.tools = new Map(tools.map((tool) => [tool.name, tool]));
     return tools;
   }
@@ -184,11 +172,11 @@ export class V1Wire implements Wire {
     if (asTask) params.task = options.ttlMs !== undefined ? { ttl: options.ttlMs } : {};
     // A task's progress token lasts the task's life (2025-11-25): its listener stays.
     const progress = options.onProgress && { onProgress: options.onProgress, keepProgress: asTask };
-    const reply = await this.request("tools/call", params, { signal: options.signal, ...progress });
+    const reply = await this.session.request("tools/call", params, { signal: options.signal, ...progress });
     if (reply.task !== undefined) {
       if (!asTask) throw new ProtocolViolation("the server answered a plain tools/call with a task");
       const snapshot = snapshotFromV1(reply.task, "task");
-      this.knownIn.set(snapshot.taskId, this.epoch);
+      this.session.known(snapshot.taskId);
       return { kind: "task", snapshot };
     }
     // A server may answer a task request with a plain result.
@@ -197,7 +185,7 @@ export class V1Wire implements Wire {
 
   /** One tasks/get: the task's state, without its outcome. */
   private async readTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
-    const reply = await this.taskRequest("tasks/get", taskId, signal);
+    const reply = await this.session.taskRequest("tasks/get", taskId, signal);
     // Checked before anything else: a reply about another task would be followed as if it were this one.
     return sameTaskOrThrow(snapshotFromV1(reply, "tasks/get result"), taskId, "tasks/get");
   }
@@ -221,18 +209,14 @@ export class V1Wire implements Wire {
     return this.results.follow(taskId, signal);
   }
 
-  /** See Wire.probeResult: an early tasks/result whose questions are left unanswered. */
-  probeResult(taskId: string): void {
-    this.results.open(taskId, true);
-  }
-
-  /** See Wire.resultAnsweredEarly. */
-  resultAnsweredEarly(): string | undefined {
-    return this.results.saidEarly;
-  }
+  /** See WireProbes: an early tasks/result whose questions are left unanswered, and what the server said to one. */
+  readonly probes: WireProbes = {
+    openResult: (taskId) => this.results.open(taskId, true),
+    resultAnsweredEarly: () => this.results.saidEarly,
+  };
 
   async serviceInput(snapshot: Snapshot, _options: ServiceInputOptions): Promise<string[]> {
-    // The questions arrive as elicitation requests once tasks/result is open; they reach inputHandler.
+    // The questions arrive as elicitation requests once tasks/result is open; they reach the input handler.
     this.results.open(snapshot.taskId);
     return [];
   }
@@ -248,7 +232,7 @@ export class V1Wire implements Wire {
     if (this.taskCaps && this.taskCaps.cancel === undefined) throw cannot();
     try {
       return sameTaskOrThrow(
-        snapshotFromV1(await this.taskRequest("tasks/cancel", taskId), "tasks/cancel result"),
+        snapshotFromV1(await this.session.taskRequest("tasks/cancel", taskId), "tasks/cancel result"),
         taskId,
         "tasks/cancel",
       );
@@ -266,7 +250,7 @@ export class V1Wire implements Wire {
         `${sanitizeLine(this.serverName)} does not list its tasks`,
         "list saved handles without --remote",
       );
-    const reply = await this.request("tasks/list", cursor ? { cursor } : {});
+    const reply = await this.session.request("tasks/list", cursor ? { cursor } : {});
     return taskPageFromV1(reply);
   }
 
@@ -276,45 +260,9 @@ export class V1Wire implements Wire {
     return () => this.listeners.delete(listener);
   }
 
-  private async taskRequest(method: string, taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    let reply: Record<string, unknown>;
-    try {
-      reply = await this.request(method, { taskId }, { signal });
-    } catch (error) {
-      if (error instanceof RpcError && error.rpcCode === INVALID_PARAMS) {
-        if (this.movedAway(taskId)) {
-          // The session the task was reached in is gone, and the new one does not know the task.
-          throw new TaskNotFoundError(
-            `the server no longer knows this session (it restarted?), and with it task ${taskId}`,
-            undefined,
-            taskId,
-          );
-        }
-        throw new TaskNotFoundError(
-          `the server does not know task ${taskId} (expired, or created on another connection): ${sanitizeLine(error.message)}`,
-          undefined,
-          taskId,
-        );
-      }
-      throw error;
-    }
-    if (this.movedAway(taskId)) {
-      // The server kept the task across the loss of its session: later processes must come in the new session.
-      this.knownIn.set(taskId, this.epoch);
-      await this.onTaskMoved?.(taskId, this.resumeToken());
-    }
-    this.knownIn.set(taskId, this.epoch);
-    return reply;
-  }
-
-  /** True when the session was renewed since the server last knew this task. */
-  private movedAway(taskId: string): boolean {
-    return this.epoch > 0 && this.knownIn.get(taskId) !== this.epoch;
-  }
-
   async close(): Promise<void> {
     // Never a session DELETE: tasks may be wanted by a later process.
-    await this.renewing?.catch(() => {}); // a session being opened is closed too
+    await this.session.settled(); // a session being opened is closed too
     await closeConnection(this.client, this.serverPid);
   }
 }

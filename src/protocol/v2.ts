@@ -11,14 +11,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type Client,
 } from "@modelcontextprotocol/client";
-import {
-  InputRequiredError,
-  ProtocolViolation,
-  RpcError,
-  ServerError,
-  TaskNotFoundError,
-  UsageError,
-} from "../errors.js";
+import { ProtocolViolation, RpcError, ServerError, TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
 import { completedOrThrow, sameTaskOrThrow } from "./checks.js";
 import { inputRequestsFromV2, snapshotFromV2, toolResultOrThrow } from "./parse.js";
@@ -26,34 +19,30 @@ import { excludedTool, paramHeaders, scanHeaderDeclarations, type HeaderScan } f
 import { listToolPages, toolFromV2 } from "./tools.js";
 import { V2Push } from "./v2-push.js";
 import { setOwn } from "../data.js";
+import { answerOpen, handlerOf, wireResponse } from "./v2-questions.js";
 import { closeConnection, type RawChannel, type RawRequestOptions } from "./rpc.js";
 import { EXTENSION_REQUIRED, v2Probes } from "./probes.js";
 import type {
   CallOptions,
   CallOutcome,
-  InputHandler,
-  InputRequest,
-  InputResponse,
   ResumeToken,
   ServiceInputOptions,
   Snapshot,
   TaskPage,
   ToolInfo,
-  UncertainDelivery,
   Wire,
+  WireCapabilities,
   WireProbes,
 } from "./wire.js";
+import { revisionOf } from "./revisions.js";
+import { Subscribable } from "./wire-events.js";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const INVALID_PARAMS = -32602;
 import { MAX_INPUT_ROUNDS } from "../limits.js";
 
-export class V2Wire implements Wire {
-  readonly generation = "v2" as const;
-  readonly hearsElicitationComplete = false;
-  readonly canListTasks = false;
-  inputHandler?: InputHandler;
-  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
+export class V2Wire extends Subscribable implements Wire {
+  readonly capabilities: WireCapabilities;
   serverPid?: number;
   private readonly push: V2Push;
   /** Over HTTP, per tool listed: its `x-mcp-header` declarations, or why it is left out (param-headers.ts). */
@@ -77,11 +66,22 @@ export class V2Wire implements Wire {
   constructor(
     private readonly client: Client,
     private readonly rpc: RawChannel,
-    readonly protocolVersion: string,
-    readonly serverName: string,
+    private readonly protocolVersion: string,
+    private readonly serverName: string,
     /** Streamable HTTP: `x-mcp-header` declarations are checked and mirrored (SEP-2243); stdio has no headers. */
     private readonly mirrorHeaders = false,
   ) {
+    super();
+    this.capabilities = {
+      generation: "v2",
+      revision: revisionOf("v2"),
+      protocolVersion,
+      serverName,
+      canListTasks: false,
+      handsQuestionsOnce: false,
+      keepsAbandonedCalls: false,
+      hearsElicitationComplete: false,
+    };
     this.push = new V2Push(rpc, (taskIds, signal) =>
       this.request("subscriptions/listen", { notifications: { taskIds } }, { signal, timeoutMs: 0 }),
     );
@@ -184,7 +184,7 @@ export class V2Wire implements Wire {
       const requests = inputRequestsFromV2(reply.inputRequests ?? {}, "inputRequests");
       const inputResponses: Record<string, unknown> = {};
       for (const request of requests)
-        setOwn(inputResponses, request.key, wireResponse(request, await this.handler()(request, null), null));
+        setOwn(inputResponses, request.key, wireResponse(request, await handlerOf(this.hub)(request, null), null));
       params.inputResponses = inputResponses;
       if (typeof reply.requestState === "string") params.requestState = reply.requestState;
       else delete params.requestState;
@@ -194,11 +194,6 @@ export class V2Wire implements Wire {
     );
   }
 
-  private handler(): InputHandler {
-    if (!this.inputHandler) throw new ServerError("internal: no input handler set");
-    return this.inputHandler;
-  }
-
   async getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot> {
     const reply = await this.taskRequest("tasks/get", { taskId }, signal);
     // The result (or error) comes inlined in tasks/get: a completed read without its result is the server's fault.
@@ -206,37 +201,21 @@ export class V2Wire implements Wire {
   }
 
   async serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]> {
-    const open = snapshot.inputRequests.filter((request) => !options.answered.has(request.key));
-    if (open.length === 0) return [];
-    const inputResponses: Record<string, unknown> = {};
-    const answers: UncertainDelivery["answers"] = [];
-    // Every question that can be answered is; one that cannot (the handler refuses it: no answer fits) does not
-    // hold back the others. The refusal reaches the engine through its handler; it is thrown here only when
-    // nothing at all could be answered.
-    let refused: unknown;
-    for (const request of open) {
-      let response: InputResponse;
-      try {
-        response = await this.handler()(request, snapshot.taskId, options.signal);
-      } catch (error) {
-        if (options.signal?.aborted) throw error;
-        refused ??= error;
-        continue;
-      }
-      setOwn(inputResponses, request.key, wireResponse(request, response, snapshot.taskId)); // a key may be `__proto__`
-      answers.push({ request, response });
-    }
-    if (answers.length === 0) {
-      if (refused) throw refused;
-      return [];
-    }
+    const answered = await answerOpen(this.hub, snapshot, options);
+    if (!answered) return [];
+    const { inputResponses, answers } = answered;
     try {
       await this.taskRequest("tasks/update", { taskId: snapshot.taskId, inputResponses }, options.signal);
     } catch (error) {
       // No reply (the connection dropped, the stream ended, a timeout): the server may or may not have applied the
       // answers. Whoever listens settles it with the next tasks/get (keys still listed were not taken).
-      if (error instanceof ServerError && error.transient && !options.signal?.aborted && this.onUncertainDelivery) {
-        this.onUncertainDelivery({ taskId: snapshot.taskId, answers, stableKeys: true, error });
+      if (
+        error instanceof ServerError &&
+        error.transient &&
+        !options.signal?.aborted &&
+        this.hub.has("uncertainDelivery")
+      ) {
+        this.hub.emit("uncertainDelivery", { taskId: snapshot.taskId, answers, stableKeys: true, error });
         return [];
       }
       throw error;
@@ -284,18 +263,4 @@ export class V2Wire implements Wire {
     this.push.close();
     await closeConnection(this.client, this.serverPid);
   }
-}
-
-function wireResponse(request: InputRequest, response: InputResponse, taskId: string | null): Record<string, unknown> {
-  if (request.method !== "elicitation/create" && response.action !== "accept") {
-    // V2 has no way to decline a sampling or roots request: the task cannot go on without a reply.
-    throw new InputRequiredError(
-      `the server asks for ${sanitizeLine(request.method)}, which cannot be declined on the 2026-07-28 protocol`,
-      undefined,
-      taskId,
-    );
-  }
-  // A sampling reply is the CreateMessageResult itself (src/tasks/sampling.ts).
-  if (request.method === "sampling/createMessage") return (response as { content: Record<string, unknown> }).content;
-  return response.action === "accept" ? { action: "accept", content: response.content } : { action: response.action };
 }

@@ -1,10 +1,12 @@
 import type { LogLevel, LogMessage } from "./logging.js";
-import type { TraceEvent } from "./trace.js";
+import type { Generation, SpecRevision } from "./revisions.js";
+import type { BrokerFacet, WireProbes } from "./wire-facets.js";
 import type { ServerDescriptor } from "./server.js";
 // The generation-neutral face of a connected MCP server. Everything above src/protocol sees only this;
 // the two adapters (v1.ts for 2025-11-25 core tasks, v2.ts for the 2026-07-28 tasks extension) implement it.
 
-export type Generation = "v1" | "v2";
+export type { Generation } from "./revisions.js";
+export type { BrokerFacet, ProbeAnswer, WireProbes } from "./wire-facets.js";
 
 export const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -96,7 +98,7 @@ export interface CallOptions {
   /**
    * The server as the task's handle names it (its name as given, and its descriptor). A broker that makes the call
    * saves the task's handle under it when the command that asked is gone (or abandoned the call) before the reply
-   * came: see Wire.keepsAbandonedCalls.
+   * came: see WireCapabilities.keepsAbandonedCalls.
    */
   owner?: { name: string; descriptor: ServerDescriptor };
 }
@@ -166,25 +168,37 @@ export interface ResumeToken {
   sessionBound?: boolean;
 }
 
-/** How a server answered a probe: refused (with which JSON-RPC error, and whether it is the one the spec names). */
-export interface ProbeAnswer {
-  refused: boolean;
-  code?: number;
-  expected?: boolean;
-  /** Server text: not display-safe. */
-  message?: string;
+/** Ends a subscription (or lets go of the input handler); calling it again does nothing. */
+export type Unsubscribe = () => void;
+
+/** The events of a wire, by name: what each subscriber is called with. */
+export interface WireEventMap {
+  /**
+   * The server withdrew a question before it was answered (it stopped waiting: its own timeout); the input
+   * handler's signal for it aborts too.
+   */
+  questionWithdrawn: (taskId: string | null, request: InputRequest) => void;
+  /** The server's `notifications/elicitation/complete`: a URL-mode elicitation's page is done. */
+  elicitationComplete: (elicitationId: string) => void;
+  /** A logging notification (`notifications/message`) the server sent on this connection. */
+  log: (log: LogMessage) => void;
+  /** Answers whose delivery is in doubt (the connection failed on the way). Without a subscriber, V2 throws it. */
+  uncertainDelivery: (delivery: UncertainDelivery) => void;
+  /**
+   * A task first reached through a new session that the wire opened because the server no longer knew the old one
+   * (it restarted, and keeps its tasks but not its sessions): from now on `token` reaches it, so its owner saves it
+   * with the handle. Awaited before the read that found the task returns. Never told by a wire without sessions.
+   */
+  taskMoved: (taskId: string, token: ResumeToken) => Promise<void> | void;
 }
 
-/** Requests a client must not send, to see the server refuse them (`mcp-task check`); V2 only (probes.ts). */
-export interface WireProbes {
-  /** A tasks/get of `taskId` without the tasks extension declared: -32021 expected. */
-  undeclared(taskId: string, signal?: AbortSignal): Promise<ProbeAnswer>;
-  /** Over HTTP, a tasks/get of `taskId` whose Mcp-Name header names another task: -32020 expected. */
-  misrouted?: (taskId: string, signal?: AbortSignal) => Promise<ProbeAnswer>;
-}
+export type WireEvent = keyof WireEventMap;
 
-export interface Wire {
+/** What a connection is and can do, fixed by the protocol (read-only: the wire alone knows). */
+export interface WireCapabilities {
   readonly generation: Generation;
+  /** The spec revision its tasks follow: what `check`'s rules are keyed by (revisions.ts). */
+  readonly revision: SpecRevision;
   readonly protocolVersion: string;
   readonly serverName: string;
   /** True when the server can list its tasks (V1 `tasks/list`). */
@@ -193,98 +207,75 @@ export interface Wire {
    * True when the server hands each question over once, as a request on a stream of this connection (V1): a
    * question nobody answers now must be held by a process that stays connected (the broker), or it is lost.
    */
-  readonly handsQuestionsOnce?: boolean;
+  readonly handsQuestionsOnce: boolean;
   /**
    * True when a call abandoned before its reply (its signal aborted) is still heard out by a process that stays (a
    * broker): a task the reply creates gets its handle saved there (under CallOptions.owner), and its outcome later.
    */
-  readonly keepsAbandonedCalls?: boolean;
+  readonly keepsAbandonedCalls: boolean;
+  /**
+   * False where `notifications/elicitation/complete` cannot reach this wire (2026-07-28: no session, no stream to send
+   * it on after a refused call): a call refused with -32042 is made again once its pages were opened.
+   */
+  readonly hearsElicitationComplete: boolean;
   /**
    * Where set, why no task started on this connection can outlive the command (a legacy HTTP+SSE session is the
    * command's own event stream): `--detach` is refused before the call is sent.
    */
   readonly confinedTasks?: string;
-  /** Called for every input request the server makes (set it before calling tools). */
-  inputHandler?: InputHandler;
-  /**
-   * Told when the server withdraws a question before it was answered (it stopped waiting: its own timeout); the
-   * input handler's signal for it aborts too.
-   */
-  onQuestionWithdrawn?: (taskId: string | null, request: InputRequest) => void;
-  /** Told of the server's `notifications/elicitation/complete`: a URL-mode elicitation's page is done. */
-  onElicitationComplete?: (elicitationId: string) => void;
-  /**
-   * False where that notification cannot reach this wire (2026-07-28: no session, no stream to send it on after a
-   * refused call): a call refused with -32042 is made again once its pages were opened. Undefined: it can (V1).
-   */
-  readonly hearsElicitationComplete?: boolean;
-  /** Told of each logging notification (`notifications/message`) the server sends on this connection. */
-  onLog?: (log: LogMessage) => void;
-  /**
-   * Asks the server to send log messages at `level` and above (`logging/setLevel`), where it declares the `logging`
-   * capability; false where it does not (nothing sent).
-   */
-  setLogLevel?(level: LogLevel): Promise<boolean>;
-  /** A wire whose connection is another process's (a broker's): that connection's trace from now on, to `listener`. */
-  watchWire?(listener: (event: TraceEvent) => void): Promise<void>;
-  /** Told of answers whose delivery is in doubt (the connection failed on the way). Without it, V2 throws the failure. */
-  onUncertainDelivery?: (delivery: UncertainDelivery) => void;
-  /**
-   * Told when a task is first reached through a new session that the wire opened because the server no longer knew
-   * the old one (it restarted, and keeps its tasks but not its sessions): from now on `token` reaches the task, so
-   * the owner saves it with the handle. Awaited before the read that found the task returns. Never called by a wire
-   * without sessions.
-   */
-  onTaskMoved?: (taskId: string, token: ResumeToken) => Promise<void> | void;
+}
+
+/** A connected server: the calls every wire has, what it is (`capabilities`), its events, and optional facets. */
+export interface Wire {
+  readonly capabilities: WireCapabilities;
   /** Resolves (never rejects) with the reason once the connection is gone (a stdio server exited, ...). */
   readonly closed: Promise<Error>;
   /** The process id of a local stdio server, where there is one. */
   serverPid?: number;
+  /** Subscribes to one of the wire's events (wire-events.ts); returns the unsubscribe. */
+  on<K extends WireEvent>(event: K, listener: WireEventMap[K]): Unsubscribe;
+  /**
+   * Sets who answers every input request the server makes (before calling tools); returns the function that lets go
+   * of it. Throws while another handler is set: one at a time.
+   */
+  handleInput(handler: InputHandler): Unsubscribe;
 
   /** How to reach this server (session) again from another process. */
   resumeToken(): ResumeToken;
   listTools(): Promise<ToolInfo[]>;
-  /** Why a tool the server listed was left out of `listTools` and will not be called (V2 over HTTP: SEP-2243). */
-  toolExclusion?(name: string): string | undefined;
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome>;
   getTask(taskId: string, signal?: AbortSignal): Promise<Snapshot>;
   /**
-   * Makes the server's outstanding questions reach `inputHandler` and delivers the answers. Returns the keys
+   * Makes the server's outstanding questions reach the input handler and delivers the answers. Returns the keys
    * whose answers were delivered (V1 answers each request as it arrives and returns none).
    */
   serviceInput(snapshot: Snapshot, options: ServiceInputOptions): Promise<string[]>;
   /** Asks the server to cancel. Returns the task as the server reports it, when it does. */
   cancelTask(taskId: string): Promise<Snapshot | undefined>;
   listTasks(cursor?: string): Promise<TaskPage>;
+  /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
+  watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
+  close(): Promise<void>;
+
+  /** Why a tool the server listed was left out of `listTools` and will not be called (V2 over HTTP: SEP-2243). */
+  toolExclusion?(name: string): string | undefined;
   /** True once the server has confirmed it will push this task's changes (V2 subscriptions acknowledge). */
   pushConfirmed?(taskId: string): boolean;
-  /** Requests a client must not send, for `mcp-task check` (V2). */
-  readonly probes?: WireProbes;
   /**
-   * What is wrong with `value` against `schema` (undefined: it fits), checked where the connection is kept: a
-   * broker has its checker loaded and its schemas compiled, which a command would load anew for one call.
-   * Absent where the checking is this process's own (tasks/schema.ts schemaProblem).
+   * Asks the server to send log messages at `level` and above (`logging/setLevel`), where it declares the `logging`
+   * capability; false where it does not (nothing sent).
    */
-  schemaProblem?(schema: Record<string, unknown>, value: unknown, what: string): Promise<string | undefined>;
+  setLogLevel?(level: LogLevel): Promise<boolean>;
   /**
    * The task's final state, once it has ended, where the server can be asked to answer only then (V1's
    * `tasks/result`, then one `tasks/get`): a broker, which keeps one connection per server, waits on it beside its
    * unhurried polls, and passes the end on as a push. Absent where the server pushes changes instead (V2).
    */
   awaitEnd?(taskId: string, signal?: AbortSignal): Promise<Snapshot>;
-  /**
-   * For `mcp-task check` (V1): opens `tasks/result` on a task that has not ended, as mcp-task does to take a task's
-   * questions (the questions that come on it are left unanswered), to see whether the server waits for the end.
-   */
-  probeResult?(taskId: string): void;
-  /**
-   * V1: what the server answered to a `tasks/result` for a task that had not ended, once seen (the spec has it wait
-   * for the end); undefined while not seen.
-   */
-  resultAnsweredEarly?(): string | undefined;
-  /** Push updates: calls `listener` with each task state the server sends. Returns an unsubscribe function. */
-  watchNotifications(taskIds: string[], listener: (snapshot: Snapshot) => void): Promise<() => void>;
-  close(): Promise<void>;
+  /** For `mcp-task check`: requests a client must not send. */
+  readonly probes?: WireProbes;
+  /** A wire behind a broker: the broker's trace, and schema checks made there. */
+  readonly broker?: BrokerFacet;
 }
 
 /** What tells apart the connections a server's saved tasks need (a V1 session each; one for all on V2): "" if one. */
@@ -295,7 +286,7 @@ export function connectionScope(token: ResumeToken): string {
 /**
  * Where the questions of the tasks a resume token reaches must be held while no command is there: the name of the
  * session they belong to (V1: the server hands each question over once, on a stream of that session), or undefined
- * (V2: the server lists a question until it is answered). See Wire.handsQuestionsOnce.
+ * (V2: the server lists a question until it is answered). See WireCapabilities.handsQuestionsOnce.
  */
 export function questionKeeperOf(token: ResumeToken): string | undefined {
   if (token.sessionBound) return undefined; // no session left to keep: connect says so

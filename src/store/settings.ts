@@ -18,6 +18,7 @@ import {
 import { setOwn } from "../data.js";
 import { checkOwnFile, formatBytes, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
 import { descriptorKey, sameServer, type ServerDescriptor } from "../protocol/server.js";
+import { verdictStanding } from "../protocol/revisions.js";
 import { shellValue } from "../sanitize.js";
 import { ensurePrivateDir } from "./home.js";
 
@@ -91,10 +92,6 @@ export class SettingsFullError extends UsageError {
     );
   }
 }
-
-/** A legacy verdict goes stale silently (an upgraded server still answers initialize): re-probe daily. The longest a
- *  2026-07-28 server's discover result is used unchecked, whatever its ttlMs says (the SDK's MAX_CACHE_TTL_MS). */
-const VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /** Drops the verdict kept for a server (a descriptor read from the file may be any JSON: then there is none). */
 function forgetVerdictOf(data: SettingsData, descriptor: ServerDescriptor): void {
@@ -289,20 +286,15 @@ export class Settings {
   }
 
   /**
-   * A server's verdict. A legacy one is used for a day, then found again. A 2026-07-28 one (its `server/discover`
-   * result) is fresh for its `ttlMs` (at most a day; `0`, the usual: never), and past it is kept only as the likely
-   * generation, which the connection checks before use (connect.ts). A clock set back makes none fresh.
+   * A server's verdict, for as long as the protocol trusts it (verdictStanding, src/protocol/revisions.ts): fresh,
+   * or kept only as the likely generation, which the connection checks before use (connect.ts).
    */
   verdict(key: string, now: number): KnownVerdict | undefined {
     const verdicts = this.get("verdicts");
     const saved = Object.hasOwn(verdicts, key) ? verdicts[key] : undefined;
     if (!saved?.verdict || typeof saved.at !== "number") return undefined;
-    const age = now - saved.at;
-    if (saved.verdict.kind === "legacy")
-      return age >= 0 && age <= VERDICT_MAX_AGE_MS ? { verdict: saved.verdict, fresh: true } : undefined;
-    const ttl = saved.verdict.discover?.ttlMs;
-    const freshFor = typeof ttl === "number" && ttl > 0 ? Math.min(ttl, VERDICT_MAX_AGE_MS) : 0;
-    return { verdict: saved.verdict, fresh: age >= 0 && age < freshFor };
+    const standing = verdictStanding(saved.verdict, now - saved.at);
+    return standing && { verdict: saved.verdict, fresh: standing === "fresh" };
   }
 
   /** Keeps a server's verdict, if it is small enough, among the newest MAX_CACHED_VERDICTS (a cache: a verdict not

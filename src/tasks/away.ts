@@ -7,7 +7,7 @@ import { HeldElsewhereError, QuestionLostError, ServerError } from "../errors.js
 import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import type { Clock, Handle } from "../model.js";
 import { QUESTION_REDELIVERY_STEP_MS, QUESTION_REDELIVERY_WAIT_MS } from "../limits.js";
-import type { Snapshot } from "../protocol/wire.js";
+import { questionKeeperOf, type Snapshot } from "../protocol/wire.js";
 import { shellWord, sanitizeLine } from "../sanitize.js";
 
 /**
@@ -59,7 +59,12 @@ function waitingSince(handle: Handle): string | undefined {
  * began to wait (dropped with its keeper, or held by the keeper of the home it was imported from).
  */
 export function questionLost(handle: Handle, read: Snapshot): QuestionLostError | undefined {
-  if (read.status !== "input_required" || read.inputRequests.length > 0 || handle.resume.generation !== "v1")
+  // Only where questions are handed over once (V1): elsewhere the server lists a question until it is answered.
+  if (
+    read.status !== "input_required" ||
+    read.inputRequests.length > 0 ||
+    questionKeeperOf(handle.resume) === undefined
+  )
     return undefined;
   const since = waitingSince(handle);
   if (since === undefined) return undefined;

@@ -5,6 +5,7 @@
 // (created, read, followed at the server's pace, ended once and for good, its result readable, cancellable, an
 // unknown id refused), what it pushes, and, on 2026-07-28, the requests a server must refuse.
 import { cutText, describeError } from "../errors.js";
+import { specSection } from "../protocol/revisions.js";
 import { CONTROL_CHECKS } from "./check/control.js";
 import { GATING_CHECKS } from "./check/gating.js";
 import { END_CHECKS, LIFE_CHECKS } from "./check/life.js";
@@ -17,22 +18,18 @@ export type { CheckOptions, CheckResult, CheckStatus } from "./check/types.js";
 /** In order: each check may build on what the earlier ones learned. */
 const CHECKS: Check[] = [...LIFE_CHECKS, ...GATING_CHECKS, ...END_CHECKS, ...CONTROL_CHECKS, ...PUSH_CHECKS];
 
-const REVISION = { v1: "2025-11-25", v2: "2026-07-28" } as const;
-
 /** Runs every check in order; a check that throws fails with mcp-task's own one-line account of the error. */
 export async function checkServer(engine: TaskEngine, options: CheckOptions): Promise<CheckResult[]> {
   const learned: Learned = { reads: [] };
   const results: CheckResult[] = [];
-  const generation = engine.wire.generation;
+  const { revision } = engine.wire.capabilities;
   for (const check of CHECKS) {
     const started = options.clock.monotonic();
-    const section = check.spec[generation];
+    const section = specSection(check.spec, revision);
     let status: CheckStatus;
     let detail: string;
     try {
-      [status, detail] = section
-        ? await check.run(engine, options, learned)
-        : ["skip", `not a rule of ${REVISION[generation]}`];
+      [status, detail] = section ? await check.run(engine, options, learned) : ["skip", `not a rule of ${revision}`];
     } catch (error) {
       if (options.signal?.aborted) throw error;
       [status, detail] = ["fail", describeError(error).message];

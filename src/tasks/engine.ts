@@ -10,6 +10,7 @@ import type {
   InputResponse,
   Snapshot,
   ToolInfo,
+  Unsubscribe,
   Wire,
 } from "../protocol/wire.js";
 import { forTask, type InputProvider } from "./input.js";
@@ -29,6 +30,8 @@ export class TaskEngine {
   private readonly shared: EngineShared;
   /** The server's word that a URL-mode elicitation's page is done. */
   private readonly completions: UrlCompletions;
+  /** Its hold on the wire's questions and doubtful answers (see release). */
+  private readonly holds: Unsubscribe[];
 
   constructor(
     readonly wire: Wire,
@@ -38,9 +41,17 @@ export class TaskEngine {
     random: () => number = Math.random,
   ) {
     this.shared = { wire, clock, random, alarms: new Alarms(clock), input, tasks: new Map(), watched: 0 };
-    wire.onUncertainDelivery = (delivery) => this.shared.tasks.get(delivery.taskId)?.doubted?.(delivery);
-    wire.inputHandler = (request, taskId, signal) => this.answer(request, taskId, signal);
+    this.holds = [
+      wire.on("uncertainDelivery", (delivery) => this.shared.tasks.get(delivery.taskId)?.doubted?.(delivery)),
+      wire.handleInput((request, taskId, signal) => this.answer(request, taskId, signal)),
+    ];
     this.completions = new UrlCompletions(wire);
+  }
+
+  /** Lets go of the wire's questions and events, for another engine to take them (one answers at a time). */
+  release(): void {
+    for (const hold of this.holds) hold();
+    this.completions.release();
   }
 
   /**
@@ -109,7 +120,8 @@ export class TaskEngine {
 
   /** What is wrong with a call's arguments against the tool's schema, checked by the wire where it can. */
   argumentsProblem(schema: Record<string, unknown>, args: Record<string, unknown>, what: string) {
-    return this.wire.schemaProblem ? this.wire.schemaProblem(schema, args, what) : schemaProblem(schema, args, what);
+    const { broker } = this.wire;
+    return broker ? broker.schemaProblem(schema, args, what) : schemaProblem(schema, args, what);
   }
 
   /** The server's tools (listed once per engine). */
@@ -136,7 +148,7 @@ export class TaskEngine {
     } finally {
       // Input refused during a plain call surfaces as what it was, not as the server's reaction to it. Refused
       // while the call became a task, it is the task's: the task is returned (to be saved first), and following it
-      // reports the refusal (the question itself stays with whoever holds it: see Wire.handsQuestionsOnce).
+      // reports the refusal (the question itself stays with whoever holds it: see handsQuestionsOnce, wire.ts).
       const refused = this.shared.callInputError;
       this.shared.callInputError = undefined;
       if (refused && outcome?.kind === "task")

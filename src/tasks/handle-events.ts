@@ -5,7 +5,7 @@ import type { Wire } from "../protocol/wire.js";
 import type { TrackedTask } from "./tracker.js";
 
 /**
- * Keeps handles reachable when their wire reaches their task through a new session (Wire.onTaskMoved): `find` gives
+ * Keeps handles reachable when their wire reaches their task through a new session (its `taskMoved`): `find` gives
  * the tracked task of an id, if this process tracks it; `note` is told what happened, in a line for the user. A
  * handle that cannot be written keeps the old session; a later command finds the task again the same way.
  */
@@ -14,14 +14,14 @@ export function saveMoves(
   find: (taskId: string) => TrackedTask | undefined,
   note?: (text: string) => void,
 ): void {
-  wire.onTaskMoved = async (taskId, token) => {
+  wire.on("taskMoved", async (taskId, token) => {
     const tracked = find(taskId);
     if (!tracked) return;
     note?.(
       `the server no longer knew the session of task ${taskId} (it restarted?), but knows the task in a new session: the handle now uses that one`,
     );
     await tracked.moved(token).catch(() => {});
-  };
+  });
 }
 
 /**

@@ -147,7 +147,7 @@ export function answerNotDelivered(taskId: string, requests: InputRequest[], cau
   );
 }
 
-/** The line for a question the server withdrew before it was answered (see Wire.onQuestionWithdrawn). */
+/** The line for a question the server withdrew before it was answered (the wire's `questionWithdrawn` event). */
 export function withdrawnNote(request: InputRequest): string {
   return `the server stopped waiting for the answer to ${describe(request)} (its own timeout) and withdrew the question; what the task does without it is the server's to say`;
 }

@@ -135,11 +135,11 @@ export class ServerLinks {
 
   private engineOver(wire: Wire, serverKey: string, name: string): Link {
     saveMoves(wire, (taskId) => this.tracked.get(`${serverKey}|${taskId}`), this.note);
-    wire.onQuestionWithdrawn = (_taskId, request) => this.note?.(withdrawnNote(request));
+    wire.on("questionWithdrawn", (_taskId, request) => this.note?.(withdrawnNote(request)));
     const tap = this.ctx.wireTap;
-    if (tap?.log) wire.onLog = (log) => tap.log!(name, log, new Date(this.ctx.clock.now()));
+    if (tap?.log) wire.on("log", (log) => tap.log!(name, log, new Date(this.ctx.clock.now())));
     // A broker's connection is traced there: its trace comes over (the dashboard's wire view of a V1 task).
-    if (tap && wire.watchWire) void wire.watchWire((event) => tap.write(event)).catch(() => {});
+    if (tap && wire.broker) void wire.broker.watchWire((event) => tap.write(event)).catch(() => {});
     return { wire, engine: new TaskEngine(wire, this.ctx.clock, this.input, this.ctx.random) };
   }
 }

@@ -86,9 +86,9 @@ export async function startTask(
   const option = server.option ?? `-s ${shellValue(server.name)}`;
   await checkedTool(engine, { ...server, option }, tool, args, (support) => plan.cache.saveTaskSupport(key, support));
   if (hooks.signal?.aborted) throw hooks.signal.reason; // stopped before the call: nothing was started
-  if (plan.detach && plan.mayBeTask && engine.wire.confinedTasks)
+  if (plan.detach && plan.mayBeTask && engine.wire.capabilities.confinedTasks)
     throw new UsageError(
-      `--detach cannot be kept: ${engine.wire.confinedTasks}`,
+      `--detach cannot be kept: ${engine.wire.capabilities.confinedTasks}`,
       "run it without --detach: the command follows the task to its end",
     );
   const note = (text: string) => hooks.note?.(text);
@@ -110,7 +110,7 @@ export async function startTask(
   } catch (error) {
     // Stopped, and no reply within the wait for it: what became of the call depends on who still hears it.
     if (reply?.signal.aborted && error === reply.signal.reason)
-      throw unansweredCall(error, engine.wire.keepsAbandonedCalls === true);
+      throw unansweredCall(error, engine.wire.capabilities.keepsAbandonedCalls === true);
     throw error;
   } finally {
     reply?.dispose();

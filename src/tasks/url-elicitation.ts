@@ -9,7 +9,7 @@ import { MAX_URL_ELICITATION_ROUNDS, MAX_URL_SHOWN } from "../limits.js";
 import { sanitize, sanitizeLine, shellValue, shellWord } from "../sanitize.js";
 import { judgeUrl, SECURE_URL_RULE } from "../secure-url.js";
 import type { Clock } from "../model.js";
-import type { InputRequest, InputResponse, Wire } from "../protocol/wire.js";
+import type { InputRequest, InputResponse, Unsubscribe, Wire } from "../protocol/wire.js";
 import { inputUnavailable, type InputProvider } from "./input.js";
 
 /** JSON-RPC error code of URLElicitationRequiredError (2025-11-25). */
@@ -182,18 +182,21 @@ export class UrlCompletions {
   private readonly done = new Set<string>();
   private readonly waiters = new Set<() => void>();
 
+  /** Stops hearing them. */
+  readonly release: Unsubscribe;
+
   constructor(private readonly wire: Wire) {
-    wire.onElicitationComplete = (id) => {
+    this.release = wire.on("elicitationComplete", (id) => {
       this.done.add(id);
       for (const wake of this.waiters) wake();
-    };
+    });
   }
 
   /** Resolves true once every id is done, false after `ms` (on the clock) or when `signal` aborts. */
   async waitAll(ids: readonly string[], ms: number, clock: Clock, signal?: AbortSignal): Promise<boolean> {
     const all = () => ids.every((id) => this.done.has(id));
     // Where no completion can come, the pages' having been opened is all there is to wait for.
-    if (all() || this.wire.hearsElicitationComplete === false) return true;
+    if (all() || !this.wire.capabilities.hearsElicitationComplete) return true;
     const stop = new AbortController();
     const check = () => all() && stop.abort();
     const abort = () => stop.abort();

@@ -2,7 +2,7 @@
 // their replies, its status notifications, the questions tagged with it) and the last log messages of each server,
 // each as one line made safe. A sink of the wire trace (src/protocol/trace.ts) of the dashboard's own connections,
 // so it sees what a trace file would, with nothing more to plumb (a broker, which holds a V1 task's connection,
-// sends its own trace over: Wire.watchWire); the log messages come from every connection's wire (a broker relays
+// sends its own trace over: Wire.broker.watchWire); the log messages come from every connection's wire (a broker relays
 // them), through `log`. Bounded: MAX_WIRE_VIEW_MESSAGES per task, MAX_DASHBOARD_LOGS per
 // server, and as many tasks and pending request ids as WIRE_VIEW_TASKS.
 import { MAX_DASHBOARD_LOGS, MAX_WIRE_VIEW_MESSAGES, MAX_WIRE_VIEW_SUMMARY } from "../limits.js";

@@ -25,7 +25,10 @@ import type {
   TaskPage,
   ToolInfo,
   Wire,
+  WireCapabilities,
 } from "../../src/protocol/wire.js";
+import type { SpecRevision } from "../../src/protocol/revisions.js";
+import { Subscribable } from "../../src/protocol/wire-events.js";
 import type { FakeClock } from "./fake-clock.js";
 
 /** A reply that never comes (until the request's signal aborts). */
@@ -77,13 +80,12 @@ export interface FakeWireOptions {
   pushConfirmed?: boolean;
 }
 
-export class FakeWire implements Wire {
+export class FakeWire extends Subscribable implements Wire {
   readonly generation: Generation;
   readonly protocolVersion: string;
   readonly serverName = "fake";
-  readonly canListTasks = false;
+  readonly capabilities: WireCapabilities;
   readonly closed: Promise<Error> = new Promise(() => {});
-  inputHandler?: Wire["inputHandler"];
   /** Every request, in order, with its time. */
   readonly requests: Request[] = [];
   /** Requests with nothing queued for them. */
@@ -101,8 +103,19 @@ export class FakeWire implements Wire {
     private readonly clock: FakeClock,
     private readonly options: FakeWireOptions = {},
   ) {
+    super();
     this.generation = options.generation ?? "v2";
     this.protocolVersion = this.generation === "v2" ? "2026-07-28" : "2025-11-25";
+    this.capabilities = {
+      generation: this.generation,
+      revision: this.protocolVersion as SpecRevision,
+      protocolVersion: this.protocolVersion,
+      serverName: this.serverName,
+      canListTasks: false,
+      handsQuestionsOnce: this.generation === "v1",
+      keepsAbandonedCalls: false,
+      hearsElicitationComplete: true,
+    };
   }
 
   onCall(...replies: Array<Reply<CallOutcome>>): this {
@@ -186,7 +199,7 @@ export class FakeWire implements Wire {
       replies.shift();
       const keys: string[] = [];
       for (const request of snapshot.inputRequests.filter((r: InputRequest) => !options.answered.has(r.key))) {
-        await this.inputHandler!(request, snapshot.taskId, options.signal);
+        await this.hub.input!(request, snapshot.taskId, options.signal);
         keys.push(request.key);
       }
       return keys;

@@ -116,17 +116,17 @@ function announce(printer: Printer, server: ResolvedServer, wire: Wire, tool: st
     taskId: first.taskId,
     server: server.name,
     tool,
-    generation: wire.generation,
+    generation: wire.capabilities.generation,
     status: first.status,
     ttlMs: first.ttlMs,
     pollIntervalMs: first.pollIntervalMs,
   });
 }
 
-/** A task no later command can reach (Wire.confinedTasks): its error's hint names no command that cannot work. */
+/** A task no later command can reach (confinedTasks, wire.ts): its error's hint names no command that cannot work. */
 function confined(error: unknown, wire: Wire, taskId: string | null): unknown {
-  if (!taskId || !wire.confinedTasks || !(error instanceof McpTaskError)) return error;
-  error.hint = `no later command can reach this task (${wire.confinedTasks}): make the call again${
+  if (!taskId || !wire.capabilities.confinedTasks || !(error instanceof McpTaskError)) return error;
+  error.hint = `no later command can reach this task (${wire.capabilities.confinedTasks}): make the call again${
     error instanceof InputRequiredError ? ", with its answer (--input '{...}')" : ""
   }`;
   return error;
@@ -149,7 +149,7 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
   const wait = waitSignal(ctx, options.timeoutMs);
   let taskId: string | null = null;
   const { printer, provider, close } = await shownFor(options, answers, ctx);
-  wire.onQuestionWithdrawn = (_taskId, request) => printer.note(withdrawnNote(request));
+  wire.on("questionWithdrawn", (_taskId, request) => printer.note(withdrawnNote(request)));
   try {
     await showLogs(ctx, wire, printer, options, () => taskId);
     const engine = new TaskEngine(wire, ctx.clock, provider, ctx.random);

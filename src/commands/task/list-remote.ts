@@ -38,7 +38,7 @@ export async function remoteRows(
         taskId: task.taskId,
         server,
         tool: "?",
-        generation: wire.generation,
+        generation: wire.capabilities.generation,
         status: task.status,
         statusMessage: task.statusMessage ?? null,
         createdAt: task.createdAt ?? "",

@@ -34,7 +34,7 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
       (await wire.getTask(handle.taskId, ctx.interrupt));
     await tracked.observe(snapshot);
     questions = snapshot.inputRequests.filter((q) => !handle.answered.includes(q.key));
-    once = wire.handsQuestionsOnce === true;
+    once = wire.capabilities.handsQuestionsOnce;
   } finally {
     await wire.close();
   }

@@ -5,7 +5,7 @@ import { randomUUID } from "../../hash.js";
 import { MAX_CHECK_LIST_PAGES } from "../../limits.js";
 import { isTerminal } from "../../protocol/wire.js";
 import type { TaskEngine } from "../engine.js";
-import { spec, type Check, type Verdict } from "./types.js";
+import { type Check, type Verdict } from "./types.js";
 
 /** After the task was found on `page`: a cursor the server never gave must be refused with -32602. */
 async function unknownCursor(engine: TaskEngine, page: number): Promise<Verdict> {
@@ -26,7 +26,7 @@ export const CONTROL_CHECKS: Check[] = [
   {
     name: "cancel-ended",
     title: "keeps an ended task as it ended when asked to cancel it",
-    spec: spec("task-cancellation", "task-status"),
+    spec: { "2025-11-25": "#task-cancellation", "2026-07-28": "#task-status" },
     async run(engine, options, learned) {
       const ended = learned.last;
       if (!ended || !isTerminal(ended.status)) return ["skip", "the task did not end"];
@@ -46,10 +46,10 @@ export const CONTROL_CHECKS: Check[] = [
   {
     name: "tasks-list",
     title: "lists the task it created",
-    spec: spec("task-listing", undefined),
+    spec: { "2025-11-25": "#task-listing" },
     async run(engine, _options, learned) {
       if (!learned.task) return ["skip", "no task"];
-      if (!engine.wire.canListTasks) return ["skip", "it does not offer tasks/list"];
+      if (!engine.wire.capabilities.canListTasks) return ["skip", "it does not offer tasks/list"];
       let cursor: string | undefined;
       for (let page = 1; page <= MAX_CHECK_LIST_PAGES; page++) {
         const listed = await engine.wire.listTasks(cursor);
@@ -63,7 +63,7 @@ export const CONTROL_CHECKS: Check[] = [
   {
     name: "cancel",
     title: "cancels a task",
-    spec: spec("task-cancellation", "task-cancellation"),
+    spec: { "2025-11-25": "#task-cancellation", "2026-07-28": "#task-cancellation" },
     async run(engine, options, learned) {
       if (!learned.tool || !learned.task) return ["skip", "no task"];
       const started = await engine.call(learned.tool.name, learned.args ?? {}, {
@@ -90,7 +90,7 @@ export const CONTROL_CHECKS: Check[] = [
   {
     name: "task-ids-unique",
     title: "gives each task an id of its own",
-    spec: spec("task-id-requirements", "tasks"),
+    spec: { "2025-11-25": "#task-id-requirements", "2026-07-28": "#tasks" },
     async run(_engine, _options, learned) {
       if (!learned.task || !learned.second) return ["skip", "fewer than two tasks"];
       return learned.second.taskId === learned.task.taskId
@@ -101,7 +101,7 @@ export const CONTROL_CHECKS: Check[] = [
   {
     name: "unknown-task",
     title: "refuses an unknown task id",
-    spec: spec("protocol-errors", "protocol-errors"),
+    spec: { "2025-11-25": "#protocol-errors", "2026-07-28": "#protocol-errors" },
     async run(engine, options) {
       try {
         const snapshot = await engine.wire.getTask(`mcp-task-check-${randomUUID()}`, options.signal);

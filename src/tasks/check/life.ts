@@ -6,7 +6,7 @@ import { isTerminal } from "../../protocol/wire.js";
 import type { TaskEngine } from "../engine.js";
 import { candidates } from "./pick.js";
 import { PushProbe } from "./push.js";
-import { spec, type Check, type CheckOptions } from "./types.js";
+import { type Check, type CheckOptions } from "./types.js";
 
 const callCandidate = (engine: TaskEngine, tool: string, args: Record<string, unknown>, options: CheckOptions) =>
   engine.call(tool, args, { task: "auto", signal: options.signal });
@@ -15,7 +15,7 @@ export const LIFE_CHECKS: Check[] = [
   {
     name: "tools-list",
     title: "lists its tools",
-    spec: { v1: "2025-11-25 server/tools#listing-tools", v2: "2026-07-28 server/tools#listing-tools" },
+    spec: { "2025-11-25": "server/tools#listing-tools", "2026-07-28": "server/tools#listing-tools" },
     async run(engine, _options, learned) {
       learned.tools = await engine.listTools();
       return ["pass", `${learned.tools.length} tool(s)`];
@@ -24,7 +24,7 @@ export const LIFE_CHECKS: Check[] = [
   {
     name: "task-support",
     title: "offers a tool as a task",
-    spec: spec("tool-level-negotiation", "capability-negotiation"),
+    spec: { "2025-11-25": "#tool-level-negotiation", "2026-07-28": "#capability-negotiation" },
     async run(_engine, options, learned) {
       const tools = learned.tools ?? [];
       const taskable = tools.filter((tool) => tool.taskSupport !== "forbidden");
@@ -43,7 +43,7 @@ export const LIFE_CHECKS: Check[] = [
   {
     name: "task-created",
     title: "answers a task-augmented call with a task",
-    spec: spec("creating-tasks", "task-creation"),
+    spec: { "2025-11-25": "#creating-tasks", "2026-07-28": "#task-creation" },
     async run(engine, options, learned) {
       const answered: string[] = [];
       for (const { tool, args } of learned.candidates ?? []) {
@@ -71,7 +71,7 @@ export const LIFE_CHECKS: Check[] = [
   {
     name: "task-get",
     title: "reads the task back by its id",
-    spec: spec("getting-tasks", "task-polling"),
+    spec: { "2025-11-25": "#getting-tasks", "2026-07-28": "#task-polling" },
     async run(engine, options, learned) {
       if (!learned.task) return ["skip", "no task"];
       learned.last = await engine.wire.getTask(learned.task.taskId, options.signal);
@@ -82,7 +82,7 @@ export const LIFE_CHECKS: Check[] = [
   {
     name: "poll-interval",
     title: "says how often to poll",
-    spec: spec("ttl-and-resource-management", "task-polling"),
+    spec: { "2025-11-25": "#ttl-and-resource-management", "2026-07-28": "#task-polling" },
     async run(_engine, _options, learned) {
       if (!learned.last) return ["skip", "no task"];
       const ms = learned.last.pollIntervalMs;
@@ -92,7 +92,7 @@ export const LIFE_CHECKS: Check[] = [
   {
     name: "ttl",
     title: "says how long it keeps the task",
-    spec: spec("ttl-and-resource-management", "tasks"),
+    spec: { "2025-11-25": "#ttl-and-resource-management", "2026-07-28": "#tasks" },
     async run(_engine, _options, learned) {
       if (!learned.last) return ["skip", "no task"];
       const ttl = learned.last.ttlMs;
@@ -108,7 +108,7 @@ export const END_CHECKS: Check[] = [
   {
     name: "task-ends",
     title: "ends the task, followed at its own pace",
-    spec: spec("task-status-lifecycle", "task-status"),
+    spec: { "2025-11-25": "#task-status-lifecycle", "2026-07-28": "#task-status" },
     async run(engine, options, learned) {
       if (!learned.task) return ["skip", "no task"];
       // A task that asks waits for an answer check does not give: its end is not tested (never a failure of the
@@ -124,7 +124,8 @@ export const END_CHECKS: Check[] = [
       const pushes = await PushProbe.start(engine.wire, learned.task.taskId, deadline);
       // V1: tasks/result opened while the task runs, as mcp-task does to take its questions; it must wait for the
       // end (task-result says what it did instead).
-      if (!isTerminal(learned.last?.status ?? learned.task.status)) engine.wire.probeResult?.(learned.task.taskId);
+      if (!isTerminal(learned.last?.status ?? learned.task.status))
+        engine.wire.probes?.openResult?.(learned.task.taskId);
       try {
         for await (const snapshot of engine.watch(learned.task.taskId, { initial: learned.last, signal: deadline })) {
           learned.last = snapshot;
@@ -147,7 +148,7 @@ export const END_CHECKS: Check[] = [
   {
     name: "input-question",
     title: "asks a question whenever it waits for input",
-    spec: spec(undefined, "task-polling"),
+    spec: { "2026-07-28": "#task-polling" },
     async run(_engine, _options, learned) {
       const asked = learned.asked;
       if (!asked) return ["skip", "the task asked for nothing"];
@@ -159,7 +160,7 @@ export const END_CHECKS: Check[] = [
   {
     name: "timestamps",
     title: "dates the task consistently",
-    spec: spec("ttl-and-resource-management", "tasks"),
+    spec: { "2025-11-25": "#ttl-and-resource-management", "2026-07-28": "#tasks" },
     async run(_engine, _options, learned) {
       if (learned.reads.length === 0) return ["skip", "no task"];
       const time = (value: string | undefined) => (value === undefined ? undefined : Date.parse(value));
@@ -182,12 +183,12 @@ export const END_CHECKS: Check[] = [
   {
     name: "task-result",
     title: "gives the outcome of the ended task",
-    spec: spec("result-retrieval", "task-polling"),
+    spec: { "2025-11-25": "#result-retrieval", "2026-07-28": "#task-polling" },
     async run(engine, _options, learned) {
       if (!learned.last || !isTerminal(learned.last.status)) return ["skip", "the task did not end"];
       const outcome = await engine.final(learned.last, learned.tool?.name);
       if (outcome.outputProblem) return ["fail", `its result breaks the tool's outputSchema: ${outcome.outputProblem}`];
-      const early = engine.wire.resultAnsweredEarly?.();
+      const early = engine.wire.probes?.resultAnsweredEarly?.();
       if (early !== undefined)
         return [
           "fail",
@@ -202,7 +203,7 @@ export const END_CHECKS: Check[] = [
   {
     name: "task-final",
     title: "keeps an ended task as it ended",
-    spec: spec("task-status-lifecycle", "task-status"),
+    spec: { "2025-11-25": "#task-status-lifecycle", "2026-07-28": "#task-status" },
     async run(engine, options, learned) {
       if (!learned.last || !isTerminal(learned.last.status)) return ["skip", "the task did not end"];
       const again = await engine.wire.getTask(learned.last.taskId, options.signal);

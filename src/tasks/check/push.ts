@@ -5,7 +5,7 @@
 import { MAX_CHECK_PUSH_READS } from "../../limits.js";
 import { describeError } from "../../errors.js";
 import { isTerminal, type Snapshot, type TaskStatus, type Wire } from "../../protocol/wire.js";
-import { spec, type Check, type PushReport } from "./types.js";
+import { type Check, type PushReport } from "./types.js";
 
 export class PushProbe {
   private readonly pushed: TaskStatus[] = [];
@@ -66,7 +66,7 @@ export const PUSH_CHECKS: Check[] = [
   {
     name: "notifications",
     title: "pushes status changes",
-    spec: spec("task-notifications", "task-status-notifications"),
+    spec: { "2025-11-25": "#task-notifications", "2026-07-28": "#task-status-notifications" },
     async run(_engine, _options, learned) {
       if (!learned.task) return ["skip", "no task"];
       if (learned.pushed) return ["pass", "confirmed"];
@@ -77,7 +77,7 @@ export const PUSH_CHECKS: Check[] = [
   {
     name: "push-agrees",
     title: "pushes the status tasks/get reads",
-    spec: spec("task-notifications", "task-status-notifications"),
+    spec: { "2025-11-25": "#task-notifications", "2026-07-28": "#task-status-notifications" },
     async run(_engine, _options, learned) {
       const report = learned.pushes;
       if (!report || report.pushed.length === 0) return ["skip", "nothing pushed"];

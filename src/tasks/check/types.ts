@@ -1,7 +1,8 @@
 // The shapes of `mcp-task check` (src/tasks/check.ts runs the checks of this folder): a check, what it found, and
-// what the checks learn as they go. Each check names the section of the spec it enforces, per generation.
+// what the checks learn as they go. Each check names the section of the spec it enforces, per spec revision.
 import type { Clock } from "../../model.js";
-import type { Generation, Snapshot, TaskStatus, ToolInfo } from "../../protocol/wire.js";
+import type { SpecRules } from "../../protocol/revisions.js";
+import type { Snapshot, TaskStatus, ToolInfo } from "../../protocol/wire.js";
 import type { TaskEngine } from "../engine.js";
 import type { Candidate } from "./pick.js";
 
@@ -11,7 +12,7 @@ export interface CheckResult {
   /** Stable name (a JUnit test case). */
   readonly name: string;
   readonly title: string;
-  /** The spec section the check enforces for the server's generation ("<revision> <page>#<anchor>"), if any. */
+  /** The spec section the check enforces in the server's revision ("<revision> <page>#<anchor>"), if any. */
   readonly spec?: string;
   readonly status: CheckStatus;
   /** What was seen: why it failed, or what passed. */
@@ -63,16 +64,10 @@ export type Verdict = [CheckStatus, string];
 export interface Check {
   name: string;
   title: string;
-  /** The section enforced, per generation; a generation without one has no such rule (the check skips there). */
-  spec: Partial<Record<Generation, string>>;
+  /**
+   * The section enforced, as each spec revision writes it ("#anchor" on its tasks page, or "page#anchor"); a
+   * revision without one has no such rule (the check skips there). Read with specSection (src/protocol/revisions.ts).
+   */
+  spec: SpecRules;
   run: (engine: TaskEngine, options: CheckOptions, learned: Learned) => Promise<Verdict>;
 }
-
-const V1 = "2025-11-25 basic/utilities/tasks#";
-const V2 = "2026-07-28 io.modelcontextprotocol/tasks#";
-
-/** The sections of the tasks page of each revision (anchors as the published pages have them). */
-export const spec = (v1: string | undefined, v2: string | undefined): Check["spec"] => ({
-  ...(v1 !== undefined && { v1: V1 + v1 }),
-  ...(v2 !== undefined && { v2: V2 + v2 }),
-});
