@@ -24,8 +24,12 @@ import type {
   Snapshot,
   TaskPage,
   ToolInfo,
+  InputHandler,
+  Unsubscribe,
   Wire,
   WireCapabilities,
+  WireEvent,
+  WireEventMap,
 } from "../../src/protocol/wire.js";
 import type { SpecRevision } from "../../src/protocol/revisions.js";
 import { Subscribable } from "../../src/protocol/wire-events.js";
@@ -234,8 +238,28 @@ export class FakeWire extends Subscribable implements Wire {
     };
   }
 
+  /**
+   * A command's connection ends: what it subscribed and its input handler go with it, as with a real wire, so that
+   * the next command's connection (the same FakeWire: it plays the server and each connection to it) starts bare.
+   */
   async close(): Promise<void> {
     this.record({ method: "close" });
+    for (const release of this.holds.splice(0)) release();
+  }
+
+  /** What the connection's users hold on it (let go at close). */
+  private readonly holds: Unsubscribe[] = [];
+
+  override on<K extends WireEvent>(event: K, listener: WireEventMap[K]): Unsubscribe {
+    const release = super.on(event, listener);
+    this.holds.push(release);
+    return release;
+  }
+
+  override handleInput(handler: InputHandler): Unsubscribe {
+    const release = super.handleInput(handler);
+    this.holds.push(release);
+    return release;
   }
 
   private record(request: Omit<Request, "at">): void {
