@@ -5,7 +5,7 @@ export default defineConfig({
     pool: "threads",
     include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
     // The soak runs on its own: `npm run soak` (vitest.soak.config.ts), after `npm test` in CI.
-    exclude: [...configDefaults.exclude, "test/soak.test.ts"],
+    exclude: [...configDefaults.exclude, "test/soak/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real servers and real processes: two cores, so few files at once.

@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     pool: "threads",
-    include: ["test/soak.test.ts"],
+    include: ["test/soak/soak.test.ts"],
     // The soak's own bound is on its test (its wall-clock budget); this is for the hooks around it.
     hookTimeout: 60_000,
     maxWorkers: 1,

@@ -22,7 +22,7 @@ export function homeMark(home: string): string | undefined {
   } catch {
     /* none yet (or not a file of ours): made below */
   }
-  // Web Crypto, not node:crypto: that module is kept out of every command's start (test/code-cache.test.ts).
+  // Web Crypto, not node:crypto: that module is kept out of every command's start (test/build/code-cache.test.ts).
   const mark = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(16))).toString("hex");
   try {
     writeOwnFile(file, mark);

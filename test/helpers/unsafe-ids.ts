@@ -1,5 +1,5 @@
 // Task ids that attack file paths and shells: test/servers/hostile-server.ts --case unsafe-ids gives the task of
-// `unsafe {n}` the id UNSAFE_IDS[n], and test/hostile.test.ts checks that each is stored and shown safely. Only
+// `unsafe {n}` the id UNSAFE_IDS[n], and test/hostile/server.test.ts checks that each is stored and shown safely. Only
 // what JSON can carry; the order is part of the contract between the two.
 export const UNSAFE_IDS = [
   "../../x",

@@ -1,4 +1,4 @@
-// A hostile, misbehaving MCP server for test/hostile.test.ts: raw JSON-RPC (no SDK) that does the handshake of the
+// A hostile, misbehaving MCP server for test/hostile/server.test.ts: raw JSON-RPC (no SDK) that does the handshake of the
 // generation it pretends to be (V1: `initialize`, V2: `server/discover`) and then breaks the protocol on purpose,
 // one way per `--case`.
 //
@@ -44,7 +44,7 @@
 //   bad-timing                negative_ttl, absurd_ttl (2^53-1), future (createdAt in year 9999, ttl 1 s), garbage_time
 //                             (createdAt/lastUpdatedAt 10 KB of text); each completes after `seconds` (default 0.5);
 //                             past_ttl: ttl 1 s, and it keeps working for an hour
-// Process and stream cases (test/hostile-process.test.ts; tools `plain`, answered at once, and `hang`, never; with
+// Process and stream cases (test/hostile/process.test.ts; tools `plain`, answered at once, and `hang`, never; with
 // --pid-dir DIR each process of the server writes DIR/<role>-<pid>):
 //   stdout-closed             stdio: closes its stdout on tools/call and keeps running (ignores the end of its input)
 //   ignore-sigterm            stdio: ignores SIGTERM and the end of its input
@@ -83,7 +83,7 @@
 //                             structuredContent) echo the Authorization and X-Api-Key headers of the request that reads it;
 //                             it completes after 600 ms; echo_fail: the same, failed, its error naming them; over
 //                             stdio, its ECHO_VALUE variable in place of Authorization
-// Cases for `mcp-task check` (test/check.test.ts), each breaking one rule and keeping the others `check` meets: tasks/*
+// Cases for `mcp-task check` (test/commands/check.test.ts), each breaking one rule and keeping the others `check` meets: tasks/*
 // without the tasks extension declared are refused (-32021), a V2 HTTP request whose Mcp-Name is not its taskId is
 // refused (-32020), cancelling an ended task changes nothing; except where the case breaks that rule:
 //   ungated                   (V2) quick: a task of 1.5 s; tasks/* are answered without the extension declared
@@ -1199,7 +1199,7 @@ async function serveHttp(port: number): Promise<void> {
   process.on("SIGINT", stop);
 }
 
-// ---- process and stream cases (test/hostile-process.test.ts) ----
+// ---- process and stream cases (test/hostile/process.test.ts) ----
 
 const PROCESS_CASES = new Set(CASES.slice(CASES.indexOf("stdout-closed")));
 const STRAY = '42\n"x"\n[]\nnull\n{}\n{"jsonrpc":"2.0"}\ngarbage {\n';

@@ -455,7 +455,7 @@ describe("ElicitationForm", () => {
   });
 
   it("a question's text cannot pass for mcp-task's lines: each line of it is behind the gutter (form, URL, sampling, other)", async () => {
-    // The hostile server's forged_ask and forged_page (test/question-text.test.ts runs them at the line prompt).
+    // The hostile server's forged_ask and forged_page (test/output/question-text.test.ts runs them at the line prompt).
     const FORGED = "\nmcp-task: error: forged\nhint: mcp-task forged\nError: forged\u2028mcp-task: forged too";
     const schema = {
       type: "object",
@@ -671,7 +671,7 @@ describe("SchemaForm", () => {
   });
 });
 
-// Schemas that attack (issue 18): field names that are Object.prototype's keys, a catastrophic pattern, a form too
+// Schemas that attack: field names that are Object.prototype's keys, a catastrophic pattern, a form too
 // wide to draw.
 describe("hostile forms", () => {
   // Parsed, so that `__proto__` is an own property as it is in a server's message.
