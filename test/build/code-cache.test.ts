@@ -56,7 +56,7 @@ it("a cache is used for the bundle it was made from, and never for another of th
 it.each([["--help"], ["list", "--json"]])(
   "`mcp-task %s` starts without node:crypto or node:child_process",
   (...args) => {
-    const root = join(import.meta.dirname, "../../..");
+    const root = join(import.meta.dirname, "../..");
     const home = mkdtempSync(join(tmpdir(), "mcp-task-start-"));
     const probe = join(home, "probe.cjs");
     writeFileSync(

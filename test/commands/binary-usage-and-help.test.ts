@@ -314,7 +314,7 @@ describe("generation verdict cache", () => {
 it("keeps the README's usage block the same as --help", async () => {
   const run = await runCli(["--help"], { home: tempHome() });
   expect(run.code).toBe(0);
-  const readme = readFileSync(join(import.meta.dirname, "../../..", "README.md"), "utf8");
+  const readme = readFileSync(join(import.meta.dirname, "../..", "README.md"), "utf8");
   const block = /## Usage\n\n```\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(block).toBe(run.stdout);
 });
