@@ -13,7 +13,7 @@
 // namespaces in a registry at load, and the lazy bundle reads those modules from it instead of bundling them.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -191,6 +191,10 @@ const core = (entry, targets, extra = {}) =>
     },
     plugins: [englishZod, lazyChildProcess, serverSpawn(), toLazy(targets), ...(extra.plugins ?? [])],
   });
+
+// The lazy bundles' chunk names carry a hash: last build's chunks would stay beside this build's, and `npm pack`
+// would ship them. The folder is written whole below.
+rmSync(join(root, "dist/lazy"), { recursive: true, force: true });
 
 // 1. The core as it is, to learn which of our modules it holds and what it imports lazily.
 const targets = new Map();
