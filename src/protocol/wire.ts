@@ -63,6 +63,19 @@ export interface InputRequest {
   unattributed?: boolean;
 }
 
+/**
+ * The open questions of a task: those of `requests` not answered yet (asked minus answered, by key). The one rule
+ * every reader of "what does this task still ask" follows (engine, watch, respond, the dashboard, the V2 wire).
+ */
+export function openRequests(
+  requests: readonly InputRequest[],
+  answered: ReadonlySet<string> | readonly string[],
+): InputRequest[] {
+  if (requests.length === 0) return [];
+  const done = Array.isArray(answered) ? new Set(answered) : (answered as ReadonlySet<string>);
+  return requests.filter((request) => !done.has(request.key));
+}
+
 export type InputResponse =
   { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 

@@ -2,7 +2,7 @@
 // errors. The task's questions (answering them, settling answers in doubt) are TaskAnswers' (answering.ts).
 import type { Clock } from "../model.js";
 import { ServerError } from "../errors.js";
-import { isTerminal, type Snapshot } from "../protocol/wire.js";
+import { isTerminal, openRequests, type Snapshot } from "../protocol/wire.js";
 import { answerNotDelivered } from "./input.js";
 import { pollInterval } from "../protocol/checks.js";
 import { PUSH_SAFETY_READS_PER_S } from "../limits.js";
@@ -305,7 +305,7 @@ function differs(a: Snapshot, b: Snapshot, answered: ReadonlySet<string>): boole
   if ((a.pollIntervalMs ?? null) !== (b.pollIntervalMs ?? null)) return true;
   // Most snapshots ask nothing: no arrays made for them (this runs at each push of each followed task).
   if (a.inputRequests.length === 0 && b.inputRequests.length === 0) return false;
-  const open = (snapshot: Snapshot) => snapshot.inputRequests.filter((request) => !answered.has(request.key));
+  const open = (snapshot: Snapshot) => openRequests(snapshot.inputRequests, answered);
   const [x, y] = [open(a), open(b)];
   return x.length !== y.length || x.some((request, i) => request.key !== y[i].key);
 }
