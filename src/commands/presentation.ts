@@ -7,8 +7,8 @@ import { atLeast, type LogLevel } from "../protocol/logging.js";
 import type { Wire } from "../protocol/wire.js";
 import { preparedAnswers, type InputProvider } from "../tasks/input.js";
 import { HUMAN_MODEL, type SamplingReply } from "../tasks/sampling.js";
-import { linePrompt } from "../ui/prompt.js";
-import { withUrlOpening } from "../ui/url-open.js";
+import { linePrompt } from "../ask/line-prompt.js";
+import { withUrlOpening } from "../ask/url-open.js";
 import { readJsonArg, readTextArg } from "./args.js";
 import type { AnswerFlags } from "./options.js";
 
@@ -16,7 +16,7 @@ import type { AnswerFlags } from "./options.js";
  * How a waiting command shows progress and gets answers: on a terminal (and not --json, no answers given, no trace on
  * stderr) the live Ink view with its input form; else status lines with answers from the flags, or a line prompt
  * when a person is there but stdout is not a terminal. URL-mode pages are opened with a person's yes, or for a host
- * named ahead (../ui/url-open.ts).
+ * named ahead (../ask/url-open.ts).
  */
 export async function presentation(
   ctx: Context,

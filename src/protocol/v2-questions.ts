@@ -5,7 +5,14 @@ import { InputRequiredError, ServerError } from "../errors.js";
 import { setOwn } from "../data.js";
 import { sanitizeLine } from "../sanitize.js";
 import type { WireHub } from "./wire-events.js";
-import type { InputHandler, InputRequest, InputResponse, ServiceInputOptions, Snapshot } from "./wire.js";
+import {
+  openRequests,
+  type InputHandler,
+  type InputRequest,
+  type InputResponse,
+  type ServiceInputOptions,
+  type Snapshot,
+} from "./wire.js";
 import type { UncertainDelivery } from "./wire.js";
 
 /** The wire's input handler; a wire asked a question with none set is a programming error. */
@@ -26,7 +33,7 @@ export async function answerOpen(
   snapshot: Snapshot,
   options: ServiceInputOptions,
 ): Promise<{ inputResponses: Record<string, unknown>; answers: UncertainDelivery["answers"] } | undefined> {
-  const open = snapshot.inputRequests.filter((request) => !options.answered.has(request.key));
+  const open = openRequests(snapshot.inputRequests, options.answered);
   if (open.length === 0) return undefined;
   const inputResponses: Record<string, unknown> = {};
   const answers: UncertainDelivery["answers"] = [];

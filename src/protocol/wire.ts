@@ -2,11 +2,26 @@ import type { LogLevel, LogMessage } from "./logging.js";
 import type { Generation, SpecRevision } from "./revisions.js";
 import type { BrokerFacet, WireProbes } from "./wire-facets.js";
 import type { ServerDescriptor } from "./server.js";
+import type {
+  InputHandler,
+  InputRequest,
+  InputResponse,
+  ServiceInputOptions,
+  UncertainDelivery,
+} from "./wire-questions.js";
 // The generation-neutral face of a connected MCP server. Everything above src/protocol sees only this;
 // the two adapters (v1.ts for 2025-11-25 core tasks, v2.ts for the 2026-07-28 tasks extension) implement it.
 
 export type { Generation } from "./revisions.js";
 export type { BrokerFacet, ProbeAnswer, WireProbes } from "./wire-facets.js";
+export { openRequests } from "./wire-questions.js";
+export type {
+  InputHandler,
+  InputRequest,
+  InputResponse,
+  ServiceInputOptions,
+  UncertainDelivery,
+} from "./wire-questions.js";
 
 export const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -43,28 +58,6 @@ export interface TaskError {
   message: string;
   data?: unknown;
 }
-
-/** A question the server asks: an elicitation form, or a sampling request mcp-task cannot serve. */
-export interface InputRequest {
-  /** Unique for the task's life (V2 input key; V1 the elicitation request's id). */
-  key: string;
-  method: string;
-  params: Record<string, unknown>;
-  /**
-   * false: the protocol has no way to decline it (a 2026-07-28 sampling or roots request: only a reply lets the
-   * task go on), so no hint or prompt offers to. Absent (a handle saved before it was known): it can be.
-   */
-  declinable?: boolean;
-  /**
-   * true: the server did not say which task asks it (no related-task metadata) and more than one task of its
-   * connection could have; a broker shows it on each of those tasks (src/broker/questions.ts), and whoever answers
-   * it is told so.
-   */
-  unattributed?: boolean;
-}
-
-export type InputResponse =
-  { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 
 /** One observed state of a task. */
 export interface Snapshot {
@@ -109,39 +102,6 @@ export interface Progress {
   total?: number;
   /** Server text: not display-safe. */
   message?: string;
-}
-
-/**
- * Answers one input request. Throws to refuse (the error propagates to the caller of the wire method that
- * asked). `taskId` is null for input asked before any task exists.
- */
-export type InputHandler = (
-  request: InputRequest,
-  taskId: string | null,
-  signal?: AbortSignal,
-) => Promise<InputResponse>;
-
-/**
- * Answers whose arrival is in doubt: the connection failed while they were on their way, so the server may or may
- * not have taken them. The engine settles it with the next read of the task.
- */
-export interface UncertainDelivery {
-  taskId: string;
-  answers: Array<{ request: InputRequest; response: InputResponse }>;
-  /**
-   * True when the keys are the server's own and last the task's life (V2 input keys): an answer it took is recorded
-   * as answered, and one it did not take can be sent again under the same key. False when each question is a new
-   * request of its own (V1): the server asks again if it did not take the answer.
-   */
-  stableKeys: boolean;
-  /** The transport failure. */
-  error: Error;
-}
-
-export interface ServiceInputOptions {
-  /** Keys already answered (in this or an earlier process): never answered twice. */
-  answered: ReadonlySet<string>;
-  signal?: AbortSignal;
 }
 
 export interface TaskPage {

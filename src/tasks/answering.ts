@@ -3,7 +3,7 @@
 // engine's input handler and each TaskWatch share the task's state (EngineTask, engine-task.ts).
 import type { Clock, DeliveryEvent } from "../model.js";
 import { ProtocolViolation } from "../errors.js";
-import type { InputRequest, Snapshot, UncertainDelivery } from "../protocol/wire.js";
+import { openRequests, type InputRequest, type Snapshot, type UncertainDelivery } from "../protocol/wire.js";
 import { inputUnavailable } from "./input.js";
 import { taskOf, type EngineShared } from "./engine-task.js";
 import { shellWord } from "../sanitize.js";
@@ -200,7 +200,7 @@ export class TaskAnswers {
     // A refusal on its way to end the watch (no answer here): nothing more is asked of the server or the broker (the
     // watch throws it once no job runs; a job started on every read kept it waiting for ever behind a big question).
     if (this.inputJob || shared.tasks.get(taskId)?.inputError) return;
-    const open = snapshot.inputRequests.filter((request) => !this.answered.has(request.key));
+    const open = openRequests(snapshot.inputRequests, this.answered);
     this.show(open, snapshot.inputListed === true);
     if (!options.answerInput) return;
     // Every listed question is answered already: the server has yet to take the answers in.

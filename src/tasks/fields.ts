@@ -1,8 +1,8 @@
 // The one reader of a JSON Schema object as form fields (an elicitation's requestedSchema, a tool's inputSchema):
 // field kinds, choices (enum, enumNames, oneOf/anyOf of const and title), defaults, required. The Ink form and the
-// line prompt (src/ui) and the --input answers (./input.ts) all read a schema through it. Pure; titles,
+// line prompt (src/ui, src/ask) and the --input answers (./input.ts) all read a schema through it. Pure; titles,
 // descriptions and choice titles are sanitised here, so a descriptor is safe to display. (The checks of typed values
-// are src/ui/form/fields.ts; the AJV check of the whole object is ./schema.ts.)
+// are ./field-input.ts; the AJV check of the whole object is ./schema.ts.)
 import { setOwn } from "../data.js";
 import { sanitize, sanitizeLine } from "../sanitize.js";
 import type { InputRequest } from "../protocol/wire.js";

@@ -2,22 +2,12 @@
 // errors. The task's questions (answering them, settling answers in doubt) are TaskAnswers' (answering.ts).
 import type { Clock } from "../model.js";
 import { ServerError } from "../errors.js";
-import { isTerminal, type Snapshot } from "../protocol/wire.js";
+import { isTerminal, openRequests, type Snapshot } from "../protocol/wire.js";
 import { answerNotDelivered } from "./input.js";
-import { pollInterval } from "../protocol/checks.js";
-import { PUSH_SAFETY_READS_PER_S } from "../limits.js";
 import { TaskAnswers, type AnswerOptions } from "./answering.js";
 import { release, taskOf, watching, type EngineShared } from "./engine-task.js";
 import type { Alarm } from "./alarms.js";
-
-/** Used when the server gives no poll interval. */
-const DEFAULT_POLL_INTERVAL_MS = 1000;
-const MAX_BACKOFF_MS = 30_000;
-/** While pushes flow, the time between polls of our own (pushes are never the only source of truth), for a
- *  connection with few tasks (see drawTrust). */
-const PUSH_TRUST_MS = 30_000;
-/** After a push, the next poll waits this many poll intervals. */
-const PUSH_GRACE = 3;
+import { PollSchedule } from "./poll-schedule.js";
 
 export interface WatchOptions extends AnswerOptions {
   /** The user's floor on the poll interval. */
@@ -62,13 +52,8 @@ export class TaskWatch {
   private pushed?: Snapshot;
   private last?: Snapshot;
   private readonly answers: TaskAnswers;
-  private failingSince?: number;
-  private lastPoll?: number;
-  private failures = 0;
-  private due = 0;
-  /** The longest wait for a read of our own while pushes flow (see drawTrust), drawn anew at each read. */
-  private trustMs = PUSH_TRUST_MS;
-  private trustDrawn = false;
+  /** When the next read is due (`schedule.due`). */
+  private readonly schedule: PollSchedule;
 
   constructor(
     private readonly shared: EngineShared,
@@ -77,10 +62,11 @@ export class TaskWatch {
   ) {
     this.answered = options.answered ?? new Set<string>();
     this.clock = shared.clock;
+    this.schedule = new PollSchedule(shared, taskId, options.floorMs);
     this.answers = new TaskAnswers(shared, taskId, options, this.answered, {
       wake: this.wakeUp,
       readNow: () => {
-        this.due = this.clock.monotonic();
+        this.schedule.readNow();
         this.wakeUp();
       },
     });
@@ -94,17 +80,18 @@ export class TaskWatch {
   };
 
   /**
-   * Sleeps until `due` or a wake. Pushes move `due` later while the loop naps (see deferPoll) without touching the
+   * Sleeps until the read is due or a wake. Pushes move `due` later while the loop naps (see deferPoll) without touching the
    * alarm: it rings at the time first asked, and the nap goes on to the new `due` (a dashboard's 1,000 tasks pushed
    * every second would otherwise move 1,000 alarms a second).
    */
   private nap(): Promise<void> {
-    this.alarm.at(this.due);
+    this.alarm.at(this.schedule.due);
     return new Promise<void>((resolve) => (this.wakeNow = resolve));
   }
 
   private readonly ring = () => {
-    if (this.wakeNow && this.due > this.clock.monotonic()) return this.alarm.at(this.due);
+    const { due } = this.schedule;
+    if (this.wakeNow && due > this.clock.monotonic()) return this.alarm.at(due);
     this.wakeUp();
   };
 
@@ -124,10 +111,7 @@ export class TaskWatch {
             })
             .catch(() => () => {});
     if (options.initial?.taskId === taskId && !isTerminal(options.initial.status)) this.last = options.initial;
-    const now = this.clock.monotonic();
-    this.due = this.last
-      ? now + this.intervalOf(this.last)
-      : now + (options.spread ? Math.round(shared.random() * this.intervalOf()) : 0);
+    this.schedule.start(this.last, options.spread === true);
     taskOf(shared, taskId).doubted = (delivery) => this.answers.doubted(delivery);
     // The caller's signal wakes the sleep below (once, here: an AbortSignal.any per sleep leaves a dependent signal
     // on the caller's long-lived one each time, which only the garbage collector removes).
@@ -147,7 +131,7 @@ export class TaskWatch {
           throw refused;
         }
         if (this.pushed && (yield* this.takePush())) return;
-        if (this.clock.monotonic() >= this.due) {
+        if (this.clock.monotonic() >= this.schedule.due) {
           const step = yield* this.poll();
           if (step === "end") return;
           if (step === "retry") continue;
@@ -162,33 +146,6 @@ export class TaskWatch {
       release(shared, taskId);
       unsubscribe();
     }
-  }
-
-  // The server's interval as parsed is within the floor and ceiling (src/limits.ts); kept there here too, for
-  // snapshots that come from elsewhere (a handle saved by an older version).
-  private intervalOf(snapshot?: Snapshot): number {
-    return Math.max(pollInterval(snapshot?.pollIntervalMs) ?? DEFAULT_POLL_INTERVAL_MS, this.options.floorMs ?? 0);
-  }
-
-  // With a confirmed subscription the server has promised to push every change: polls are only a safety net.
-  private pace(snapshot?: Snapshot): number {
-    return this.intervalOf(snapshot) * (this.shared.wire.pushConfirmed?.(this.taskId) ? PUSH_GRACE : 1);
-  }
-
-  /**
-   * While pushes flow, the safety-net reads of all the tasks watched on one connection come PUSH_SAFETY_READS_PER_S a
-   * second in all, from the start: each task's window is the time in which every task can be read at that rate (30 s
-   * at least: up to 60 tasks, one read each 27 to 33 s; 1,000 tasks, one each 450 to 550 s). A task's first safety
-   * read comes anywhere within its first window (10 % to 110 % of it), the next ones a window apart (±10 %): the reads
-   * of many tasks followed together (a dashboard's 1,000, started in the same second) come spread out at the steady
-   * rate at once, not in a wave once the first windows end.
-   */
-  private drawTrust(): number {
-    const window = Math.max(PUSH_TRUST_MS, (this.shared.watched * 1000) / PUSH_SAFETY_READS_PER_S);
-    const first = !this.trustDrawn;
-    this.trustDrawn = true;
-    const random = this.shared.random();
-    return window * (first ? 0.1 + random : 0.9 + random / 5);
   }
 
   private changed(next: Snapshot): boolean {
@@ -207,30 +164,16 @@ export class TaskWatch {
         yield snapshot;
         return true;
       }
-      this.due = this.clock.monotonic();
+      this.schedule.readNow();
       return false;
     }
-    this.deferPoll(snapshot);
+    this.schedule.pushed(snapshot, this.last);
     if (this.changed(snapshot)) {
       this.last = snapshot;
       yield snapshot;
       this.answers.serviceInput(snapshot);
     }
     return false;
-  }
-
-  /**
-   * A push is fresh word from the server: the next poll waits PUSH_GRACE intervals from it (so no poll is spent while
-   * pushes flow, even when they come at the poll's own pace), but never longer than the trust window (see drawTrust)
-   * without a read of our own.
-   */
-  private deferPoll(snapshot: Snapshot): void {
-    const interval = this.intervalOf(snapshot.pollIntervalMs !== undefined ? snapshot : this.last);
-    this.lastPoll ??= this.clock.monotonic();
-    this.due = Math.min(
-      Math.max(this.due, this.clock.monotonic() + PUSH_GRACE * interval),
-      this.lastPoll + Math.max(this.trustMs, interval),
-    );
   }
 
   /**
@@ -246,9 +189,9 @@ export class TaskWatch {
     const changed = this.changed(snapshot);
     if (changed && !options.quiet(snapshot)) return false;
     if (changed) this.last = snapshot;
-    this.deferPoll(snapshot);
+    this.schedule.pushed(snapshot, this.last);
     // A due moved earlier (the trust window) than the time the alarm was asked for: it is asked for the new one.
-    this.alarm.at(this.due);
+    this.alarm.at(this.schedule.due);
     return true;
   }
 
@@ -265,8 +208,7 @@ export class TaskWatch {
     }
     if (isTerminal(snapshot.status)) return "end";
     this.answers.serviceInput(snapshot);
-    this.due =
-      this.clock.monotonic() + Math.min(this.pace(snapshot), Math.max(this.trustMs, this.intervalOf(snapshot)));
+    this.schedule.next(snapshot);
     return "next";
   }
 
@@ -274,26 +216,20 @@ export class TaskWatch {
   private async read(): Promise<Snapshot | undefined> {
     const { options } = this;
     try {
-      this.lastPoll = this.clock.monotonic();
-      this.trustMs = this.drawTrust();
+      this.schedule.reading();
       const snapshot = await this.shared.wire.getTask(this.taskId, options.signal);
-      this.failures = 0;
-      this.failingSince = undefined;
+      this.schedule.succeeded();
       return snapshot;
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (!(error instanceof ServerError) || !error.transient) throw error;
-      this.failingSince ??= this.clock.monotonic();
-      if (this.clock.monotonic() - this.failingSince > (options.giveUpMs ?? 60_000)) {
+      if (this.schedule.givenUp(options.giveUpMs ?? 60_000)) {
         // An answer still in doubt is reported as not delivered: the handle does not count it as answered.
         const inDoubt = this.answers.inDoubt;
         if (inDoubt) throw answerNotDelivered(this.taskId, inDoubt, error);
         throw error;
       }
-      this.failures++;
-      const wait = backoff(this.failures, this.shared.random(), options.floorMs);
-      options.onRetry?.(error, wait);
-      this.due = this.clock.monotonic() + wait;
+      options.onRetry?.(error, this.schedule.failed());
       return undefined;
     }
   }
@@ -305,13 +241,7 @@ function differs(a: Snapshot, b: Snapshot, answered: ReadonlySet<string>): boole
   if ((a.pollIntervalMs ?? null) !== (b.pollIntervalMs ?? null)) return true;
   // Most snapshots ask nothing: no arrays made for them (this runs at each push of each followed task).
   if (a.inputRequests.length === 0 && b.inputRequests.length === 0) return false;
-  const open = (snapshot: Snapshot) => snapshot.inputRequests.filter((request) => !answered.has(request.key));
+  const open = (snapshot: Snapshot) => openRequests(snapshot.inputRequests, answered);
   const [x, y] = [open(a), open(b)];
   return x.length !== y.length || x.some((request, i) => request.key !== y[i].key);
-}
-
-/** Exponential backoff with jitter (`random`: in [0, 1)), from 500 ms up to 30 s: half the ceiling, plus up to half. */
-function backoff(failures: number, random: number, floorMs = 0): number {
-  const ceiling = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures, 10));
-  return Math.max(floorMs, Math.round(ceiling / 2 + (random * ceiling) / 2));
 }

@@ -3,7 +3,7 @@
 import { Box, Text } from "ink";
 import { useEffect, useMemo, useState } from "react";
 import { sanitizeLine } from "../sanitize.js";
-import type { InputResponse } from "../protocol/wire.js";
+import { openRequests, type InputResponse } from "../protocol/wire.js";
 import type { Line } from "../output/describe.js";
 import { Detail, detailLines, logLines, unreadableLines, wireLines } from "./Detail.js";
 import type { WireLog } from "./wire-log.js";
@@ -13,7 +13,7 @@ import { HelpBar } from "./HelpBar.js";
 import { helpKeys, useViewState } from "./modes.js";
 import { useDashboardKeys } from "./useDashboardKeys.js";
 import type { DashboardModel } from "./model.js";
-import type { Question } from "./questions.js";
+import type { Question } from "../ask/queue.js";
 import { NewCall, type ServerChoice } from "./NewCall.js";
 import { visibleRows } from "./rows.js";
 import type { TaskRow } from "./state.js";
@@ -142,9 +142,7 @@ function AnswerForm({ question, rows, width, onRespond, onClose }: AnswerFormPro
   const task = rows.find((r) => r.summary.taskId === question.taskId);
   // A V2 task may ask several questions at once: say which one this is (a task that asks is followed: its row
   // holds its full handle).
-  const open = (task?.handle?.last.inputRequests ?? [])
-    .filter((r) => !task!.handle!.answered.includes(r.key))
-    .map((r) => r.key);
+  const open = task?.handle ? openRequests(task.handle.last.inputRequests, task.handle.answered).map((r) => r.key) : [];
   const position = open.indexOf(question.request.key);
   return (
     <ElicitationForm

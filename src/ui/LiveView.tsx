@@ -7,7 +7,8 @@ import type { TaskInfo } from "../output/printer.js";
 import { COLOR, SYMBOL } from "../output/palette.js";
 import { sanitizeLine } from "../sanitize.js";
 import { progressLine } from "../output/progress-bar.js";
-import { isTerminal, type InputRequest, type InputResponse, type Progress, type Snapshot } from "../protocol/wire.js";
+import type { Question } from "../ask/queue.js";
+import { isTerminal, type InputResponse, type Progress, type Snapshot } from "../protocol/wire.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { short } from "./format.js";
 
@@ -17,7 +18,8 @@ export interface LiveState {
   snapshot?: Snapshot;
   /** The last progress the server reported, with its rate (units a second) where known. */
   progress?: Progress & { rate?: number };
-  question?: { request: InputRequest; taskId: string | null; resolve(r: InputResponse): void };
+  /** The questions waiting for the person (../ask/queue.ts): the first is on screen. */
+  questions: readonly Question[];
   version: number;
 }
 
@@ -54,9 +56,10 @@ export function LiveView({ state: s, elapsedMs, width, onRespond, onClose }: Liv
       <Text
         dimColor
       >{`  task ${sanitizeLine(id)}${isTerminal(status) ? "" : "  ·  Ctrl-C stops waiting (the task keeps running)"}`}</Text>
-      {s.question ? (
+      {s.questions[0] ? (
         <ElicitationForm
-          request={s.question.request}
+          key={s.questions[0].id}
+          request={s.questions[0].request}
           taskLabel={s.info ? sanitizeLine(s.info.tool) : "this call"}
           width={width}
           onRespond={onRespond}

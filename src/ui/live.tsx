@@ -6,10 +6,9 @@ import { render, useInput } from "ink";
 import { useSyncExternalStore } from "react";
 import type { Context, Terminal } from "../context.js";
 import { applyColour } from "./colour.js";
-import { McpTaskError } from "../errors.js";
 import { createPrinter, logText, type Printer } from "../output/printer.js";
 import { ProgressPace } from "../output/progress-bar.js";
-import type { InputResponse } from "../protocol/wire.js";
+import { QuestionQueue } from "../ask/queue.js";
 import type { InputProvider } from "../tasks/input.js";
 import { useNow, useTerminalSize } from "./hooks.js";
 import { LiveView, type LiveState } from "./LiveView.js";
@@ -25,7 +24,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
   applyColour(ctx.io);
   const plain = createPrinter(ctx.io, false);
   const started = ctx.clock.monotonic();
-  let state: LiveState = { version: 0 };
+  let state: LiveState = { questions: [], version: 0 };
   const listeners = new Set<() => void>();
   const set = (change: Partial<LiveState>) => {
     state = { ...state, ...change, version: state.version + 1 };
@@ -47,16 +46,17 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
         state={s}
         elapsedMs={ctx.clock.monotonic() - started}
         width={width}
-        onRespond={(response) => {
-          const q = s.question!;
-          set({ question: undefined });
-          q.resolve(response);
-        }}
+        onRespond={(response) => queue.answer(s.questions[0]!.id, response)}
         onClose={() => ctx.interruptNow()}
       />
     );
   }
 
+  // The task's questions wait in the one queue (../ask/queue.ts); the view shows its head as a form.
+  const queue = new QuestionQueue({
+    questions: () => state.questions,
+    change: ({ questions, notice }) => set(notice === undefined ? { questions } : { questions, notice }),
+  });
   const app = render(<View />, {
     stdin: terminal.stdin,
     stdout: terminal.stderr,
@@ -68,6 +68,7 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     if (closed) return;
     closed = true;
     app.unmount();
+    queue.close("the live view closed");
   };
   const printer: Printer = {
     task: (info) => set({ info }),
@@ -90,27 +91,5 @@ export function liveFollow(ctx: Context, terminal: Terminal): LiveFollow {
     note: (text) => set({ notice: text }),
     document: (value, text) => plain.document(value, text),
   };
-  const provider = formProvider(() => state, set);
-  return { printer, provider, close };
-}
-
-/** The task's questions go on screen as a form; the answer comes back through it (LiveView onRespond). */
-function formProvider(get: () => LiveState, set: (change: Partial<LiveState>) => void): InputProvider {
-  return {
-    available: true,
-    sampling: true,
-    answer: (request, taskId, signal) =>
-      new Promise<InputResponse>((resolve, reject) => {
-        set({ question: { request, taskId, resolve } });
-        signal?.addEventListener(
-          "abort",
-          () => {
-            if (get().question?.request !== request) return;
-            set({ question: undefined });
-            reject(new McpTaskError("question withdrawn"));
-          },
-          { once: true },
-        );
-      }),
-  };
+  return { printer, provider: queue.provider, close };
 }

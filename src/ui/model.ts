@@ -3,7 +3,7 @@
 // consumed by one React hook (useDashboard) so that the views stay pure functions of props. All async work
 // (connections, watching, answering) lives here, not in components. Full handles are read only where needed: the
 // tasks being followed, the one open in the detail view, and the one a key acts on (cancel, pager). Its parts: ./state.ts,
-// ./scan.ts (store changes), ./follow-row.ts, ./row-changes.ts, ./questions.ts, ../tasks/reconnect.ts (ServerLinks).
+// ./scan.ts (store changes), ./follow-row.ts, ./row-changes.ts, ../ask/queue.ts, ../tasks/reconnect.ts (ServerLinks).
 import type { Context } from "../context.js";
 import { TaskNotFoundError, describeError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
@@ -15,11 +15,11 @@ import { summarize } from "../store/handle-file.js";
 import type { Handle } from "../model.js";
 import { ServerLinks } from "../tasks/reconnect.js";
 import { StoreScan } from "./scan.js";
-import { QuestionQueue } from "./questions.js";
+import { QuestionQueue } from "../ask/queue.js";
 import { FRAME_MS, Frames } from "./frames.js";
 import { RowChanges } from "./row-changes.js";
 import type { Connection, DashboardState, TaskRow } from "./state.js";
-import { withUrlOpening } from "./url-open.js";
+import { withUrlOpening } from "../ask/url-open.js";
 
 /** How a task has ended, by its handle (its outcome, gone, or a terminal status seen); undefined while it runs. */
 function endedAs(handle: Handle): string | undefined {
@@ -49,7 +49,7 @@ export class DashboardModel {
       questions: () => this.state.questions,
       change: (change) => this.set(change),
     });
-    // A URL-mode question's page is opened after the person's yes in its form (url-open.ts).
+    // A URL-mode question's page is opened after the person's yes in its form (../ask/url-open.ts).
     const provider = withUrlOpening(ctx, this.questions.provider, { person: true, say: (text) => this.notify(text) });
     this.links = new ServerLinks(ctx, provider, (text) => this.notify(text));
     this.frames = new Frames(ctx.clock, () => this.settle());

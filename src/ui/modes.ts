@@ -2,7 +2,7 @@
 // question's form, the filter prompt, a confirmation, the new-call form), the selection, filter, sort and scroll;
 // and the keys the help bar names in each mode.
 import { useRef, useState } from "react";
-import type { Question } from "./questions.js";
+import type { Question } from "../ask/queue.js";
 import type { Sort, StatusFilter } from "./rows.js";
 
 export type Mode =

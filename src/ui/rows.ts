@@ -2,7 +2,7 @@
 import { sanitizeLine } from "../sanitize.js";
 import { rowStatus } from "./format.js";
 import type { TaskRow } from "./state.js";
-import type { Question } from "./questions.js";
+import type { Question } from "../ask/queue.js";
 import type { ListRow } from "./TaskList.js";
 
 export const STATUS_FILTERS = ["all", "live", "input", "finished", "expired"] as const;

@@ -1,7 +1,7 @@
 // What the dashboard's model (./model.ts) holds and its views are drawn from: a row per saved task, the questions
 // waiting for the person, the notice of what just happened. Plain data; the views import it from here, not the model.
 import type { Handle, HandleSummary } from "../model.js";
-import type { Question } from "./questions.js";
+import type { Question } from "../ask/queue.js";
 
 export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
 

@@ -11,7 +11,7 @@ import { until } from "../helpers/until.js";
 import { brokerPaths } from "../../src/broker/paths.js";
 import type { IO } from "../../src/context.js";
 import type { InputRequest } from "../../src/protocol/wire.js";
-import { askSampling } from "../../src/ui/sampling-prompt.js";
+import { askSampling } from "../../src/ask/sampling-prompt.js";
 import {
   freePort,
   ROOT,

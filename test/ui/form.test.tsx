@@ -8,7 +8,7 @@ import stripAnsi from "strip-ansi";
 import type { InputRequest } from "../../src/protocol/wire.js";
 import { ElicitationForm } from "../../src/ui/form/ElicitationForm.js";
 import { defaultsOf, fieldsOf, type Field } from "../../src/tasks/fields.js";
-import { checkField, parseField } from "../../src/ui/form/fields.js";
+import { checkField, parseField } from "../../src/tasks/field-input.js";
 import { SchemaForm } from "../../src/ui/form/SchemaForm.js";
 
 const RESEARCH = {

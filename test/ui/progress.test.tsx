@@ -66,6 +66,7 @@ it("the live view shows the bar under the status at 80 columns, the percentage w
     <LiveView
       state={{
         version: 1,
+        questions: [],
         info: { taskId: "t-1", server: "s", tool: "export", generation: "v1", status: "working" },
         snapshot: { taskId: "t-1", status: "working", statusMessage: "exporting", inputRequests: [] },
         progress: { progress: 3, total: 8, message: "x".repeat(200), rate: 1.5 },

@@ -8,7 +8,7 @@ import type { Leaf } from "../command.js";
 import { UsageError } from "../../errors.js";
 import { createPrinter } from "../../output/printer.js";
 import { sanitizeLine, shellValue, shellWord } from "../../sanitize.js";
-import { confirm } from "../../ui/prompt.js";
+import { confirm } from "../../ask/line-prompt.js";
 
 export interface StopOptions {
   name: string;

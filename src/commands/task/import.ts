@@ -20,7 +20,7 @@ import {
   type ServerDescriptor,
 } from "../../protocol/server.js";
 import { sanitizeLine, shellValue } from "../../sanitize.js";
-import { confirm } from "../../ui/prompt.js";
+import { confirm } from "../../ask/line-prompt.js";
 import { homeMark } from "../../tasks/away.js";
 
 export interface ImportOptions {

@@ -12,7 +12,7 @@ import { preparedAnswers } from "../../tasks/input.js";
 import { readUnlessLost } from "../../tasks/away.js";
 import { reconnect } from "../../tasks/reconnect.js";
 import { isSampling } from "../../tasks/sampling.js";
-import type { InputRequest } from "../../protocol/wire.js";
+import { openRequests, type InputRequest } from "../../protocol/wire.js";
 import type { TaskRef } from "../options.js";
 
 export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Context): Promise<number> {
@@ -33,7 +33,7 @@ export async function runTemplate(options: TaskRef & { json: boolean }, ctx: Con
       (await readUnlessLost(handle, wire, ctx.clock, ctx.interrupt)) ??
       (await wire.getTask(handle.taskId, ctx.interrupt));
     await tracked.observe(snapshot);
-    questions = snapshot.inputRequests.filter((q) => !handle.answered.includes(q.key));
+    questions = openRequests(snapshot.inputRequests, handle.answered);
     once = wire.capabilities.handsQuestionsOnce;
   } finally {
     await wire.close();

@@ -19,7 +19,7 @@ export function ChoiceList({ choices, selected, highlight, multi }: ChoiceListPr
         const mark = multi ? (selected[i] ? "[x]" : "[ ]") : selected[i] ? "(•)" : "( )";
         const here = i === highlight;
         return (
-          // One line, cut at the width: a wrapped title would start a line with the server's words (../quote.ts).
+          // One line, cut at the width: a wrapped title would start a line with the server's words (../../ask/quote.ts).
           <Text key={i} bold={here} inverse={here} wrap="truncate-end">
             {here ? "› " : "  "}
             {mark} {choice.title}

@@ -5,7 +5,7 @@ import { sanitizeLine } from "../../sanitize.js";
 import { ChoiceList } from "./ChoiceList.js";
 import { ServerText } from "./ServerText.js";
 import type { Field } from "../../tasks/fields.js";
-import { choiceIndex, hintOf, isTextField, sameValue } from "./fields.js";
+import { choiceIndex, hintOf, isTextField, sameValue } from "../../tasks/field-input.js";
 
 export interface FieldViewProps {
   readonly field: Field;
@@ -52,7 +52,7 @@ export function FieldView({ field, draft, focused, error, open }: FieldViewProps
   );
   return (
     <Box flexDirection="column">
-      {/* One line, cut at the width: a wrapped title would start a line with the server's words (../quote.ts). */}
+      {/* One line, cut at the width: a wrapped title would start a line with the server's words (../../ask/quote.ts). */}
       <Text wrap="truncate-end">
         <Text bold={focused}>
           {focused ? "› " : "  "}

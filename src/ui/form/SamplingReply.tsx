@@ -32,7 +32,7 @@ export function SamplingRequestView({ request }: { readonly request: InputReques
   return (
     <Box flexDirection="column">
       <Text>The server asks for a model's reply (sampling/createMessage). You write it.</Text>
-      {/* What the server sent, quoted (../quote.ts): none of its lines can pass for mcp-task's own. */}
+      {/* What the server sent, quoted (../../ask/quote.ts): none of its lines can pass for mcp-task's own. */}
       <ServerText>
         {view.systemPrompt ? <Text dimColor>{`system prompt: ${view.systemPrompt}`}</Text> : null}
         {view.omitted ? <Text dimColor>{`(${view.omitted} earlier messages not shown)`}</Text> : null}

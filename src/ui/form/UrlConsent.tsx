@@ -1,6 +1,6 @@
 // A URL-mode elicitation in the live view and the dashboard: the server's message, the page's host on its own line
 // and its whole address (made safe), the warnings, and the person's choice: open (accept), decline or cancel.
-// Opening happens after the yes, outside the view (../url-open.ts).
+// Opening happens after the yes, outside the view (../../ask/url-open.ts).
 import { Box, Text, useInput } from "ink";
 import type { InputRequest, InputResponse } from "../../protocol/wire.js";
 import { urlQuestion, viewUrl } from "../../tasks/url-elicitation.js";

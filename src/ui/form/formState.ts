@@ -2,7 +2,15 @@
 // useInput and the behaviour of every key is plain data in, data out.
 import { getOwn, setOwn, withOwn, withoutOwn } from "../../data.js";
 import { sanitizeLine } from "../../sanitize.js";
-import { checkField, choiceIndex, isChoiceField, isTextField, parseField, sameValue, textOf } from "./fields.js";
+import {
+  checkField,
+  choiceIndex,
+  isChoiceField,
+  isTextField,
+  parseField,
+  sameValue,
+  textOf,
+} from "../../tasks/field-input.js";
 import type { Field } from "../../tasks/fields.js";
 
 export interface FormState {

@@ -1,9 +1,9 @@
 // The per-field parsing and checks the form and the line prompt run on what a person types, for the fields that
-// ../../tasks/fields.ts reads from a schema. Pure functions, no React. The AJV check of the whole object stays in
-// ../../tasks/schema.ts (the form runs it after these checks).
-import { sanitizeLine } from "../../sanitize.js";
-import type { Choice, ChoiceField, Field, NumberField, StringField, StringFormat } from "../../tasks/fields.js";
-import { linearRegExp, type LinearRegExp } from "../../tasks/regex.js";
+// ./fields.ts reads from a schema. Pure functions, no React. The AJV check of the whole object stays in
+// ./schema.ts (the form runs it after these checks).
+import { sanitizeLine } from "../sanitize.js";
+import type { Choice, ChoiceField, Field, NumberField, StringField, StringFormat } from "./fields.js";
+import { linearRegExp, type LinearRegExp } from "./regex.js";
 
 export type ParseResult = { readonly value: unknown } | { readonly error: string };
 

@@ -1,5 +1,6 @@
-// A line-by-line prompt for a server's elicitation form, on stderr, for a person at a terminal. (The Ink form of
-// the dashboard replaces it on TTYs later; this one needs nothing but readline.)
+// A line-by-line prompt for a server's question, on stderr, for a person at a terminal without the live view (the
+// Ink form replaces it on TTYs). It asks the head of the one queue of questions (./queue.ts), one at a time however
+// many arrive together; a question withdrawn while it is asked is said so and its reading stopped.
 import type { Interface } from "node:readline/promises";
 import type { IO } from "../context.js";
 import { cutText } from "../errors.js";
@@ -10,43 +11,65 @@ import { fieldsOf, requestedForm, type Field } from "../tasks/fields.js";
 import type { InputProvider } from "../tasks/input.js";
 import { isSampling } from "../tasks/sampling.js";
 import { schemaProblem } from "../tasks/schema.js";
+import { QuestionQueue, type Question } from "./queue.js";
+import { lineReader, taskWhere } from "./reader.js";
 import { askSampling } from "./sampling-prompt.js";
 import { isUrlRequest } from "../tasks/url-elicitation.js";
 import { askUrl } from "./url-prompt.js";
 import { quotedLines } from "./quote.js";
 
 export function linePrompt(io: IO): InputProvider {
-  let queue = Promise.resolve();
-  return {
-    available: true,
-    sampling: true,
-    // One question at a time, even when several arrive together.
-    answer: (request, taskId) => {
-      const next = queue.then(() => ask(io, request, taskId));
-      queue = next.then(
-        () => undefined,
-        () => undefined,
-      );
-      return next;
+  let questions: readonly Question[] = [];
+  let asking: { id: number; stop: AbortController } | undefined;
+  const queue = new QuestionQueue({
+    questions: () => questions,
+    change: (change) => {
+      questions = change.questions;
+      // Withdrawn while asked: stop reading it, and say so (the person may be typing an answer).
+      if (asking && !questions.some((q) => q.id === asking!.id)) {
+        asking.stop.abort(new Error("question withdrawn"));
+        if (change.notice) io.stderr.write(`\n  ${change.notice}\n`);
+      }
+      next();
     },
+  });
+  const next = () => {
+    const head = questions[0];
+    if (asking || !head) return;
+    const stop = new AbortController();
+    asking = { id: head.id, stop };
+    // (A readline closed under a pending question may leave it pending on some Node lines: the abort ends the wait.)
+    const withdrawn = new Promise<never>((_, reject) =>
+      stop.signal.addEventListener("abort", () => reject(stop.signal.reason as Error), { once: true }),
+    );
+    Promise.race([ask(io, head.request, head.taskId, stop.signal), withdrawn]).then(
+      (response) => {
+        asking = undefined;
+        queue.answer(head.id, response);
+      },
+      (error: Error) => {
+        asking = undefined;
+        queue.fail(head.id, error); // (nothing, if it was withdrawn: then the next is asked here)
+        next();
+      },
+    );
   };
+  return queue.provider;
 }
 
-async function ask(io: IO, request: InputRequest, taskId: string | null): Promise<InputResponse> {
+async function ask(io: IO, request: InputRequest, taskId: string | null, signal: AbortSignal): Promise<InputResponse> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
-  if (isSampling(request)) return askSampling(io, request, taskId);
+  if (isSampling(request)) return askSampling(io, request, taskId, signal);
   if (request.method !== "elicitation/create") {
     say(
       `mcp-task: the server asks for ${sanitizeLine(request.method)}; mcp-task does not support it, so it is declined.`,
     );
     return { action: "decline" };
   }
-  if (isUrlRequest(request)) return askUrl(io, request, taskId);
-  // readline is loaded when a question comes, not by every command that might ask one.
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
+  if (isUrlRequest(request)) return askUrl(io, request, taskId, signal);
+  const rl = await lineReader(io, signal);
   try {
-    const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
+    const where = taskWhere(taskId);
     // The server's message quoted under a header of mcp-task's (./quote.ts): none of its lines can pass for ours.
     const message = typeof request.params.message === "string" ? cutText(request.params.message) : "";
     say(`\n? The server asks for input${where}${message ? ":" : ""}`);
@@ -55,9 +78,9 @@ async function ask(io: IO, request: InputRequest, taskId: string | null): Promis
     if (choice.startsWith("d")) return { action: "decline" };
     if (choice.startsWith("c")) return { action: "cancel" };
     // The one reader of a requestedSchema (../tasks/fields.ts), and the form's own reading of typed text
-    // (./form/fields.ts, loaded when a question comes).
+    // (../tasks/field-input.ts, loaded when a question comes).
     const schema = requestedForm(request);
-    const fields = await import("./form/fields.js");
+    const fields = await import("../tasks/field-input.js");
     for (;;) {
       const content: Record<string, unknown> = {};
       for (const field of fieldsOf(schema)) {
@@ -77,7 +100,7 @@ async function askField(
   rl: Interface,
   say: (text: string) => void,
   field: Field,
-  fields: typeof import("./form/fields.js"),
+  fields: typeof import("../tasks/field-input.js"),
 ): Promise<unknown> {
   const choices = field.kind === "enum" || field.kind === "oneOf" ? field.choices : undefined;
   if (field.description) for (const line of quotedLines(field.description)) say(line);
@@ -108,8 +131,7 @@ async function askField(
 
 /** Asks a yes/no question on stderr; anything but y/yes is no. */
 export async function confirm(io: IO, question: string): Promise<boolean> {
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
+  const rl = await lineReader(io);
   try {
     return /^(y|yes)$/i.test((await rl.question(`${question} [y/N] `)).trim());
   } catch {

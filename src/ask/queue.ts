@@ -1,5 +1,7 @@
-// The dashboard's questions: what the engines ask is queued for the person (shown by the views from the model's
-// state) and answered through `answer`; a question the task moved on from is taken off the screen.
+// The one queue of questions waiting for a person: what the engines ask (through `provider`) waits here in the order
+// asked, whoever shows it: the dashboard (its model's state; the list and the form), the live view of `call` and
+// `watch` (its head), the line prompt (its head, asked on stderr: ./line-prompt.ts). Each is answered through
+// `answer` (or `fail`, when asking could not be done); a question the task moved on from leaves the queue.
 import { McpTaskError } from "../errors.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
@@ -84,9 +86,18 @@ export class QuestionQueue {
     waiter.resolve(response);
   }
 
-  /** Refuses every question still waiting (the dashboard closes). */
-  close(): void {
-    for (const waiter of this.pending.values()) waiter.reject(new McpTaskError("dashboard closed"));
+  /** The question could not be asked (the terminal closed while it was): its asker hears `error`. */
+  fail(questionId: number, error: Error): void {
+    const waiter = this.pending.get(questionId);
+    if (!waiter) return;
+    this.pending.delete(questionId);
+    this.state.change({ questions: this.state.questions().filter((q) => q.id !== questionId) });
+    waiter.reject(error);
+  }
+
+  /** Refuses every question still waiting (the view closes). */
+  close(why = "dashboard closed"): void {
+    for (const waiter of this.pending.values()) waiter.reject(new McpTaskError(why));
     this.pending.clear();
   }
 }

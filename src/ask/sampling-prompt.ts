@@ -1,18 +1,22 @@
-// The line prompt's sampling request (see prompt.ts): what the server asks, made display-safe, on stderr, and the
+// The line prompt's sampling request (see line-prompt.ts): what the server asks, made display-safe, on stderr, and the
 // reply a person types (one line; an empty one declines where the request can be declined, else asks again), sent as
 // the model's reply.
 import type { IO } from "../context.js";
-import { sanitizeLine } from "../sanitize.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import { HUMAN_MODEL, samplingAnswer, samplingLines } from "../tasks/sampling.js";
 import { quotedLines } from "./quote.js";
+import { lineReader, taskWhere } from "./reader.js";
 
-export async function askSampling(io: IO, request: InputRequest, taskId: string | null): Promise<InputResponse> {
+export async function askSampling(
+  io: IO,
+  request: InputRequest,
+  taskId: string | null,
+  signal?: AbortSignal,
+): Promise<InputResponse> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
+  const rl = await lineReader(io, signal);
   try {
-    const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
+    const where = taskWhere(taskId);
     const [head, ...rest] = samplingLines(request);
     say(`\n? ${head}${where}`);
     // What the server sent, quoted line by line (./quote.ts): a message cannot pass for mcp-task's own lines.

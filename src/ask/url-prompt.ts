@@ -2,25 +2,30 @@
 // and consent asked; the opening itself is done by whoever wraps the prompt (./url-open.ts), only after a yes.
 import type { IO } from "../context.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
-import { sanitizeLine } from "../sanitize.js";
 import { urlQuestion } from "../tasks/url-elicitation.js";
 import { quotedLines } from "./quote.js";
+import { lineReader, taskWhere } from "./reader.js";
 
-export async function askUrl(io: IO, request: InputRequest, taskId: string | null): Promise<InputResponse> {
+export async function askUrl(
+  io: IO,
+  request: InputRequest,
+  taskId: string | null,
+  signal?: AbortSignal,
+): Promise<InputResponse> {
   const say = (text: string) => io.stderr.write(`${text}\n`);
-  const where = taskId ? ` (task ${sanitizeLine(taskId.slice(0, 8))})` : "";
+  const where = taskWhere(taskId);
   const { head, message, facts } = urlQuestion(request);
   say(`\n? ${head}${where}`);
   // The server's message quoted (./quote.ts); the host and address on lines of mcp-task's.
   if (message) for (const line of quotedLines(message)) say(line);
   for (const line of facts) say(`  ${line}`);
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: io.stdin, output: io.stderr as NodeJS.WritableStream, terminal: false });
+  const rl = await lineReader(io, signal);
   try {
     const choice = (await rl.question("  open it in the browser? yes, no (decline) or cancel [y/N/c] ")).trim();
     if (/^(y|yes)$/i.test(choice)) return { action: "accept", content: {} };
     return /^c/i.test(choice) ? { action: "cancel" } : { action: "decline" };
   } catch {
+    if (signal?.aborted) throw signal.reason;
     return { action: "cancel" }; // stdin closed: nobody said yes
   } finally {
     rl.close();
