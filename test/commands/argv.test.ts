@@ -337,7 +337,18 @@ describe("tools, dashboard, serve, demo, demo-server, broker", () => {
       options: { servers: ["demo"], waitMs: 25_000, agentAnswers: false, printConfig: undefined },
     });
     expect(
-      await options("serve", "-s", "a", "--server", "b", "--wait", "50s", "--agent-answers", "--print-config", "vscode"),
+      await options(
+        "serve",
+        "-s",
+        "a",
+        "--server",
+        "b",
+        "--wait",
+        "50s",
+        "--agent-answers",
+        "--print-config",
+        "vscode",
+      ),
     ).toEqual({ servers: ["a", "b"], waitMs: 50_000, agentAnswers: true, printConfig: "vscode" });
     expect(await options("serve", "-s", "a", "--wait", "0")).toMatchObject({ waitMs: 0 });
     await usageError(["serve"], /serve offers saved servers only: name at least one/);
