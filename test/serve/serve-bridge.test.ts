@@ -9,7 +9,7 @@ import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEnv, events, runCli, tempHome } from "../helpers/cli.js";
-import { everythingStdio, ROOT, startV2Http, type RunningServer } from "../helpers/servers.js";
+import { everythingStdio, ROOT, SDK_V1_SERVER, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { until } from "../helpers/until.js";
 
 type ToolReply = {
@@ -26,12 +26,16 @@ afterAll(async () => {
   await v2?.stop();
 });
 
-/** A home with server-everything (stdio) saved as `everything` and our V2 test server (HTTP) as `v2`. */
+/**
+ * A home with server-everything (stdio) saved as `everything`, our V2 test server (HTTP) as `v2`, and the server on
+ * the SDK's v1 line (stdio) as `sdkv1`.
+ */
 async function home(): Promise<string> {
   const dir = tempHome();
   for (const args of [
     ["server", "add", "everything", "--stdio", everythingStdio],
     ["server", "add", "v2", "--url", v2.url],
+    ["server", "add", "sdkv1", "--stdio", `node ${SDK_V1_SERVER} --stdio`],
   ]) {
     const added = await runCli(args, { home: dir });
     expect(added.code, added.stderr).toBe(0);
@@ -334,6 +338,49 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
     } finally {
       await client.close();
     }
+  }, 120_000);
+
+  it("progress from the upstream task reaches an agent that asked for it (a progressToken)", async () => {
+    const dir = await home();
+    const client = await agent(dir, ["-s", "sdkv1", "--wait", "100s"]);
+    const seen: Array<{ progress: number; total?: number; message?: string }> = [];
+    try {
+      const reply = (await client.callTool(
+        { name: "progress", arguments: { steps: 3, stepMs: 200 } },
+        CallToolResultSchema,
+        {
+          timeout: 120_000,
+          onprogress: (progress) => void seen.push(progress),
+        },
+      )) as ToolReply;
+      expect(reply.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.at(-1)).toMatchObject({ total: 3, message: expect.stringMatching(/^step \d of 3$/) });
+  }, 120_000);
+
+  it("the task tools reach only tasks started through serve: a task `call` started is not this bridge's", async () => {
+    const dir = await home();
+    const detached = await runCli(["call", "task_slow", "ms=60000", "-s", "v2", "--detach"], { home: dir });
+    expect(detached.code, detached.stderr).toBe(0);
+    const taskId = detached.stdout.trim();
+    const client = await agent(dir, ["-s", "v2"]);
+    try {
+      for (const tool of ["task_status", "task_result", "task_cancel"]) {
+        const reply = await call(client, tool, { taskId });
+        expect(reply.isError, tool).toBe(true);
+        expect(textOf(reply)).toContain(`no task ${taskId} of this bridge`);
+      }
+      expect((await call(client, "task_list")).structuredContent).toEqual({ tasks: [] });
+    } finally {
+      await client.close();
+    }
+    // It still runs: the bridge did not touch it.
+    const got = await runCli(["get", taskId, "--json"], { home: dir });
+    expect(JSON.parse(got.stdout)).toMatchObject({ taskId, status: "working" });
+    await runCli(["cancel", taskId], { home: dir });
   }, 120_000);
 
   it("a client that speaks tasks gets the same bridge: plain tool calls and the task tools", async () => {
