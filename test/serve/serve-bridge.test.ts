@@ -3,20 +3,13 @@
 // StdioClientTransport; one case on the v2 line, @modelcontextprotocol/client), against real task servers:
 // server-everything over stdio (V1, its tasks kept by mcp-task's broker) and our V2 test server over HTTP.
 // Bounds: every wait here is hang-only (a task's own duration is far below it); polls are counted where they matter.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEnv, events, runCli, tempHome } from "../helpers/cli.js";
+import { agent, call, textOf, type ToolReply } from "../helpers/serve-agent.js";
 import { everythingStdio, ROOT, SDK_V1_SERVER, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { until } from "../helpers/until.js";
-
-type ToolReply = {
-  content: Array<{ type: string; text?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
 
 let v2: RunningServer;
 beforeAll(async () => {
@@ -42,34 +35,6 @@ async function home(): Promise<string> {
   }
   return dir;
 }
-
-/** An agent's session: `mcp-task serve ...` spawned by the v1 SDK client (with `capabilities`). */
-async function agent(
-  dir: string,
-  serveArgs: string[],
-  capabilities: ConstructorParameters<typeof Client>[1] = {},
-): Promise<Client & { stderr: () => string }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(ROOT, "bin/mcp-task.js"), "serve", ...serveArgs],
-    env: cliEnv(dir) as Record<string, string>,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk) => (stderr += chunk));
-  const client = new Client({ name: "test-agent", version: "1.0.0" }, capabilities);
-  await client.connect(transport);
-  return Object.assign(client, { stderr: () => stderr });
-}
-
-/** A tool call with a hang-only bound (a real hang of the bridge is the only thing that trips it). */
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
-  return (await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-    timeout: 120_000,
-  })) as ToolReply;
-}
-
-const textOf = (reply: ToolReply) => reply.content.map((c) => c.text ?? "").join("\n");
 
 describe("mcp-task serve, driven by the SDK's v1 client", () => {
   it("lists the upstream tools with their schemas as sent, and the task tools; outputSchema only where the reply is always the result", async () => {
