@@ -258,6 +258,27 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
     }
   }, 120_000);
 
+  it("a URL question goes to an agent that declares URL elicitation, with the address as parsed", async () => {
+    const dir = await home();
+    const client = await agent(dir, ["-s", "v2", "--wait", "100s"], {
+      capabilities: { elicitation: { form: {}, url: {} } },
+    });
+    const asked: Array<Record<string, unknown>> = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params as Record<string, unknown>);
+      return { action: "accept" };
+    });
+    try {
+      const reply = await call(client, "task_open_page", { url: "https://example.com/sign-in" });
+      expect(textOf(reply)).toBe("page: accept");
+      expect(asked).toEqual([
+        expect.objectContaining({ mode: "url", message: "Sign in (V2)", url: "https://example.com/sign-in" }),
+      ]);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
   it("task_cancel cancels; the agent's own cancellation of its request stops only the waiting", async () => {
     const dir = await home();
     const client = await agent(dir, ["-s", "v2", "--wait", "100s"]);
