@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { registerAll, type AnyLeaf, type Noun } from "./commands/command.js";
 import { broker } from "./commands/broker.js";
 import { dashboard } from "./commands/dashboard.js";
+import { serve } from "./commands/serve.js";
 import { complete, completion } from "./commands/completion.js";
 import { demo, demoServer } from "./commands/demo.js";
 import { server } from "./commands/server/index.js";
@@ -36,7 +37,7 @@ export const VERSION = "0.1.0";
 export const COMMANDS: ReadonlyArray<AnyLeaf | Noun> = [
   server, tools, check, login, logout,
   call, watch, result, wait, respond, get, cancel, list, forget, prune, exportTask, importTasks,
-  dashboard, demoServer, demo, completion, complete, broker,
+  dashboard, serve, demoServer, demo, completion, complete, broker,
 ];
 
 export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {

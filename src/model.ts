@@ -92,6 +92,8 @@ export interface Handle {
    * first report the same process saw, for the rate (the dashboard's row).
    */
   progress?: Progress & { at: string; first?: { progress: number; at: string } };
+  /** Started for an agent through `mcp-task serve` (whose task tools reach only such tasks). */
+  via?: "serve";
 }
 
 /**

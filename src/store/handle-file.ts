@@ -118,6 +118,7 @@ export function parseHandle(text: string): Handle {
     )
   )
     delete value.questionDropped;
+  if (value.via !== undefined && value.via !== "serve") delete value.via;
   // Progress is shown, never acted on: one that is not a number is dropped, not a reason to refuse the handle.
   if (value.progress !== undefined && !(isObject(value.progress) && Number.isFinite(value.progress.progress)))
     delete value.progress;

@@ -54,6 +54,8 @@ export interface FollowOptions {
   until?: (snapshot: Snapshot, state: { delivered: number }) => boolean;
   /** One of many tasks followed together (the dashboard): see WatchOptions.spread. */
   spread?: boolean;
+  /** false: the task's questions are only reported (hooks.input), left to whoever else answers them (`serve`). */
+  answerInput?: boolean;
 }
 
 /** Follows `tracked` from `first` (or a fresh read) to its end, or until `until` says stop. */
@@ -96,7 +98,7 @@ function follow(
       for await (const snapshot of engine.watch(tracked.taskId, {
         signal: options.signal,
         answered,
-        answerInput: true,
+        answerInput: options.answerInput !== false,
         floorMs: settings.floorMs,
         giveUpMs: settings.giveUpMs,
         push: settings.push,

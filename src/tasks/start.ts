@@ -30,6 +30,8 @@ export interface StartRequest {
   ttlMs?: number;
   /** The task must stay reachable by a later command (--detach): refused where the wire confines its tasks. */
   detach?: boolean;
+  /** Started through `mcp-task serve`: marked so on its handle (Handle.via). */
+  via?: "serve";
 }
 
 /** A start decided before connecting (planStart): connect with `outlive: mayBeTask`. */
@@ -119,7 +121,7 @@ export async function startTask(
   const first = started.snapshot;
   hooks.created?.(first);
   try {
-    tracked = await saveStarted(ctx.tracker, server, engine.wire, tool, args, first);
+    tracked = await saveStarted(ctx.tracker, server, engine.wire, tool, args, first, plan.via);
   } catch (error) {
     if (error instanceof StoreUnwritableError && error.taskId !== null) hooks.unsaved?.(first);
     throw error;
@@ -138,6 +140,7 @@ export function saveStarted(
   tool: string,
   args: Record<string, unknown>,
   first: Snapshot,
+  via?: Handle["via"],
 ): Promise<TrackedTask> {
-  return tracker.start(server, wire, tool, args, first);
+  return tracker.start(server, wire, tool, args, first, via);
 }

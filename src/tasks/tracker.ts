@@ -27,6 +27,7 @@ export class Tracker {
     tool: string,
     args: Record<string, unknown>,
     snapshot: Snapshot,
+    via?: Handle["via"],
   ): Promise<TrackedTask> {
     const now = new Date(this.clock.now()).toISOString();
     // The server's creation time where it is believable (see expiryBase, tasks/expiry.ts), else when mcp-task saw
@@ -56,6 +57,7 @@ export class Tracker {
         },
       ],
       answered: [],
+      ...(via ? { via } : {}),
     };
     const stem = fileStem(snapshot.taskId, descriptorKey(server.descriptor));
     let created: boolean;

@@ -311,7 +311,7 @@ describe("get, cancel, list, forget, prune, export, import", () => {
   });
 });
 
-describe("tools, dashboard, demo, demo-server, broker", () => {
+describe("tools, dashboard, serve, demo, demo-server, broker", () => {
   it("tools: the server as given (resolved when it runs)", async () => {
     expect(await options("tools", "-s", "a", "--stdio", "b", "--json")).toEqual({
       server: "a",
@@ -329,6 +329,32 @@ describe("tools, dashboard, demo, demo-server, broker", () => {
   it("dashboard, also as ui", async () => {
     expect(await parse("dashboard")).toEqual({ command: "dashboard", options: {} });
     expect(await parse("ui")).toEqual({ command: "dashboard", options: {} });
+  });
+
+  it("serve: saved servers (repeatable), --wait (default 25 s), --agent-answers, --print-config of a known client", async () => {
+    expect(await parse("serve", "-s", "demo")).toEqual({
+      command: "serve",
+      options: { servers: ["demo"], waitMs: 25_000, agentAnswers: false, printConfig: undefined },
+    });
+    expect(
+      await options(
+        "serve",
+        "-s",
+        "a",
+        "--server",
+        "b",
+        "--wait",
+        "50s",
+        "--agent-answers",
+        "--print-config",
+        "vscode",
+      ),
+    ).toEqual({ servers: ["a", "b"], waitMs: 50_000, agentAnswers: true, printConfig: "vscode" });
+    expect(await options("serve", "-s", "a", "--wait", "0")).toMatchObject({ waitMs: 0 });
+    await usageError(["serve"], /serve offers saved servers only: name at least one/);
+    await usageError(["serve", "-s", "a", "-s", "a"], /a server is named twice/);
+    await usageError(["serve", "-s", "a", "--wait", "soon"], /--wait: not a duration: soon/);
+    await commanderError(["serve", "-s", "a", "--print-config", "emacs"], "commander.invalidArgument");
   });
 
   it("completion: bash, zsh or fish; __complete: servers or tasks", async () => {
@@ -492,6 +518,7 @@ describe("the command surface", () => {
       "export",
       "import",
       "dashboard",
+      "serve",
       "demo-server",
       "demo",
       "completion",

@@ -1,0 +1,61 @@
+// A person answers an agent's task in a real terminal (tmux): `mcp-task serve`, spawned by the SDK's v1 client as an
+// agent spawns it, starts a task that asks a question (our V2 test server over HTTP); the agent sees input_required
+// in task_status; the dashboard, in another terminal, shows the task among the others and answers its question
+// through the form; the agent then gets the result. Waits are hang-only (waitFor, until).
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { runCli, tempHome } from "../helpers/cli.js";
+import { agent, call, textOf } from "../helpers/serve-agent.js";
+import { startV2Http, type RunningServer } from "../helpers/servers.js";
+import { bin, sleep, tmuxTerminal } from "../helpers/tmux.js";
+import { until } from "../helpers/until.js";
+
+const { keys, waitFor, terminal, close } = tmuxTerminal("mcp-task-serve-tty");
+
+let v2: RunningServer;
+beforeAll(async () => {
+  v2 = await startV2Http();
+});
+afterEach(() => close());
+afterAll(async () => {
+  await v2?.stop();
+});
+
+it("the dashboard shows a task an agent started through serve and answers its question; the agent gets the result", async () => {
+  const home = tempHome();
+  const added = await runCli(["server", "add", "v2", "--url", v2.url], { home });
+  expect(added.code, added.stderr).toBe(0);
+  const client = await agent(home, ["-s", "v2", "--wait", "0s"]);
+  try {
+    const taskId = String((await call(client, "task_input_once", { ms: 100 })).structuredContent?.taskId);
+    const status = await until(
+      async () => {
+        const s = await call(client, "task_status", { taskId });
+        return s.structuredContent?.status === "input_required" ? s : undefined;
+      },
+      { hangMs: 60_000, everyMs: 200, what: "the task asking its question" },
+    );
+    expect(String(status.structuredContent?.answeredBy)).toMatch(/mcp-task dashboard/);
+    terminal(home, `${bin} dashboard`);
+    const list = await waitFor(/1 waiting for you/, 30_000);
+    expect(list).toMatch(/task_input_once/);
+    keys("a");
+    await waitFor(/asks for input[\s\S]*What is your name/);
+    for (const ch of "Dash") keys(ch);
+    await sleep(200);
+    keys("Enter");
+    await waitFor(/answer (sent|delivered)/);
+    const result = await until(
+      async () => {
+        const r = await call(client, "task_result", { taskId });
+        return r.structuredContent?.taskId === undefined ? r : undefined;
+      },
+      { hangMs: 60_000, everyMs: 200, what: "the answered task's result, through the agent's task_result" },
+    );
+    expect(textOf(result)).toBe("Hello, Dash");
+    await waitFor(/✓ completed/, 30_000);
+    keys("q");
+    expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  } finally {
+    await client.close();
+  }
+});
