@@ -5,7 +5,6 @@ import type { ServerDescriptor } from "./server.js";
 import type {
   InputHandler,
   InputRequest,
-  InputResponse,
   ServiceInputOptions,
   UncertainDelivery,
 } from "./wire-questions.js";

@@ -1,75 +1,20 @@
 // `mcp-task serve`'s MCP server, on the process's stdin and stdout (an agent spawns it): the official SDK's
 // low-level Server (v1 line), so that the upstream tools' schemas pass through as sent. Loaded only by `serve`.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolRequestSchema,
-  ElicitResultSchema,
-  ListToolsRequestSchema,
-  type JSONRPCMessage,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "../context.js";
-import { cutText, describeError, InputRequiredError, UsageError } from "../errors.js";
-import type { InputRequest, InputResponse, Progress, ToolInfo } from "../protocol/wire.js";
+import { cutText, describeError, InputRequiredError } from "../errors.js";
+import type { InputRequest, InputResponse, ToolInfo } from "../protocol/wire.js";
 import { sanitize, sanitizeLine } from "../sanitize.js";
 import { isUrlRequest, viewUrl } from "../tasks/url-elicitation.js";
 import type { ServeOptions } from "./options.js";
-import { errorResult, outcomeResult, pendingResult, questionView, statusView, type TaskToolNames } from "./replies.js";
 import { BridgeTasks, type QuestionMode, type Served } from "./tasks.js";
-import { listing, type Route } from "./tools.js";
+import { listing } from "./tools.js";
+import { callTool, type Bridge } from "./calls.js";
+import { ContextStdio } from "./stdio.js";
 
 /** How long a question forwarded to the agent's user may wait for the answer (a person may take a while). */
 const ELICIT_TIMEOUT_MS = 60 * 60_000;
-/** The most tasks task_list returns. */
-const LISTED_TASKS = 50;
-
-/** The MCP stdio framing over the context's streams (its stdout redacts the secrets this process knows). */
-class ContextStdio implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  private readonly buffer = new ReadBuffer();
-  private closed = false;
-
-  constructor(private readonly io: Context["io"]) {}
-
-  async start(): Promise<void> {
-    this.io.stdin.on("data", this.data);
-    this.io.stdin.on("end", this.ended);
-    this.io.stdin.on("close", this.ended);
-    this.io.stdin.on("error", this.ended);
-  }
-
-  private readonly data = (chunk: Buffer) => {
-    this.buffer.append(chunk);
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
-    }
-  };
-
-  private readonly ended = () => void this.close();
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.closed) this.io.stdout.write(serializeMessage(message));
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.io.stdin.off("data", this.data);
-    this.buffer.clear();
-    this.onclose?.();
-  }
-}
 
 /** Runs the bridge until the agent closes its end (or Ctrl-C); exit 0. */
 export async function runBridge(options: ServeOptions, ctx: Context): Promise<number> {
@@ -92,7 +37,7 @@ export async function runBridge(options: ServeOptions, ctx: Context): Promise<nu
     { mode, elicit: (request, signal) => elicit(server, request, signal) },
     options.agentAnswers,
   );
-  let current: { routes: Map<string, Route>; names: TaskToolNames } | undefined;
+  let current: ReturnType<typeof listing> | undefined;
 
   const list = async () => {
     const served = await Promise.all(
@@ -113,90 +58,8 @@ export async function runBridge(options: ServeOptions, ctx: Context): Promise<nu
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await list()).tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { routes, names } = current ?? (await list());
-    const route = routes.get(request.params.name) ?? (await list()).routes.get(request.params.name);
-    if (!route) return errorResult(new UsageError(`no tool ${sanitizeLine(request.params.name)} here`));
-    const token = request.params._meta?.progressToken;
-    const progress =
-      token === undefined
-        ? undefined
-        : (p: Progress) =>
-            void extra
-              .sendNotification({
-                method: "notifications/progress",
-                params: {
-                  progressToken: token,
-                  progress: p.progress,
-                  ...(p.total !== undefined && { total: p.total }),
-                  ...(p.message !== undefined && { message: cutText(sanitizeLine(p.message)) }),
-                },
-              })
-              .catch(() => {});
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const agentAnswers = options.agentAnswers;
-    try {
-      if (route.kind === "upstream") {
-        const started = await tasks.call(route.server, route.tool, args, { signal: extra.signal, progress });
-        if (started.kind === "result") return outcomeResult(started.outcome);
-        const { task } = started;
-        if (progress) task.listeners.add(progress);
-        try {
-          if (await tasks.waitFor(task, options.waitMs, extra.signal)) return outcomeResult(task.outcome!);
-        } finally {
-          if (progress) task.listeners.delete(progress);
-        }
-        return pendingResult(task, mode(), agentAnswers, names, options.waitMs);
-      }
-      if (route.which === "list") {
-        const listed = await tasks.list(LISTED_TASKS);
-        return {
-          content: [{ type: "text", text: JSON.stringify(listed) }],
-          structuredContent: { tasks: listed },
-        };
-      }
-      const taskId = args.taskId;
-      if (typeof taskId !== "string" || taskId === "") throw new UsageError("taskId: a task id is required");
-      const task = await tasks.task(taskId);
-      switch (route.which) {
-        case "status": {
-          const view = statusView(task, mode(), agentAnswers, names);
-          return { content: [{ type: "text", text: JSON.stringify(view) }], structuredContent: view };
-        }
-        case "result": {
-          const asked = typeof args.waitSeconds === "number" ? args.waitSeconds * 1000 : options.waitMs;
-          const waitMs = Math.max(0, Math.min(asked, options.waitMs));
-          if (progress) task.listeners.add(progress);
-          try {
-            if (await tasks.waitFor(task, waitMs, extra.signal)) return outcomeResult(task.outcome!);
-          } finally {
-            if (progress) task.listeners.delete(progress);
-          }
-          return pendingResult(task, mode(), agentAnswers, names, waitMs);
-        }
-        case "cancel": {
-          const reported = await tasks.cancel(task);
-          const view = {
-            ...statusView(task, mode(), agentAnswers, names),
-            ...(reported ? {} : { alreadyEnded: true }),
-          };
-          return { content: [{ type: "text", text: JSON.stringify(view) }], structuredContent: view };
-        }
-        case "answer": {
-          const response = answerOf(args);
-          const question = await tasks.answerQuestion(
-            task,
-            typeof args.key === "string" ? args.key : undefined,
-            response,
-          );
-          const view = { taskId: task.taskId, answered: questionView(question), action: response.action };
-          return { content: [{ type: "text", text: JSON.stringify(view) }], structuredContent: view };
-        }
-      }
-    } catch (error) {
-      return errorResult(error);
-    }
-  });
+  const bridge: Bridge = { tasks, options, mode, list: async () => current ?? (await list()), relist: list };
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(bridge, request.params, extra));
 
   const transport = new ContextStdio(ctx.io);
   await server.connect(transport);
@@ -213,16 +76,6 @@ export async function runBridge(options: ServeOptions, ctx: Context): Promise<nu
   await tasks.close();
   await server.close().catch(() => {});
   return 0;
-}
-
-/** task_answer's arguments as an answer. */
-function answerOf(args: Record<string, unknown>): InputResponse {
-  if (args.action === "decline" || args.action === "cancel") return { action: args.action };
-  if (args.action !== "accept") throw new UsageError("action: one of accept, decline, cancel");
-  const content = args.content ?? {};
-  if (typeof content !== "object" || content === null || Array.isArray(content))
-    throw new UsageError("content: an object (the answer to the question's requestedSchema)");
-  return { action: "accept", content: content as Record<string, unknown> };
 }
 
 /**

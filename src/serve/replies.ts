@@ -6,7 +6,7 @@ import type { FinalOutcome } from "../model.js";
 import type { CallToolResult, InputRequest } from "../protocol/wire.js";
 import { sanitize, sanitizeLine, shellWord } from "../sanitize.js";
 import { isUrlRequest, viewUrl } from "../tasks/url-elicitation.js";
-import type { BridgeTask, QuestionMode } from "./tasks.js";
+import type { BridgeTask, QuestionMode } from "./task.js";
 
 /** The names of the task tools, as listed (see taskToolNames in ./tools.ts). */
 export interface TaskToolNames {

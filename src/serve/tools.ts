@@ -8,7 +8,7 @@
 // its reply is always its result.
 import type { ToolInfo } from "../protocol/wire.js";
 import type { TaskToolNames } from "./replies.js";
-import type { Served } from "./tasks.js";
+import type { Served } from "./task.js";
 
 /** A tool as listed to the agent (MCP's Tool). */
 export interface ListedTool {

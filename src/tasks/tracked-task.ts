@@ -1,13 +1,13 @@
 // A saved task kept in step with what the engine observes (made by ./tracker.ts): each status change, each delivered
 // answer and the final outcome are recorded on its handle, the frequent ones in batches (HANDLE_BATCH_MS).
 import type { Clock, FinalOutcome, Handle } from "../model.js";
-import { StoreUnwritableError, TaskNotFoundError } from "../errors.js";
+import { StoreUnwritableError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
 import type { Progress, ResumeToken, Snapshot } from "../protocol/wire.js";
 import type { HandleStore } from "../store/handles.js";
 import { HANDLE_BATCH_MS, HANDLE_BATCH_WRITES_PER_S, MAX_HISTORY_MESSAGES, MAX_SAVED_RESULT_CHARS } from "../limits.js";
 import { isoTime } from "../iso-time.js";
-import { applyObserved, applySnapshot, trimHistory, withoutResult, type Observed } from "./handle-changes.js";
+import { applyObserved, applySnapshot, trimHistory, type Observed } from "./handle-changes.js";
 
 /** The tasks of this process with a batch waiting to be written (see `later`). */
 let batching = 0;

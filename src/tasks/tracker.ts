@@ -1,6 +1,6 @@
 // A task's handle saved the moment the task exists (`start`), opened from the store (`open`) or brought from
 // elsewhere (`adopt`); each is then kept in step with what the engine observes by a TrackedTask (./tracked-task.ts).
-import type { Clock, FinalOutcome, Handle } from "../model.js";
+import type { Clock, Handle } from "../model.js";
 import { ProtocolViolation, StoreUnwritableError } from "../errors.js";
 import { descriptorKey, forHandle, withoutCredentials } from "../protocol/server.js";
 import type { Snapshot, Wire } from "../protocol/wire.js";
