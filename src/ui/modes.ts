@@ -36,6 +36,7 @@ const FILTER: Keys = [
 const RESULT: Keys = [
   ["↑↓", "scroll"],
   ["esc", "back"],
+  ["p", "pager"],
   ["q", "quit"],
 ];
 const CONFIRM: Keys = [

@@ -194,7 +194,8 @@ it("a new call the server answers at once (no task) shows its result; esc goes b
   const model = new DashboardModel(ctx);
   await model.start();
   const servers = [{ name: "v2", descriptor: { transport: "http" as const, url: server.url } }];
-  const app = renderDashboard(model, ctx.clock, { servers });
+  const paged: string[] = [];
+  const app = renderDashboard(model, ctx.clock, { servers, onPager: (text) => paged.push(text) });
   try {
     await pressKeys(app, "n", KEY.enter); // a new call, on the one server
     await eventually(app.lastFrame, /New call on v2: which tool\?[\s\S]*echo/);
@@ -204,8 +205,12 @@ it("a new call the server answers at once (no task) shows its result; esc goes b
     const frame = await eventually(app.lastFrame, /echo on v2 answered at once: no task was made, nothing is saved/);
     expect(frame).toMatch(/Arguments[\s\S]*"text": "said at once"[\s\S]*Result[\s\S]*said at once/);
     expect(frame).toMatch(/echo answered at once \(no task\)/);
-    expect(frame).toMatch(/esc back/);
+    expect(frame).toMatch(/esc back {2}p pager/);
     expect(await ctx.tracker.store.list()).toHaveLength(0);
+    // p: the whole result in the pager.
+    await pressKeys(app, "p");
+    expect(paged).toHaveLength(1);
+    expect(paged[0]).toMatch(/^echo on v2 answered at once: [\s\S]*Result\n {2}said at once/);
     await pressKeys(app, KEY.esc);
     await eventually(app.lastFrame, /↑↓ move/);
     expect(app.lastFrame()).not.toMatch(/answered at once:/);
