@@ -50,8 +50,8 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   const rows = visible(state.rows, state.questions, { text, status, sort, now: minute });
   // What a key acts on: the model's rows as they are now, under the view as the keys before it left it.
   const rowsOf = (v: View) => {
-    const now = model.shown();
-    return visible(now.rows, now.questions, { text: v.text, status: v.status, sort: v.sort, now: minute });
+    const latest = model.shown();
+    return visible(latest.rows, latest.questions, { text: v.text, status: v.status, sort: v.sort, now: minute });
   };
   useEffect(() => {
     const at = clock.now();
