@@ -5,19 +5,19 @@ import { useEffect, useMemo, useState } from "react";
 import { sanitizeLine } from "../sanitize.js";
 import { openRequests, type InputResponse } from "../protocol/wire.js";
 import type { Line } from "../output/describe.js";
-import { Detail, detailLines, logLines, unreadableLines, wireLines } from "./Detail.js";
+import { answeredLines, Detail, detailLines, logLines, unreadableLines, wireLines } from "./Detail.js";
 import type { WireLog } from "./wire-log.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";
 import { HelpBar } from "./HelpBar.js";
-import { helpKeys, useViewState } from "./modes.js";
+import { helpKeys, useViewState, type View } from "./modes.js";
 import { useDashboardKeys } from "./useDashboardKeys.js";
 import type { DashboardModel } from "./model.js";
 import type { Question } from "../ask/queue.js";
 import { NewCall, type ServerChoice } from "./NewCall.js";
-import { visibleRows } from "./rows.js";
+import { lastVisibleRows } from "./rows.js";
 import type { TaskRow } from "./state.js";
-import { TaskList } from "./TaskList.js";
+import { shortId, TaskList } from "./TaskList.js";
 import { useDashboard, useNow } from "./hooks.js";
 import type { Clock } from "../context.js";
 
@@ -37,7 +37,8 @@ export interface DashboardProps {
 export function Dashboard({ model, clock, servers, width, height, onExit, onPager, onCopy, wire }: DashboardProps) {
   const state = useDashboard(model);
   const view = useViewState();
-  const { mode, setMode, text, status, sort } = view;
+  const { setMode } = view;
+  const { mode, text, status, sort } = view.shown;
   // The clock ticks each second only while a duration on screen changes by the second (a task running, or under
   // two minutes old in its status): an idle dashboard of finished tasks redraws once a minute, not every second.
   const [bySecond, setBySecond] = useState(true);
@@ -45,21 +46,23 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
 
   // Filtering and sorting need the time only to tell expired tasks: a minute's precision spares the work each tick.
   const minute = Math.floor(now / 60_000) * 60_000;
-  const rows = useMemo(
-    () => visibleRows(state.rows, state.questions, { text, status, sort, now: minute }),
-    [state.rows, state.questions, text, status, sort, minute],
-  );
+  const visible = useMemo(() => lastVisibleRows(), []);
+  const rows = visible(state.rows, state.questions, { text, status, sort, now: minute });
+  // What a key acts on: the model's rows as they are now, under the view as the keys before it left it.
+  const rowsOf = (v: View) => {
+    const latest = model.shown();
+    return visible(latest.rows, latest.questions, { text: v.text, status: v.status, sort: v.sort, now: minute });
+  };
   useEffect(() => {
     const at = clock.now();
     setBySecond(mode.kind !== "list" || state.rows.some((row) => changesBySecond(row.summary, at)));
   }, [state.rows, mode.kind, minute, clock]);
   const index = Math.max(
     0,
-    rows.findIndex((r) => r.stem === view.selectedStem),
+    rows.findIndex((r) => r.stem === view.shown.selectedStem),
   );
   const selected = rows[index];
   const listHeight = Math.max(3, height - 6);
-  const question = selected && state.questions.find((q) => q.taskId === selected.summary.taskId);
   // The task open in the detail view: the model holds its full handle (read from its file when opened).
   const opened = selected && mode.kind === "detail" ? state.rows.find((r) => r.stem === selected.stem) : undefined;
   const wireView = mode.kind === "detail" && mode.wire === true;
@@ -72,18 +75,12 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
     [opened, now, wire, wireView, state.version],
   );
   useEffect(() => model.open(mode.kind === "detail" ? selected?.stem : undefined), [model, mode.kind, selected?.stem]);
-  const select = (i: number) => view.setSelectedStem(rows[Math.max(0, Math.min(rows.length - 1, i))]?.stem);
-  const answerNext = () => {
-    const q = question ?? state.questions[0];
-    if (q) setMode({ kind: "answer", question: q });
-  };
   // A question withdrawn while its form is open (its task ended, its server gave up on it): the form closes.
   const withdrawn = mode.kind === "answer" && !state.questions.some((q) => q.id === mode.question.id);
   useEffect(() => {
     if (withdrawn) setMode({ kind: "list" });
   }, [withdrawn, setMode]);
-  const keys = { model, view, rows, index, select, answerNext, asking: Boolean(question), listHeight, now };
-  useDashboardKeys({ ...keys, onExit, onPager, onCopy });
+  useDashboardKeys({ model, view, rowsOf, listHeight, now, onExit, onPager, onCopy });
 
   const live = state.rows.filter((r) => r.connection === "following").length;
   const count = `${state.rows.length + state.unread} tasks${state.unread > 0 ? " (reading them)" : ""}`;
@@ -98,22 +95,34 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
       <NewCall
         servers={servers}
         loadTools={(server) => model.tools(server)}
-        onStart={(server, tool, args) => (void model.startCall(server, tool, args), toList())}
+        onStart={(server, tool, args) => {
+          toList();
+          // A call answered at once (no task) shows its result, unless the person has moved on meanwhile.
+          void model.startCall(server, tool, args).then((answered) => {
+            if (answered && view.current().mode.kind === "list")
+              view.update(() => ({ mode: { kind: "result", answered }, scroll: 0 }));
+          });
+        }}
         onClose={toList}
         width={width}
         height={listHeight}
       />
     );
+  } else if (mode.kind === "result") {
+    body = <Detail lines={answeredLines(mode.answered)} scroll={view.shown.scroll} height={listHeight} width={width} />;
   } else if (mode.kind === "detail" && selected) {
-    body = <Detail lines={lines} scroll={view.scroll} height={listHeight} width={width} />;
+    body = <Detail lines={lines} scroll={view.shown.scroll} height={listHeight} width={width} />;
   } else {
-    body = <TaskList rows={rows} selected={index} width={width} height={listHeight} now={now} />;
+    const empty = state.rows.length === 0 && state.unread === 0;
+    body = <TaskList rows={rows} selected={index} width={width} height={listHeight} now={now} empty={empty} />;
   }
   return (
     <Box flexDirection="column" width={width}>
       <Text bold>
         mcp-task dashboard{mode.kind === "filter" ? <Text color="yellow">{`  / ${text}▏`}</Text> : null}
-        {mode.kind === "confirm" ? <Text color="yellow">{`  ${mode.what} this task? (y/n)`}</Text> : null}
+        {mode.kind === "confirm" ? (
+          <Text color="yellow">{`  ${mode.what} task ${shortId(mode.taskId)} (${sanitizeLine(mode.tool)})? (y/n)`}</Text>
+        ) : null}
       </Text>
       {body}
       <HelpBar keys={helpKeys(mode)} notice={state.notice} summary={summary} width={width} />

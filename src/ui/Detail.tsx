@@ -6,6 +6,7 @@ import { sanitizeLine } from "../sanitize.js";
 import { summarize } from "../store/handle-file.js";
 import type { Handle, HandleSummary } from "../model.js";
 import { rowStatus, ttlLeft } from "./format.js";
+import type { AnsweredAtOnce } from "./state.js";
 
 /** The detail of a handle as lines (pure: the view only slices them): the layout `get` shows too. */
 export function detailLines(handle: Handle, now: number): Line[] {
@@ -16,6 +17,18 @@ export function detailLines(handle: Handle, now: number): Line[] {
     protocolVersion: handle.resume.protocolVersion,
   };
   return [...describeTask({ ...summary, ttlMs: handle.ttlMs }, shown), ...describeRecord(handle)];
+}
+
+/** A call the server answered at once (no task, nothing saved): what was called, with what, and its result. */
+export function answeredLines(answered: AnsweredAtOnce): Line[] {
+  return [
+    {
+      text: `${sanitizeLine(answered.tool)} on ${sanitizeLine(answered.server)} answered at once: no task was made, nothing is saved`,
+      bold: true,
+    },
+    // describeRecord's lines without its timeline (a call answered at once has none): the arguments, the result.
+    ...describeRecord({ history: [], arguments: answered.arguments, outcome: answered.outcome }).slice(2),
+  ];
 }
 
 /** The last log messages of the task's server, under its detail (lines made safe by ./wire-log.ts). */

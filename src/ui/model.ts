@@ -18,7 +18,7 @@ import { StoreScan } from "./scan.js";
 import { QuestionQueue } from "../ask/queue.js";
 import { FRAME_MS, Frames } from "./frames.js";
 import { RowChanges } from "./row-changes.js";
-import type { Connection, DashboardState, TaskRow } from "./state.js";
+import type { AnsweredAtOnce, Connection, DashboardState, TaskRow } from "./state.js";
 import { withUrlOpening } from "../ask/url-open.js";
 
 /** How a task has ended, by its handle (its outcome, gone, or a terminal status seen); undefined while it runs. */
@@ -307,12 +307,15 @@ export class DashboardModel {
     this.set({ rows: this.getState().rows.filter((row) => row.stem !== stem), notice: "forgotten" });
   }
 
-  /** Starts a tool call from the dashboard, checked as `call` checks it (startTask); a task is saved and followed. */
+  /**
+   * Starts a tool call from the dashboard, checked as `call` checks it (startTask); a task is saved and followed. A
+   * call the server answered at once (no task) resolves with its result, which nothing saves: for the view to show.
+   */
   async startCall(
     server: { name: string; descriptor: ServerDescriptor },
     tool: string,
     args: Record<string, unknown>,
-  ): Promise<void> {
+  ): Promise<AnsweredAtOnce | undefined> {
     try {
       const { engine } = await this.links.linkTo(server);
       const plan = planStart(await this.ctx.loadSettings(), { server, tool, args, task: "auto" });
@@ -327,7 +330,7 @@ export class DashboardModel {
       });
       if (started.kind === "result") {
         this.notify(`${tool} answered at once (no task)${started.outcome.result?.isError ? ": tool error" : ""}`);
-        return;
+        return { server: server.name, tool, arguments: args, outcome: started.outcome };
       }
       const { tracked } = started;
       const row: TaskRow = {
@@ -341,6 +344,7 @@ export class DashboardModel {
     } catch (error) {
       this.notify(`call failed: ${describeError(error).message}`);
     }
+    return undefined;
   }
 
   /** The tools of a server, for the new-call form. */

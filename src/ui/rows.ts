@@ -75,3 +75,30 @@ function shown(row: ListRow & { status: string }, status: StatusFilter, needle: 
     sanitizeLine(field).toLowerCase().includes(needle),
   );
 }
+
+type RowsOptions = Parameters<typeof visibleRows>[2];
+
+/**
+ * visibleRows with the last answer kept: the render and the keys ask it of the same rows, questions and options (a
+ * key asks it of the view as the keys before it left it, before a frame is drawn), and each answer is one sort of
+ * every row.
+ */
+export function lastVisibleRows(): (
+  rows: readonly TaskRow[],
+  questions: readonly Question[],
+  o: RowsOptions,
+) => ListRow[] {
+  let last: { rows: readonly TaskRow[]; questions: readonly Question[]; o: RowsOptions; out: ListRow[] } | undefined;
+  return (rows, questions, o) => {
+    const same =
+      last &&
+      last.rows === rows &&
+      last.questions === questions &&
+      last.o.text === o.text &&
+      last.o.status === o.status &&
+      last.o.sort === o.sort &&
+      last.o.now === o.now;
+    if (!same) last = { rows, questions, o, out: visibleRows(rows, questions, o) };
+    return last!.out;
+  };
+}

@@ -1,6 +1,6 @@
 // What the dashboard's model (./model.ts) holds and its views are drawn from: a row per saved task, the questions
 // waiting for the person, the notice of what just happened. Plain data; the views import it from here, not the model.
-import type { Handle, HandleSummary } from "../model.js";
+import type { FinalOutcome, Handle, HandleSummary } from "../model.js";
 import type { Question } from "../ask/queue.js";
 
 export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
@@ -28,4 +28,12 @@ export interface DashboardState {
   /** A one-line notice for the status bar (what just happened). */
   notice?: string;
   version: number;
+}
+
+/** A call the server answered at once, without a task: nothing is saved, so the dashboard shows it there and then. */
+export interface AnsweredAtOnce {
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  outcome: FinalOutcome;
 }

@@ -70,10 +70,10 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
   }
   const list = await waitFor(/✓ completed[\s\S]*✓ completed/, 30_000);
   expect(list).toMatch(/0 waiting for you/);
-  expect(list).toMatch(/STATUS\s+TOOL\s+SERVER/);
-  // A narrower terminal: the view follows, dropping the server column.
+  expect(list).toMatch(/STATUS\s+TOOL\s+ID\s+SERVER\s+AGE\s+SINCE\s+TTL/);
+  // A narrower terminal: the view follows, keeping the server column (the time in status gives way).
   resize("-x", "90", "-y", "30");
-  await waitFor(/STATUS\s+TOOL\s+AGE/);
+  await waitFor(/STATUS\s+TOOL\s+ID\s+SERVER\s+AGE\s+TTL/);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
   const results = await Promise.all(

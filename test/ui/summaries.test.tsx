@@ -129,7 +129,7 @@ it("in the dashboard, the list shows every row and the detail of an unreadable t
   };
   try {
     const list = await eventually(/5 tasks/);
-    expect(list).toMatch(/✓ completed\s+tool_0\s+srv\s+1m\s+1m\s+-\s+message 0[\s\S]*tool_4/);
+    expect(list).toMatch(/✓ completed\s+tool_0\s+done-0-a…\s+srv\s+1m\s+1m\s+-\s+message 0[\s\S]*tool_4/);
     await press("\r"); // the newest (done-0): intact
     await eventually(/Timeline[\s\S]*"n": 0/);
     await press("\u001b");

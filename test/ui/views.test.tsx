@@ -6,7 +6,7 @@ import type { Handle } from "../../src/model.js";
 import { Detail, detailLines } from "../../src/ui/Detail.js";
 import type { TaskRow } from "../../src/ui/state.js";
 import { visibleRows } from "../../src/ui/rows.js";
-import { TaskList, windowStart, type ListRow } from "../../src/ui/TaskList.js";
+import { columnsFor, shortId, TaskList, windowStart, type ListRow } from "../../src/ui/TaskList.js";
 
 const NOW = Date.parse("2026-11-29T12:00:00Z");
 
@@ -58,9 +58,44 @@ it("shows each task's status with a symbol that reads without colour, tool, serv
   );
   const frame = lastFrame()!;
   // A task waiting for the user's answer is marked "!".
-  expect(frame).toMatch(/! working\s+approve_invoice\s+v2\s+1m\s+1m\s+59m\s+step 0/);
-  expect(frame).toMatch(/✓ completed\s+export\s+everything/);
+  expect(frame).toMatch(/! working\s+approve_invoice\s+task-000…\s+v2\s+1m\s+1m\s+59m\s+step 0/);
+  expect(frame).toMatch(/✓ completed\s+export\s+task-000…\s+everything/);
   expect(frame).toMatch(/✗ failed/);
+});
+
+it("at 80 columns every column stays, the message shortened first; the task's id in its short form", () => {
+  const long = handle(0, {
+    taskId: "0b5e6f1c-9d2a-4c1e-8f3b-2a7d9e4c6b10",
+    tool: "reconcile_quarterly_ledger",
+    server: { name: "accounting-production", descriptor: { transport: "http", url: "http://127.0.0.1:1/mcp" } },
+    last: { taskId: "t", status: "working", statusMessage: "matching 1,204 of 9,000 lines", inputRequests: [] },
+  });
+  const at = (width: number) => {
+    const { lastFrame } = render(<TaskList rows={[listRow(long)]} selected={0} width={width} height={5} now={NOW} />);
+    return lastFrame()!.split("\n");
+  };
+  const [header80, row80] = at(80);
+  expect(header80).toMatch(/^ {3}STATUS +TOOL +ID +SERVER +AGE +TTL +MESSAGE *$/);
+  expect(row80).toMatch(/^›◐ working +reconcile_… 0b5e6f1c… account… 1m +59m +matching 1,204 of… *$/);
+  for (const line of at(80)) expect(line.length).toBeLessThan(80);
+  // Wider: the time in the status comes back, tool and server longer, the message longer.
+  const [header100, row100] = at(100); // ink-testing-library's terminal: 100 columns
+  expect(header100).toMatch(/^ {3}STATUS +TOOL +ID +SERVER +AGE +SINCE +TTL +MESSAGE *$/);
+  expect(row100).toMatch(/working +reconcile_\S+… +0b5e6f1c… +accounting-\S*… +1m +1m +59m +matching 1,204 of 9,/);
+  // The message gives way first: from 130 columns down to 110 only it shrinks; then tool and server; then the rest.
+  expect(columnsFor(130)).toEqual({ status: 15, tool: 22, id: 10, server: 18, age: 6, since: 6, ttl: 6, message: 43 });
+  expect(columnsFor(110)).toEqual({ status: 15, tool: 22, id: 10, server: 18, age: 6, since: 6, ttl: 6, message: 23 });
+  expect(columnsFor(100)).toEqual({ status: 15, tool: 17, id: 10, server: 13, age: 6, since: 6, ttl: 6, message: 23 });
+  expect(columnsFor(80)).toEqual({ status: 15, tool: 12, id: 10, server: 9, age: 6, since: 0, ttl: 6, message: 18 });
+  expect(columnsFor(60).server).toBeGreaterThan(0);
+  for (let width = 40; width <= 200; width++) {
+    const c = columnsFor(width);
+    expect(3 + Object.values(c).reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(Math.max(width - 1, 44));
+  }
+  // The short id: the first 8 characters, a prefix `watch` and `get` take; an id of 9 or fewer shown whole.
+  expect(shortId("0b5e6f1c-9d2a")).toBe("0b5e6f1c…");
+  expect(shortId("t-1777")).toBe("t-1777");
+  expect(shortId("abc\u001b[2Jdef-long")).not.toContain("\u001b");
 });
 
 it("renders only the rows that fit, keeping the selection in view (1,000 handles)", () => {
