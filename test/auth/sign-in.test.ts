@@ -3,13 +3,16 @@
 // approval at once; refresh and revocation added) in front of a V1 tasks server. `login` stores a token that later
 // commands use; without one, a pipeline ends with exit 8 and the hint; an expired token is refreshed once mid-watch;
 // a revoked one ends a followed task with exit 8 and the handle intact; the token never appears in any file of the
-// home but the token store, nor in any output (export included).
+// home but the token store, nor in any output (export included). The commands run in-process (runInProcess: the
+// real Context over the home, its output redacted by the map the product fills, as the process's streams are; a V1
+// task's session keeper is a process either way); the binary runs what only a process shows: a pipeline's exit
+// status, commands at once (each its own process, its own view of the record and its own lock), and Ctrl-C.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DashboardModel } from "../../src/ui/model.js";
 import { cliEnv, runCli, startCli, tempHome, type CliResult } from "../helpers/cli.js";
-import { testContext } from "../helpers/context.js";
+import { runInProcess, testContext } from "../helpers/context.js";
 import { ROOT, startListening, type RunningServer } from "../helpers/servers.js";
 
 const OAUTH_SERVER = join(ROOT, "dist/test-servers/oauth-server.js");
@@ -48,7 +51,14 @@ const noBrowser = { BROWSER: "" };
 
 describe("sign-in", () => {
   const outputs: CliResult[] = [];
+  /** A command in-process; its output kept, to check that none shows a token. */
   const run = async (args: string[], home: string, env: Record<string, string> = noBrowser) => {
+    const result = await runInProcess(args, { home, env });
+    outputs.push(result);
+    return result;
+  };
+  /** The same as a process of its own (the binary). */
+  const runProcess = async (args: string[], home: string, env: Record<string, string> = noBrowser) => {
     const result = await runCli(args, { home, env });
     outputs.push(result);
     return result;
@@ -57,7 +67,8 @@ describe("sign-in", () => {
   it("without a token, a pipeline ends with exit 8 and the hint; login stores one that call and a followed task use", async () => {
     const home = tempHome();
     expect((await run(["server", "add", "demo", "--url", url], home)).code).toBe(0);
-    const refused = await run(["tools", "-s", "demo"], home);
+    // The binary's exit status in a pipeline.
+    const refused = await runProcess(["tools", "-s", "demo"], home);
     expect(refused.code, refused.stderr).toBe(8);
     expect(refused.stderr).toMatch(/authorization required/);
     expect(refused.stderr).toMatch(/hint: sign in: mcp-task login demo/);
@@ -292,7 +303,7 @@ describe("sign-in", () => {
     // the others wait for the lock and take its tokens; none is refused.
     await control("slow-token"); // the refreshes overlap: without the lock, two would spend one refresh token
     await control("expire");
-    const together = await Promise.all([1, 2, 3].map(() => run(["tools", "-s", "demo"], home)));
+    const together = await Promise.all([1, 2, 3].map(() => runProcess(["tools", "-s", "demo"], home)));
     for (const one of together) expect(one.code, one.stderr).toBe(0);
 
     const again = await run(["call", "work", "ms=4000", "-s", "demo", "--detach"], home);

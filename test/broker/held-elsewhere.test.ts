@@ -4,10 +4,13 @@
 // a stdio task running in the first home's broker (not `gone`: it runs on there). Against the server on the
 // official SDK's v1 line (test/servers/sdk-v1-server.ts); each step a new command, run in-process (the keeper and
 // the broker are processes either way). A real hang is the server's ten-minute wait for its answer: each command
-// here has 30 s, a hang-only bound.
+// here has 30 s, a hang-only bound. Before it says a question cannot come, a command gives the server
+// QUESTION_REDELIVERY_WAIT_MS (5 s, read every 500 ms) to hand it again: those commands run on a hurried clock
+// (hastyClock: the same reads, its sleeps skipped past 50 ms), and the clock says the whole window was waited.
 import { expect, it } from "vitest";
 import { tempHome } from "../helpers/cli.js";
-import { runInProcess } from "../helpers/context.js";
+import { hastyClock, runInProcess } from "../helpers/context.js";
+import { QUESTION_REDELIVERY_WAIT_MS } from "../../src/limits.js";
 import { SDK_V1_SERVER, sdkV1Transports } from "../helpers/servers.js";
 import { until } from "../helpers/until.js";
 
@@ -49,8 +52,16 @@ it(
 
     // Imported elsewhere while its question is held here: that home's respond says where the question is.
     const other = await moved(home, id);
-    const away = await runInProcess(["respond", id, "--input", ANSWER, "--json"], { home: other, timeoutMs: 30_000 });
+    const hurried = hastyClock();
+    const away = await runInProcess(["respond", id, "--input", ANSWER, "--json"], {
+      home: other,
+      timeoutMs: 30_000,
+      clock: hurried,
+    });
     expect(away.code, away.stderr).toBe(4);
+    // The window waited (on the hurried clock), never past it.
+    expect(hurried.skippedMs).toBeGreaterThan(0);
+    expect(hurried.skippedMs).toBeLessThanOrEqual(QUESTION_REDELIVERY_WAIT_MS);
     const error = JSON.parse(away.stdout.trim().split("\n").at(-1)!) as { code: string; message: string; hint: string };
     expect(error.code).toBe("question_lost");
     expect(error.message).toMatch(/was imported while it waited for an answer: its question was handed to the keeper/);
@@ -68,8 +79,11 @@ it(
       ["watch", id],
       ["respond", "--template", id],
     ]) {
-      const run = await runInProcess(args, { home, timeoutMs: 30_000 });
+      const clock = hastyClock();
+      const run = await runInProcess(args, { home, timeoutMs: 30_000, clock });
       expect(run.code, `${args[0]}: ${run.stderr}`).toBe(4);
+      expect(clock.skippedMs, args[0]).toBeGreaterThan(0);
+      expect(clock.skippedMs, args[0]).toBeLessThanOrEqual(QUESTION_REDELIVERY_WAIT_MS);
       expect(run.stderr).toContain("waits for an answer to a question that cannot come");
       expect(run.stderr).toContain("the keeper that held it was stopped (mcp-task server stop)");
       expect(run.stderr).toContain(`mcp-task cancel ${id}`);

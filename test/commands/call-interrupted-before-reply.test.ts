@@ -3,11 +3,14 @@
 // later than mcp-task waits for. None may lose the task: each leaves a handle that a LATER process reads to the
 // task's outcome, after the task ended. Against the server on the official SDK's v1 line
 // (test/servers/sdk-v1-server.ts, tool slow-create), over stdio (through its broker) and Streamable HTTP (through
-// the session's keeper).
+// the session's keeper). The interrupted call is the binary (Ctrl-C is a signal to a process); what polls for the
+// task's end and reads its handle runs in-process (the handle is in the store, written by the broker, a process
+// either way), but for `result`, read by a process of its own: the later process of the title.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, startCli, tempHome, type CliResult } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/context.js";
 import { sdkV1Transports } from "../helpers/servers.js";
 import { until } from "../helpers/until.js";
 
@@ -38,7 +41,7 @@ const HANG_MS = 30_000;
 async function ended(home: string, id: string): Promise<void> {
   await until(
     async () => {
-      const got = await runCli(["get", id, "--json"], { home });
+      const got = await runInProcess(["get", id, "--json"], { home });
       return got.code === 0 && /"status":"(completed|failed|cancelled)"/.test(JSON.stringify(events(got.stdout)));
     },
     { hangMs: HANG_MS, everyMs: 100, what: `the end of task ${id}` },
@@ -59,7 +62,7 @@ function resumedId(run: { code: number | null; stderr: string }): string {
 async function savedRows(home: string, count = 1): Promise<Array<Record<string, unknown>>> {
   let rows: Array<Record<string, unknown>> = [];
   for (let i = 0; i < 80 && rows.length < count; i++) {
-    rows = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>;
+    rows = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>;
     if (rows.length < count) await sleep(100);
   }
   return rows;
@@ -70,7 +73,7 @@ async function readsOutcome(home: string, id: string, delayMs: number): Promise<
   const result = await runCli(["result", id], { home });
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout).toContain(`created after ${delayMs} ms, done after 300 ms`);
-  const got = await runCli(["get", id, "--json"], { home });
+  const got = await runInProcess(["get", id, "--json"], { home });
   expect(got.code, got.stderr).toBe(0);
   expect(JSON.stringify(events(got.stdout))).toContain('"completed"');
 }
@@ -102,7 +105,7 @@ describe.each(transports)("a call stopped before its task was created ($name)", 
     expect(replied(run.trace), "the reply was waited for").toBe(true);
     const id = resumedId(run);
     await ended(home, id);
-    const watched = await runCli(["watch", id], { home });
+    const watched = await runInProcess(["watch", id], { home });
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stdout).toContain("created after 2000 ms");
     await readsOutcome(home, id, 2000);
@@ -119,9 +122,11 @@ describe.each(transports)("a call stopped before its task was created ($name)", 
 
   it("--timeout shorter than the create: exit 7 with the watch hint", async () => {
     const home = tempHome();
-    const run = await runCli(["call", "slow-create", "delayMs=2000", "ms=300", ...t.server(), "--timeout", "1s"], {
-      home,
-    });
+    // No signal: in-process (the broker or the session's keeper that saves the handle is a process either way).
+    const run = await runInProcess(
+      ["call", "slow-create", "delayMs=2000", "ms=300", ...t.server(), "--timeout", "1s"],
+      { home },
+    );
     expect(run.code, run.stderr).toBe(7);
     expect(run.stderr).toMatch(/stopped waiting after 1 s; task \S+ keeps running/);
     const id = resumedId(run);

@@ -3,7 +3,9 @@
 // `watch`, `get` and `respond` answer from it with the task's exit code (0, 1, 3), `list` shows it, and nothing turns
 // it into `gone`. Against server-everything (V1), our V2 test server and the demo server (V1) over stdio.
 // Starting and cancelling run in-process (runInProcess); coming back after the broker has gone is the point of the
-// file, so those steps stay new processes (runCli): a process that never saw the task finds what the broker left.
+// file, so each task is first read back by a new process (runCli: `result`, a process that never saw the task
+// finds what the broker left); the other ways to ask (watch, get, respond, list, cancel) read the same store from a
+// fresh in-process context (the handle on disk is all either has).
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,24 +35,25 @@ async function brokersGone(home: string, hangMs = 40_000): Promise<void> {
 }
 
 /**
- * Every way to ask for a finished task, from new processes (runCli: the come-back-later step, a process that did not
- * start the task finds what the broker left), with its exit code and what it must say.
+ * Every way to ask for a finished task, with its exit code and what it must say: `result` from a new process (runCli:
+ * the come-back-later step, a process that did not start the task finds what the broker left), the others from a
+ * fresh in-process context over the same home.
  */
 async function comeBack(home: string, id: string, code: number, status: string, text?: RegExp): Promise<void> {
   const result = await runCli(["result", id], { home });
   expect(result.code, `result: ${result.stderr}`).toBe(code);
   if (text) expect(result.stdout).toMatch(text);
-  const watched = await runCli(["watch", id, "--json"], { home });
+  const watched = await runInProcess(["watch", id, "--json"], { home });
   expect(watched.code, `watch: ${watched.stderr}`).toBe(code);
   expect(events(watched.stdout).at(-1)).toMatchObject({ type: "result", taskId: id, status });
-  const got = await runCli(["get", id, "--json"], { home });
+  const got = await runInProcess(["get", id, "--json"], { home });
   expect(got.code, `get: ${got.stderr}`).toBe(0);
   expect(JSON.parse(got.stdout)).toMatchObject({ taskId: id, status });
-  const responded = await runCli(["respond", id, "--input", "{}", "--json"], { home });
+  const responded = await runInProcess(["respond", id, "--input", "{}", "--json"], { home });
   expect(responded.code, `respond: ${responded.stderr}`).toBe(code);
   expect(JSON.parse(responded.stdout)).toMatchObject({ taskId: id, outcome: { status } });
   const listed = (
-    JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
+    JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
   ).find((row) => row.taskId === id);
   expect(listed).toMatchObject({ status, gone: null });
 }
@@ -101,8 +104,8 @@ for (const c of cases) {
     if (completed) await comeBack(home, completed, 0, "completed", c.report);
     if (failed) await comeBack(home, failed, 1, "failed");
     await comeBack(home, cancelled, 3, "cancelled");
-    // A cancel of a task that has ended says so, from the handle: it stays cancelled (a new process, coming back).
-    const again = await runCli(["cancel", cancelled, "--json"], { home });
+    // A cancel of a task that has ended says so, from the handle: it stays cancelled.
+    const again = await runInProcess(["cancel", cancelled, "--json"], { home });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "cancelled", alreadyEnded: true });
   }, 120_000);
@@ -113,9 +116,9 @@ it("a broker does not outlive a task past its ttl that its server calls working 
   const id = await detach(home, ["past_ttl", "--stdio", hostileStdio("bad-timing", "v2")]);
   // ttl 1 s; the broker's own reading comes every 5 s at most, then its grace (1 s here): gone well within 20 s.
   await brokersGone(home, 20_000);
-  // Come back later: new processes (runCli) find what the broker left.
+  // Come back later: a fresh context (list), then a new process (runCli: get), find what the broker left.
   const listed = (
-    JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
+    JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
   ).find((row) => row.taskId === id);
   expect(listed).toMatchObject({ taskId: id, expired: true });
   // Its broker gone past its ttl: a later command says it has expired (exit 5), not that its server exited.
@@ -130,15 +133,15 @@ it("a task its server forgot while detached (its ttl passed) is not found later 
   // The SDK's InMemoryTaskStore drops a task at its ttl: the broker's read then hears "not found".
   const forgotten = await detach(home, ["work", "ms=8000", "--ttl", "1500", "--stdio", stdio]);
   await brokersGone(home);
-  // Come back later: new processes (runCli) find what the broker left.
+  // Come back later: a new process (runCli: get), then fresh in-process contexts, find what the broker left.
   for (const verb of ["get", "result", "watch"]) {
-    const run = await runCli([verb, forgotten, "--json"], { home });
+    const run = await (verb === "get" ? runCli : runInProcess)([verb, forgotten, "--json"], { home });
     expect(run.code, `${verb}: ${run.stderr}`).toBe(5);
     expect(events(run.stdout).at(-1)).toMatchObject({ type: "error", code: "not_found", taskId: forgotten });
     expect(run.stdout + run.stderr).not.toMatch(/server exited|start the task again/);
   }
   const listed = (
-    JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
+    JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<Record<string, unknown>>
   ).find((row) => row.taskId === forgotten);
   expect(listed).toMatchObject({ expired: true, gone: expect.stringMatching(/does not know task/) });
 }, 60_000);

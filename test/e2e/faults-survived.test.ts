@@ -2,7 +2,7 @@
 // commands run in-process (test/helpers/context.ts), but for the watch that is killed (a process of its own) and
 // the stdio server's crash: its second call, started at once in-process, can reach the first call's broker while
 // that broker is still going down (the binary's start-up gives it the time to leave).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -168,11 +168,16 @@ it("a handle lock left by a process killed while holding it is taken over once s
   try {
     const home = tempHome();
     const id = await detach(home, server.url, "task_complete", "ms=500");
-    // What a watcher SIGKILLed inside its read-modify-write leaves: the lock directory, fresh.
+    // What a watcher SIGKILLed inside its read-modify-write leaves: the lock directory, still fresh. Left 7 s ago
+    // (its mtime set back): the watch meets a lock that is not yet stale (10 s, src/store/handle-write.ts), waits,
+    // and takes it over once it is, ~3 s later rather than 10 (proper-lockfile reads the age from the mtime).
     const stem = readdirSync(join(home, "tasks"))
       .find((f) => f.startsWith(id) && f.endsWith(".json"))!
       .slice(0, -5);
-    mkdirSync(join(home, "tasks", `.lock-${stem}`));
+    const lock = join(home, "tasks", `.lock-${stem}`);
+    mkdirSync(lock);
+    const left = new Date(Date.now() - 7000);
+    utimesSync(lock, left, left);
     const run = await runInProcess(["watch", id, "--json"], { home });
     expect(run.code, run.stdout).toBe(0);
     expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });

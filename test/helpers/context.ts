@@ -88,6 +88,30 @@ export function steppingClock(nth: number, stepMs: number): Clock & { sleeps: nu
   return clock;
 }
 
+/**
+ * The process's clock, but hurried: a sleep waits at most `realMs` of real time (default 50 ms), and the rest of it is
+ * skipped, on the wall clock and the monotonic one alike (both read later as if it had all passed). Waits of up to
+ * `realMs` (a poll of a condition) are as the system clock's; a long wait of ours between reads (a step of a
+ * redelivery wait, a give-up) takes the same number of reads in a fraction of the time. For an in-process command
+ * that waits out one of our own windows before saying something; `skippedMs` is how much was skipped.
+ */
+export function hastyClock(realMs = 50): Clock & { skippedMs: number } {
+  const inner = clockOf(
+    () => Date.now() + clock.skippedMs,
+    () => performance.now() + clock.skippedMs,
+  );
+  const clock = {
+    ...inner,
+    skippedMs: 0,
+    sleep: async (ms: number, signal?: AbortSignal) => {
+      const real = Math.min(ms, realMs);
+      await inner.sleep(real, signal);
+      if (!signal?.aborted && ms > real) clock.skippedMs += ms - real;
+    },
+  };
+  return clock;
+}
+
 export interface InProcessOptions {
   home: string;
   env?: Record<string, string>;

@@ -47,7 +47,10 @@ it(
   "eight mcp-task processes starting tasks at once leave every handle in the store",
   async () => {
     const home = tempHome();
-    const perProcess = 4;
+    // Two calls each: the second round of eight starts while the first's writes may still land (the processes do
+    // not keep in step), which is what the title asks; more rounds only repeat it (16 handles prove no write lost
+    // as 32 did, at half the processes).
+    const perProcess = 2;
     // The server's generation found once, before (its verdict is kept in the home): eight processes at once on a
     // loaded machine must not fail on the version probe's own 10 s bound, which is not what is tested here. The
     // request timeout is hang-only (10 minutes): the store is what is tested.
@@ -74,7 +77,7 @@ it(
       (r: { taskId: string }) => r.taskId,
     );
     expect(listed.sort()).toEqual([...started].sort());
-    expect(listed).toHaveLength(32);
+    expect(listed).toHaveLength(8 * perProcess);
   },
   HANG_MS,
 );

@@ -1,7 +1,8 @@
 // What mcp-task promises about the user's data: the store is private (and checked at every start), and secrets
-// given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file. The secrets' test runs
-// the binary (what it proves is the process's own streams); the others run the commands in-process
-// (test/helpers/context.ts: the same store check at start, the same connect policy).
+// given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file. The first secrets' test
+// runs the binary (what it proves is the process's own streams); the others run the commands in-process
+// (test/helpers/context.ts: the same store check at start, the same connect policy, output redacted by the map the
+// product fills, as the process's streams are), each with a few of its commands run by the binary as well.
 import {
   chmodSync,
   chownSync,
@@ -23,15 +24,24 @@ import { hostileStdio, startHostileHttp, startV2Http } from "../helpers/servers.
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
-/** Runs the binary in `home` with `env`, keeping every run's output (to check what none of them wrote). */
-function recording(home: string, env: Record<string, string>) {
+/**
+ * Runs commands in `home` with `env`, keeping every run's output (to check what none of them wrote): `cli` by the
+ * binary, or in-process when `inProcess`; `binary` by the binary always.
+ */
+function recording(home: string, env: Record<string, string>, inProcess = false) {
   const outputs: CliResult[] = [];
-  const cli = async (args: string[]) => {
+  const binary = async (args: string[]) => {
     const run = await runCli(args, { home, env });
     outputs.push(run);
     return run;
   };
-  return { outputs, cli };
+  const cli = async (args: string[]) => {
+    if (!inProcess) return binary(args);
+    const run = await runInProcess(args, { home, env });
+    outputs.push(run);
+    return run;
+  };
+  return { outputs, cli, binary };
 }
 
 it("the store is checked at start: opened to others it is made private again, and said so", async () => {
@@ -382,7 +392,7 @@ it("a secret with a quote, a backslash or a newline is redacted as it is written
   const env = { QUOTED: 'pa"ss-SECRET-1', SLASHED: "pa\\ss-SECRET-2", SPLIT: "SECRETPART1\nSECRETPART2" };
   const home = tempHome();
   const server = await startV2Http();
-  const { outputs, cli } = recording(home, env);
+  const { outputs, cli, binary } = recording(home, env, true);
   try {
     for (const name of ["QUOTED", "SLASHED", "SPLIT"])
       expect(
@@ -396,7 +406,8 @@ it("a secret with a quote, a backslash or a newline is redacted as it is written
         ["--trace", "call", "echo", `text=say ${secret}`, "-s", name.toLowerCase()],
         [`--trace=${join(home, "trace.ndjson")}`, "call", "echo", `text=say ${secret}`, "-s", name.toLowerCase()],
       ]) {
-        const run = await cli(args);
+        // The trace on stderr by the binary too (the process's own stream).
+        const run = await (args[0] === "--trace" ? binary : cli)(args);
         expect(run.code, run.stderr).toBe(0);
         expect(run.stdout + run.stderr).toContain(`say \${env:${name}}`);
       }
@@ -419,7 +430,7 @@ it("a secret a server echoes (status message, result, error) is kept nowhere and
   // The key has a quote and a backslash: the result's text holds it JSON-escaped, and the handle escapes that again.
   const env = { ECHO_TOKEN: "tok-ECHOTOKEN-5521", ECHO_KEY: 'k"e\\y-ECHOKEY-7788' };
   const home = tempHome();
-  const { outputs, cli } = recording(home, env);
+  const { outputs, cli, binary } = recording(home, env, true);
   const traceFile = join(home, "..", `trace-${Date.now()}.ndjson`);
   for (const generation of ["v1", "v2"] as const) {
     const server = await startHostileHttp("echo-secrets", generation);
@@ -435,7 +446,7 @@ it("a secret a server echoes (status message, result, error) is kept nowhere and
       expect(failed.code, failed.stdout).not.toBe(0);
       const detached = await cli(["call", "echo_auth", "-s", name, "--detach", "--json"]);
       const other = events(detached.stdout)[0].taskId as string;
-      expect((await cli(["result", other])).code).toBe(0);
+      expect((await binary(["result", other])).code).toBe(0); // by the process too
       for (const args of [
         ["get", id],
         ["get", id, "--json"],
@@ -454,7 +465,8 @@ it("a secret a server echoes (status message, result, error) is kept nowhere and
             ]
           : []),
       ]) {
-        const run = await cli(args);
+        // The wire log by the binary too (the process's own stream).
+        const run = await (args.includes("--wire") && !args.includes("--json") ? binary : cli)(args);
         expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
       }
       // What was echoed is shown, as references.
@@ -473,7 +485,7 @@ it("a secret a server echoes (status message, result, error) is kept nowhere and
 
 it("server add refuses a literal secret in a header or env value (the import rule); headers are never copied into handles; literals an older version saved are printed by no command", async () => {
   const home = tempHome();
-  const { outputs, cli } = recording(home, { ECHO_REF: "tok-ECHOREF-3141" });
+  const { outputs, cli, binary } = recording(home, { ECHO_REF: "tok-ECHOREF-3141" }, true);
   let handles = 0;
   const settingsText = () => readFileSync(join(home, "settings.json"), "utf8");
   const refused = [
@@ -525,7 +537,7 @@ it("server add refuses a literal secret in a header or env value (the import rul
     );
     expect(settingsText()).toContain("LITERAL-old-bearer-4242");
     expect(settingsText()).toContain("sk-LITERALOLD-6161");
-    const listed = await cli(["server", "list", "--json"]);
+    const listed = await binary(["server", "list", "--json"]); // by the process: its own stream
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("[secret]");
     for (const server of ["web", "local"]) {
