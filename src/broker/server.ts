@@ -101,24 +101,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   );
   const tasks = new HeldTasks(wire, ctx, spec.descriptor, clients, (s) => questions.heldFor(s), stop.signal);
   wire.handleInput((request, taskId, signal) => questions.ask(request, taskId, signal));
-  // An answer whose delivery is in doubt (the connection failed on its way): the command that gave it settles it.
-  wire.on("uncertainDelivery", (delivery) => {
-    const owner = questions.owners.get(delivery.taskId);
-    if (owner && clients.has(owner))
-      send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
-  });
-  // The server's log messages go to every command attached (the connection is theirs alike).
-  wire.on("log", (log) => {
-    for (const client of clients) sendBatched(client.socket, { method: "log", params: { log } });
-  });
-  // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
-  wire.on("taskMoved", (taskId, token) => {
-    for (const client of clients) send(client.socket, { method: "moved", params: { taskId, token } });
-  });
-  // A URL-mode elicitation's page is done: every command attached may be waiting for it (a call refused with -32042).
-  wire.on("elicitationComplete", (elicitationId) => {
-    for (const client of clients) send(client.socket, { method: "elicitationComplete", params: { elicitationId } });
-  });
+  relayEvents(wire, clients, questions);
   const shutdown = (why?: string) => void lifecycle.shutdown(0, why);
   const answering = new Set<Promise<void>>();
   const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown, answering });
@@ -143,4 +126,26 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
   chmodSync(paths.socket, 0o600);
   writeOwnFile(paths.meta, JSON.stringify(meta));
   return lifecycle;
+}
+
+/** What the server says on the broker's connection, to the commands attached it concerns. */
+function relayEvents(wire: Wire, clients: ReadonlySet<Client>, questions: Questions): void {
+  // An answer whose delivery is in doubt (the connection failed on its way): the command that gave it settles it.
+  wire.on("uncertainDelivery", (delivery) => {
+    const owner = questions.owners.get(delivery.taskId);
+    if (owner && clients.has(owner))
+      send(owner.socket, { method: "uncertain", params: { ...delivery, error: encodeError(delivery.error) } });
+  });
+  // The server's log messages go to every command attached (the connection is theirs alike).
+  wire.on("log", (log) => {
+    for (const client of clients) sendBatched(client.socket, { method: "log", params: { log } });
+  });
+  // A kept session's task found in a new session (the server forgot the old one): the commands attached save it.
+  wire.on("taskMoved", (taskId, token) => {
+    for (const client of clients) send(client.socket, { method: "moved", params: { taskId, token } });
+  });
+  // A URL-mode elicitation's page is done: every command attached may be waiting for it (a call refused with -32042).
+  wire.on("elicitationComplete", (elicitationId) => {
+    for (const client of clients) send(client.socket, { method: "elicitationComplete", params: { elicitationId } });
+  });
 }

@@ -10,7 +10,7 @@ import type { WireLog } from "./wire-log.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";
 import { HelpBar } from "./HelpBar.js";
-import { helpKeys, useViewState, type View } from "./modes.js";
+import { helpKeys, useViewState, type Mode, type View } from "./modes.js";
 import { useDashboardKeys } from "./useDashboardKeys.js";
 import type { DashboardModel } from "./model.js";
 import type { Question } from "../ask/queue.js";
@@ -39,10 +39,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   const view = useViewState();
   const { setMode } = view;
   const { mode, text, status, sort } = view.shown;
-  // The clock ticks each second only while a duration on screen changes by the second (a task running, or under
-  // two minutes old in its status): an idle dashboard of finished tasks redraws once a minute, not every second.
-  const [bySecond, setBySecond] = useState(true);
-  const now = useNow(clock, bySecond ? 1000 : 60_000, model.tick);
+  const now = useDashboardClock(model, clock, state.rows, mode.kind !== "list");
 
   // Filtering and sorting need the time only to tell expired tasks: a minute's precision spares the work each tick.
   const minute = Math.floor(now / 60_000) * 60_000;
@@ -53,10 +50,6 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
     const latest = model.shown();
     return visible(latest.rows, latest.questions, { text: v.text, status: v.status, sort: v.sort, now: minute });
   };
-  useEffect(() => {
-    const at = clock.now();
-    setBySecond(mode.kind !== "list" || state.rows.some((row) => changesBySecond(row.summary, at)));
-  }, [state.rows, mode.kind, minute, clock]);
   const index = Math.max(
     0,
     rows.findIndex((r) => r.stem === view.shown.selectedStem),
@@ -66,14 +59,7 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   // The task open in the detail view: the model holds its full handle (read from its file when opened).
   const opened = selected && mode.kind === "detail" ? state.rows.find((r) => r.stem === selected.stem) : undefined;
   const wireView = mode.kind === "detail" && mode.wire === true;
-  const lines = useMemo(
-    () =>
-      wireView && opened
-        ? wireLines(opened.summary.taskId, wire?.messages(opened.summary.taskId) ?? [])
-        : [...openedLines(opened, now), ...(opened ? logLines(wire?.logs(opened.summary.server) ?? []) : [])],
-    // The wire log is read on each change of the model's state (every poll of a followed task changes it).
-    [opened, now, wire, wireView, state.version],
-  );
+  const lines = useDetailLines(opened, now, wireView, wire, state.version);
   useEffect(() => model.open(mode.kind === "detail" ? selected?.stem : undefined), [model, mode.kind, selected?.stem]);
   // A question withdrawn while its form is open (its task ended, its server gave up on it): the form closes.
   const withdrawn = mode.kind === "answer" && !state.questions.some((q) => q.id === mode.question.id);
@@ -118,15 +104,56 @@ export function Dashboard({ model, clock, servers, width, height, onExit, onPage
   }
   return (
     <Box flexDirection="column" width={width}>
-      <Text bold>
-        mcp-task dashboard{mode.kind === "filter" ? <Text color="yellow">{`  / ${text}▏`}</Text> : null}
-        {mode.kind === "confirm" ? (
-          <Text color="yellow">{`  ${mode.what} task ${shortId(mode.taskId)} (${sanitizeLine(mode.tool)})? (y/n)`}</Text>
-        ) : null}
-      </Text>
+      <Title mode={mode} text={text} />
       {body}
       <HelpBar keys={helpKeys(mode)} notice={state.notice} summary={summary} width={width} />
     </Box>
+  );
+}
+
+/**
+ * The time the dashboard draws with. The clock ticks each second only while a duration on screen changes by the second
+ * (a task running, or under two minutes old in its status; `bySecondAnyway`: a view other than the list): an idle
+ * dashboard of finished tasks redraws once a minute, not every second.
+ */
+function useDashboardClock(model: DashboardModel, clock: Clock, rows: readonly TaskRow[], bySecondAnyway: boolean) {
+  const [bySecond, setBySecond] = useState(true);
+  const now = useNow(clock, bySecond ? 1000 : 60_000, model.tick);
+  const minute = Math.floor(now / 60_000) * 60_000;
+  useEffect(() => {
+    const at = clock.now();
+    setBySecond(bySecondAnyway || rows.some((row) => changesBySecond(row.summary, at)));
+  }, [rows, bySecondAnyway, minute, clock]);
+  return now;
+}
+
+/** The title line, with the filter being typed or the question of a confirmation. */
+function Title({ mode, text }: { mode: Mode; text: string }) {
+  return (
+    <Text bold>
+      mcp-task dashboard{mode.kind === "filter" ? <Text color="yellow">{`  / ${text}▏`}</Text> : null}
+      {mode.kind === "confirm" ? (
+        <Text color="yellow">{`  ${mode.what} task ${shortId(mode.taskId)} (${sanitizeLine(mode.tool)})? (y/n)`}</Text>
+      ) : null}
+    </Text>
+  );
+}
+
+/** The detail view's lines: the open task's (with its server's logs), or its wire messages (key w). */
+function useDetailLines(
+  opened: TaskRow | undefined,
+  now: number,
+  wireView: boolean,
+  wire: WireLog | undefined,
+  version: number,
+): Line[] {
+  return useMemo(
+    () =>
+      wireView && opened
+        ? wireLines(opened.summary.taskId, wire?.messages(opened.summary.taskId) ?? [])
+        : [...openedLines(opened, now), ...(opened ? logLines(wire?.logs(opened.summary.server) ?? []) : [])],
+    // The wire log is read on each change of the model's state (every poll of a followed task changes it): `version`.
+    [opened, now, wire, wireView, version],
   );
 }
 

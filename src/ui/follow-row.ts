@@ -1,12 +1,16 @@
 // Following one task of the dashboard until it ends, told to its row: the same follow loop as the commands'
-// (tasks/run.ts), with the same settings, over the connection the model's ServerLinks keep for its server.
+// (tasks/run.ts), with the same settings, over the connection the model's ServerLinks keep for its server; and the
+// row's change as it is followed.
 import type { Context } from "../context.js";
 import { describeError } from "../errors.js";
 import { deliveryNote } from "../tasks/input.js";
 import type { ServerLinks } from "../tasks/reconnect.js";
 import { followSettings, followTask } from "../tasks/run.js";
 import type { TrackedTask } from "../tasks/tracker.js";
-import type { Connection } from "./state.js";
+import type { Handle } from "../model.js";
+import { isTerminal } from "../protocol/wire.js";
+import { summarize } from "../store/handle-file.js";
+import type { Connection, TaskRow } from "./state.js";
 
 export interface RowFollow {
   ctx: Context;
@@ -49,3 +53,30 @@ export async function followRow({ ctx, links, tracked, signal, setRow, notify }:
     notify(`${label}: ${describeError(error).message}`);
   }
 }
+
+/** How a task has ended, by its handle (its outcome, gone, or a terminal status seen); undefined while it runs. */
+export function endedAs(handle: Handle): string | undefined {
+  if (handle.outcome) return handle.outcome.status;
+  if (handle.gone) return "gone";
+  return isTerminal(handle.last.status) ? handle.last.status : undefined;
+}
+
+/**
+ * The change of a followed task's row: its summary from the tracked handle, its following state. Every field written
+ * out (the type leaves none out), not `{ ...row, ... }`: a spread followed by keys the row lacks cost V8 several times
+ * the garbage, and this runs for each followed task that changed, at every frame.
+ */
+export const followedRow =
+  (tracked: TrackedTask, connection: Connection, error?: string) =>
+  (row: TaskRow): TaskRow => {
+    const next: { [K in keyof Required<TaskRow>]: TaskRow[K] } = {
+      stem: row.stem,
+      summary: summarize(row.stem, tracked.handle, row.summary.mtime),
+      handle: tracked.handle,
+      unreadable: undefined,
+      connection,
+      error,
+      progress: row.progress,
+    };
+    return next;
+  };

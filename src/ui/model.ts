@@ -9,42 +9,31 @@ import { TaskNotFoundError, describeError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { isTerminal, type InputResponse } from "../protocol/wire.js";
 import { TrackedTask } from "../tasks/tracker.js";
-import { planStart, startTask } from "../tasks/start.js";
-import { followRow } from "./follow-row.js";
+import { endedAs, followedRow, followRow } from "./follow-row.js";
+import { startCall, type CallHost } from "./start-call.js";
 import { summarize } from "../store/handle-file.js";
 import type { Handle } from "../model.js";
 import { ServerLinks } from "../tasks/reconnect.js";
-import { StoreScan } from "./scan.js";
+import { rowsAfterScan, StoreScan } from "./scan.js";
 import { QuestionQueue } from "../ask/queue.js";
-import { FRAME_MS, Frames } from "./frames.js";
-import { RowChanges } from "./row-changes.js";
-import type { AnsweredAtOnce, Connection, DashboardState, TaskRow } from "./state.js";
+import { DashboardStore } from "./dashboard-store.js";
+import type { AnsweredAtOnce, Connection, TaskRow } from "./state.js";
 import { withUrlOpening } from "../ask/url-open.js";
-
-/** How a task has ended, by its handle (its outcome, gone, or a terminal status seen); undefined while it runs. */
-function endedAs(handle: Handle): string | undefined {
-  if (handle.outcome) return handle.outcome.status;
-  if (handle.gone) return "gone";
-  return isTerminal(handle.last.status) ? handle.last.status : undefined;
-}
 
 /** How often the store is re-read for handles created by other processes. */
 const RESCAN_MS = 5000;
-export class DashboardModel {
-  private state: DashboardState = { rows: [], questions: [], unread: 0, version: 0 };
+export class DashboardModel extends DashboardStore {
   private readonly links: ServerLinks;
   private readonly questions: QuestionQueue;
   private readonly following = new Map<string, AbortController>();
   /** Writes what was seen of each followed task (on close). */
   private readonly flushed = new Map<string, () => Promise<void>>();
-  /** The tasks being followed, by stem: one its wire reaches through a new session gets its handle updated. */
   private readonly stop = new AbortController();
-  /** When the listeners hear of a change (./frames.ts). */
-  private readonly frames: Frames;
   /** Made on the first rescan (the store is the context's, read when needed). */
   private scan?: StoreScan;
 
   constructor(private readonly ctx: Context) {
+    super(ctx.clock);
     this.questions = new QuestionQueue({
       questions: () => this.state.questions,
       change: (change) => this.set(change),
@@ -52,48 +41,6 @@ export class DashboardModel {
     // A URL-mode question's page is opened after the person's yes in its form (../ask/url-open.ts).
     const provider = withUrlOpening(ctx, this.questions.provider, { person: true, say: (text) => this.notify(text) });
     this.links = new ServerLinks(ctx, provider, (text) => this.notify(text));
-    this.frames = new Frames(ctx.clock, () => this.settle());
-    this.subscribe = this.frames.subscribe;
-    this.tick = this.frames.tick;
-  }
-
-  // --- the external-store protocol (useSyncExternalStore), and the clock's tick (see Frames) ---
-  readonly subscribe: Frames["subscribe"];
-  readonly tick: Frames["tick"];
-  getState = (): DashboardState => {
-    this.settle();
-    return this.state;
-  };
-  /**
-   * What the views draw (useSyncExternalStore's snapshot): the state without the row changes come since the last
-   * frame, which Frames applies as it tells them. Read through getState, each render (and React's check after it) applied the row
-   * changes come meanwhile, a new state that made React render again: two or three frames a second instead of one.
-   */
-  shown = (): DashboardState => this.state;
-
-  /** Row changes not yet applied: applied together when the state is next read (a frame). */
-  private readonly rowChanges = new RowChanges();
-
-  private settle(): void {
-    const rows = this.rowChanges.apply(this.state.rows);
-    if (rows) this.state = { ...this.state, rows, version: this.state.version + 1 };
-  }
-
-  /** Updates the state at once; listeners (React) hear of it at most every FRAME_MS, however many tasks change. */
-  private set(change: Partial<DashboardState>): void {
-    this.settle();
-    this.state = { ...this.state, ...change, version: this.state.version + 1 };
-    this.frames.due(this.ctx.clock.monotonic() + FRAME_MS);
-  }
-
-  /** Changes one row: applied with the others' at the next read of the state (settle), in order. */
-  private updateRow(stem: string, change: (row: TaskRow) => TaskRow): void {
-    this.rowChanges.add(stem, change);
-    this.frames.rowChanged();
-  }
-
-  notify(notice: string): void {
-    this.set({ notice });
   }
 
   /**
@@ -149,25 +96,17 @@ export class DashboardModel {
   private async rescan(): Promise<void> {
     const found = await this.storeScan().changes();
     if (!found) return;
-    const { changed, removed } = found;
-    // Rows being followed keep their in-memory state (it is the newer one): when only their files changed (this
-    // dashboard's own writes, every few seconds while it follows many), the rows are not made and drawn anew.
+    // Rows being followed keep their in-memory state (it is the newer one; ./scan.ts rowsAfterScan).
     let rows = this.getState().rows;
-    const own = () => {
-      const shown = new Set(rows.map((row) => row.stem));
-      return changed.every(({ stem }) => this.following.has(stem) && shown.has(stem));
-    };
-    if (removed.length > 0 || !own()) {
-      for (const stem of removed) this.unfollowable.delete(stem);
-      const gone = new Set(removed);
-      const byStem = new Map(rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
-      for (const summary of changed) {
-        const { stem } = summary;
-        const row = byStem.get(stem);
-        if (row && this.following.has(stem)) continue;
-        byStem.set(stem, this.withHandle({ stem, summary, connection: row?.connection ?? "idle", error: row?.error }));
-      }
-      rows = [...byStem.values()];
+    const next = rowsAfterScan(
+      rows,
+      found,
+      (stem) => this.following.has(stem),
+      (row) => this.withHandle(row),
+    );
+    if (next) {
+      for (const stem of found.removed) this.unfollowable.delete(stem);
+      rows = next;
       this.set({ rows, unread: 0 });
     }
     for (const row of rows) {
@@ -238,26 +177,13 @@ export class DashboardModel {
     const abort = new AbortController();
     this.following.set(stem, abort);
     const tracked = new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle);
-    // Every field written out (the type leaves none out), not `{ ...row, ... }`: a spread followed by keys the row
-    // lacks cost V8 several times the garbage, and this runs for each followed task that changed, at every frame.
-    const refresh =
-      (connection: Connection, error?: string) =>
-      (row: TaskRow): TaskRow => {
-        const next: { [K in keyof Required<TaskRow>]: TaskRow[K] } = {
-          stem: row.stem,
-          summary: summarize(stem, tracked.handle, row.summary.mtime),
-          handle: tracked.handle,
-          unreadable: undefined,
-          connection,
-          error,
-          progress: row.progress,
-        };
-        return next;
-      };
     // One change for the common case, given again at each snapshot: pending once however many come before a frame.
-    const following = refresh("following");
+    const following = followedRow(tracked, "following");
     const setRow = (connection: Connection, error?: string) =>
-      this.updateRow(stem, connection === "following" && error === undefined ? following : refresh(connection, error));
+      this.updateRow(
+        stem,
+        connection === "following" && error === undefined ? following : followedRow(tracked, connection, error),
+      );
     const signal = AbortSignal.any([abort.signal, this.stop.signal]);
     const notify = (text: string) => this.notify(text);
     void (async () => {
@@ -308,43 +234,34 @@ export class DashboardModel {
   }
 
   /**
-   * Starts a tool call from the dashboard, checked as `call` checks it (startTask); a task is saved and followed. A
-   * call the server answered at once (no task) resolves with its result, which nothing saves: for the view to show.
+   * Starts a tool call from the dashboard (./start-call.ts); a task is saved, shown and followed. A call the server
+   * answered at once (no task) resolves with its result, for the view to show.
    */
-  async startCall(
+  startCall(
     server: { name: string; descriptor: ServerDescriptor },
     tool: string,
     args: Record<string, unknown>,
   ): Promise<AnsweredAtOnce | undefined> {
-    try {
-      const { engine } = await this.links.linkTo(server);
-      const plan = planStart(await this.ctx.loadSettings(), { server, tool, args, task: "auto" });
-      const started = await startTask(engine, plan, this.ctx, {
-        // Progress goes to the row (in memory) once there is one.
-        progress: (p, tracked, at = new Date(this.ctx.clock.now()).toISOString()) =>
-          tracked &&
-          this.updateRow(tracked.stem, (r) => ({
-            ...r,
-            progress: { ...p, at, first: r.progress?.first ?? { ...p, at } },
-          })),
-      });
-      if (started.kind === "result") {
-        this.notify(`${tool} answered at once (no task)${started.outcome.result?.isError ? ": tool error" : ""}`);
-        return { server: server.name, tool, arguments: args, outcome: started.outcome };
-      }
-      const { tracked } = started;
-      const row: TaskRow = {
-        stem: tracked.stem,
-        summary: summarize(tracked.stem, tracked.handle, 0),
-        handle: tracked.handle,
-        connection: "idle",
-      };
-      this.set({ rows: [...this.getState().rows, row], notice: `started ${tool}` });
-      this.follow(tracked.stem, tracked.handle);
-    } catch (error) {
-      this.notify(`call failed: ${describeError(error).message}`);
-    }
-    return undefined;
+    return startCall(this.callHost(), server, tool, args);
+  }
+
+  private callHost(): CallHost {
+    return {
+      ctx: this.ctx,
+      links: () => this.links,
+      notify: (text) => this.notify(text),
+      progress: (stem, change) => this.updateRow(stem, change),
+      started: (tracked, tool) => {
+        const row: TaskRow = {
+          stem: tracked.stem,
+          summary: summarize(tracked.stem, tracked.handle, 0),
+          handle: tracked.handle,
+          connection: "idle",
+        };
+        this.set({ rows: [...this.getState().rows, row], notice: `started ${tool}` });
+        this.follow(tracked.stem, tracked.handle);
+      },
+    };
   }
 
   /** The tools of a server, for the new-call form. */

@@ -5,6 +5,7 @@
 import type { HandleStore } from "../store/handles.js";
 import type { LogPosition } from "../store/summary-index.js";
 import type { HandleSummary } from "../model.js";
+import type { TaskRow } from "./state.js";
 
 export interface StoreChanges {
   /** The summaries whose file changed (or are new). */
@@ -74,4 +75,29 @@ export class StoreScan {
     for (const stem of gone) this.seen.delete(stem);
     return { changed, removed: gone };
   }
+}
+
+/**
+ * The rows after a scan found `changes`: the removed dropped, the changed made from their new summary (`made`: the
+ * row as shown, with its full handle where it needs one), except rows being followed (`followed`), which keep their
+ * in-memory state (the newer one). Undefined when the only changes are the followed rows' own files (this
+ * dashboard's own writes, every few seconds while it follows many): the rows are not made and drawn anew.
+ */
+export function rowsAfterScan(
+  rows: readonly TaskRow[],
+  { changed, removed }: StoreChanges,
+  followed: (stem: string) => boolean,
+  made: (row: TaskRow) => TaskRow,
+): TaskRow[] | undefined {
+  const shown = new Set(rows.map((row) => row.stem));
+  if (removed.length === 0 && changed.every(({ stem }) => followed(stem) && shown.has(stem))) return undefined;
+  const gone = new Set(removed);
+  const byStem = new Map(rows.filter((row) => !gone.has(row.stem)).map((row) => [row.stem, row]));
+  for (const summary of changed) {
+    const { stem } = summary;
+    const row = byStem.get(stem);
+    if (row && followed(stem)) continue;
+    byStem.set(stem, made({ stem, summary, connection: row?.connection ?? "idle", error: row?.error }));
+  }
+  return [...byStem.values()];
 }

@@ -13,7 +13,7 @@ import { sanitizeLine } from "../../sanitize.js";
 import { ServerText } from "./ServerText.js";
 import { formOverLimit, schemaProblem } from "../../tasks/schema.js";
 import { ActionBar } from "./ActionBar.js";
-import { defaultsOf, fieldsOf } from "../../tasks/fields.js";
+import { defaultsOf, fieldsOf, type Field } from "../../tasks/fields.js";
 import { FieldView } from "./FieldView.js";
 import { collect, initialState, step, withErrors, withProblem, type Effect, type FormState } from "./formState.js";
 import { KeyHelp } from "./KeyHelp.js";
@@ -98,17 +98,7 @@ export function SchemaForm(props: SchemaFormProps) {
           <Text bold>{sanitizeLine(title)}</Text>
         </ServerText>
       ) : null}
-      {fields.length === 0 ? <Text dimColor>(no fields to fill in)</Text> : null}
-      {fields.map((field, i) => (
-        <FieldView
-          key={field.name}
-          field={field}
-          draft={getOwn(state.drafts, field.name)}
-          focused={i === state.focus}
-          error={getOwn(state.errors, field.name)}
-          open={i === state.focus ? state.open : undefined}
-        />
-      ))}
+      <FieldList fields={fields} state={state} />
       <Box flexDirection="column">
         <ActionBar buttons={buttons} focused={button >= 0 ? button : undefined} />
         {state.formError ? <Text color="red">✗ {state.formError}</Text> : null}
@@ -121,6 +111,25 @@ export function SchemaForm(props: SchemaFormProps) {
         />
       </Box>
     </Box>
+  );
+}
+
+/** The form's fields, each with its draft, its error, and the focus. */
+function FieldList({ fields, state }: { readonly fields: readonly Field[]; readonly state: FormState }) {
+  if (fields.length === 0) return <Text dimColor>(no fields to fill in)</Text>;
+  return (
+    <>
+      {fields.map((field, i) => (
+        <FieldView
+          key={field.name}
+          field={field}
+          draft={getOwn(state.drafts, field.name)}
+          focused={i === state.focus}
+          error={getOwn(state.errors, field.name)}
+          open={i === state.focus ? state.open : undefined}
+        />
+      ))}
+    </>
   );
 }
 
