@@ -272,7 +272,7 @@ async function open(
       return open(descriptor, { ...options, legacySse: true }, { kind: "legacy" }).catch(() => {
         throw connectError(error, label, descriptor, stderrTail.text, redact);
       });
-    throw guard.error ?? connectError(error, label, descriptor, stderrTail.text, redact);
+    throw guard.error ?? connectError(error, label, descriptor, stderrTail.text, redact, child);
   }
   const era = client.getProtocolEra();
   const verdict: PriorDiscovery | undefined =

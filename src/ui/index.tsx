@@ -16,7 +16,8 @@ import type { ServerChoice } from "./NewCall.js";
 const ENTER_ALT_SCREEN = "\u001b[?1049h\u001b[H";
 const LEAVE_ALT_SCREEN = "\u001b[?1049l";
 
-export async function runDashboard(ctx: Context, terminal: Terminal): Promise<number> {
+/** `goodbye`: the line said on leaving, where running tasks do not simply go on (the demo's, whose server stops). */
+export async function runDashboard(ctx: Context, terminal: Terminal, goodbye?: string): Promise<number> {
   applyColour(ctx.io);
   // Hears the dashboard's own connections (opened from now on) for the detail view's wire view and server logs.
   const wire = new WireLog();
@@ -78,6 +79,6 @@ export async function runDashboard(ctx: Context, terminal: Terminal): Promise<nu
   terminal.stdout.write(LEAVE_ALT_SCREEN);
   ctx.interrupt.removeEventListener("abort", interrupted);
   await model.close();
-  ctx.io.stderr.write("mcp-task: left the dashboard; running tasks go on (mcp-task list shows them)\n");
+  ctx.io.stderr.write(goodbye ?? "mcp-task: left the dashboard; running tasks go on (mcp-task list shows them)\n");
   return 0;
 }
