@@ -38,7 +38,7 @@ export async function checkedTool(
       tools.map((t) => t.name),
     );
     throw new UsageError(
-      `${server.name} has no tool named ${name}${near === undefined ? "" : ` (Did you mean ${near}?)`}`,
+      `${server.name} has no tool named ${name}${didYouMean(near)}`,
       `list the tools with: ${toolsCommand(server.option)}`,
     );
   }
@@ -92,11 +92,16 @@ function jsonType(value: unknown): string {
   return typeof value;
 }
 
+/** " (Did you mean <name>?)", commander's words for a misspelt command, or "" where nothing is near. */
+export function didYouMean(near: string | undefined): string {
+  return near === undefined ? "" : ` (Did you mean ${shellWord(near)}?)`;
+}
+
 /**
  * The candidate nearest to `name` by edit distance, where near enough to be a slip (at most a third of its length,
  * and at least one edit): what commander suggests for a misspelt command, for a tool.
  */
-function closest(name: string, candidates: readonly string[]): string | undefined {
+export function closest(name: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
   for (const candidate of candidates) {
