@@ -125,7 +125,8 @@ function ownCause(error: unknown): McpTaskError | undefined {
 /**
  * What a failure to open a connection was, as the user sees it: our own error along the cause chain, else named by
  * its code: a network cause (the words `unreachable` gives every command), a stdio command not found, a server
- * process that exited before answering (`child`: the stdio server, once stopped), a handshake not answered in time.
+ * process that exited before answering (`child`: the stdio server, once stopped), a handshake not answered in time
+ * (`boundMs`).
  */
 export function connectError(
   error: unknown,
@@ -134,6 +135,8 @@ export function connectError(
   stderr: string,
   redact: (s: string) => string,
   child?: ChildProcess,
+  /** How long the handshake was given in all (the probe's wait, then initialize's), where known. */
+  boundMs?: number,
 ): Error {
   if (error instanceof UsageError) return error;
   const own = ownCause(error);
@@ -151,7 +154,7 @@ export function connectError(
   if (descriptor.transport === "stdio" && code === "ENOENT") {
     text = `cannot start the server: command not found: ${descriptor.command}`;
   } else if (sdkCode === "REQUEST_TIMEOUT") {
-    const ms = (error as { data?: { timeout?: unknown } }).data?.timeout;
+    const ms = boundMs ?? (error as { data?: { timeout?: unknown } }).data?.timeout;
     const within = typeof ms === "number" ? ` within ${Math.round(ms / 1000)} s` : "";
     text = withTail(`the server did not answer initialize${within} (${label})`);
   } else if (descriptor.transport === "stdio" && sdkCode === "CONNECTION_CLOSED" && child && ended(child)) {

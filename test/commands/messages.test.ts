@@ -52,19 +52,25 @@ describe("why a server cannot be reached, the same words on every command", () =
     }
   });
 
-  it("a stdio server that never answers: initialize not answered within the handshake's bound (exit 4)", async () => {
-    // MCP_TASK_REQUEST_TIMEOUT=1s makes the bound the handshake's least (PROBE_MIN_TIMEOUT_MS: 5 s for initialize,
-    // after a 1 s server/discover probe), so the test waits 6 s, not the default 70. process-timing: the bound is
-    // the server's silence, which only passing time shows.
-    const run = await runInProcess(["tools", "--stdio", "sleep 100"], {
-      home: tempHome(),
-      env: { MCP_TASK_REQUEST_TIMEOUT: "1s" },
-    });
-    expect(run.code).toBe(4);
-    expect(run.stderr).toBe(
-      "mcp-task: error: the server did not answer initialize within 5 s (sleep 100)\n" +
-        "hint: check the command with --stdio, or run it by hand\n",
+  it("a stdio server that never answers: said early on a terminal, then initialize not answered within the bound (exit 4)", async () => {
+    // MCP_TASK_REQUEST_TIMEOUT=1s makes the handshake's bound its least: a 1 s server/discover probe, then 5 s for
+    // initialize (PROBE_MIN_TIMEOUT_MS), so the test waits 6 s, not the default 70. process-timing: the bound is the
+    // server's silence, which only passing time shows; the note comes 3 s in, half-way.
+    const env = { MCP_TASK_REQUEST_TIMEOUT: "1s" };
+    const error =
+      "mcp-task: error: the server did not answer initialize within 6 s (sleep 100)\n" +
+      "hint: check the command with --stdio, or run it by hand\n";
+    // A person at a terminal, and a script (into a pipe or a log: the error alone), at once.
+    const [person, script] = await Promise.all([
+      runInProcess(["tools", "--stdio", "sleep 100"], { home: tempHome(), env, stderrIsTTY: true }),
+      runInProcess(["call", "echo", "--no-task", "--stdio", "sleep 100"], { home: tempHome(), env }),
+    ]);
+    expect(person.code).toBe(4);
+    expect(person.stderr).toBe(
+      "mcp-task: sleep 100 has not answered initialize yet; waiting up to 6 s in all\n" + error,
     );
+    expect(script.code).toBe(4);
+    expect(script.stderr).toBe(error);
   });
 });
 
