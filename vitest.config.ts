@@ -12,5 +12,7 @@ export default defineConfig({
     // at once (measured on this 2-core machine: 17 min with two, 14 with four at once, every test passing).
     maxWorkers: 3,
     setupFiles: ["test/helpers/setup.ts"],
+    // Names (and fails on) any process the suite started that is still running after the last file.
+    globalSetup: ["test/helpers/global-setup.ts"],
   },
 });

@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     maxWorkers: 1,
     setupFiles: ["test/helpers/setup.ts"],
+    // Names (and fails on) any process the suite started that is still running after the last file.
+    globalSetup: ["test/helpers/global-setup.ts"],
   },
 });

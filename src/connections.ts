@@ -5,7 +5,10 @@ import { parseDuration } from "./duration.js";
 import { UsageError } from "./errors.js";
 import {
   credentialed,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  describeServer,
   descriptorKey,
+  handshakeTimeouts,
   isServerDescriptor,
   secretsOf,
   type ServerDescriptor,
@@ -136,9 +139,16 @@ async function direct(
       ? new EarlyStdioTransport(descriptor, env)
       : undefined;
   how.meanwhile?.();
+  // A stdio server that does not answer at once: said to a person while waiting, with how long the wait may last (a
+  // server that never answers was waited on in silence for 70 s). Not into a pipe or log, where the error says it
+  // all at the end, nor for a broker's own connection.
+  const waiting =
+    descriptor.transport === "stdio" && !how.direct && deps.io.stderrIsTTY
+      ? slowStartNote(deps, name ?? describeServer(descriptor), handshakeBoundMs(env, prestarted !== undefined))
+      : undefined;
   // A saved HTTP server's sign-in (its token, refresh, sign-in on demand) goes with it: src/auth/session.ts. A
   // broker's own connection (direct) has no person to sign in.
-  return (await import("./auth/session.js")).connectSignedIn(descriptor, {
+  const connecting = (await import("./auth/session.js")).connectSignedIn(descriptor, {
     session: { ...authSession(deps, settings), broker: how.direct === true },
     prestarted,
     env,
@@ -159,7 +169,34 @@ async function direct(
       delete: (key) => settings.forgetVerdict(key),
     },
   });
+  return waiting ? connecting.finally(waiting) : connecting;
 }
+
+/** How long a stdio server's handshake may take in all: the probe's wait (none when its generation is known), then
+ *  initialize's (protocol/server.ts: handshakeTimeouts). */
+function handshakeBoundMs(env: Record<string, string | undefined>, known: boolean): number {
+  const { probe, connect } = handshakeTimeouts("stdio", requestTimeoutMs(env) ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  return (known ? 0 : probe) + connect;
+}
+
+/**
+ * Says on stderr, once SLOW_START_NOTE_MS have passed without the connection, that the server has not answered
+ * initialize yet and how long it will be waited for; the returned function, called once connected (or failed),
+ * cancels it.
+ */
+function slowStartNote(deps: ConnectDeps, label: string, boundMs: number): () => void {
+  const stop = new AbortController();
+  void deps.clock.sleep(SLOW_START_NOTE_MS, stop.signal).then(() => {
+    if (stop.signal.aborted) return;
+    deps.io.stderr.write(
+      `mcp-task: ${sanitizeLine(label)} has not answered initialize yet; waiting up to ${Math.round(boundMs / 1000)} s in all\n`,
+    );
+  });
+  return () => stop.abort();
+}
+
+/** How long a stdio server may take to answer before the command says that it waits (slowStartNote). */
+const SLOW_START_NOTE_MS = 3_000;
 
 /** What a sign-in on demand needs of this process (src/auth/session.ts). */
 function authSession(deps: ConnectDeps, settings: Settings) {

@@ -3,11 +3,14 @@ import { UsageError } from "./errors.js";
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is seconds. */
-export function parseDuration(value: string, what: string): number {
+/**
+ * `500ms`, `30s`, `5m`, `2h`, `1d`; a bare number is in `bare` units: seconds, but milliseconds for a flag that took
+ * a number of milliseconds before it took durations (`--ttl 60000` means what it always meant).
+ */
+export function parseDuration(value: string, what: string, bare: "s" | "ms" = "s"): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
   if (!match) throw new UsageError(`${what}: not a duration: ${value}`, "write durations like 30s, 5m, 2h or 1500ms");
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? "s"]);
+  return Math.round(Number(match[1]) * UNITS[match[2] ?? bare]);
 }
 
 export function formatDuration(ms: number): string {

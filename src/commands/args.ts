@@ -81,7 +81,10 @@ export async function readAll(
   return Buffer.concat(chunks, size).toString("utf8");
 }
 
-/** `key=value` pairs; a value that parses as JSON is taken as JSON, else as a string. */
+/**
+ * `key=value` pairs; a value that parses as JSON is taken as JSON, else as a string (the tool's inputSchema may read
+ * it otherwise once known: `pairTexts` keeps each as typed, for src/tasks/tool-check.ts's typedArgs).
+ */
 export function parsePairs(pairs: string[]): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const pair of pairs) {
@@ -100,8 +103,16 @@ export function parsePairs(pairs: string[]): Record<string, unknown> {
   return args;
 }
 
-export function parseMilliseconds(value: string, what: string): number {
-  if (!/^\d+$/.test(value))
-    throw new UsageError(`${what}: not a whole number of milliseconds: ${value}`, `example: ${what} 60000`);
+/** Each `key=value` pair's value as typed (pairs checked by parsePairs). */
+export function pairTexts(pairs: string[]): Record<string, string> {
+  const texts: Record<string, string> = {};
+  for (const pair of pairs) setOwn(texts, pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
+  return texts;
+}
+
+/** A TCP port, 0 (any free one) to 65535. */
+export function parsePort(value: string, what: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535)
+    throw new UsageError(`${what}: not a port number (0 to 65535): ${value}`, `example: ${what} 3000`);
   return Number(value);
 }

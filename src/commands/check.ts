@@ -115,7 +115,7 @@ async function namedTool(
   args: Record<string, unknown> | undefined,
 ): Promise<void> {
   const named = { name: sanitizeLine(server.name), option: server.option };
-  const tool = await checkedTool(engine, named, options.tool!, args ?? {}, () => {});
+  const { tool } = await checkedTool(engine, named, options.tool!, args ?? {}, () => {});
   if (tool.taskSupport === "forbidden")
     throw new UsageError(
       `${sanitizeLine(tool.name)} does not run as a task`,

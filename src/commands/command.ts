@@ -49,16 +49,25 @@ export function declareAll(
   act: (leaf: AnyLeaf, values: unknown[]) => Promise<void>,
 ): void {
   for (const entry of entries) {
-    if ("verbs" in entry) declareAll(entry.declare(parent), entry.verbs, act);
+    if ("verbs" in entry) declareAll(described(entry.declare(parent)), entry.verbs, act);
     else
-      entry
-        .declare(parent)
+      described(entry.declare(parent))
         .addHelpText(
           "after",
           `\nExample${entry.examples.length > 1 ? "s" : ""}:\n${entry.examples.map((e) => `  ${e}\n`).join("")}`,
         )
         .action((...values: unknown[]) => act(entry, values));
   }
+}
+
+/**
+ * A command whose own --help opens with a one-line description: its summary (the line its parent's list shows)
+ * where it declares no longer description.
+ */
+function described(command: Command): Command {
+  const summary = command.summary();
+  if (!command.description() && summary) command.description(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`);
+  return command;
 }
 
 /** Declares `entries` under `parent` to run for real: parse, then `run…(options, ctx)`, inside `run`. */

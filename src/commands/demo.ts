@@ -6,7 +6,7 @@ import type { Context } from "../context.js";
 import type { Leaf } from "./command.js";
 import { UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
-import { parseMilliseconds } from "./args.js";
+import { parsePort } from "./args.js";
 import { withOptions, type Flags } from "./options.js";
 
 /** The answers the printed demo gives: approve, and post the invoice when asked again. Documented in the README. */
@@ -47,7 +47,7 @@ export const demoServer: Leaf<DemoServerOptions, []> = {
   parse: (_args, flags) => ({
     ...demoFlags(flags),
     stdio: Boolean(flags.stdio),
-    port: flags.stdio ? 0 : parseMilliseconds(flags.port as string, "--port"),
+    port: flags.stdio ? 0 : parsePort(flags.port as string, "--port"),
     store: flags.store as string | undefined,
   }),
   run: (options, ctx) => runDemoServer(options, ctx),

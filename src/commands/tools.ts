@@ -7,7 +7,7 @@ import { safeJson, sanitizeLine } from "../sanitize.js";
 import { UsageError } from "../errors.js";
 import type { ToolInfo } from "../protocol/wire.js";
 import { resolveServer, type ResolvedServer } from "./resolve-server.js";
-import { toolsCommand } from "../tasks/tool-check.js";
+import { closest, didYouMean, toolsCommand } from "../tasks/tool-check.js";
 import {
   JSON_DOCUMENT,
   jsonFlag,
@@ -77,7 +77,12 @@ function showTool(name: string, tools: ToolInfo[], server: ResolvedServer, ctx: 
   const tool = tools.find((t) => t.name === name);
   if (!tool)
     throw new UsageError(
-      `${sanitizeLine(server.name)} has no tool named ${sanitizeLine(name)}`,
+      `${sanitizeLine(server.name)} has no tool named ${sanitizeLine(name)}${didYouMean(
+        closest(
+          name,
+          tools.map((t) => t.name),
+        ),
+      )}`,
       `see its tools with: ${toolsCommand(server.option)}`,
     );
   createPrinter(ctx.io, json).document(tool, () =>

@@ -6,7 +6,6 @@ import type { Transport } from "@modelcontextprotocol/client";
 import { TaskNotFoundError, UsageError } from "../errors.js";
 import { sanitizeLine } from "../sanitize.js";
 import { closeError, connectError } from "./failures.js";
-import { PROBE_MAX_TIMEOUT_MS, PROBE_MIN_TIMEOUT_MS } from "../limits.js";
 import { SizeGuard } from "./limits.js";
 import { stopServer } from "./process.js";
 import {
@@ -19,7 +18,7 @@ import {
 } from "./http.js";
 import { traceTransport, type Trace } from "./trace.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
-import { describeServer, descriptorKey, redactSecrets, type ServerDescriptor } from "./server.js";
+import { describeServer, descriptorKey, handshakeTimeouts, redactSecrets, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
 import { adopt, serverProcess, stdioTransport, watchServer, type StderrTail } from "./stdio-sdk.js";
 import { V1Wire } from "./v1.js";
@@ -178,22 +177,6 @@ interface Opened {
 }
 
 /**
- * How long the handshake (version probe, then `initialize`) may wait: the handshake timeout, else the request
- * timeout; the probe over HTTP at least PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and
- * a loaded machine's first reply can take over a second; over stdio it means legacy), and at most
- * PROBE_MAX_TIMEOUT_MS. `initialize` waits at least PROBE_MIN_TIMEOUT_MS on either transport: over stdio it waits on
- * the server's start (a `node` or `npx` server took over 2 s on a loaded machine), which a short request timeout
- * (MCP_TASK_REQUEST_TIMEOUT=2s, meant for requests to a running server) must not cut short.
- */
-function handshakeTimeouts(descriptor: ServerDescriptor, timeoutMs: number): { probe: number; connect: number } {
-  const probe = Math.min(timeoutMs || PROBE_MAX_TIMEOUT_MS, PROBE_MAX_TIMEOUT_MS);
-  return {
-    probe: descriptor.transport === "http" ? Math.max(probe, PROBE_MIN_TIMEOUT_MS) : probe,
-    connect: Math.max(timeoutMs || 30_000, PROBE_MIN_TIMEOUT_MS),
-  };
-}
-
-/**
  * The transport: the prestarted server serves one connection, and only one whose generation is known or likely (a
  * kept verdict, past its ttl: `known`), where a `server/discover` in that process checks it (stdio.ts).
  */
@@ -239,7 +222,7 @@ async function open(
   const stderrTail: StderrTail = { text: "", sink: options.serverStderr };
   const guard = new SizeGuard(MAX_MESSAGE_BYTES, label);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const handshake = handshakeTimeouts(descriptor, options.timeoutMs ?? requestTimeoutMs);
+  const handshake = handshakeTimeouts(descriptor.transport, options.timeoutMs ?? requestTimeoutMs);
   const transport = await transportOf(descriptor, options, { prior, known, session, stderrTail, guard, label });
   if (options.trace) traceTransport(transport, options.trace, label);
   const client = new Client(CLIENT_INFO, {
@@ -272,7 +255,9 @@ async function open(
       return open(descriptor, { ...options, legacySse: true }, { kind: "legacy" }).catch(() => {
         throw connectError(error, label, descriptor, stderrTail.text, redact);
       });
-    throw guard.error ?? connectError(error, label, descriptor, stderrTail.text, redact);
+    // Over stdio a probe not answered means a legacy server, asked to initialize next: the two waits add up.
+    const bound = (descriptor.transport === "stdio" && !prior ? handshake.probe : 0) + handshake.connect;
+    throw guard.error ?? connectError(error, label, descriptor, stderrTail.text, redact, child, bound);
   }
   const era = client.getProtocolEra();
   const verdict: PriorDiscovery | undefined =

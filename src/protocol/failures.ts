@@ -51,17 +51,55 @@ function networkCause(error: unknown): string | undefined {
   return undefined;
 }
 
-/** A failure to reach `origin` named by its cause (a ServerError); any other error as it is. */
-export function networkError(error: unknown, origin: string): unknown {
+/**
+ * Ports that fetch refuses to connect to at all (the Fetch standard's "bad port" list): a request to one fails before
+ * any connection is tried, with no code along its cause chain, so it is told from the URL.
+ */
+const RESTRICTED_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+/** The port of an http(s) URL fetch will not connect to, if it is one. */
+function restrictedPort(url: string): number | undefined {
+  try {
+    const { port, protocol } = new URL(url);
+    if (!/^https?:$/.test(protocol) || port === "") return undefined;
+    return RESTRICTED_PORTS.has(Number(port)) ? Number(port) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why `where` cannot be reached, in a person's words, from the error's cause code (or the URL's port): the one place
+ * these causes are named, for a request (the HTTP guard, the sign-in's requests) and a connection alike.
+ */
+function unreachable(error: unknown, where: string, url: string): ServerError | undefined {
+  const port = restrictedPort(url);
+  if (port !== undefined && !networkCause(error)) {
+    return new ServerError(
+      `cannot reach ${where}: port ${port} is one that fetch refuses to connect to (a restricted port)`,
+      "run the server on another port",
+    );
+  }
   const code = networkCause(error);
-  if (!code || (error as { name?: unknown })?.name === "AbortError") return error;
+  if (!code) return undefined;
   const cause = NETWORK_CAUSES[code]!;
   const out = new ServerError(
-    `cannot reach ${origin}: ${cause.text}`,
+    `cannot reach ${where}: ${cause.text}`,
     cause.transient ? "check that the server is running and the URL is right" : TLS_HINT,
   );
   out.transient = cause.transient;
   return out;
+}
+
+/** A failure to reach `origin` named by its cause (a ServerError); any other error as it is. */
+export function networkError(error: unknown, origin: string): unknown {
+  if ((error as { name?: unknown })?.name === "AbortError") return error;
+  return unreachable(error, origin, origin) ?? error;
 }
 
 /** The first `code` found along an error's cause chain (fetch wraps ECONNREFUSED two levels deep). */
@@ -84,27 +122,43 @@ function ownCause(error: unknown): McpTaskError | undefined {
   return undefined;
 }
 
-/** What a failure to open a connection was, as the user sees it: our own error along the cause chain, else named by its code. */
+/**
+ * What a failure to open a connection was, as the user sees it: our own error along the cause chain, else named by
+ * its code: a network cause (the words `unreachable` gives every command), a stdio command not found, a server
+ * process that exited before answering (`child`: the stdio server, once stopped), a handshake not answered in time
+ * (`boundMs`).
+ */
 export function connectError(
   error: unknown,
   label: string,
   descriptor: ServerDescriptor,
   stderr: string,
   redact: (s: string) => string,
+  child?: ChildProcess,
+  /** How long the handshake was given in all (the probe's wait, then initialize's), where known. */
+  boundMs?: number,
 ): Error {
   if (error instanceof UsageError) return error;
   const own = ownCause(error);
   if (own) return own;
+  if (descriptor.transport === "http") {
+    const named = unreachable(error, label, descriptor.url);
+    if (named) return Object.assign(named, { message: redact(named.message) });
+  }
   const code = causeCode(error);
+  const sdkCode = (error as { code?: unknown })?.code;
   const message = error instanceof Error ? error.message : String(error);
   const tail = stderrTail(stderr);
+  const withTail = (base: string) => (tail ? `${base}; its stderr ends with: ${tail}` : base);
   let text: string;
   if (descriptor.transport === "stdio" && code === "ENOENT") {
     text = `cannot start the server: command not found: ${descriptor.command}`;
-  } else if (code === "ECONNREFUSED") {
-    text = `cannot reach ${label}: connection refused`;
-  } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    text = `cannot reach ${label}: host not found`;
+  } else if (sdkCode === "REQUEST_TIMEOUT") {
+    const ms = boundMs ?? (error as { data?: { timeout?: unknown } }).data?.timeout;
+    const within = typeof ms === "number" ? ` within ${Math.round(ms / 1000)} s` : "";
+    text = withTail(`the server did not answer initialize${within} (${label})`);
+  } else if (descriptor.transport === "stdio" && sdkCode === "CONNECTION_CLOSED" && child && ended(child)) {
+    text = withTail(`the server process exited${exitStatus(child)} (${label})`);
   } else {
     text = `cannot connect to ${label}: ${sanitizeLine(message)}${tail ? `; the server's stderr ends with: ${tail}` : ""}`;
   }
@@ -117,6 +171,11 @@ export function connectError(
   // Over HTTP a refused or dropped connection may heal; a protocol-level refusal will not.
   out.transient = descriptor.transport === "http" && code !== undefined;
   return out;
+}
+
+/** The process ended by itself: an exit code, or a signal other than those stopServer sends once it closed its output. */
+function ended(child: ChildProcess): boolean {
+  return child.exitCode !== null || (child.signalCode !== null && !["SIGTERM", "SIGKILL"].includes(child.signalCode));
 }
 
 // ---- what a request's failure means (RawChannel, src/protocol/rpc.ts) ----

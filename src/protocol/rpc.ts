@@ -33,8 +33,8 @@ export interface RawRequestOptions {
   headers?: Record<string, string>;
 }
 
-/** How long a request may go unanswered unless MCP_TASK_REQUEST_TIMEOUT says otherwise (the SDK's own default). */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "./server.js";
+export { DEFAULT_REQUEST_TIMEOUT_MS };
 
 // The largest single message accepted from a server: see src/limits.ts.
 import { MAX_MESSAGE_BYTES, READS_AT_ONCE } from "../limits.js";

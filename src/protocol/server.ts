@@ -5,6 +5,30 @@ import { parse as parseShell } from "shell-quote";
 import { UsageError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
 import { secretForms } from "../sanitize.js";
+import { PROBE_MAX_TIMEOUT_MS, PROBE_MIN_TIMEOUT_MS } from "../limits.js";
+
+/** How long a request may go unanswered unless MCP_TASK_REQUEST_TIMEOUT says otherwise (the SDK's own default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * How long the handshake (version probe, then `initialize`) may wait: the handshake timeout, else the request
+ * timeout; the probe over HTTP at least PROBE_MIN_TIMEOUT_MS (a probe that times out there fails the connection, and
+ * a loaded machine's first reply can take over a second; over stdio it means legacy), and at most
+ * PROBE_MAX_TIMEOUT_MS. `initialize` waits at least PROBE_MIN_TIMEOUT_MS on either transport: over stdio it waits on
+ * the server's start (a `node` or `npx` server took over 2 s on a loaded machine), which a short request timeout
+ * (MCP_TASK_REQUEST_TIMEOUT=2s, meant for requests to a running server) must not cut short. Here, apart from the
+ * SDK, so that a command can say how long it will wait (src/connections.ts) before the SDK is loaded.
+ */
+export function handshakeTimeouts(
+  transport: ServerDescriptor["transport"],
+  timeoutMs: number,
+): { probe: number; connect: number } {
+  const probe = Math.min(timeoutMs || PROBE_MAX_TIMEOUT_MS, PROBE_MAX_TIMEOUT_MS);
+  return {
+    probe: transport === "http" ? Math.max(probe, PROBE_MIN_TIMEOUT_MS) : probe,
+    connect: Math.max(timeoutMs || 30_000, PROBE_MIN_TIMEOUT_MS),
+  };
+}
 
 export type ServerDescriptor =
   | { transport: "stdio"; command: string; args: string[]; env?: Record<string, string>; cwd?: string }

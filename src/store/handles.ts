@@ -196,10 +196,15 @@ export class HandleStore {
   /**
    * Removes the handles that `wanted` picks, deciding on each handle's own file, never on the index alone: an index
    * entry is a cache that a crash, a copy or a forged line can make wrong, and a wrong entry must not delete a live
-   * task's handle. When a file and its entry disagree, the index is rebuilt from the files. Returns how many went.
+   * task's handle. When a file and its entry disagree, the index is rebuilt from the files. Returns the summaries of
+   * those that went (`dryRun`: of those that would go, none removed).
    */
-  async removeWhere(wanted: (summary: HandleSummary) => boolean, onBad?: OnBad): Promise<number> {
-    let removed = 0;
+  async removeWhere(
+    wanted: (summary: HandleSummary) => boolean,
+    onBad?: OnBad,
+    options: { dryRun?: boolean } = {},
+  ): Promise<HandleSummary[]> {
+    const removed: HandleSummary[] = [];
     let disagreed = false;
     for (const entry of (await this.summaries(onBad)).filter(wanted)) {
       let summary: HandleSummary;
@@ -211,9 +216,9 @@ export class HandleStore {
         continue;
       }
       if (JSON.stringify(summary) !== JSON.stringify(entry)) disagreed = true;
-      if (wanted(summary) && (await this.remove(entry.stem))) removed++;
+      if (wanted(summary) && (options.dryRun || (await this.remove(entry.stem)))) removed.push(summary);
     }
-    if (disagreed) await this.rebuildIndex();
+    if (disagreed && !options.dryRun) await this.rebuildIndex();
     return removed;
   }
 

@@ -25,6 +25,8 @@ export interface StartRequest {
   server: { name: string; descriptor: ServerDescriptor; option?: string };
   tool: string;
   args: Record<string, unknown>;
+  /** The key=value arguments as typed, each read as the tool's inputSchema declares (tool-check.ts: typedArgs). */
+  typed?: Readonly<Record<string, string>>;
   /** "never": a plain call, never a task. */
   task: "auto" | "never";
   ttlMs?: number;
@@ -83,10 +85,11 @@ export async function startTask(
   ctx: StartContext,
   hooks: StartHooks = {},
 ): Promise<Started> {
-  const { server, tool, args } = plan;
+  const { server, tool } = plan;
   const key = descriptorKey(server.descriptor);
   const option = server.option ?? `-s ${shellValue(server.name)}`;
-  await checkedTool(engine, { ...server, option }, tool, args, (support) => plan.cache.saveTaskSupport(key, support));
+  const save = (support: Record<string, string>) => plan.cache.saveTaskSupport(key, support);
+  const { args } = await checkedTool(engine, { ...server, option }, tool, plan.args, save, plan.typed);
   if (hooks.signal?.aborted) throw hooks.signal.reason; // stopped before the call: nothing was started
   if (plan.detach && plan.mayBeTask && engine.wire.capabilities.confinedTasks)
     throw new UsageError(

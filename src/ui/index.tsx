@@ -19,7 +19,8 @@ const LEAVE_ALT_SCREEN = "\u001b[?1049l";
 /** Erases the whole screen and puts the cursor at its top. */
 const CLEAR_SCREEN = "\u001b[2J\u001b[H";
 
-export async function runDashboard(ctx: Context, terminal: Terminal): Promise<number> {
+/** `goodbye`: the line said on leaving, where running tasks do not simply go on (the demo's, whose server stops). */
+export async function runDashboard(ctx: Context, terminal: Terminal, goodbye?: string): Promise<number> {
   applyColour(ctx.io);
   // Hears the dashboard's own connections (opened from now on) for the detail view's wire view and server logs.
   const wire = new WireLog();
@@ -95,6 +96,6 @@ export async function runDashboard(ctx: Context, terminal: Terminal): Promise<nu
   terminal.stdout.write(LEAVE_ALT_SCREEN);
   ctx.interrupt.removeEventListener("abort", interrupted);
   await model.close();
-  ctx.io.stderr.write("mcp-task: left the dashboard; running tasks go on (mcp-task list shows them)\n");
+  ctx.io.stderr.write(goodbye ?? "mcp-task: left the dashboard; running tasks go on (mcp-task list shows them)\n");
   return 0;
 }

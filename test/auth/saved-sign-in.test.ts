@@ -125,7 +125,7 @@ describe("the auth store", () => {
 
     // A name moved to another URL leaves its old URL's sign-in to no saved server: saved again, that URL signs in.
     expect((await login(home, "c")).code).toBe(0);
-    await run(["server", "add", "c", "--url", `${oauth.url}/elsewhere`], home);
+    await run(["server", "add", "c", "--url", `${oauth.url}/elsewhere`, "--force"], home);
     const added = await run(["server", "add", "d", "--url", oauth.url], home);
     expect(added.stderr).toContain(`forgot a sign-in left for ${oauth.url} by a server no longer saved`);
     expect((await run(["tools", "-s", "d"], home)).code).toBe(8);

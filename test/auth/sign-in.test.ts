@@ -280,7 +280,7 @@ describe("sign-in", () => {
     const other = tempHome();
     await run(["server", "add", "moved", "--url", url], other);
     expect((await run(["login", "moved"], other, { BROWSER: APPROVE })).code).toBe(0);
-    await run(["server", "add", "moved", "--url", `${url}/elsewhere`], other);
+    await run(["server", "add", "moved", "--url", `${url}/elsewhere`, "--force"], other);
     expect((await run(["tools", "-s", url], other)).code).toBe(8);
   });
 

@@ -66,6 +66,7 @@ describe("call", () => {
         stdio: undefined,
         argsObject: undefined,
         pairs: { a: 1, b: "x" },
+        typed: { a: "1", b: "x" },
         ttlMs: undefined,
         task: "auto",
         detach: true,
@@ -112,6 +113,13 @@ describe("call", () => {
       input: { stdin: true },
       pairs: {},
     });
+    // --ttl takes a duration as --timeout does; a bare number is milliseconds, as it always was.
+    expect(await options("call", "t", "--ttl", "10m")).toMatchObject({ ttlMs: 600_000 });
+    expect(await options("call", "t", "--ttl", "1.5s")).toMatchObject({ ttlMs: 1500 });
+    expect(await options("call", "t", "message=42", "n=[1]")).toMatchObject({
+      pairs: { message: 42, n: [1] },
+      typed: { message: "42", n: "[1]" },
+    });
     expect(await options("call", "t", "--stdio", "node server.js", "--decline")).toMatchObject({
       stdio: "node server.js",
       decline: true,
@@ -134,7 +142,7 @@ describe("call", () => {
     await usageError(["call", "t", "--args", "{nope"], /--args is not valid JSON/);
     await usageError(["call", "t", "--input", "{}", "--decline"], /either --input or --decline/);
     await usageError(["call", "t", "x"], /not a key=value argument: x/);
-    await usageError(["call", "t", "--ttl", "1.5"], /--ttl: not a whole number of milliseconds/);
+    await usageError(["call", "t", "--ttl", "soon"], /--ttl: not a duration: soon/);
     await usageError(["call", "t", "--timeout", "soon"], /--timeout: not a duration: soon/);
   });
 
@@ -302,6 +310,7 @@ describe("get, cancel, list, forget, prune, export, import", () => {
     expect(await options("prune")).toEqual({ olderThanMs: undefined });
     expect(await options("prune", "--older-than", "7d")).toEqual({ olderThanMs: 7 * 86_400_000 });
     await usageError(["prune", "--older-than", "xx"], /--older-than: not a duration: xx/);
+    expect(await options("prune", "--dry-run", "--older-than", "1h")).toEqual({ olderThanMs: 3_600_000, dryRun: true });
   });
 
   it("export: an id; import: stdin by default, --yes", async () => {
@@ -382,7 +391,9 @@ describe("tools, dashboard, serve, demo, demo-server, broker", () => {
       await options("demo-server", "--port", "8080", "--generation", "v1", "--speed", "2", "--store", "/s"),
     ).toEqual({ generation: "v1", speed: 2, stdio: false, port: 8080, store: "/s" });
     expect(await options("demo-server", "--stdio", "--port", "x")).toMatchObject({ stdio: true, port: 0 });
-    await usageError(["demo-server", "--port", "x"], /--port: not a whole number/);
+    await usageError(["demo-server", "--port", "x"], /^--port: not a port number \(0 to 65535\): x$/);
+    await usageError(["demo-server", "--port", "99999"], /^--port: not a port number \(0 to 65535\): 99999$/);
+    expect(await options("demo-server", "--port", "65535")).toMatchObject({ port: 65535 });
   });
 
   it("broker (hidden): its key", async () => {
@@ -405,6 +416,8 @@ describe("server", () => {
       name: "local",
       descriptor: { transport: "stdio", command: "node", args: ["s.js", "--x"], env: { K: "V" }, cwd: "/w" },
     });
+    expect(await options("server", "add", "w", "--url", "http://x.test/mcp", "--force")).toMatchObject({ force: true });
+    expect(await options("server", "add", "w", "--url", "http://x.test/mcp")).not.toHaveProperty("force");
   });
 
   it("add: a pre-registered OAuth client (a secret only as a reference), client credentials for CI", async () => {
@@ -537,6 +550,27 @@ describe("the command surface", () => {
       "import",
       "forget-verdict",
     ]);
+  });
+
+  it("every command's --help, the whole tree down, opens with a one-line description", () => {
+    const silent = { write: () => true };
+    const program = buildProgram({ io: { stdout: silent, stderr: silent } } as unknown as Context, () => {});
+    const walk = (command: Command, path: string[]): Array<{ name: string; description: string; help: string }> =>
+      command.commands.flatMap((sub) => [
+        { name: [...path, sub.name()].join(" "), description: sub.description(), help: sub.helpInformation() },
+        ...walk(sub, [...path, sub.name()]),
+      ]);
+    const commands = walk(program, []).filter(({ name }) => name !== "__complete" && name !== "broker"); // hidden
+    const leaves = leafNames(COMMANDS).filter((name) => name !== "__complete" && name !== "broker");
+    expect(commands.map(({ name }) => name)).toEqual(expect.arrayContaining([...leaves, "server"]));
+    const undescribed = commands.filter(({ description }) => !/^[A-Z][^\n]*\.$/.test(description));
+    expect(undescribed.map(({ name }) => name)).toEqual([]);
+    // What --help prints: the usage line, then the description.
+    for (const { name, description, help } of commands)
+      expect(help.split("\n\n")[1]?.replace(/\s+/g, " "), name).toBe(description);
+    expect(commands.find(({ name }) => name === "forget")?.description).toBe(
+      "Drop saved task handles (the tasks themselves are not touched).",
+    );
   });
 
   it("every leaf command was parsed above", () => {

@@ -19,6 +19,8 @@ export interface TestContextOptions {
   input?: Buffer | string;
   /** stdout taken for a terminal (what `list` pages for); nothing is drawn. */
   stdoutIsTTY?: boolean;
+  /** stderr taken for a terminal (where a person reads notes said while waiting). */
+  stderrIsTTY?: boolean;
   /** The clock (default: the process's). */
   clock?: Clock;
 }
@@ -51,7 +53,7 @@ function testParts(
       stdin,
       stdinIsTTY: false,
       stdoutIsTTY: options.stdoutIsTTY ?? false,
-      stderrIsTTY: false,
+      stderrIsTTY: options.stderrIsTTY ?? false,
       color: false,
       interactive: false,
     },
@@ -118,6 +120,7 @@ export interface InProcessOptions {
   input?: Buffer | string;
   timeoutMs?: number;
   stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
   clock?: Clock;
   /** The folder the command runs in (Context.cwd: a relative --stdio line's); default: none. */
   cwd?: string;
@@ -138,7 +141,13 @@ export async function runInProcess(
   const env = cliEnv(options.home, options.env);
   const parts = testParts(
     options.home,
-    { env, input: options.input ?? "", stdoutIsTTY: options.stdoutIsTTY, clock: options.clock },
+    {
+      env,
+      input: options.input ?? "",
+      stdoutIsTTY: options.stdoutIsTTY,
+      stderrIsTTY: options.stderrIsTTY,
+      clock: options.clock,
+    },
     out,
   );
   let timer: NodeJS.Timeout | undefined;

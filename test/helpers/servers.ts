@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, onTestFinished } from "vitest";
 
 const require = createRequire(import.meta.url);
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -33,6 +33,34 @@ export interface RunningServer {
   url: string;
   process: ChildProcess;
   stop(): Promise<void>;
+}
+
+/** The test servers this file started that have not exited: test/helpers/setup.ts stops and names them at its end. */
+export const startedServers = new Map<ChildProcess, string>();
+
+/**
+ * A test server's child, tracked from its spawn: a server a test starts is stopped when that test ends, passed or
+ * failed (onTestFinished; one a hook starts is its hook pair's to stop); one that never came up is stopped at once.
+ */
+function tracked(child: ChildProcess, name: string): ChildProcess {
+  startedServers.set(child, name);
+  child.once("exit", () => startedServers.delete(child));
+  try {
+    onTestFinished(stopper(child));
+  } catch {
+    /* started by a hook (beforeAll...), not a test: its afterAll stops it, or setup.ts at the file's end */
+  }
+  return child;
+}
+
+/** Waits for the server to come up; one that does not is stopped before the error is thrown. */
+async function cameUp<T>(child: ChildProcess, up: Promise<T>): Promise<T> {
+  try {
+    return await up;
+  } catch (error) {
+    await stopper(child)();
+    throw error;
+  }
 }
 
 async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
@@ -67,13 +95,16 @@ export async function startEverythingHttp(
   mode: "streamableHttp" | "sse" = "streamableHttp",
 ): Promise<RunningServer> {
   port ??= await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, mode], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = tracked(
+    spawn(process.execPath, [EVERYTHING, mode], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    }),
+    `server-everything ${mode}`,
+  );
   child.stderr?.resume();
   const url = `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`;
-  await waitForHttp(url, child);
+  await cameUp(child, waitForHttp(url, child));
   return { url, process: child, stop: stopper(child) };
 }
 
@@ -84,13 +115,16 @@ export async function startSdkInteractiveExample(): Promise<RunningServer> {
     dirname(require.resolve("@modelcontextprotocol/sdk/package.json")),
     "examples/server/simpleTaskInteractive.js",
   );
-  const child = spawn(process.execPath, ["--require", join(ROOT, "test/helpers/loopback-listen.cjs"), example], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = tracked(
+    spawn(process.execPath, ["--require", join(ROOT, "test/helpers/loopback-listen.cjs"), example], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    }),
+    "the SDK's simpleTaskInteractive",
+  );
   child.stderr?.resume();
   const url = `http://127.0.0.1:${port}/mcp`;
-  await waitForHttp(url, child);
+  await cameUp(child, waitForHttp(url, child));
   return { url, process: child, stop: stopper(child) };
 }
 
@@ -109,15 +143,18 @@ export function startDemoHttp(port: number, store: string, ...flags: string[]): 
 
 /** A server process (our V2, demo or hostile test server) that prints `listening <url>` on stdout once ready. */
 export async function startListening(args: string[], name: string): Promise<RunningServer> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = tracked(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] }), name);
   child.stderr?.resume();
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
+  const url = await cameUp(
+    child,
+    new Promise<string>((resolveUrl, reject) => {
+      createInterface({ input: child.stdout! }).on("line", (line) => {
+        const match = /^listening (\S+)/.exec(line);
+        if (match) resolveUrl(match[1]);
+      });
+      child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
+    }),
+  );
   return { url, process: child, stop: stopper(child) };
 }
 

@@ -1,9 +1,12 @@
 // After each test file: stop the brokers its commands started (a task left waiting for input keeps its broker
-// alive by design), and check that no broker or server process is left behind.
+// alive by design), and check that no broker or server process is left behind; and stop, name and fail on any test
+// server (helpers/servers.ts) that its tests or hooks left running. (helpers/global-setup.ts does the same for the
+// whole suite, for any process it started.)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll } from "vitest";
 import { homes } from "./cli.js";
+import { startedServers } from "./servers.js";
 
 function running(pid: number): boolean {
   try {
@@ -33,6 +36,20 @@ function describe(pid: number): string {
     return "?";
   }
 }
+
+afterAll(async () => {
+  // Runs after the file's own afterAll hooks (vitest runs after-hooks last registered first): what they stop is gone.
+  const servers = [...startedServers].filter(([child]) => child.exitCode === null && child.signalCode === null);
+  for (const [child] of servers) {
+    const exited = new Promise((done) => child.once("exit", done));
+    child.kill("SIGKILL");
+    await exited;
+  }
+  if (servers.length)
+    throw new Error(
+      `test servers left running by this file (stopped now): ${servers.map(([child, name]) => `${child.pid} (${name})`).join(", ")}`,
+    );
+}, 20_000);
 
 afterAll(async () => {
   const pids: number[] = [];

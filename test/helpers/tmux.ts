@@ -33,7 +33,8 @@ export function tmuxTerminal(prefix: string) {
       "-s",
       session,
       ...size,
-      `env -u CI NO_COLOR=1 MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`,
+      // The suite's mark (helpers/global-setup.ts): a tmux server started elsewhere would not pass it on.
+      `env -u CI NO_COLOR=1 MCP_TASK_TEST_SUITE=${process.env.MCP_TASK_TEST_SUITE ?? ""} MCP_TASK_HOME=${home} ${command}; echo EXIT=$?; sleep 60`,
     );
   }
   function close() {

@@ -196,7 +196,17 @@ it("mcp-task demo opens the dashboard on the demo server; the invoice is approve
   );
   expect(done).toMatch(/✗ failed\s+sync_ledger/);
   keys("q");
-  expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
+  const left = await waitFor(/EXIT=\d+/);
+  expect(left).toMatch(/EXIT=0/);
+  // The goodbye says what became of the demo's server, and how to pick its tasks up again; and it is true: the
+  // server saved as "demo" no longer answers.
+  expect(left).toContain(
+    "mcp-task: left the demo; its server stopped with it, so unfinished demo tasks wait (kept on disk) until you run mcp-task demo again, which picks them up (mcp-task list shows them)",
+  );
+  expect(left).not.toContain("running tasks go on");
+  const gone = await runCli(["tools", "-s", "demo"], { home });
+  expect(gone.code).toBe(4);
+  expect(gone.stderr).toMatch(/^mcp-task: error: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\n/);
   const posted = JSON.parse((await runCli(["list", "--json", "--status", "completed"], { home })).stdout).filter(
     (r: { tool: string }) => r.tool === "process_invoice",
   );

@@ -81,7 +81,7 @@ export async function runDemo(
       await wire.close();
       wire = undefined;
       const { runDashboard } = await import("../../ui/index.js");
-      return await runDashboard(ctx, ctx.io.terminal!);
+      return await runDashboard(ctx, ctx.io.terminal!, DEMO_GOODBYE);
     }
     return await walkThrough(ctx, engine, started);
   } finally {
@@ -89,6 +89,14 @@ export async function runDemo(
     await server.close();
   }
 }
+
+/**
+ * Said on leaving the demo's dashboard: the demo server runs in this process and stops with it (runDemo's finally),
+ * so its unfinished tasks wait in its store until the next `mcp-task demo` starts it and picks them up.
+ */
+export const DEMO_GOODBYE =
+  "mcp-task: left the demo; its server stopped with it, so unfinished demo tasks wait (kept on disk) until you run" +
+  " mcp-task demo again, which picks them up (mcp-task list shows them)\n";
 
 /** Without a terminal: follow every task with status lines, answer with the defaults, cancel the export. */
 async function walkThrough(

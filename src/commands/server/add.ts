@@ -1,4 +1,5 @@
 // `mcp-task server add <name> (--url <url> | --stdio <command line>)`: save a server under a name.
+import { isDeepStrictEqual } from "node:util";
 import { Option, type Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
@@ -23,6 +24,8 @@ export interface AddServerOptions {
   descriptor: ServerDescriptor;
   /** A pre-registered OAuth client (src/auth signs in with it), if given. */
   client?: OAuthClientSettings;
+  /** Replace a server saved under the name with another (without it, that is refused). */
+  force?: true;
 }
 
 export const serverAdd: Leaf<AddServerOptions, [string]> = {
@@ -49,10 +52,16 @@ export const serverAdd: Leaf<AddServerOptions, [string]> = {
       ),
       new Option("--scope <scopes>", "OAuth scopes to ask for (space-separated)"),
       new Option("--grant <grant>", "authorization-code (a person signs in; default) or client-credentials (CI)"),
+      new Option("--force", "replace the server already saved under that name"),
     ),
   parse: ([name], flags) => {
     const client = clientSettings(flags as ClientFlags);
-    return { name: checkName(name), descriptor: descriptorOf(flags), ...(client ? { client } : {}) };
+    return {
+      name: checkName(name),
+      descriptor: descriptorOf(flags),
+      ...(client ? { client } : {}),
+      ...(flags.force ? { force: true as const } : {}),
+    };
   },
   run: (options, ctx) => runAddServer(options, ctx),
 };
@@ -161,6 +170,16 @@ function metadataUrl(flags: ClientFlags): { clientMetadataUrl: string } | undefi
 export async function runAddServer(options: AddServerOptions, ctx: Context): Promise<number> {
   const settings = await ctx.loadSettings();
   const printer = createPrinter(ctx.io, false);
+  // Another server under the name is replaced only when asked (the same one again, a script run twice, is not).
+  const saved = settings.server(options.name);
+  const same =
+    saved !== undefined &&
+    isDeepStrictEqual(saved, options.descriptor) &&
+    isDeepStrictEqual(settings.client(options.name), options.client);
+  if (saved !== undefined && !same && !options.force)
+    throw new UsageError(
+      `a server named ${options.name} is saved already (${sanitizeLine(describeServer(saved))}); add --force to replace it`,
+    );
   if (options.descriptor.transport === "http") {
     // A sign-in left for this URL by a server no longer saved (removed, or its name moved to another URL) is not
     // this server's: it signs in anew. One the person made for the URL itself (`login <url>`) is kept.

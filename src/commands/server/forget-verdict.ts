@@ -18,7 +18,7 @@ export const serverForgetVerdict: Leaf<ServerFlags, []> = {
         .command("forget-verdict")
         .summary("forget which generation a server speaks; the next command asks it again")
         .description(
-          "Forget which MCP generation (2025-11-25 or 2026-07-28) a server was found to speak, so that the next\n" +
+          "Forget which MCP generation (2025-11-25 or 2026-07-28) a server was found to speak, so that the next " +
             "command negotiates afresh. A saved server given no -s or --stdio: the default server.",
         ),
       ...serverOptions("a stdio server, by its command line (run in this folder)"),

@@ -7,6 +7,7 @@ import type { Leaf } from "../command.js";
 import { createPrinter, type Printer } from "../../output/printer.js";
 import type { Snapshot, Wire } from "../../protocol/wire.js";
 import { sanitizeLine } from "../../sanitize.js";
+import { parseDuration } from "../../duration.js";
 import { TaskEngine } from "../../tasks/engine.js";
 import { exitCodeOf, followSettings, followTask, printerHooks } from "../../tasks/run.js";
 import { saveMoves } from "../../tasks/handle-events.js";
@@ -14,7 +15,7 @@ import { planStart, startTask } from "../../tasks/start.js";
 import { warmSchemaChecks } from "../../tasks/schema.js";
 import { noAnswers, withdrawnNote } from "../../tasks/input.js";
 import { waitSignal, withResumeHint } from "../../tasks/waiting.js";
-import { jsonObjectArg, parseMilliseconds, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
+import { jsonObjectArg, pairTexts, parsePairs, readJsonArg, type JsonObjectArg } from "../args.js";
 import { resolveServer, type ResolvedServer } from "../resolve-server.js";
 import { inputProvider, presentation, readAnswers, servesSampling, showLogs, type Answers } from "../presentation.js";
 import type { LogLevel } from "../../protocol/logging.js";
@@ -41,6 +42,8 @@ export interface CallOptions extends ServerFlags, AnswerFlags {
   /** `--args`'s object (read when the call runs, where it names a file or stdin); key=value pairs override it. */
   argsObject?: JsonObjectArg;
   pairs: Record<string, unknown>;
+  /** The pairs' values as typed, read as the tool's inputSchema declares once it is known. */
+  typed: Record<string, string>;
   ttlMs?: number;
   task: "auto" | "never";
   detach: boolean;
@@ -65,7 +68,7 @@ export const call: Leaf<CallOptions, [string, string[]]> = {
       ...serverOptions("run a stdio server for this call"),
       new Option("--args <json|@file|->", "arguments as a JSON object (key=value pairs override)"),
       new Option("--detach", "print the task id and return at once; follow it later with watch"),
-      new Option("--ttl <ms>", "ask the server to keep the task this long"),
+      new Option("--ttl <duration>", "ask the server to keep the task this long (10m, 2h; a bare number: ms)"),
       new Option("--no-task", "make a plain call, never a task"),
       ...answerOptions(),
       timeoutOption(),
@@ -79,7 +82,8 @@ export const call: Leaf<CallOptions, [string, string[]]> = {
       ...serverFlags(flags),
       argsObject: flags.args !== undefined ? jsonObjectArg(flags.args as string, "--args") : undefined,
       pairs: parsePairs(pairs),
-      ttlMs: flags.ttl !== undefined ? parseMilliseconds(flags.ttl as string, "--ttl") : undefined,
+      typed: pairTexts(pairs),
+      ttlMs: flags.ttl !== undefined ? parseDuration(flags.ttl as string, "--ttl", "ms") : undefined,
       task: flags.task === false ? "never" : "auto",
       detach: Boolean(flags.detach),
       ...answers,
@@ -139,8 +143,8 @@ export async function runCall(options: CallOptions, ctx: Context): Promise<numbe
     ...options.pairs,
   };
   const server = await resolveServer(options, ctx);
-  const { tool, task, ttlMs, detach } = options;
-  const plan = planStart(await ctx.loadSettings(), { server, tool, args, task, ttlMs, detach });
+  const { tool, task, ttlMs, detach, typed } = options;
+  const plan = planStart(await ctx.loadSettings(), { server, tool, args, typed, task, ttlMs, detach });
   const wire = await ctx.connect(server.descriptor, server.name, {
     outlive: plan.mayBeTask,
     sampling: servesSampling(ctx, answers),

@@ -3,6 +3,8 @@ import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import type { Leaf } from "../command.js";
 import { pickServer, withOptions } from "../options.js";
+import type { Handle, HandleSummary } from "../../model.js";
+import { sanitizeLine } from "../../sanitize.js";
 
 export interface ForgetOptions {
   ids: string[];
@@ -24,10 +26,34 @@ export const forget: Leaf<ForgetOptions, [string[]]> = {
   settings: false,
 };
 
+/**
+ * Every id is found before any handle is dropped: one that matches none (exit 5) or several (exit 2) drops nothing,
+ * so that a typo in the second id does not leave the first dropped and the command failed. What went is printed.
+ */
 export async function runForget(options: ForgetOptions, ctx: Context): Promise<number> {
+  const found: Array<{ stem: string; handle: Handle }> = [];
   for (const id of options.ids) {
-    const { stem } = await ctx.tracker.store.find(id, options.server);
-    await ctx.tracker.store.remove(stem);
+    const one = await ctx.tracker.store.find(id, options.server);
+    if (!found.some((f) => f.stem === one.stem)) found.push(one);
   }
+  const dropped: Array<Pick<HandleSummary, "taskId" | "tool" | "server" | "status">> = [];
+  for (const { stem, handle } of found)
+    if (await ctx.tracker.store.remove(stem))
+      dropped.push({
+        taskId: handle.taskId,
+        tool: handle.tool,
+        server: handle.server.name,
+        status: handle.outcome?.status ?? handle.last.status,
+      });
+  printDropped(ctx, dropped);
   return 0;
+}
+
+/** One line on stdout for each handle dropped (or that would be): its task id, tool, server and last status. */
+export function printDropped(
+  ctx: Context,
+  dropped: ReadonlyArray<Pick<HandleSummary, "taskId" | "tool" | "server" | "status">>,
+): void {
+  for (const { taskId, tool, server, status } of dropped)
+    ctx.io.stdout.write(`${sanitizeLine(taskId)}  ${sanitizeLine(tool)} on ${sanitizeLine(server)} (${status})\n`);
 }

@@ -114,6 +114,7 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   // A task past its ttl or lost shows as `expired` or `gone`, whatever status it last had: filtered as shown.
   if (wanted) rows = rows.filter((row) => statusWanted(row, wanted, now));
   sortNewestFirst(rows);
+  if (rows.length === 0 && !options.json) nothingMatched(options, ctx);
   const printer = createPrinter(ctx.io, options.json);
   printer.document(rows, () =>
     [...rows.slice(0, page).map((row) => rowLine(row, now)), ...more(rows.length, page)].join("\n"),
@@ -123,6 +124,23 @@ export async function runList(options: ListOptions, ctx: Context): Promise<numbe
   // The server's list read in part: said after what was read, as the command's error.
   if (cut) throw cut;
   return 0;
+}
+
+/**
+ * A list with no row says so on stderr (text only: --json's document stays the empty list): with no filter, how to
+ * start a task; with one, which filter matched nothing.
+ */
+function nothingMatched(options: Pick<ListOptions, "status" | "server" | "remote">, ctx: Context): void {
+  const filters = [
+    ...(options.status ? [`--status ${options.status.join(",")}`] : []),
+    ...(options.server !== undefined ? [`-s ${sanitizeLine(options.server)}`] : []),
+    ...(options.remote ? ["--remote"] : []),
+  ];
+  createPrinter(ctx.io, false).note(
+    filters.length
+      ? `no task matches ${filters.join(" ")}`
+      : "no tasks saved yet: start one with mcp-task call <tool> -s <server>, or see one with mcp-task demo",
+  );
 }
 
 /** `list --json` from the index's rows (see jsonListing); false where the index does not allow it. */
@@ -150,6 +168,7 @@ function printEvery(raw: RawListing | undefined, now: number, ctx: Context): boo
 function printNewest(page: number, now: number, ctx: Context, skipped: Skipped): boolean {
   const found = ctx.tracker.store.newest(page, { onBad: skipped.add });
   if (!found) return false;
+  if (found.total === 0) nothingMatched({ remote: false }, ctx);
   const lines = found.newest.map((summary) => rowLine(viewOfSummary(summary, now), now));
   createPrinter(ctx.io, false).document(null, () => [...lines, ...more(found.total, page)].join("\n"));
   return true;
