@@ -1,30 +1,39 @@
-// Schemas that attack: the real CLI against test/servers/hostile-server.ts serving schemas and questions
-// built to freeze, crash or mislead a client: a catastrophic regular expression in an outputSchema, an inputSchema
-// or a form; schemas nested 20,000 levels deep; forms of 10,000 and 400,000 fields; input keys and form fields named
-// __proto__, constructor and prototype; input_required with nothing asked. Each ends with the documented exit code
-// and one clear line. Each command is the binary, with a hang-only bound (HANG_MS): where a freeze was the defect
-// (2^40 backtracking steps take hours), the freeze is synchronous, and only a process can be stopped from outside
-// (in-process it would stall the test runner itself). How fast these end is the bench's to say.
+// Schemas that attack: the CLI against test/servers/hostile-server.ts serving schemas and questions built to
+// freeze, crash or mislead a client: a catastrophic regular expression in an outputSchema, an inputSchema or a form;
+// schemas nested 20,000 levels deep; forms of 10,000 and 400,000 fields; input keys and form fields named __proto__,
+// constructor and prototype; input_required with nothing asked. Each ends with the documented exit code and one
+// clear line. The catastrophic patterns run the binary, with a hang-only bound (HANG_MS): there the freeze was the
+// defect (2^40 backtracking steps take hours), it is synchronous, and only a process can be stopped from outside
+// (in-process it would stall the test runner itself). The rest run in-process (a depth or a width is refused by a
+// bound, not left to a freeze; a stack overflow would be a thrown error, seen in the output), under the same
+// hang-only bound (longer for the forms of 16 MB, whose reading alone took 45 s at a load of 20 on two cores). How
+// fast these end is the bench's to say.
 import { describe, expect, it } from "vitest";
 import { events, runCli, tempHome, type CliResult } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/context.js";
 import { hostileStdio } from "../helpers/servers.js";
 import { BOTH, expectClean, expectError, withHttp } from "../helpers/hostile.js";
 
 /** A hang-only bound: far above what any of these commands takes, even on a loaded machine. */
 const HANG_MS = 45_000;
 
-/** The binary, stopped (and the test failed) only by a real hang. */
-const runHostile = (args: string[], options: { home: string }): Promise<CliResult> =>
+/** The binary, stopped (and the test failed) only by a real hang: for a case whose defect was a synchronous freeze. */
+const runBinary = (args: string[], options: { home: string }): Promise<CliResult> =>
   runCli(args, { timeoutMs: HANG_MS, ...options });
+
+/** In-process, failed only by a real hang (HANG_MS unless given). */
+const runHostile = (args: string[], options: { home: string; timeoutMs?: number }): Promise<CliResult> =>
+  runInProcess(args, { timeoutMs: HANG_MS, ...options });
 
 const REDOS_TEXT = `${"a".repeat(40)}b`; // ^(a+)+$ against it: 2^40 steps on a backtracking engine
 
-describe("schemas that attack", { timeout: 60_000 }, () => {
+// Each case has its server and home of its own: side by side, as most of them wait on a server or a process.
+describe.concurrent("schemas that attack", { timeout: 120_000 }, () => {
   for (const generation of BOTH) {
     it(`redos-output (${generation}): an outputSchema pattern ^(a+)+$ against 40 a's and a b is checked in linear time: a warning, exit 0, nothing frozen`, async () => {
       await withHttp("redos-output", generation, async ({ url }) => {
         const home = tempHome();
-        const json = await runHostile(["call", "redos", "--json", "-s", url], { home });
+        const json = await runBinary(["call", "redos", "--json", "-s", url], { home });
         expect(json.code, json.stderr).toBe(0);
         expectClean(json);
         const result = events(json.stdout).at(-1)!;
@@ -35,7 +44,7 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
         });
         expect(result.outputSchemaError).toMatch(/must match pattern "\^\(a\+\)\+\$"/);
         expect(events(json.stdout).filter((event) => event.type === "result")).toHaveLength(1);
-        const text = await runHostile(["call", "redos", "-s", url], { home });
+        const text = await runBinary(["call", "redos", "-s", url], { home });
         expect(text.code, text.stderr).toBe(0);
         expect(text.stderr).toMatch(
           /^warning: the result does not match the tool's outputSchema: data\/code must match pattern/m,
@@ -46,7 +55,7 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
 
     it(`redos-input (${generation}): arguments checked against an inputSchema pattern ^(a+)+$ end at once with exit 2`, async () => {
       await withHttp("redos-input", generation, async ({ url }) => {
-        const result = await runHostile(["call", "redos_in", `code=${REDOS_TEXT}`, "-s", url], { home: tempHome() });
+        const result = await runBinary(["call", "redos_in", `code=${REDOS_TEXT}`, "-s", url], { home: tempHome() });
         expectError(result, 2, /the arguments do not fit redos_in's inputSchema: data\/code must match pattern/);
         expect(result.stdout).toBe(""); // nothing called
       });
@@ -111,7 +120,7 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
   it("redos-input (v2): an --input answer checked against a form's pattern ^(a+)+$ is exit 6 at once", async () => {
     // (V1: the SDK's own parse of the elicitation request drops `pattern`, so the answer is not checked there.)
     await withHttp("redos-input", "v2", async ({ url }) => {
-      const result = await runHostile(
+      const result = await runBinary(
         ["call", "redos_ask", "--input", JSON.stringify({ code: REDOS_TEXT }), "-s", url],
         { home: tempHome() },
       );
@@ -134,21 +143,26 @@ describe("schemas that attack", { timeout: 60_000 }, () => {
       });
     });
 
-    it(`wide-form (${generation}): a question of 400,000 fields (16 MB) is refused unanswered, exit 4`, async () => {
-      await withHttp(
-        "wide-form",
-        generation,
-        async ({ url }) => {
-          const result = await runHostile(["call", "wide_ask", "--input", "{}", "-s", url], {
-            home: tempHome(),
-          });
-          expectError(result, 4, /it has 400000 fields \(limit 100\)/);
-          expect(result.stdout).toBe(""); // nothing answered
-        },
-        "--fields",
-        "400000",
-      );
-    });
+    it(
+      `wide-form (${generation}): a question of 400,000 fields (16 MB) is refused unanswered, exit 4`,
+      async () => {
+        await withHttp(
+          "wide-form",
+          generation,
+          async ({ url }) => {
+            const result = await runHostile(["call", "wide_ask", "--input", "{}", "-s", url], {
+              home: tempHome(),
+              timeoutMs: 3 * HANG_MS, // hang-only: 16 MB to read on a loaded machine
+            });
+            expectError(result, 4, /it has 400000 fields \(limit 100\)/);
+            expect(result.stdout).toBe(""); // nothing answered
+          },
+          "--fields",
+          "400000",
+        );
+      },
+      4 * HANG_MS,
+    );
   }
 
   it("proto-key (v2): a question under the key __proto__ is seen: exit 6 naming it in CI, answered with --input", async () => {

@@ -1,17 +1,25 @@
-// Timing and identity a server controls: the real CLI against test/servers/hostile-server.ts cases that lie about
-// poll intervals (0, negative, 1e12, flipping every read), about which task a read is of, about a task's outcome
-// (completed with an error, completed without a result), that reuse one task id for two tasks, send ids of many
-// KiB, or send absurd ttls and timestamps. Each ends with its documented exit code; where a spin was the defect the
-// reads the server counted are bounded, where a flood was, the size of stderr, and where disk growth was, the size
-// of the handle and of the index. No bound here is in seconds: the pace itself (floor, ceiling, one timer) is
-// test/engine/pacing.test.ts, to the millisecond on a fake clock; a hang trips the test's own timeout.
+// Timing and identity a server controls: the CLI (in-process; a V1 task's session keeper and a stdio server's broker
+// are processes, started by the command) against test/servers/hostile-server.ts cases that lie about poll intervals
+// (0, negative, 1e12, flipping every read), about which task a read is of, about a task's outcome (completed with an
+// error, completed without a result), that reuse one task id for two tasks, send ids of many KiB, or send absurd ttls
+// and timestamps. Each ends with its documented exit code; where a spin was the defect the reads the server counted
+// are bounded, where a flood was, the size of stderr, and where disk growth was, the size of the handle and of the
+// index. No bound here is in seconds: the pace itself (floor, ceiling, one timer) is test/engine/pacing.test.ts, to
+// the millisecond on a fake clock; a hang trips the runner's own timeout (hang-only).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_POLL_INTERVAL_MS, MAX_TASK_ID_LENGTH, MIN_POLL_INTERVAL_MS } from "../../src/limits.js";
-import { events, runCli, tempHome } from "../helpers/cli.js";
-import { BOTH, expectClean, expectError, runMeasured, withHttp } from "../helpers/hostile.js";
+import { events, tempHome } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/context.js";
+import { BOTH, expectClean, expectError, withHttp } from "../helpers/hostile.js";
 import { hostileStdio } from "../helpers/servers.js";
+
+/**
+ * Runs a command in-process (helpers/context.ts): nothing here is about a process of mcp-task's own. Its timeoutMs
+ * (45 s unless given) is hang-only: past any wait these cases make.
+ */
+const runCli = runInProcess;
 
 /** How many tasks/get reads the server counted before a timing case's task ended (its result says). */
 function reads(result: string, afterMs: number): number {
@@ -45,21 +53,22 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`poll-zero (${generation}): pollInterval 0 and -1000 are read at the floor (${MIN_POLL_INTERVAL_MS} ms), not in a spin`, async () => {
       await withHttp("poll-zero", generation, async ({ url }) => {
         const home = tempHome();
-        const zero = await runCli(["call", "zero", "seconds=6", "-s", url], { home });
+        const zero = await runCli(["call", "zero", "seconds=2", "-s", url], { home });
         expect(zero.code, zero.stderr).toBe(0);
         expectClean(zero);
-        // A 6 s task read every 200 ms is at most ~30 reads (the server counts them; fewer on a loaded machine, never
-        // more). Before the floor, a 10 s task was read hundreds of times (6.2 CPU-seconds on V1).
-        expect(reads(zero.stdout, 6000)).toBeLessThanOrEqual(6000 / MIN_POLL_INTERVAL_MS + 2);
-        expect(reads(zero.stdout, 6000)).toBeGreaterThanOrEqual(1);
+        // A 2 s task read every 200 ms is at most ~10 reads (the server counts them; fewer on a loaded machine, never
+        // more). Before the floor, a 10 s task was read hundreds of times (6.2 CPU-seconds on V1): a spin reads a 2 s
+        // task dozens of times at the least, far past this bound.
+        expect(reads(zero.stdout, 2000)).toBeLessThanOrEqual(2000 / MIN_POLL_INTERVAL_MS + 2);
+        expect(reads(zero.stdout, 2000)).toBeGreaterThanOrEqual(1);
         const [handle] = handles(home);
         expect(handle.pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
-        const negative = await runCli(["call", "negative", "seconds=4", "--json", "-s", url], { home });
+        const negative = await runCli(["call", "negative", "seconds=2", "--json", "-s", url], { home });
         expect(negative.code, negative.stderr).toBe(0);
         expect(events(negative.stdout)[0]).toMatchObject({ type: "task", pollIntervalMs: MIN_POLL_INTERVAL_MS });
         expect(events(negative.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
-        expect(reads(String((events(negative.stdout).at(-1) as any).result.content[0].text), 4000)).toBeLessThanOrEqual(
-          4000 / MIN_POLL_INTERVAL_MS + 2,
+        expect(reads(String((events(negative.stdout).at(-1) as any).result.content[0].text), 2000)).toBeLessThanOrEqual(
+          2000 / MIN_POLL_INTERVAL_MS + 2,
         );
       });
     });
@@ -67,8 +76,8 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`poll-huge (${generation}): pollInterval 1e12 waits at the ceiling (${MAX_POLL_INTERVAL_MS / 1000} s): no timer overflow, no spin, no flood`, async () => {
       await withHttp("poll-huge", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runCli(["call", "huge_poll", "--timeout", "4s", "-s", url], { home });
-        // The task ends on the server after 3 s, but the next read is due in 120 s: --timeout stops the wait. On
+        const run = await runCli(["call", "huge_poll", "seconds=1", "--timeout", "2s", "-s", url], { home });
+        // The task ends on the server after 1 s, but the next read is due in 120 s: --timeout stops the wait. On
         // 2025-11-25 the session's keeper also waits on tasks/result, which the server answers at the end (one
         // request, not a read before the interval): the call ends with the task.
         if (generation === "v1") expect(run.code, run.stderr).toBe(0);
@@ -84,7 +93,7 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`poll-flip (${generation}): an interval and a 4000-character message that change on every read cost a bounded number of handle writes`, async () => {
       await withHttp("poll-flip", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runMeasured(["call", "flip", "seconds=5", "-s", url], { home });
+        const run = await runCli(["call", "flip", "seconds=5", "-s", url], { home });
         expect(run.code, run.stderr.slice(0, 2000)).toBe(0);
         expectClean(run);
         // It changed on every read (V2 reads every third interval: the server acknowledges a subscription); however
@@ -104,7 +113,7 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`get-other-id (${generation}): a tasks/get that answers with another task is exit 4, not a wait`, async () => {
       await withHttp("get-other-id", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runMeasured(["call", "other", "-s", url], { home });
+        const run = await runCli(["call", "other", "-s", url], { home });
         expectError(run, 4, /answered tasks\/get for task \S+ with another task/);
         // Not a wait: the task is not read again after the wrong answer.
         expect(run.stderr).not.toMatch(/reconnecting/);
@@ -115,14 +124,14 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`completed-with-error (${generation}): a task that says completed while its result is an error is exit 4 with the server's error, never a silent success`, async () => {
       await withHttp("completed-with-error", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runMeasured(["call", "bad_done", "-s", url], { home });
+        const run = await runCli(["call", "bad_done", "-s", url], { home });
         expectError(
           run,
           4,
           /says task \S+ completed, but sent an error instead of its result: it broke after all \(code -32000\)/,
         );
         expect(run.stdout).toBe("");
-        const json = await runMeasured(["call", "bad_done", "--json", "-s", url], { home });
+        const json = await runCli(["call", "bad_done", "--json", "-s", url], { home });
         expect(json.code).toBe(4);
         expect(events(json.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4, code: "protocol" });
         // Not recorded as a success: a later read says the same.
@@ -135,7 +144,7 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`completed-no-result (${generation}): a task that says completed without a result is exit 4`, async () => {
       await withHttp("completed-no-result", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runMeasured(["call", "no_result", "-s", url], { home });
+        const run = await runCli(["call", "no_result", "-s", url], { home });
         expectError(
           run,
           4,
@@ -152,7 +161,7 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
         const first = await runCli(["call", "slow", "n=1", "--detach", "-s", url], { home });
         expect(first.code, first.stderr).toBe(0);
         expect(first.stdout).toBe("reused-task-id\n");
-        const second = await runMeasured(["call", "slow", "n=2", "-s", url], { home });
+        const second = await runCli(["call", "slow", "n=2", "-s", url], { home });
         expectError(
           second,
           4,
@@ -170,7 +179,7 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
       await withHttp("huge-id", generation, async ({ url }) => {
         const home = tempHome();
         for (const kb of [64, 200]) {
-          const run = await runMeasured(["call", "huge_id", `kb=${kb}`, "-s", url], { home });
+          const run = await runCli(["call", "huge_id", `kb=${kb}`, "-s", url], { home });
           expectError(run, 4, new RegExp(`task id of ${kb * 1024 + 5} characters \\(at most ${MAX_TASK_ID_LENGTH}\\)`));
           expect(run.stderr.length).toBeLessThan(1000);
           expect(run.stdout).toBe("");
@@ -210,7 +219,7 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
   it("huge-id over stdio (v1 and v2, through the broker): exit 4 before anything is stored", async () => {
     for (const generation of BOTH) {
       const home = tempHome();
-      const run = await runMeasured(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], {
+      const run = await runCli(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], {
         home,
       });
       expectError(run, 4, /task id of 204805 characters/);
@@ -222,15 +231,16 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
 
   it("poll-zero and poll-huge over stdio (v2, through the broker): read at the floor, waiting at the ceiling", async () => {
     const home = tempHome();
-    const zero = await runCli(["call", "zero", "seconds=5", "--stdio", hostileStdio("poll-zero", "v2")], { home });
+    const zero = await runCli(["call", "zero", "seconds=2", "--stdio", hostileStdio("poll-zero", "v2")], { home });
     expect(zero.code, zero.stderr).toBe(0);
     // The command's reads and the broker's are one (the server counts them): at most one per 200 ms.
-    expect(reads(zero.stdout, 5000)).toBeLessThanOrEqual(5000 / MIN_POLL_INTERVAL_MS + 2);
+    expect(reads(zero.stdout, 2000)).toBeLessThanOrEqual(2000 / MIN_POLL_INTERVAL_MS + 2);
     expect(handles(home)[0].pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
     const hugeHome = tempHome();
-    const huge = await runCli(["call", "huge_poll", "--timeout", "3s", "--stdio", hostileStdio("poll-huge", "v2")], {
-      home: hugeHome,
-    });
+    const huge = await runCli(
+      ["call", "huge_poll", "seconds=1", "--timeout", "2s", "--stdio", hostileStdio("poll-huge", "v2")],
+      { home: hugeHome },
+    );
     expectError(huge, 7, /keeps running/);
     expect(huge.stderr.length).toBeLessThan(2000);
     expect(huge.stderr).not.toMatch(/TimeoutOverflowWarning/);

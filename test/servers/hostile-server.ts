@@ -53,7 +53,8 @@
 //   huge-line                 stdio: answers tools/list with one line of --mb MB (default 40)
 //   many-tools                lists plain, a tool named by 200,000 characters, and --count (default 100,000) tools
 //                             of 190-character names (about 20 MB)
-//   sse-retry-zero            HTTP: every SSE stream says `retry: 0`; each GET stream ends at once, without an event;
+//   sse-retry-zero            HTTP: every SSE stream says `retry: 0`; each GET stream ends at once, without an event (its
+//                             arrival logged on stderr, `GET <n> at <ms>`, ms of the server's monotonic clock);
 //                             tools/call is answered after 3 s
 //   blank-sse-gzip            HTTP: tools/call gets a gzip SSE stream of blank lines that never ends
 //   huge-error-body           HTTP: tools/call gets a 500 with a body of --mb MB (escape sequences included)
@@ -1285,7 +1286,7 @@ function processCaseHttp(req: IncomingMessage, res: ServerResponse): boolean {
       return true;
     case "sse-retry-zero":
       if (req.method !== "GET") return false;
-      log(`GET ${requestsSeen}`);
+      log(`GET ${requestsSeen} at ${Math.round(performance.now())}`); // when it came: the client's pace between GETs
       res.writeHead(200, { "Content-Type": "text/event-stream" }).end(`id: g${requestsSeen}\nretry: 0\n\n`);
       return true;
   }
