@@ -2,12 +2,7 @@ import type { LogLevel, LogMessage } from "./logging.js";
 import type { Generation, SpecRevision } from "./revisions.js";
 import type { BrokerFacet, WireProbes } from "./wire-facets.js";
 import type { ServerDescriptor } from "./server.js";
-import type {
-  InputHandler,
-  InputRequest,
-  ServiceInputOptions,
-  UncertainDelivery,
-} from "./wire-questions.js";
+import type { InputHandler, InputRequest, ServiceInputOptions, UncertainDelivery } from "./wire-questions.js";
 // The generation-neutral face of a connected MCP server. Everything above src/protocol sees only this;
 // the two adapters (v1.ts for 2025-11-25 core tasks, v2.ts for the 2026-07-28 tasks extension) implement it.
 
