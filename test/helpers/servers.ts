@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll, onTestFinished } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 
 const require = createRequire(import.meta.url);
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -39,17 +39,13 @@ export interface RunningServer {
 export const startedServers = new Map<ChildProcess, string>();
 
 /**
- * A test server's child, tracked from its spawn: a server a test starts is stopped when that test ends, passed or
- * failed (onTestFinished; one a hook starts is its hook pair's to stop); one that never came up is stopped at once.
+ * A test server's child, tracked from its spawn: whoever starts it stops it (a test, or the afterAll of the hook that
+ * started it); what is left at the file's end, passed or failed, is stopped there (setup.ts). Not at the end of the
+ * test that started it: a file's shared server is often started (or restarted) by whichever test needs it first.
  */
 function tracked(child: ChildProcess, name: string): ChildProcess {
   startedServers.set(child, name);
   child.once("exit", () => startedServers.delete(child));
-  try {
-    onTestFinished(stopper(child));
-  } catch {
-    /* started by a hook (beforeAll...), not a test: its afterAll stops it, or setup.ts at the file's end */
-  }
   return child;
 }
 

@@ -1,6 +1,6 @@
 // After each test file: stop the brokers its commands started (a task left waiting for input keeps its broker
-// alive by design), and check that no broker or server process is left behind; and stop, name and fail on any test
-// server (helpers/servers.ts) that its tests or hooks left running. (helpers/global-setup.ts does the same for the
+// alive by design), and check that no broker or server process is left behind; and stop and name any test server
+// (helpers/servers.ts) that its tests or hooks left running. (helpers/global-setup.ts does the same for the
 // whole suite, for any process it started.)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -45,8 +45,10 @@ afterAll(async () => {
     child.kill("SIGKILL");
     await exited;
   }
+  // Named, not failed: a test that failed before stopping its server is failed already, and a file's shared server
+  // started by a test may be left to the file's end on purpose. Either way nothing is left running.
   if (servers.length)
-    throw new Error(
+    console.warn(
       `test servers left running by this file (stopped now): ${servers.map(([child, name]) => `${child.pid} (${name})`).join(", ")}`,
     );
 }, 20_000);
