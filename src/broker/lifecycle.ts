@@ -9,7 +9,7 @@ import type { Wire } from "../protocol/wire.js";
 import type { BrokerMeta, BrokerPaths } from "./paths.js";
 import { isRunning, signalIfSame, type ProcessRef } from "./processes.js";
 import { encodeError, send } from "./protocol.js";
-import type { Client } from "./questions.js";
+import type { Client } from "./attached.js";
 import type { HeldTasks } from "./tasks.js";
 
 export interface Running {

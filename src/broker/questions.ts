@@ -20,26 +20,11 @@
 // take the first answer (mcp-framework's HTTP Stream does: its tool's elicitation goes to every session's stream). A
 // session with nothing running that refused it at once answered it for the session whose task asked it, before that
 // task's command could. It waits until the server withdraws it (past MAX_UNCLAIMED_QUESTIONS, the next is refused).
-import type { Socket } from "node:net";
 import type { Clock } from "../context.js";
 import type { InputRequest, InputResponse, Snapshot, Wire } from "../protocol/wire.js";
 import { HELD_CALL_QUESTION_MS, MAX_UNCLAIMED_QUESTIONS } from "../limits.js";
 import { decodeError, send, type WireError } from "./protocol.js";
-import type { SentQuestions } from "./sent-questions.js";
-
-/** A command connected to the broker, and the tasks whose changes it is sent. */
-export interface Client {
-  socket: Socket;
-  watching: Set<string>;
-  /** It hears the broker's wire trace (tapWire). */
-  tapped?: boolean;
-  /** The command traces its wire: the broker relays what concerns it (relay.ts). */
-  traced?: boolean;
-  /** The held questions it was sent whole (sent-questions.ts): those it has are sent again as stubs. */
-  sentQuestions?: SentQuestions;
-  /** It asked for work (anything but a look: see LOOKS in requests.ts): its leaving restarts the broker's grace. */
-  worked?: boolean;
-}
+import type { Client } from "./attached.js";
 
 interface PendingInput {
   id: number;

@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Trace, TraceEvent } from "../protocol/trace.js";
 import { send } from "./protocol.js";
-import type { Client } from "./questions.js";
+import type { Client } from "./attached.js";
 
 /** The command on whose behalf the broker is working (undefined: its own work). */
 export const requestScope = new AsyncLocalStorage<Client>();

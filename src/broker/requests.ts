@@ -6,7 +6,8 @@ import type { CallOptions, Progress, Snapshot, Wire } from "../protocol/wire.js"
 import { isLogLevel } from "../protocol/logging.js";
 import type { BrokerMeta } from "./paths.js";
 import { encodeError, onMessages, send, type Message } from "./protocol.js";
-import type { Answer, Client, Questions } from "./questions.js";
+import type { Client } from "./attached.js";
+import type { Answer, Questions } from "./questions.js";
 import { sentTo, type HeldTasks } from "./tasks.js";
 import { SentQuestions } from "./sent-questions.js";
 import { helloOf } from "./hello.js";

@@ -14,7 +14,8 @@ import { questionKeeperOf, type ResumeToken, type Wire } from "../protocol/wire.
 import { encodeError, send, sendBatched } from "./protocol.js";
 import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
 import { refOf } from "./processes.js";
-import { Questions, type Client } from "./questions.js";
+import type { Client } from "./attached.js";
+import { Questions } from "./questions.js";
 import { HeldTasks } from "./tasks.js";
 import { brokerServer } from "./requests.js";
 import { Lifecycle } from "./lifecycle.js";

@@ -14,7 +14,7 @@ import { saveStarted } from "../tasks/start.js";
 import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { brokerKey } from "./paths.js";
 import { send } from "./protocol.js";
-import type { Client } from "./questions.js";
+import type { Client } from "./attached.js";
 import { requestScope } from "./relay.js";
 import { TaskReads } from "./reads.js";
 

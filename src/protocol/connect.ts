@@ -8,24 +8,21 @@ import { sanitizeLine } from "../sanitize.js";
 import { closeError, connectError } from "./failures.js";
 import { SizeGuard } from "./limits.js";
 import { stopServer } from "./process.js";
-import {
-  httpTransport,
-  legacySseTransport,
-  openStandaloneStream,
-  refusesStreamableHttp,
-  serverFetch,
-  type Authorize,
-} from "./http.js";
-import { traceTransport, type Trace } from "./trace.js";
+import { openStandaloneStream, refusesStreamableHttp } from "./http.js";
+import { traceTransport } from "./trace.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_MESSAGE_BYTES, RawChannel } from "./rpc.js";
 import { describeServer, descriptorKey, handshakeTimeouts, redactSecrets, type ServerDescriptor } from "./server.js";
 import { EarlyStdioTransport } from "./stdio.js";
-import { adopt, serverProcess, stdioTransport, watchServer, type StderrTail } from "./stdio-sdk.js";
+import { serverProcess, watchServer, type StderrTail } from "./stdio-sdk.js";
 import { V1Wire } from "./v1.js";
 import { V2Wire } from "./v2.js";
 import { renegotiable } from "./renegotiable.js";
 import { sessionBound } from "./sse-session.js";
 import type { ResumeToken, Wire } from "./wire.js";
+import type { ConnectOptions } from "./connect-options.js";
+import { endOnTrip, transportOf } from "./transports.js";
+
+export type { ConnectOptions, VerdictCache } from "./connect-options.js";
 
 const CLIENT_INFO = { name: "mcp-task", version: "0.1.0" } as const;
 /** What mcp-task serves: forms and URL-mode pages always; sampling only where a reply can be given
@@ -34,47 +31,6 @@ const clientCapabilities = (sampling: boolean) => ({
   elicitation: { form: {}, url: {} },
   ...(sampling && { sampling: {} }),
 });
-
-/** Where generation verdicts are remembered between processes. */
-export interface VerdictCache {
-  /** The verdict last found for a server, and whether it may be used without asking the server (`fresh`). */
-  get(key: string): { verdict: PriorDiscovery; fresh: boolean } | undefined;
-  set(key: string, verdict: PriorDiscovery): void;
-  delete(key: string): void;
-}
-
-export interface ConnectOptions {
-  env: Record<string, string | undefined>;
-  verdicts?: VerdictCache;
-  /** Handshake timeout (ms); default: the request timeout. */
-  timeoutMs?: number;
-  /** How long any request may go unanswered (MCP_TASK_REQUEST_TIMEOUT, parsed by the caller); 0: no limit. */
-  requestTimeoutMs?: number;
-  /** Display name of the server, for messages. */
-  name?: string;
-  /** Reach the server (and V1 session) a task was created on, from a saved handle. */
-  resume?: ResumeToken;
-  /** A stdio server already starting (see stdio.ts): used when the generation is known, else discarded. */
-  prestarted?: EarlyStdioTransport;
-  /** Where a stdio server's stderr goes besides the tail kept for errors (a broker: its log). */
-  serverStderr?: (text: string) => void;
-  /** Where the wire trace goes (`--trace`), if anywhere. */
-  trace?: Trace;
-  /**
-   * A connection that lives long (a broker's, which tells its generation to every command it serves): a kept verdict
-   * is checked at the start however fresh (one `server/discover`), not taken over later under a command's feet.
-   */
-  checkVerdict?: boolean;
-  /** HTTP: reach the server over legacy HTTP+SSE (set when it refused Streamable HTTP at first contact). */
-  legacySse?: boolean;
-  /** HTTP: the fetch under the guard that presents the saved sign-in's token (src/auth/fetch.ts). */
-  authorize?: Authorize;
-  /**
-   * Declare `sampling`: a sampling request can be answered on this connection (a person, a reply given ahead, or a
-   * process that keeps the question for a later command). Without it a server knows to do without.
-   */
-  sampling?: boolean;
-}
 
 /**
  * Connects, with the generation verdict kept for the server where there is one. A fresh verdict (within its
@@ -176,40 +132,6 @@ interface Opened {
   transport: Transport;
 }
 
-/**
- * The transport: the prestarted server serves one connection, and only one whose generation is known or likely (a
- * kept verdict, past its ttl: `known`), where a `server/discover` in that process checks it (stdio.ts).
- */
-async function transportOf(
-  descriptor: ServerDescriptor,
-  options: ConnectOptions,
-  at: {
-    prior?: PriorDiscovery;
-    known?: PriorDiscovery;
-    session?: ResumeToken;
-    stderrTail: StderrTail;
-    guard: SizeGuard;
-    label: string;
-  },
-): Promise<Transport> {
-  const { prior, known, session, stderrTail, guard, label } = at;
-  const early = options.prestarted;
-  options.prestarted = undefined;
-  if (early && !(prior ?? known)) early.discard();
-  if ((prior ?? known) && early) return adopt(early, stderrTail, guard);
-  const fetch = descriptor.transport === "http" ? await serverFetch(options.env, options.trace, label) : undefined;
-  return makeTransport(
-    descriptor,
-    options.env,
-    stderrTail,
-    guard,
-    session,
-    fetch,
-    options.authorize,
-    options.legacySse,
-  );
-}
-
 /** Opens the transport and does the handshake (none on a resumed V1 session); the channel for task traffic on top. */
 async function open(
   descriptor: ServerDescriptor,
@@ -292,29 +214,3 @@ const freshFor = (verdict: PriorDiscovery) => {
   const ttl: unknown = verdict.kind === "modern" ? verdict.discover.ttlMs : undefined;
   return typeof ttl === "number" && ttl > 0;
 };
-
-/**
- * A tripped guard ends the connection: its requests fail with the guard's error, and so does the wire's close (a
- * broker's wire must not stay up with every request refused).
- */
-function endOnTrip(guard: SizeGuard, rpc: RawChannel, transport: Transport): void {
-  guard.onTrip = (error) => {
-    rpc.failAll(error);
-    void transport.close().catch(() => {});
-  };
-}
-
-function makeTransport(
-  descriptor: ServerDescriptor,
-  env: Record<string, string | undefined>,
-  stderrTail: StderrTail,
-  guard: SizeGuard,
-  session?: ResumeToken,
-  inner?: typeof fetch,
-  authorize?: Authorize,
-  legacySse?: boolean,
-): Transport {
-  if (descriptor.transport === "http" && legacySse) return legacySseTransport(descriptor, env, guard, inner, authorize);
-  if (descriptor.transport === "http") return httpTransport(descriptor, env, guard, session, inner, authorize);
-  return stdioTransport(descriptor, env, stderrTail, guard);
-}

@@ -1,9 +1,7 @@
 // Settings: saved servers, the default server, and the cached generation verdicts, in settings.json, read and
-// written whole with the store's own owner-only files (safe-fs.ts: read only if a regular file of this user; written
-// as a temp file renamed over it). Task handles do not live here: one file rewritten per change loses concurrent
+// written whole (./settings-file.ts: read only if a regular file of this user; written as a temp file renamed over it). Task handles do not live here: one file rewritten per change loses concurrent
 // writes (see docs/stack.md#conf). `conf` did this before; it loads AJV (300 KB, for a schema option not used
 // here) and semver on import, a quarter of what a warm-broker call loaded.
-import { join } from "node:path";
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 import { UsageError } from "../errors.js";
 import {
@@ -13,50 +11,29 @@ import {
   MAX_CACHED_VERDICT_BYTES,
   MAX_CACHED_VERDICTS,
   MAX_SAVED_SERVER_BYTES,
-  MAX_SETTINGS_BYTES,
 } from "../limits.js";
 import { setOwn } from "../data.js";
-import { checkOwnFile, formatBytes, readOwnText, UnsafeFileError, writeOwnFile } from "./safe-fs.js";
 import { descriptorKey, sameServer, type ServerDescriptor } from "../protocol/server.js";
 import { verdictStanding } from "../protocol/revisions.js";
-import { shellValue } from "../sanitize.js";
-import { ensurePrivateDir } from "./home.js";
+import {
+  pastLimit,
+  SettingsFile,
+  SettingsFullError,
+  type OAuthClientSettings,
+  type SavedVerdict,
+  type SettingsData,
+} from "./settings-file.js";
+
+// What the file is (read and written whole, safely) is ./settings-file.ts; these are its words too.
+export { pastLimit, SettingsFullError, type OAuthClientSettings, type SavedVerdict };
 
 // Where they were first: the home and its private directories (home.ts).
 export { ensurePrivateDir, homeDir, type PrivacyCheck } from "./home.js";
-
-export interface SavedVerdict {
-  verdict: PriorDiscovery;
-  /** When it was found (ms since epoch): a verdict is trusted only for a while (Settings.verdict). */
-  at: number;
-}
 
 /** A server's verdict as kept, and whether it may still be used without asking the server (`fresh`). */
 export interface KnownVerdict {
   verdict: PriorDiscovery;
   fresh: boolean;
-}
-
-interface SettingsData {
-  servers: Record<string, ServerDescriptor>;
-  defaultServer?: string;
-  verdicts: Record<string, SavedVerdict>;
-  /** Per server: each tool's task support as last listed (decides whether a stdio call needs a broker). */
-  taskSupport?: Record<string, Record<string, string>>;
-  /** Per saved server: the pre-registered OAuth client it signs in with (`server add --client-id`). */
-  clients?: Record<string, OAuthClientSettings>;
-}
-
-/** How a server signs in: a pre-registered OAuth client (without one, mcp-task registers itself dynamically) and
- *  the scopes to ask for. The secret is kept as a `${env:NAME}` reference, resolved when used. */
-export interface OAuthClientSettings {
-  clientId?: string;
-  clientSecret?: string;
-  /** A client ID metadata document at an https URL: the client id where the authorization server supports them. */
-  clientMetadataUrl?: string;
-  scope?: string;
-  /** "client_credentials": signs in without a person (CI); otherwise the authorization code flow in a browser. */
-  grant?: "authorization_code" | "client_credentials";
 }
 
 /** A server to save: its name, its descriptor and, where given, its OAuth client (undefined: none). */
@@ -66,31 +43,11 @@ export interface SavedServer {
   readonly client?: OAuthClientSettings;
 }
 
-/** "`bytes`, past the `limit`", in sizes that differ as shown (17 MiB past 16 MiB; in bytes where both round alike). */
-export function pastLimit(bytes: number, limit: number): string {
-  const [size, bound] = [formatBytes(bytes), formatBytes(limit)];
-  return size === bound ? `${bytes} bytes, past the ${limit}` : `${size}, past the ${bound}`;
-}
-
 /** Why a server may not be saved as it is (undefined when it may): past MAX_SAVED_SERVER_BYTES as settings keep it. */
 export function savedServerProblem(server: SavedServer): string | undefined {
   const bytes = Buffer.byteLength(JSON.stringify({ [server.name]: server.descriptor, client: server.client }));
   if (bytes <= MAX_SAVED_SERVER_BYTES) return undefined;
   return `its address, headers, command line, arguments and environment take ${pastLimit(bytes, MAX_SAVED_SERVER_BYTES)} a saved server may take`;
-}
-
-/** A change that would make settings.json larger than mcp-task reads it (MAX_SETTINGS_BYTES): nothing is written. */
-export class SettingsFullError extends UsageError {
-  constructor(
-    readonly path: string,
-    /** What the file would have been. */
-    readonly bytes: number,
-  ) {
-    super(
-      `not saved: ${path} would be ${pastLimit(bytes, MAX_SETTINGS_BYTES)} mcp-task reads it at`,
-      "remove saved servers you no longer use (mcp-task server list; mcp-task server remove <name>), then try again",
-    );
-  }
 }
 
 /** Drops the verdict kept for a server (a descriptor read from the file may be any JSON: then there is none). */
@@ -103,7 +60,7 @@ function forgetVerdictOf(data: SettingsData, descriptor: ServerDescriptor): void
 }
 
 export class Settings {
-  private readonly file: string;
+  private readonly file: SettingsFile;
 
   /** Opens the settings (asynchronous, as it was while they were loaded with conf). */
   static async open(home: string): Promise<Settings> {
@@ -111,100 +68,22 @@ export class Settings {
   }
 
   private constructor(readonly home: string) {
-    ensurePrivateDir(home);
-    this.file = join(home, "settings.json");
-    // A link followed, a FIFO waited on, /dev/zero read until memory runs out: refused before anything is read.
-    try {
-      checkOwnFile(this.file, MAX_SETTINGS_BYTES);
-    } catch (error) {
-      if (error instanceof UnsafeFileError)
-        throw new UsageError(
-          `cannot read ${this.file}: it is ${error.reason}`,
-          this.onlyTooLarge()
-            ? this.moveAside("import its servers back")
-            : "remove it or put your settings back in a regular file",
-        );
-      /* missing (written on the first change) or unreadable (said below) */
-    }
-    this.data();
+    this.file = new SettingsFile(home);
   }
 
-  /** Whether the settings file would be read but for its size (a regular file of this user). */
-  private onlyTooLarge(): boolean {
-    try {
-      checkOwnFile(this.file, Number.MAX_SAFE_INTEGER);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * The way forward from a settings file that cannot be read, losing nothing: moved aside, it is kept whole, and a
-   * settings file (its "servers" object) is a file `server import` reads, so the servers come back; a file that is not
-   * JSON is fixed where the error says first.
-   */
-  private moveAside(then: string): string {
-    const old = `${this.file}.old`;
-    return `move it aside and ${then}: mv ${shellValue(this.file)} ${shellValue(old)} && mcp-task server import ${shellValue(old)}`;
-  }
-
-  /** The settings as the file has them now (read each time: another command may have changed them). */
   private data(): SettingsData {
-    let text: string;
-    try {
-      text = readOwnText(this.file, MAX_SETTINGS_BYTES);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { servers: {}, verdicts: {} };
-      throw new UsageError(
-        `cannot read ${this.file}: ${(error as Error).message}`,
-        this.moveAside("import its servers back"),
-      );
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new UsageError(
-        `cannot read ${this.file}: ${(error as Error).message}`,
-        `fix it where the error says (it is JSON), or ${this.moveAside("import its servers back once fixed")}`,
-      );
-    }
-    const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-    const data = parsed as Partial<SettingsData>;
-    const wrong = !isObject(parsed)
-      ? "not a JSON object"
-      : (["servers", "verdicts", "taskSupport", "clients"] as const).find(
-          (key) => data[key] !== undefined && !isObject(data[key]),
-        );
-    if (wrong)
-      throw new UsageError(
-        `cannot read ${this.file}: ${wrong === "not a JSON object" ? wrong : `its "${wrong}" is not an object`}`,
-        `fix it (it is JSON), or move it aside to start again without it: mv ${shellValue(this.file)} ${shellValue(`${this.file}.old`)}`,
-      );
-    return { ...data, servers: data.servers ?? {}, verdicts: data.verdicts ?? {} };
+    return this.file.read();
   }
 
   private get<K extends keyof SettingsData>(key: K): SettingsData[K] {
     return this.data()[key];
   }
 
-  /**
-   * Writes the settings whole, if the reader will read them back: past MAX_SETTINGS_BYTES nothing is written and
-   * SettingsFullError is thrown (a file past it made every later command exit 2).
-   */
-  private write(data: Partial<SettingsData>): void {
-    const text = `${JSON.stringify(data, null, "\t")}\n`;
-    const bytes = Buffer.byteLength(text);
-    if (bytes > MAX_SETTINGS_BYTES) throw new SettingsFullError(this.file, bytes);
-    writeOwnFile(this.file, text);
-  }
-
   /** One read, the change, one write: the other keys as the file has them now. */
   private update(change: (data: SettingsData) => void): void {
     const data = this.data();
     change(data);
-    this.write(data);
+    this.file.write(data);
   }
 
   /** Sets (or, with undefined, removes) one key, the others as the file has them now. A cache (`cached`) that

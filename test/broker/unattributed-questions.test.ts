@@ -2,7 +2,8 @@
 // beside get their replies. The attribution alone, with stand-in sockets: a real server cannot be made to interleave
 // two calls' replies with a question at will (test/interop/v1-questions-never-lost.test.ts walks the real flows).
 import { expect, it } from "vitest";
-import { Questions, type Client } from "../../src/broker/questions.js";
+import type { Client } from "../../src/broker/attached.js";
+import { Questions } from "../../src/broker/questions.js";
 import { MAX_UNCLAIMED_QUESTIONS } from "../../src/limits.js";
 import type { InputRequest } from "../../src/protocol/wire.js";
 
