@@ -53,13 +53,14 @@ it(
     const [count] = [...reads.values()];
     // The task's life as its handle saw it (created to completed): longer on a loaded machine, and with it the
     // reads due. One reader: one read per POLL_MS of that life, and at its end the keeper's tasks/result answered
-    // and the tasks/get that confirms it ended (v1-results.ts), and the command's read of the end (19 s: six at
-    // most). The command's and the keeper's reads both were eight.
+    // and the tasks/get that confirms it ended (v1-results.ts), the command's read of the end, and one read that was
+    // on its way as the end was learnt (seen once at a load of 8: seven reads over 19 s). Both readers, as before the
+    // keeper read for the command, made nine over the same life: this bound still fails them.
     const [taskEvent] = events(run.stdout);
     const exported = await runInProcess(["export", String(taskEvent.taskId)], { home });
     const history = (JSON.parse(exported.stdout) as { history: Array<{ at: string }> }).history;
     const life = Date.parse(history.at(-1)!.at) - Date.parse(history[0].at);
     expect(count).toBeGreaterThanOrEqual(3);
-    expect(count, `${count} reads over ${life} ms`).toBeLessThanOrEqual(Math.floor(life / POLL_MS) + 3);
+    expect(count, `${count} reads over ${life} ms`).toBeLessThanOrEqual(Math.floor(life / POLL_MS) + 4);
   },
 );
