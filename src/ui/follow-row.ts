@@ -3,12 +3,12 @@
 // row's change as it is followed.
 import type { Context } from "../context.js";
 import { describeError } from "../errors.js";
-import { deliveryNote } from "../tasks/input.js";
+import { deliveryNote, heldElsewhereNote } from "../tasks/input.js";
 import type { ServerLinks } from "../tasks/reconnect.js";
 import { followSettings, followTask } from "../tasks/run.js";
 import type { TrackedTask } from "../tasks/tracker.js";
 import type { Handle } from "../model.js";
-import { isTerminal } from "../protocol/wire.js";
+import { isTerminal, type QuestionHolder } from "../protocol/wire.js";
 import { summarize } from "../store/handle-file.js";
 import type { Connection, TaskRow } from "./state.js";
 
@@ -18,8 +18,8 @@ export interface RowFollow {
   tracked: TrackedTask;
   /** Stops following (the task goes on). */
   signal: AbortSignal;
-  /** Tells the row its following state (its summary is the tracked handle's). */
-  setRow(connection: Connection, error?: string): void;
+  /** Tells the row its following state (its summary is the tracked handle's), and who holds its question elsewhere. */
+  setRow(connection: Connection, error?: string, held?: QuestionHolder): void;
   notify(text: string): void;
 }
 
@@ -31,13 +31,23 @@ export async function followRow({ ctx, links, tracked, signal, setRow, notify }:
   try {
     const { engine } = await links.linkFor(tracked);
     setRow("following");
+    // Its question, where another process holds it (InputRequest.heldBy): said once, and on the row while it lasts.
+    let held: QuestionHolder | undefined;
     await followTask(engine, tracked, undefined, {
       clock: ctx.clock,
       signal,
       spread: true,
       settings: followSettings(ctx),
       hooks: {
-        snapshot: () => setRow("following"),
+        snapshot: (snapshot) => {
+          held =
+            snapshot.status === "input_required" ? snapshot.inputRequests.find((r) => r.heldBy)?.heldBy : undefined;
+          setRow("following", undefined, held);
+        },
+        input: (_taskId, requests) => {
+          const holder = requests.find((request) => request.heldBy)?.heldBy;
+          if (holder) notify(`${label}: ${heldElsewhereNote(taskId, holder)}`);
+        },
         // The server unreachable for a while: the row says so until a read succeeds again.
         retry: (error) => setRow("reconnecting", error.message),
         // What the server made of the answer: delivered (the task's next state shows what it did with it).
@@ -67,7 +77,7 @@ export function endedAs(handle: Handle): string | undefined {
  * the garbage, and this runs for each followed task that changed, at every frame.
  */
 export const followedRow =
-  (tracked: TrackedTask, connection: Connection, error?: string) =>
+  (tracked: TrackedTask, connection: Connection, error?: string, held?: QuestionHolder) =>
   (row: TaskRow): TaskRow => {
     const next: { [K in keyof Required<TaskRow>]: TaskRow[K] } = {
       stem: row.stem,
@@ -77,6 +87,7 @@ export const followedRow =
       connection,
       error,
       progress: row.progress,
+      held,
     };
     return next;
   };
