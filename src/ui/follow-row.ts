@@ -8,7 +8,7 @@ import type { ServerLinks } from "../tasks/reconnect.js";
 import { followSettings, followTask } from "../tasks/run.js";
 import type { TrackedTask } from "../tasks/tracker.js";
 import type { Handle } from "../model.js";
-import { isTerminal, type QuestionHolder } from "../protocol/wire.js";
+import { isTerminal, type QuestionHolder, type Snapshot } from "../protocol/wire.js";
 import { summarize } from "../store/handle-file.js";
 import type { Connection, TaskRow } from "./state.js";
 
@@ -31,19 +31,15 @@ export async function followRow({ ctx, links, tracked, signal, setRow, notify }:
   try {
     const { engine } = await links.linkFor(tracked);
     setRow("following");
-    // Its question, where another process holds it (InputRequest.heldBy): said once, and on the row while it lasts.
-    let held: QuestionHolder | undefined;
     await followTask(engine, tracked, undefined, {
       clock: ctx.clock,
       signal,
       spread: true,
       settings: followSettings(ctx),
       hooks: {
-        snapshot: (snapshot) => {
-          held =
-            snapshot.status === "input_required" ? snapshot.inputRequests.find((r) => r.heldBy)?.heldBy : undefined;
-          setRow("following", undefined, held);
-        },
+        // Its question, where another process holds it (InputRequest.heldBy): on the row while it lasts, and said
+        // once in the notice (input).
+        snapshot: (snapshot) => setRow("following", undefined, heldBy(snapshot)),
         input: (_taskId, requests) => {
           const holder = requests.find((request) => request.heldBy)?.heldBy;
           if (holder) notify(`${label}: ${heldElsewhereNote(taskId, holder)}`);
@@ -62,6 +58,12 @@ export async function followRow({ ctx, links, tracked, signal, setRow, notify }:
     setRow("error", describeError(error).message);
     notify(`${label}: ${describeError(error).message}`);
   }
+}
+
+/** Who holds the question of a task that waits for input, where another process does (InputRequest.heldBy). */
+function heldBy(snapshot: Snapshot): QuestionHolder | undefined {
+  if (snapshot.status !== "input_required" || snapshot.inputRequests.length === 0) return undefined;
+  return snapshot.inputRequests.find((request) => request.heldBy)?.heldBy;
 }
 
 /** How a task has ended, by its handle (its outcome, gone, or a terminal status seen); undefined while it runs. */
