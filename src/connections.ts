@@ -14,7 +14,7 @@ import {
   type ServerDescriptor,
 } from "./protocol/server.js";
 import { sanitizeLine } from "./sanitize.js";
-import { questionKeeperOf, type ResumeToken, type Wire } from "./protocol/wire.js";
+import { questionKeeperOf, type QuestionHolder, type ResumeToken, type Wire } from "./protocol/wire.js";
 import type { Settings } from "./store/settings.js";
 import { teeTrace, type Trace } from "./protocol/trace.js";
 import { EarlyStdioTransport } from "./protocol/stdio.js";
@@ -34,6 +34,8 @@ export interface ConnectDeps {
   learn?: (descriptor: ServerDescriptor) => Promise<unknown>;
   /** How to run mcp-task itself (to start a broker): [node, script]. */
   self: readonly string[];
+  /** Who this process is, told to a broker it attaches to (shown to the others while it holds a question). */
+  who?: QuestionHolder;
   clock: Clock;
   /** Where a sign-in on demand speaks to the person (src/auth/session.ts). */
   io: IO;
@@ -54,9 +56,9 @@ export function requestTimeoutMs(env: Record<string, string | undefined>): numbe
  * to a server (start-up of `list`, `--help`...).
  */
 export function createConnect(deps: ConnectDeps): Context["connect"] {
-  const { home, env, self, clock } = deps;
+  const { home, env, self, clock, who } = deps;
   // The command's trace, if on: a broker relays to it what its connection carries for this command.
-  const reach = () => ({ home, env, self, clock, trace: deps.trace?.() });
+  const reach = () => ({ home, env, self, clock, who, trace: deps.trace?.() });
   const broker = () => import("./broker/client.js");
   /**
    * The keeper of a V1 HTTP session (a broker started on demand); its own connection takes a saved server's

@@ -3,6 +3,7 @@
 // context shares.
 import { isatty } from "node:tty";
 import { createConnect } from "./connections.js";
+import type { QuestionHolder } from "./protocol/wire.js";
 import { systemClock, type Clock, type Context, type IO } from "./context.js";
 import { ExitCode, InterruptedError, TerminatedError } from "./errors.js";
 import { SIGTERM_EXIT_MS } from "./limits.js";
@@ -39,6 +40,22 @@ export interface ContextParts {
   random?: () => number;
   /** The connections (default: the connect policy, src/connections.ts); a test's may hand over a wire of its own. */
   connect?: Context["connect"];
+  /** Who this process is, as it tells a broker it attaches to (ConnectDeps.who); default: unknown. */
+  who?: QuestionHolder;
+}
+
+/**
+ * The short command line a process is named by to the other commands of a task whose question it holds (`mcp-task
+ * watch 5348014916be`): its words up to the first option or `key=value` (which may carry what it answers with, or a
+ * secret), at most three.
+ */
+export function commandLineOf(args: readonly string[]): string {
+  const words: string[] = [];
+  for (const arg of args) {
+    if (words.length === 3 || arg.startsWith("-") || arg.includes("=")) break;
+    words.push(arg);
+  }
+  return ["mcp-task", ...words].join(" ");
 }
 
 /** MCP_TASK_TRACE: unset, "" or "0": no trace; "1" or "-": readable lines on stderr; anything else: a file. */
@@ -102,6 +119,7 @@ export function createContext(parts: ContextParts): Context {
     secrets: parts.secrets,
     learn: secrets.learn,
     self,
+    who: parts.who,
     clock,
     // Opened on the first connection, where ctx.trace says (it is set before any command runs).
     trace: () => {
@@ -204,6 +222,7 @@ export function processContext(io: IO, exitCode: () => number): Context {
     home: homeDir(env),
     cwd: process.cwd(),
     self: [process.execPath, process.argv[1]],
+    who: { pid: process.pid, command: commandLineOf(process.argv.slice(2)) },
     interrupt: interrupt.signal,
     interruptNow,
     secrets,

@@ -7,7 +7,7 @@ import lockfile from "proper-lockfile";
 import type { Clock } from "../context.js";
 import { InterruptedError, McpTaskError, NoBrokerError, ServerError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import type { ResumeToken, Wire } from "../protocol/wire.js";
+import type { QuestionHolder, ResumeToken, Wire } from "../protocol/wire.js";
 import type { Trace } from "../protocol/trace.js";
 import { decodeError, type WireError } from "./protocol.js";
 import { BrokerWire } from "./wire.js";
@@ -36,6 +36,8 @@ export interface BrokerOptions {
   clock: Clock;
   /** This command's wire trace, if on: the broker relays to it what its connection carries for this command. */
   trace?: Trace;
+  /** Who this command is, told to the broker as it attaches (hello.ts Attaching). */
+  who?: QuestionHolder;
 }
 
 const START_TIMEOUT_MS = 30_000;
@@ -44,7 +46,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   const keeper = options.session && questionKeeperOf(options.session);
   const key = keeper !== undefined ? sessionBrokerKey(options.descriptor, keeper) : brokerKey(options.descriptor);
   const paths = brokerPaths(options.home, key);
-  const running = await attach(paths.socket, options.trace);
+  const running = await attach(paths.socket, options);
   if (running) return running;
   if (!options.start) {
     cleanUpAfter(paths);
@@ -62,7 +64,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   });
   try {
     // Another command may have started it while we waited for the lock: then there is one broker, not two.
-    const raced = await attach(paths.socket, options.trace);
+    const raced = await attach(paths.socket, options);
     if (raced) return raced;
     cleanUpAfter(paths);
     const spec: BrokerSpec = {
@@ -86,7 +88,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     child.unref();
     const until = options.clock.monotonic() + START_TIMEOUT_MS;
     while (options.clock.monotonic() < until) {
-      const ready = await attach(paths.socket, options.trace);
+      const ready = await attach(paths.socket, options);
       if (ready) return ready;
       if (exited !== null) break;
       await options.clock.sleep(50);
@@ -155,11 +157,14 @@ function readReport(path: string): WireError | undefined {
  * a command that came at that moment finds none and starts one, as if it had come a moment later. (Such a command
  * got "the connection to the server's broker closed" as its error, on a loaded machine, between two calls.)
  */
-async function attach(path: string, trace?: Trace): Promise<BrokerWire | undefined> {
+async function attach(
+  path: string,
+  { trace, who }: Pick<BrokerOptions, "trace" | "who"> = {},
+): Promise<BrokerWire | undefined> {
   const socket = await dial(path);
   if (!socket) return undefined;
   try {
-    return await BrokerWire.open(socket, trace);
+    return await BrokerWire.open(socket, trace, who);
   } catch (error) {
     if (socket.destroyed) return undefined;
     throw error;

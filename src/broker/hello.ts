@@ -1,7 +1,8 @@
 // The broker's hello: what a command learns of the broker's wire as it attaches (requests.ts answers it, wire.ts
 // reads it). Its fields stay flat as older builds sent and read them.
 import { revisionOf } from "../protocol/revisions.js";
-import type { Generation, ResumeToken, Wire, WireCapabilities } from "../protocol/wire.js";
+import type { Generation, QuestionHolder, ResumeToken, Wire, WireCapabilities } from "../protocol/wire.js";
+import { MAX_HOLDER_COMMAND_CHARS } from "../limits.js";
 
 export interface Hello {
   generation: Generation;
@@ -12,6 +13,26 @@ export interface Hello {
   serverPid?: number;
   handsQuestionsOnce?: boolean;
   hearsElicitationComplete?: boolean;
+}
+
+/**
+ * What a command says of itself as it attaches (its hello's params): that it puts stubs of questions back
+ * (sent-questions.ts), and who it is, shown to the other commands following a task whose question it holds
+ * (InputRequest.heldBy). Each field absent from an older build: unknown.
+ */
+export interface Attaching {
+  sentQuestions?: boolean;
+  pid?: number;
+  command?: string;
+}
+
+/** Who a command is, from what it said as it attached: what it said that makes sense, the command line cut. */
+export function holderOf(said: Record<string, unknown>): QuestionHolder {
+  const { pid, command } = said;
+  return {
+    ...(typeof pid === "number" && Number.isSafeInteger(pid) && pid > 0 && { pid }),
+    ...(typeof command === "string" && command !== "" && { command: command.slice(0, MAX_HOLDER_COMMAND_CHARS) }),
+  };
 }
 
 /** The hello the broker sends of its wire. */

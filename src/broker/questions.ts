@@ -26,7 +26,7 @@ import { HELD_CALL_QUESTION_MS, MAX_UNCLAIMED_QUESTIONS } from "../limits.js";
 import { decodeError, send, type WireError } from "./protocol.js";
 import type { Client } from "./attached.js";
 
-interface PendingInput {
+export interface PendingInput {
   id: number;
   request: InputRequest;
   taskId: string | null;
@@ -55,7 +55,8 @@ interface PendingInput {
 export type Answer = { id: number; result: unknown } | { id: number; error: WireError };
 
 export class Questions {
-  private readonly pending: PendingInput[] = [];
+  /** The questions held, oldest first (holders.ts marks those handed to a command on what the others are sent). */
+  readonly pending: PendingInput[] = [];
   private nextInput = 1;
   /** The questions left unanswered as nobody's here (unclaimed), until the server withdraws them. */
   private unclaimedCount = 0;

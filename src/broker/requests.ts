@@ -10,7 +10,8 @@ import type { Client } from "./attached.js";
 import type { Answer, Questions } from "./questions.js";
 import { sentTo, type HeldTasks } from "./tasks.js";
 import { SentQuestions } from "./sent-questions.js";
-import { helloOf } from "./hello.js";
+import type { Holders } from "./holders.js";
+import { helloOf, holderOf } from "./hello.js";
 import { requestScope, type TraceRelay } from "./relay.js";
 import { schemaProblem } from "../tasks/schema.js";
 
@@ -21,6 +22,8 @@ export interface BrokerParts {
   clients: Set<Client>;
   tasks: HeldTasks;
   questions: Questions;
+  /** Marks the questions another command holds on what each command is sent (holders.ts). */
+  holders?: Holders;
   relay: TraceRelay;
   /** Stops the broker (its server with it); `why`: what the handles of the questions it drops say. */
   shutdown(why?: string): void;
@@ -104,8 +107,10 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
   const calls: Calls = new WeakMap();
   return {
     // A command that puts stubs of questions back (sent-questions.ts) says so; one of an older build is sent them whole.
+    // It says who it is too (hello.ts Attaching), for the others following a task whose question it holds.
     hello: async (client, p) => {
       if (p.sentQuestions === true) client.sentQuestions ??= new SentQuestions();
+      client.who = holderOf(p);
       return helloOf(wire);
     },
     listTools: async () => wire.listTools(),
@@ -119,7 +124,7 @@ function requestHandlers(parts: BrokerParts): Record<string, Handler> {
       const snapshot = questions.heldFor(await tasks.reads.read(taskId, () => wire.getTask(taskId)));
       tasks.remember(snapshot);
       // Made as the reply is written: in the order the command reads it, among the pushes (sent-questions.ts).
-      return () => sentTo(client, snapshot);
+      return () => sentTo(client, snapshot, parts.holders);
     },
     serviceInput: async (client, p) => {
       const snapshot = p.snapshot as Snapshot;

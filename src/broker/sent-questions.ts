@@ -2,7 +2,9 @@
 // questions.ts heldFor) goes to a command whole once; after that, each read and push of the task that still carries
 // the same question carries only a stub of it ({key, method, sent: true}), which the command's side puts back from
 // what it was sent. A question is as big as the server makes it (a 5 MB sampling request was sent whole, written
-// and parsed on each side, on every read: 200 ms apart, for as long as a person took to answer).
+// and parsed on each side, on every read: 200 ms apart, for as long as a person took to answer). Either form may
+// carry who holds the question, where another command does (holders.ts): a mark of the moment, put on what the
+// command is given, never kept with the question.
 //
 // Both sides keep, per task, the questions of the last snapshot of it on the connection (the broker: as objects,
 // by identity; the command: by key), and change them with each snapshot of the task, in the order the one socket
@@ -76,16 +78,21 @@ export class ReceivedQuestions {
       if (this.last.size > 0) this.last.delete(taskId);
       return snapshot;
     }
-    let stubs = false;
+    let changed = false;
     const whole: InputRequest[] = [];
+    const shown: InputRequest[] = [];
     for (const request of inputRequests as Array<InputRequest | Stub>) {
-      const found = isStub(request) ? ((stubs = true), this.find(taskId, request.key)) : request;
+      // Who holds it (the broker's mark of the moment, on a stub or the whole) is no part of the question kept.
+      const { heldBy, ...sent } = request as (InputRequest | Stub) & { heldBy?: InputRequest["heldBy"] };
+      const found = isStub(request) ? this.find(taskId, request.key) : heldBy ? (sent as InputRequest) : request;
       if (!found) return undefined;
+      if (isStub(request) || heldBy) changed = true;
       whole.push(found);
+      shown.push(heldBy ? { ...found, heldBy } : found);
     }
     for (const request of whole) this.loose.delete(request.key);
     this.last.set(taskId, new Map(whole.map((request) => [request.key, request])));
-    return stubs ? { ...snapshot, inputRequests: whole } : snapshot;
+    return changed ? { ...snapshot, inputRequests: shown } : snapshot;
   }
 
   /** A question handed over, put back where it is a stub (undefined where that names nothing sent). */

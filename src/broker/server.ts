@@ -10,12 +10,13 @@ import { readOwnText, writeOwnFile } from "../store/safe-fs.js";
 import type { Context } from "../context.js";
 import type { ServerDescriptor } from "../protocol/server.js";
 import { teeTrace } from "../protocol/trace.js";
-import { questionKeeperOf, type ResumeToken, type Wire } from "../protocol/wire.js";
+import { questionKeeperOf, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { encodeError, send, sendBatched } from "./protocol.js";
 import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
 import { refOf } from "./processes.js";
 import type { Client } from "./attached.js";
 import { Questions } from "./questions.js";
+import { holdersOf } from "./holders.js";
 import { HeldTasks } from "./tasks.js";
 import { brokerServer } from "./requests.js";
 import { Lifecycle } from "./lifecycle.js";
@@ -100,12 +101,15 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     (line) => ctx.io.stderr.write(line),
     () => tasks.runningTasks(),
   );
-  const tasks = new HeldTasks(wire, ctx, spec.descriptor, clients, (s) => questions.heldFor(s), stop.signal);
+  const heldFor = (snapshot: Snapshot) => questions.heldFor(snapshot);
+  const holders = holdersOf(questions.pending, clients);
+  const tasks = new HeldTasks(wire, ctx, spec.descriptor, clients, heldFor, stop.signal, holders);
   wire.handleInput((request, taskId, signal) => questions.ask(request, taskId, signal));
   relayEvents(wire, clients, questions);
   const shutdown = (why?: string) => void lifecycle.shutdown(0, why);
   const answering = new Set<Promise<void>>();
-  const server = brokerServer({ wire, clock: ctx.clock, meta, clients, tasks, questions, relay, shutdown, answering });
+  const parts = { wire, clock: ctx.clock, meta, clients, tasks, questions, holders, relay, shutdown, answering };
+  const server = brokerServer(parts);
   const lifecycle = new Lifecycle(ctx, paths, key, {
     server,
     wire,

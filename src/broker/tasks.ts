@@ -15,6 +15,7 @@ import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { brokerKey } from "./paths.js";
 import { send } from "./protocol.js";
 import type { Client } from "./attached.js";
+import type { Holders } from "./holders.js";
 import { requestScope } from "./relay.js";
 import { TaskReads } from "./reads.js";
 
@@ -43,6 +44,8 @@ export class HeldTasks {
     /** What the broker's questions make of a snapshot (input_required while one is held). */
     private readonly heldFor: (snapshot: Snapshot) => Snapshot,
     private readonly stop: AbortSignal,
+    /** What marks the questions another command holds, on what each command is sent. */
+    private readonly holders?: Holders,
   ) {
     this.recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, descriptor);
     this.reads = new TaskReads(ctx.clock);
@@ -136,7 +139,10 @@ export class HeldTasks {
     const { confirmed } = this.update(snapshot);
     for (const client of this.clients)
       if (client.watching.has(snapshot.taskId))
-        send(client.socket, { method: "snapshot", params: { snapshot: sentTo(client, snapshot), confirmed } });
+        send(client.socket, {
+          method: "snapshot",
+          params: { snapshot: sentTo(client, snapshot, this.holders), confirmed },
+        });
   };
 
   /**
@@ -151,7 +157,10 @@ export class HeldTasks {
       // Only news: the reply a command already has is no push (it would postpone the command's next poll).
       if (last && last !== this.handed.get(taskId)) {
         const { snapshot, confirmed } = this.update(this.heldFor(last));
-        send(client.socket, { method: "snapshot", params: { snapshot: sentTo(client, snapshot), confirmed } });
+        send(client.socket, {
+          method: "snapshot",
+          params: { snapshot: sentTo(client, snapshot, this.holders), confirmed },
+        });
       }
       if (!last) this.known.set(taskId, undefined);
       void this.follow(taskId);
@@ -286,7 +295,9 @@ export class HeldTasks {
   }
 }
 
-/** A snapshot as `client` is sent it (its held questions that it has, as stubs: sent-questions.ts). */
-export function sentTo(client: Client, snapshot: Snapshot): Snapshot {
-  return client.sentQuestions ? client.sentQuestions.snapshot(snapshot) : snapshot;
+/** A snapshot as `client` is sent it: the held questions it has as stubs (sent-questions.ts), then those another
+ *  command holds marked (holders.ts: by key, after the stubs: a marked copy is not the question stubs are kept by). */
+export function sentTo(client: Client, snapshot: Snapshot, holders?: Holders): Snapshot {
+  const sent = client.sentQuestions ? client.sentQuestions.snapshot(snapshot) : snapshot;
+  return holders ? holders(client, sent) : sent;
 }

@@ -10,6 +10,7 @@ import type {
   CallOutcome,
   InputRequest,
   Progress,
+  QuestionHolder,
   ResumeToken,
   ServiceInputOptions,
   Snapshot,
@@ -24,7 +25,7 @@ import type { Trace, TraceEvent } from "../protocol/trace.js";
 import { isRunning, refOf, type ProcessRef } from "./processes.js";
 import { decodeError, encodeError, onMessages, send, type Message } from "./protocol.js";
 import { ReceivedQuestions } from "./sent-questions.js";
-import { capabilitiesOf, type Hello } from "./hello.js";
+import { capabilitiesOf, type Attaching, type Hello } from "./hello.js";
 
 /** The Wire of a server behind a broker. */
 export class BrokerWire extends Subscribable implements Wire {
@@ -84,7 +85,8 @@ export class BrokerWire extends Subscribable implements Wire {
     socket.on("error", () => socket.destroy());
   }
 
-  static async open(socket: Socket, trace?: Trace): Promise<BrokerWire> {
+  /** Attaches to the broker at `socket`, saying who this command is (`who`: hello.ts Attaching). */
+  static async open(socket: Socket, trace?: Trace, who?: QuestionHolder): Promise<BrokerWire> {
     const wire = new BrokerWire(socket, trace);
     // Asked for only when tracing: nothing is relayed otherwise. A broker older than relaying refuses it: no relay.
     if (trace) {
@@ -92,7 +94,8 @@ export class BrokerWire extends Subscribable implements Wire {
       const started = (await wire.call("trace").catch(() => null)) as { opening?: TraceEvent[] } | null;
       for (const event of started?.opening ?? []) wire.relayed(event);
     }
-    const hello = (await wire.call("hello", { sentQuestions: true })) as Hello;
+    const attaching: Attaching = { sentQuestions: true, ...who };
+    const hello = (await wire.call("hello", { ...attaching })) as Hello;
     const capabilities = capabilitiesOf(hello);
     Object.assign(wire, {
       capabilities,

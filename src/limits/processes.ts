@@ -42,6 +42,9 @@ export const STDIO_KILL_GRACE_MS = 2000;
  *  questions it drops, then removes its socket, first): a broker's own stop takes well under a second; one that
  *  never ends the connection is hung, and the command does not wait on it for ever. */
 export const BROKER_STOP_WAIT_MS = 10_000;
+/** The command line a command tells its broker as it attaches ("mcp-task watch 5348014916be"), shown to the other
+ *  commands following the same task while it holds a question: a name, not a record; a longer one is cut. */
+export const MAX_HOLDER_COMMAND_CHARS = 120;
 /** What `--args -` and `--input -` read from stdin (13 GB were read in 36 s): the value goes out in one message,
  *  which may not pass MAX_MESSAGE_BYTES either. */
 export const MAX_STDIN_BYTES = MAX_MESSAGE_BYTES;

@@ -2,7 +2,9 @@
 // commands never branch on the format. Event shapes are the contract of docs/cli.md#json-events.
 import type { IO } from "../context.js";
 import { cutText, type ErrorReport } from "../errors.js";
-import type { Generation, InputRequest, Progress, Snapshot, TaskStatus } from "../protocol/wire.js";
+import type { Generation, InputRequest, Progress, QuestionHolder, Snapshot, TaskStatus } from "../protocol/wire.js";
+import { heldElsewhereNote } from "../tasks/input.js";
+import { MAX_HOLDER_COMMAND_CHARS } from "../limits.js";
 import type { FinalOutcome } from "../model.js";
 import type { LogMessage } from "../protocol/logging.js";
 import { renderResult } from "./render.js";
@@ -49,6 +51,12 @@ const clip = (text: string) => cutText(sanitizeLine(text));
 export const UNATTRIBUTED_NOTE =
   "(the server did not say which task asks this: it may be another running task's question)";
 
+/** Who holds a question (InputRequest.heldBy) as the JSON `input` event says it: a pid, a command line made safe. */
+const heldByOf = ({ pid, command }: QuestionHolder) => ({
+  pid: Number.isSafeInteger(pid) ? pid : null,
+  command: typeof command === "string" ? cutText(sanitizeLine(command), MAX_HOLDER_COMMAND_CHARS) : null,
+});
+
 /** A log message as one line of text: "warning [logger] the data" (data that is not a string as JSON); not yet safe. */
 export function logText(log: LogMessage): string {
   const data = typeof log.data === "string" ? log.data : JSON.stringify(log.data);
@@ -81,6 +89,7 @@ function textPrinter(io: IO): Printer {
       err(
         `${p.dim("mcp-task:")} ${short(taskId)} asks: ${message}${request.unattributed ? ` ${UNATTRIBUTED_NOTE}` : ""}`,
       );
+      if (request.heldBy) err(`${p.dim("mcp-task:")} ${heldElsewhereNote(taskId, request.heldBy)}`);
     },
     progress(taskId, progress, at) {
       // "mcp-task: 1234abcd… progress 3/5 ▕████████████    ▏ 60 % · 1.2/s · ~2s left - server text", in 80 columns.
@@ -151,6 +160,7 @@ function jsonPrinter(io: IO): Printer {
         key: request.key,
         request: { method: request.method, params: request.params },
         ...(request.unattributed && { unattributed: true }),
+        ...(request.heldBy && { heldBy: heldByOf(request.heldBy) }),
       });
     },
     progress(taskId, progress, at) {

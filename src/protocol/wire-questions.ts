@@ -19,6 +19,18 @@ export interface InputRequest {
    * it is told so.
    */
   unattributed?: boolean;
+  /**
+   * Set by a broker on what it sends one command: the question is handed to another command attached to it (a second
+   * `watch`, or the dashboard while a `watch` asks at a terminal), which this one must neither ask a person nor answer.
+   * Its fields are what that command said of itself as it attached (absent: unknown, an older build); shown sanitised.
+   */
+  heldBy?: QuestionHolder;
+}
+
+/** The process a question is handed to (InputRequest.heldBy): its pid and a short command line, where it said them. */
+export interface QuestionHolder {
+  pid?: number;
+  command?: string;
 }
 
 /**

@@ -13,6 +13,7 @@ export type {
   InputHandler,
   InputRequest,
   InputResponse,
+  QuestionHolder,
   ServiceInputOptions,
   UncertainDelivery,
 } from "./wire-questions.js";

@@ -27,7 +27,10 @@ export interface AnswerOptions {
   onAnswered?: (keys: string[]) => Promise<void> | void;
   /** Called each time an answer reaches the server (both generations). */
   onDelivered?: (keys: string[]) => void;
-  /** Called when input requests are seen (for display); keys already answered are left out. */
+  /**
+   * Called when input requests are seen (for display); keys already answered are left out. One another process
+   * holds (InputRequest.heldBy: see heldElsewhereNote) is neither asked nor answered here.
+   */
   onInput?: (taskId: string, requests: InputRequest[]) => void;
   /** Told when an answer's delivery is in doubt, and what the next read of the task says about it. */
   onDelivery?: (event: DeliveryEvent) => void;
@@ -59,6 +62,8 @@ export class TaskAnswers {
    * once, whether read on the task or handed to the input handler.
    */
   private readonly shown = new Set<string>();
+  /** Of those, the ones shown as another process's (InputRequest.heldBy): said once, with where it is asked. */
+  private readonly heldShown = new Set<string>();
 
   /** `wake` wakes the watch; `readNow` makes it read the task at once. */
   constructor(
@@ -205,6 +210,9 @@ export class TaskAnswers {
     if (!options.answerInput) return;
     // Every listed question is answered already: the server has yet to take the answers in.
     if (snapshot.inputListed && open.length === 0) return;
+    // Each question is another process's (a broker's mark: InputRequest.heldBy): nobody here is asked, nothing is
+    // answered; once that process leaves without an answer, the next read carries it unmarked, and it comes here.
+    if (open.length > 0 && open.every((request) => request.heldBy)) return;
     if (!shared.input?.available) {
       // Nobody can answer: fail now, before the server hands the question over (V1 would consume it).
       const question = open[0]?.params.message;
@@ -222,8 +230,13 @@ export class TaskAnswers {
   }
 
   private show(requests: InputRequest[], listed: boolean): void {
-    const fresh = listed ? requests : requests.filter((request) => !this.shown.has(request.key));
-    for (const request of fresh) this.shown.add(request.key);
+    // One another process holds shows once more with its mark, if it showed before it was handed there.
+    const fresh = listed
+      ? requests
+      : requests.filter(
+          (request) => !this.shown.has(request.key) || (request.heldBy && !this.heldShown.has(request.key)),
+        );
+    for (const request of fresh) (this.shown.add(request.key), request.heldBy && this.heldShown.add(request.key));
     if (fresh.length) this.options.onInput?.(this.taskId, fresh);
   }
 

@@ -2,7 +2,8 @@
 // pipeline never waits for a person: exit 6). The interactive prompt is another InputProvider.
 import { AnswerNotDeliveredError, cutText, InputRequiredError } from "../errors.js";
 import { sanitizeLine, shellWord } from "../sanitize.js";
-import type { InputRequest, InputResponse } from "../protocol/wire.js";
+import type { InputRequest, InputResponse, QuestionHolder } from "../protocol/wire.js";
+import { MAX_HOLDER_COMMAND_CHARS } from "../limits.js";
 import type { DeliveryEvent } from "../model.js";
 import { defaultsOf, fieldsOf, requestedForm, type Schema } from "./fields.js";
 import { schemaProblem } from "./schema.js";
@@ -150,6 +151,19 @@ export function answerNotDelivered(taskId: string, requests: InputRequest[], cau
 /** The line for a question the server withdrew before it was answered (the wire's `questionWithdrawn` event). */
 export function withdrawnNote(request: InputRequest): string {
   return `the server stopped waiting for the answer to ${describe(request)} (its own timeout) and withdrew the question; what the task does without it is the server's to say`;
+}
+
+/**
+ * The line for a question another process holds (a broker's mark, InputRequest.heldBy): which process, as it named
+ * itself, and what to do here. The command it names works: a watch of the task is handed the question once that
+ * process has left without answering it.
+ */
+export function heldElsewhereNote(taskId: string, holder: QuestionHolder): string {
+  const pid = Number.isSafeInteger(holder.pid) ? `pid ${holder.pid}` : "";
+  const command =
+    typeof holder.command === "string" ? cutText(sanitizeLine(holder.command), MAX_HOLDER_COMMAND_CHARS) : "";
+  const who = [pid, command].filter(Boolean).join(": ");
+  return `the question is being answered in another process${who ? ` (${who})` : ""}; answer it there, or stop that one and run: mcp-task watch ${shellWord(taskId)}`;
 }
 
 /** One line on what became of an answer whose delivery was in doubt. */

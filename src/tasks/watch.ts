@@ -2,7 +2,7 @@
 // errors. The task's questions (answering them, settling answers in doubt) are TaskAnswers' (answering.ts).
 import type { Clock } from "../model.js";
 import { ServerError } from "../errors.js";
-import { isTerminal, openRequests, type Snapshot } from "../protocol/wire.js";
+import { isTerminal, openRequests, type InputRequest, type Snapshot } from "../protocol/wire.js";
 import { answerNotDelivered } from "./input.js";
 import { TaskAnswers, type AnswerOptions } from "./answering.js";
 import { release, taskOf, watching, type EngineShared } from "./engine-task.js";
@@ -235,7 +235,10 @@ export class TaskWatch {
   }
 }
 
-/** Whether two snapshots differ in what counts as a visible change: status, message, open questions, poll interval. */
+/**
+ * Whether two snapshots differ in what counts as a visible change: status, message, open questions (and who holds
+ * them elsewhere), poll interval.
+ */
 function differs(a: Snapshot, b: Snapshot, answered: ReadonlySet<string>): boolean {
   if (a.status !== b.status || (a.statusMessage ?? "") !== (b.statusMessage ?? "")) return true;
   if ((a.pollIntervalMs ?? null) !== (b.pollIntervalMs ?? null)) return true;
@@ -243,5 +246,7 @@ function differs(a: Snapshot, b: Snapshot, answered: ReadonlySet<string>): boole
   if (a.inputRequests.length === 0 && b.inputRequests.length === 0) return false;
   const open = (snapshot: Snapshot) => openRequests(snapshot.inputRequests, answered);
   const [x, y] = [open(a), open(b)];
-  return x.length !== y.length || x.some((request, i) => request.key !== y[i].key);
+  // Who holds a question elsewhere (InputRequest.heldBy) changes too: its holder left, and it may be answered here.
+  const holder = (request: InputRequest) => request.heldBy && (request.heldBy.pid ?? 0);
+  return x.length !== y.length || x.some((request, i) => request.key !== y[i].key || holder(request) !== holder(y[i]));
 }

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { sanitizeLine } from "../sanitize.js";
 import { openRequests, type InputResponse } from "../protocol/wire.js";
 import type { Line } from "../output/describe.js";
-import { answeredLines, Detail, detailLines, logLines, unreadableLines, wireLines } from "./Detail.js";
+import { answeredLines, Detail, detailLines, heldLines, logLines, unreadableLines, wireLines } from "./Detail.js";
 import type { WireLog } from "./wire-log.js";
 import { ElicitationForm } from "./form/ElicitationForm.js";
 import { changesBySecond } from "./format.js";
@@ -160,7 +160,7 @@ function useDetailLines(
 /** What the detail view shows of the task open in it: its handle's lines, else why it cannot, else that it reads. */
 function openedLines(opened: TaskRow | undefined, now: number): Line[] {
   if (!opened) return [];
-  if (opened.handle) return detailLines(opened.handle, now);
+  if (opened.handle) return [...detailLines(opened.handle, now), ...heldLines(opened.summary.taskId, opened.held)];
   if (opened.unreadable !== undefined) return unreadableLines(opened.summary, opened.unreadable, now);
   return [{ text: "reading its saved handle…", dim: true }];
 }

@@ -7,6 +7,8 @@ import { summarize } from "../store/handle-file.js";
 import type { Handle, HandleSummary } from "../model.js";
 import { rowStatus, ttlLeft } from "./format.js";
 import type { AnsweredAtOnce } from "./state.js";
+import type { QuestionHolder } from "../protocol/wire.js";
+import { heldElsewhereNote } from "../tasks/input.js";
 
 /** The detail of a handle as lines (pure: the view only slices them): the layout `get` shows too. */
 export function detailLines(handle: Handle, now: number): Line[] {
@@ -29,6 +31,11 @@ export function answeredLines(answered: AnsweredAtOnce): Line[] {
     // describeRecord's lines without its timeline (a call answered at once has none): the arguments, the result.
     ...describeRecord({ history: [], arguments: answered.arguments, outcome: answered.outcome }).slice(2),
   ];
+}
+
+/** Under a task's detail, where another process holds its question (TaskRow.held): which, and what to do here. */
+export function heldLines(taskId: string, held: QuestionHolder | undefined): Line[] {
+  return held ? [{ text: "" }, { text: heldElsewhereNote(taskId, held), color: "yellow" }] : [];
 }
 
 /** The last log messages of the task's server, under its detail (lines made safe by ./wire-log.ts). */

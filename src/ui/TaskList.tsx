@@ -7,11 +7,23 @@ import { ageOf, col, fit, inStatus, rowStatus, short, ttlLeft } from "./format.j
 import type { TaskRow } from "./state.js";
 
 /** A row of the list: the model's row (./model.ts) without its full handle, and whether the task asks a question. */
-export type ListRow = Pick<TaskRow, "stem" | "summary" | "connection" | "progress"> & { asking: boolean };
+export type ListRow = Pick<TaskRow, "stem" | "summary" | "connection" | "progress" | "held"> & { asking: boolean };
+
+/** Where another process holds the task's question (TaskRow.held), in a few words: the detail says what to do. */
+export function heldCell(held: NonNullable<TaskRow["held"]>): string {
+  return Number.isSafeInteger(held.pid) ? `(answered in pid ${held.pid})` : "(answered in another process)";
+}
 
 /** The message column: the progress bar while the task runs and reports it, then the status message. */
 export function messageCell(row: ListRow, status: string, width: number): string {
-  const note = row.connection === "error" ? "(unreachable)" : row.connection === "reconnecting" ? "(reconnecting)" : "";
+  const note =
+    row.connection === "error"
+      ? "(unreachable)"
+      : row.connection === "reconnecting"
+        ? "(reconnecting)"
+        : row.held
+          ? heldCell(row.held)
+          : "";
   const text = `${note}${note ? " " : ""}${row.summary.statusMessage ?? ""}`;
   const p = row.progress;
   if (!p || (status !== "working" && status !== "input_required")) return fit(sanitizeLine(text), width);

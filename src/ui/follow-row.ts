@@ -3,12 +3,12 @@
 // row's change as it is followed.
 import type { Context } from "../context.js";
 import { describeError } from "../errors.js";
-import { deliveryNote } from "../tasks/input.js";
+import { deliveryNote, heldElsewhereNote } from "../tasks/input.js";
 import type { ServerLinks } from "../tasks/reconnect.js";
 import { followSettings, followTask } from "../tasks/run.js";
 import type { TrackedTask } from "../tasks/tracker.js";
 import type { Handle } from "../model.js";
-import { isTerminal } from "../protocol/wire.js";
+import { isTerminal, type QuestionHolder, type Snapshot } from "../protocol/wire.js";
 import { summarize } from "../store/handle-file.js";
 import type { Connection, TaskRow } from "./state.js";
 
@@ -18,8 +18,8 @@ export interface RowFollow {
   tracked: TrackedTask;
   /** Stops following (the task goes on). */
   signal: AbortSignal;
-  /** Tells the row its following state (its summary is the tracked handle's). */
-  setRow(connection: Connection, error?: string): void;
+  /** Tells the row its following state (its summary is the tracked handle's), and who holds its question elsewhere. */
+  setRow(connection: Connection, error?: string, held?: QuestionHolder): void;
   notify(text: string): void;
 }
 
@@ -37,7 +37,13 @@ export async function followRow({ ctx, links, tracked, signal, setRow, notify }:
       spread: true,
       settings: followSettings(ctx),
       hooks: {
-        snapshot: () => setRow("following"),
+        // Its question, where another process holds it (InputRequest.heldBy): on the row while it lasts, and said
+        // once in the notice (input).
+        snapshot: (snapshot) => setRow("following", undefined, heldBy(snapshot)),
+        input: (_taskId, requests) => {
+          const holder = requests.find((request) => request.heldBy)?.heldBy;
+          if (holder) notify(`${label}: ${heldElsewhereNote(taskId, holder)}`);
+        },
         // The server unreachable for a while: the row says so until a read succeeds again.
         retry: (error) => setRow("reconnecting", error.message),
         // What the server made of the answer: delivered (the task's next state shows what it did with it).
@@ -54,6 +60,12 @@ export async function followRow({ ctx, links, tracked, signal, setRow, notify }:
   }
 }
 
+/** Who holds the question of a task that waits for input, where another process does (InputRequest.heldBy). */
+function heldBy(snapshot: Snapshot): QuestionHolder | undefined {
+  if (snapshot.status !== "input_required" || snapshot.inputRequests.length === 0) return undefined;
+  return snapshot.inputRequests.find((request) => request.heldBy)?.heldBy;
+}
+
 /** How a task has ended, by its handle (its outcome, gone, or a terminal status seen); undefined while it runs. */
 export function endedAs(handle: Handle): string | undefined {
   if (handle.outcome) return handle.outcome.status;
@@ -67,7 +79,7 @@ export function endedAs(handle: Handle): string | undefined {
  * the garbage, and this runs for each followed task that changed, at every frame.
  */
 export const followedRow =
-  (tracked: TrackedTask, connection: Connection, error?: string) =>
+  (tracked: TrackedTask, connection: Connection, error?: string, held?: QuestionHolder) =>
   (row: TaskRow): TaskRow => {
     const next: { [K in keyof Required<TaskRow>]: TaskRow[K] } = {
       stem: row.stem,
@@ -77,6 +89,7 @@ export const followedRow =
       connection,
       error,
       progress: row.progress,
+      held,
     };
     return next;
   };

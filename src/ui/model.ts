@@ -7,7 +7,7 @@
 import type { Context } from "../context.js";
 import { TaskNotFoundError, describeError } from "../errors.js";
 import type { ServerDescriptor } from "../protocol/server.js";
-import { isTerminal, type InputResponse } from "../protocol/wire.js";
+import { isTerminal, type InputResponse, type QuestionHolder } from "../protocol/wire.js";
 import { TrackedTask } from "../tasks/tracker.js";
 import { endedAs, followedRow, followRow } from "./follow-row.js";
 import { startCall, type CallHost } from "./start-call.js";
@@ -179,10 +179,12 @@ export class DashboardModel extends DashboardStore {
     const tracked = new TrackedTask(this.ctx.tracker.store, this.ctx.clock, stem, handle);
     // One change for the common case, given again at each snapshot: pending once however many come before a frame.
     const following = followedRow(tracked, "following");
-    const setRow = (connection: Connection, error?: string) =>
+    const setRow = (connection: Connection, error?: string, held?: QuestionHolder) =>
       this.updateRow(
         stem,
-        connection === "following" && error === undefined ? following : followedRow(tracked, connection, error),
+        connection === "following" && error === undefined && held === undefined
+          ? following
+          : followedRow(tracked, connection, error, held),
       );
     const signal = AbortSignal.any([abort.signal, this.stop.signal]);
     const notify = (text: string) => this.notify(text);

@@ -29,6 +29,7 @@ export function visibleRows(
       summary: row.summary,
       connection: row.connection,
       progress: row.progress ?? row.handle?.progress,
+      held: row.held,
       asking: asking.has(row.summary.taskId),
       status: rowStatus(row.summary, options.now),
     };

@@ -2,6 +2,7 @@
 // waiting for the person, the notice of what just happened. Plain data; the views import it from here, not the model.
 import type { FinalOutcome, Handle, HandleSummary } from "../model.js";
 import type { Question } from "../ask/queue.js";
+import type { QuestionHolder } from "../protocol/wire.js";
 
 export type Connection = "idle" | "connecting" | "following" | "reconnecting" | "error";
 
@@ -18,6 +19,8 @@ export interface TaskRow {
   error?: string;
   /** The last progress the server reported for it (a call this dashboard started; else its handle's, if followed). */
   progress?: Handle["progress"];
+  /** Who holds its question, where another process does (InputRequest.heldBy): the row and the detail say so. */
+  held?: QuestionHolder;
 }
 
 export interface DashboardState {

@@ -3,10 +3,10 @@ import { render } from "ink-testing-library";
 import { expect, it } from "vitest";
 import { summarize } from "../../src/store/handle-file.js";
 import type { Handle } from "../../src/model.js";
-import { Detail, detailLines } from "../../src/ui/Detail.js";
+import { Detail, detailLines, heldLines } from "../../src/ui/Detail.js";
 import type { TaskRow } from "../../src/ui/state.js";
 import { visibleRows } from "../../src/ui/rows.js";
-import { columnsFor, shortId, TaskList, windowStart, type ListRow } from "../../src/ui/TaskList.js";
+import { columnsFor, messageCell, shortId, TaskList, windowStart, type ListRow } from "../../src/ui/TaskList.js";
 
 const NOW = Date.parse("2026-11-29T12:00:00Z");
 
@@ -156,4 +156,22 @@ it("details a task: timeline, arguments, the result and an outputSchema breach, 
   const { lastFrame } = render(<Detail lines={detailLines(h, NOW)} scroll={5} height={4} width={100} />);
   expect(lastFrame()!.split("\n")).toHaveLength(5);
   expect(lastFrame()).toMatch(/lines 6-9 of \d+/);
+});
+
+it("a task whose question another process holds: its row says where, its detail what to do here", () => {
+  const h = handle(0);
+  const held = { pid: 1234, command: "mcp-task watch task-0000-aaaa" };
+  const [listed] = visibleRows([{ ...rowOf(h), held }], [], { text: "", status: "all", sort: "newest", now: NOW });
+  expect(listed.held).toEqual(held);
+  expect(messageCell(listed, "working", 40).trimEnd()).toBe("(answered in pid 1234) step 0");
+  const { lastFrame } = render(<TaskList rows={[listed]} selected={0} width={100} height={5} now={NOW} />);
+  expect(lastFrame()).toMatch(/59m\s+\(answered in/);
+  // One that did not say its pid (an older build) is "another process".
+  expect(messageCell({ ...listed, held: {} }, "working", 40).trimEnd()).toBe("(answered in another process) step 0");
+  // The detail: the line `watch` says, its command line made safe.
+  expect(heldLines(h.taskId, { pid: 1234, command: "mcp-task watch\u001b[2J x" }).map((line) => line.text)).toEqual([
+    "",
+    `the question is being answered in another process (pid 1234: mcp-task watch x); answer it there, or stop that one and run: mcp-task watch ${h.taskId}`,
+  ]);
+  expect(heldLines(h.taskId, undefined)).toEqual([]);
 });
