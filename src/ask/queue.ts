@@ -2,7 +2,7 @@
 // asked, whoever shows it: the dashboard (its model's state; the list and the form), the live view of `call` and
 // `watch` (its head), the line prompt (its head, asked on stderr: ./line-prompt.ts). Each is answered through
 // `answer` (or `fail`, when asking could not be done); a question the task moved on from leaves the queue.
-import { McpTaskError } from "../errors.js";
+import { InterruptedError, McpTaskError } from "../errors.js";
 import type { InputRequest, InputResponse } from "../protocol/wire.js";
 import type { InputProvider } from "../tasks/input.js";
 
@@ -38,9 +38,11 @@ export class QuestionQueue {
           "abort",
           () => {
             if (!this.pending.delete(id)) return;
+            // Ctrl-C (or SIGTERM) stops the waiting for it: the person did that, the task did not move on.
+            const stopped = signal.reason instanceof InterruptedError;
             this.state.change({
               questions: this.state.questions().filter((q) => q.id !== id),
-              notice: "a question was withdrawn: the task moved on",
+              ...(stopped ? {} : { notice: "a question was withdrawn: the task moved on" }),
             });
             reject(new McpTaskError("question withdrawn"));
           },

@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { expect, it } from "vitest";
 import type { IO } from "../../src/context.js";
 import { linePrompt } from "../../src/ask/line-prompt.js";
+import { InterruptedError } from "../../src/errors.js";
 import type { InputRequest, InputResponse } from "../../src/protocol/wire.js";
 import { until } from "../helpers/until.js";
 
@@ -70,4 +71,15 @@ it("a question withdrawn while it is asked is said so, its reading stops, and th
   // What is typed now answers the second question, not the withdrawn one.
   stdin.write("c\n");
   await expect(second).resolves.toEqual({ action: "cancel" });
+});
+
+it("Ctrl-C while a question is asked stops it without saying the task moved on (it did not)", async () => {
+  const { io, out } = promptIO();
+  const provider = linePrompt(io);
+  const stop = new AbortController();
+  const asked = provider.answer(question("q1", "name"), "task-one", stop.signal);
+  await until(() => out.stderr.includes("[A/d/c] "), { what: "the question" });
+  stop.abort(new InterruptedError("interrupted"));
+  await expect(asked).rejects.toThrow("question withdrawn");
+  expect(out.stderr).not.toContain("withdrawn");
 });
