@@ -29,3 +29,10 @@ export function holdersOf(pending: readonly PendingInput[], clients: ReadonlySet
     return marked ? { ...snapshot, inputRequests: requests } : snapshot;
   };
 }
+
+/** A snapshot as `client` is sent it: the held questions it has as stubs (sent-questions.ts), then those another
+ *  command holds marked (here: by key, after the stubs: a marked copy is not the question stubs are kept by). */
+export function sentTo(client: Client, snapshot: Snapshot, holders?: Holders): Snapshot {
+  const sent = client.sentQuestions ? client.sentQuestions.snapshot(snapshot) : snapshot;
+  return holders ? holders(client, sent) : sent;
+}

@@ -15,7 +15,7 @@ import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { brokerKey } from "./paths.js";
 import { send } from "./protocol.js";
 import type { Client } from "./attached.js";
-import type { Holders } from "./holders.js";
+import { sentTo, type Holders } from "./holders.js";
 import { requestScope } from "./relay.js";
 import { TaskReads } from "./reads.js";
 
@@ -293,11 +293,4 @@ export class HeldTasks {
       }
     }
   }
-}
-
-/** A snapshot as `client` is sent it: the held questions it has as stubs (sent-questions.ts), then those another
- *  command holds marked (holders.ts: by key, after the stubs: a marked copy is not the question stubs are kept by). */
-export function sentTo(client: Client, snapshot: Snapshot, holders?: Holders): Snapshot {
-  const sent = client.sentQuestions ? client.sentQuestions.snapshot(snapshot) : snapshot;
-  return holders ? holders(client, sent) : sent;
 }

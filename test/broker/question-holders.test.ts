@@ -6,10 +6,9 @@
 import { expect, it } from "vitest";
 import type { Client } from "../../src/broker/attached.js";
 import { holderOf } from "../../src/broker/hello.js";
-import { holdersOf } from "../../src/broker/holders.js";
+import { holdersOf, sentTo } from "../../src/broker/holders.js";
 import { Questions } from "../../src/broker/questions.js";
 import { ReceivedQuestions, SentQuestions } from "../../src/broker/sent-questions.js";
-import { sentTo } from "../../src/broker/tasks.js";
 import { MAX_HOLDER_COMMAND_CHARS } from "../../src/limits.js";
 import type { InputRequest, InputResponse, Snapshot } from "../../src/protocol/wire.js";
 
