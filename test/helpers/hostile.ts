@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { events, runCli, type CliResult } from "./cli.js";
+import { runInProcess } from "./context.js";
 import { startHostileHttp, type RunningServer } from "./servers.js";
 
 export type Generation = "v1" | "v2";
@@ -105,4 +106,12 @@ export async function startupCpu(server: string[], home: string): Promise<number
   const run = await runMeasured(["tools", ...server], { home });
   expect(run.code, run.stderr).toBe(0);
   return run.cpu;
+}
+
+/** The store still lists (and parses), in-process; returns the saved handles. */
+export async function stored(home: string): Promise<Array<Record<string, unknown>>> {
+  const run = await runInProcess(["list", "--json"], { home });
+  expect(run.code, run.stderr).toBe(0);
+  expectClean(run);
+  return JSON.parse(run.stdout) as Array<Record<string, unknown>>;
 }

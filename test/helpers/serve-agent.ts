@@ -6,6 +6,7 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { cliEnv } from "./cli.js";
 import { ROOT } from "./servers.js";
+import { until } from "./until.js";
 
 export type ToolReply = {
   content: Array<{ type: string; text?: string }>;
@@ -40,3 +41,14 @@ export async function call(client: Client, name: string, args: Record<string, un
 }
 
 export const textOf = (reply: ToolReply) => reply.content.map((c) => c.text ?? "").join("\n");
+
+/** As an agent does: reads task_status until the task asks its question (a hang-only bound); returns that status. */
+export function untilAsking(client: Client, taskId: string): Promise<ToolReply> {
+  return until(
+    async () => {
+      const s = await call(client, "task_status", { taskId });
+      return s.structuredContent?.status === "input_required" ? s : undefined;
+    },
+    { hangMs: 60_000, everyMs: 200, what: "the task asking its question" },
+  );
+}

@@ -5,15 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { events, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
-import { BOTH, expectClean, runMeasured, withHttp } from "../helpers/hostile.js";
-
-/** The store still lists (and parses); returns the saved handles. */
-async function stored(home: string): Promise<Array<Record<string, unknown>>> {
-  const run = await runCli(["list", "--json"], { home });
-  expect(run.code, run.stderr).toBe(0);
-  expectClean(run);
-  return JSON.parse(run.stdout) as Array<Record<string, unknown>>;
-}
+import { BOTH, expectClean, runMeasured, withHttp, stored } from "../helpers/hostile.js";
 
 /**
  * Runs a command in-process. Its `timeoutMs` (45 s unless given) is a hang-only bound: the runner fails the test when

@@ -7,16 +7,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli as runProcess, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
-import { BOTH, expectClean, expectError, withHttp } from "../helpers/hostile.js";
+import { BOTH, expectError, withHttp, stored } from "../helpers/hostile.js";
 import { hostileStdio } from "../helpers/servers.js";
-
-/** The store still lists (and parses); returns the saved handles. */
-async function stored(home: string): Promise<Array<Record<string, unknown>>> {
-  const run = await runCli(["list", "--json"], { home });
-  expect(run.code, run.stderr).toBe(0);
-  expectClean(run);
-  return JSON.parse(run.stdout) as Array<Record<string, unknown>>;
-}
 
 /**
  * Runs a command in-process. Its `timeoutMs` (90 s here) is a hang-only bound: the runner fails the test when the

@@ -6,16 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { events, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
-import { BOTH, expectClean, expectError, expectJsonError, withHttp } from "../helpers/hostile.js";
+import { BOTH, expectClean, expectError, expectJsonError, withHttp, stored } from "../helpers/hostile.js";
 import { hostileStdio } from "../helpers/servers.js";
-
-/** The store still lists (and parses); returns the saved handles. */
-async function stored(home: string): Promise<Array<Record<string, unknown>>> {
-  const run = await runCli(["list", "--json"], { home });
-  expect(run.code, run.stderr).toBe(0);
-  expectClean(run);
-  return JSON.parse(run.stdout) as Array<Record<string, unknown>>;
-}
 
 /**
  * Runs a command in-process. Its `timeoutMs` (45 s unless given) is a hang-only bound: the runner fails the test when

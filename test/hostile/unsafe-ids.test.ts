@@ -11,17 +11,9 @@ import { sanitize, sanitizeLine } from "../../src/sanitize.js";
 import { fileStem } from "../../src/store/handle-file.js";
 import { events, homes, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
-import { BOTH, expectClean, withHttp } from "../helpers/hostile.js";
+import { BOTH, expectClean, withHttp, stored } from "../helpers/hostile.js";
 import { startHostileHttp } from "../helpers/servers.js";
 import { UNSAFE_IDS } from "../helpers/unsafe-ids.js";
-
-/** The store still lists (and parses); returns the saved handles. */
-async function stored(home: string): Promise<Array<Record<string, unknown>>> {
-  const run = await runCli(["list", "--json"], { home });
-  expect(run.code, run.stderr).toBe(0);
-  expectClean(run);
-  return JSON.parse(run.stdout) as Array<Record<string, unknown>>;
-}
 
 /**
  * Runs a command in-process. Its `timeoutMs` (45 s unless given) is a hang-only bound: the runner fails the test when

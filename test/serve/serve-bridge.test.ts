@@ -7,7 +7,7 @@ import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEnv, events, runCli, tempHome } from "../helpers/cli.js";
-import { agent, call, textOf, type ToolReply } from "../helpers/serve-agent.js";
+import { agent, call, textOf, untilAsking, type ToolReply } from "../helpers/serve-agent.js";
 import { everythingStdio, ROOT, SDK_V1_SERVER, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { until } from "../helpers/until.js";
 
@@ -217,13 +217,7 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
     try {
       const taskId = String((await call(client, "task_input_once", { ms: 100 })).structuredContent?.taskId);
       // As an agent does: it reads the status until the task asks, then answers.
-      const status = await until(
-        async () => {
-          const s = await call(client, "task_status", { taskId });
-          return s.structuredContent?.status === "input_required" ? s : undefined;
-        },
-        { hangMs: 60_000, everyMs: 200, what: "the task asking its question" },
-      );
+      const status = await untilAsking(client, taskId);
       expect(String(status.structuredContent?.answeredBy)).toMatch(/task_answer/);
       const answered = await call(client, "task_answer", { taskId, action: "accept", content: { name: "Model" } });
       expect(answered.isError, textOf(answered)).toBeFalsy();

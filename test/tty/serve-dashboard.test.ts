@@ -4,7 +4,7 @@
 // through the form; the agent then gets the result. Waits are hang-only (waitFor, until).
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { runCli, tempHome } from "../helpers/cli.js";
-import { agent, call, textOf } from "../helpers/serve-agent.js";
+import { agent, call, textOf, untilAsking } from "../helpers/serve-agent.js";
 import { startV2Http, type RunningServer } from "../helpers/servers.js";
 import { bin, sleep, tmuxTerminal } from "../helpers/tmux.js";
 import { until } from "../helpers/until.js";
@@ -27,13 +27,7 @@ it("the dashboard shows a task an agent started through serve and answers its qu
   const client = await agent(home, ["-s", "v2", "--wait", "0s"]);
   try {
     const taskId = String((await call(client, "task_input_once", { ms: 100 })).structuredContent?.taskId);
-    const status = await until(
-      async () => {
-        const s = await call(client, "task_status", { taskId });
-        return s.structuredContent?.status === "input_required" ? s : undefined;
-      },
-      { hangMs: 60_000, everyMs: 200, what: "the task asking its question" },
-    );
+    const status = await untilAsking(client, taskId);
     expect(String(status.structuredContent?.answeredBy)).toMatch(/mcp-task dashboard/);
     terminal(home, `${bin} dashboard`);
     const list = await waitFor(/1 waiting for you/, 30_000);
