@@ -25,8 +25,7 @@ async function detach(home: string, args: string[]): Promise<string> {
   return events(run.stdout)[0]!.taskId as string;
 }
 
-// Concurrent: each test has its own home (and the research server its own); the V2 server is shared.
-describe.concurrent("workbench", { timeout: 90_000 }, () => {
+describe("workbench", { timeout: 90_000 }, () => {
   it("tools <name> shows one tool's schemas exactly as sent, and its task support", async () => {
     const run = await runInProcess(["tools", "task_structured", "-s", v2.url, "--json"], { home: tempHome() });
     expect(run.code, run.stderr).toBe(0);
