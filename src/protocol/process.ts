@@ -24,6 +24,8 @@ interface ServerState {
   exited: Promise<void>;
   /** stdout reached its end: nothing holds its write end any more. */
   outputEnded: boolean;
+  /** Resolves once stderr has reached its end (or was never a pipe): the server's last words are read. */
+  errorsEnded: Promise<void>;
   stopping?: Promise<void>;
 }
 
@@ -44,10 +46,16 @@ export function spawnServer(command: string, args: readonly string[] = [], optio
   const failed = new Promise<void>((resolve) => child.once("error", () => child.pid === undefined && resolve()));
   const exited = Promise.race([failed, new Promise<void>((resolve) => child.once("exit", () => resolve()))]);
   const ended = new Promise<void>((resolve) => (child.stdout ? child.stdout.once("end", () => resolve()) : resolve()));
+  const errorsEnded = new Promise<void>((resolve) => {
+    if (!child.stderr) return resolve();
+    child.stderr.once("end", () => resolve());
+    child.stderr.once("close", () => resolve());
+  });
   const state: ServerState = {
     closed: Promise.race([failed, Promise.all([exited, ended]).then(() => {})]),
     exited,
     outputEnded: false,
+    errorsEnded,
   };
   states.set(child, state);
   void ended.then(() => (state.outputEnded = true));
@@ -124,10 +132,20 @@ function within(done: Promise<void>, ms: number): Promise<boolean> {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** How long the end of a server's stdout waits for its exit, so that a crash is told as one (stdout ends first). */
-const EXIT_AFTER_OUTPUT_MS = 100;
+/**
+ * How long the end of a server's stdout waits for its exit, so that a crash is told as one (stdout ends first: the
+ * exiting process closes its pipes before its parent is told, and on a loaded machine it may wait for a CPU in
+ * between), and how long an exit waits for the end of its stderr, so that the crash is told with its last words (the
+ * exit and the last of stderr reach this process as two events, in either order). Each is waited for only by a
+ * server that has stopped talking, and is over at once in a crash; the bound is met only by a server that closed
+ * its stdout and runs on, or a grandchild that holds stderr.
+ */
+const EXIT_AFTER_OUTPUT_MS = 1000;
 
-/** Resolves when the server has exited or its stdout has ended, whichever comes first: either way it is gone. */
+/**
+ * Resolves when the server has exited or its stdout has ended, whichever comes first: either way it is gone. Once
+ * it has exited, its stderr is read to its end first (EXIT_AFTER_OUTPUT_MS at most): what it said last explains why.
+ */
 export function serverGone(child: ChildProcess): Promise<void> {
   const state = states.get(child);
   const exited = state?.exited ?? new Promise<void>(() => {});
@@ -136,5 +154,8 @@ export function serverGone(child: ChildProcess): Promise<void> {
     child.stdout.once("end", () => resolve());
     child.stdout.once("close", () => resolve());
   }).then(() => within(exited, EXIT_AFTER_OUTPUT_MS).then(() => {}));
-  return Promise.race([ended, exited]);
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  return Promise.race([ended, exited]).then(async () => {
+    if (state && hasExited()) await within(state.errorsEnded, EXIT_AFTER_OUTPUT_MS);
+  });
 }

@@ -50,7 +50,9 @@ function expectPass(results: Record<string, CheckResult>, names: string[]): void
   for (const name of names) expect(results[name]!.status, `${name}: ${results[name]!.detail}`).toBe("pass");
 }
 
-describe("check", { timeout: 60_000 }, () => {
+// Concurrent: each test has its servers and home (the V2 server of beforeAll is shared, read-only), and what they
+// wait on is their tasks' lives, which overlap.
+describe.concurrent("check", { timeout: 60_000 }, () => {
   let v2: RunningServer;
   beforeAll(async () => {
     v2 = await startV2Http();
@@ -160,14 +162,17 @@ describe("check", { timeout: 60_000 }, () => {
 
   it("without --tool, check tries the task tools whose arguments it can fill until one makes a task", async () => {
     const home = tempHome();
+    // The two servers at once: each sits through its task's life (server-everything's research takes 4 s).
+    const [v2Run, ev] = await Promise.all([
+      runInProcess(["check", "--stdio", v2Stdio(), "--json"], { home }),
+      runInProcess(["check", "--stdio", everythingStdio, "--json"], { home }),
+    ]);
     // Our V2 server decides per call: echo, greet (its required name filled) and _stats answer with a result.
-    const v2Run = await runInProcess(["check", "--stdio", v2Stdio(), "--json"], { home });
     expect(v2Run.code, v2Run.stdout).toBe(0);
     const v2Checks = byName(JSON.parse(v2Run.stdout).checks);
     expect(v2Checks["task-created"]!.detail).toMatch(/^task \S+, working \(slow_compute\)$/);
     expect(failures(Object.values(v2Checks))).toEqual([]);
     // server-everything's one task tool needs a topic, which its schema leaves to a placeholder.
-    const ev = await runInProcess(["check", "--stdio", everythingStdio, "--json"], { home });
     expect(ev.code, ev.stdout).toBe(0);
     const evChecks = byName(JSON.parse(ev.stdout).checks);
     expect(evChecks["task-created"]!.detail).toMatch(/\(simulate-research-query\)$/);
@@ -287,7 +292,9 @@ describe("check", { timeout: 60_000 }, () => {
   ] as const)("hostile %s (%s) fails %s", async (hostileCase, generation, rule, detail, section) => {
     const server = await startHostileHttp(hostileCase, generation);
     servers.push(server);
-    const all = await check(server.url);
+    // Each case's one tool is picked (no --tool); its task made to last 0.5 s (not 1.5 s: what it breaks does not
+    // hang on it), but the liar's: its lie is told on a tasks/get while it works, which must come before its end.
+    const all = await check(server.url, undefined, hostileCase === "push-contradicts" ? undefined : { seconds: 0.5 });
     const failed = all.filter((r) => r.status === "fail");
     // On V2 a pushed end that carries its result ends the watch (watch.ts), so the lie is believed, and the checks
     // after it that read the task meet it as an ended task that is running again.
@@ -301,7 +308,7 @@ describe("check", { timeout: 60_000 }, () => {
   it("a reused task id fails task-ids-unique; input_required with nothing to answer fails input-question", async () => {
     const reused = await startHostileHttp("reused-id", "v2");
     servers.push(reused);
-    const ids = byName(await check(reused.url, "slow"));
+    const ids = byName(await check(reused.url, "slow", { seconds: 0.5 }));
     expect(ids["task-ids-unique"]!).toMatchObject({ status: "fail", detail: "two calls, one id: reused-task-id" });
     const empty = await startHostileHttp("empty-input-requests", "v2");
     servers.push(empty);

@@ -9,7 +9,8 @@
 //   --exit-after-work                        the process exits as soon as a `work` task has ended
 //
 // Tools (all task-required); `work {ms, fail}` asks nothing and completes (or fails) after ms; `slow-create
-// {delayMs, ms}` likewise, but only creates its task delayMs after the call came (its reply is late); the others each ask
+// {delayMs, ms, gate?}` likewise, but only creates its task delayMs after the call came (its reply is late), or, given
+// `gate` (a file's path), once that file exists (a test opens it when the client is where it wants it); the others each ask
 // one question, a form of {name: string, count: integer >= 1}:
 //   - confirm {item}: asks with the related-task metadata (the SDK queues it for tasks/result, status input_required)
 //   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
@@ -31,6 +32,7 @@
 //     once accepted and the page fetched, it sends notifications/elicitation/complete and completes.
 //   - needs-page: a plain tool refused with -32042 (URLElicitationRequiredError) until its page was fetched.
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -148,17 +150,24 @@ function makeServer(): McpServer {
     {
       description:
         "waits delayMs before it creates its task (a server waiting on its database), which completes after ms",
-      inputSchema: { delayMs: z.number().int().min(0).default(2000), ms: z.number().int().min(0).default(500) },
+      inputSchema: {
+        delayMs: z.number().int().min(0).default(2000),
+        ms: z.number().int().min(0).default(500),
+        gate: z.string().optional(),
+      },
       execution: { taskSupport: "required" },
     },
     {
-      async createTask({ delayMs, ms }, extra) {
-        // The tools/call reply (the task) comes delayMs late: a client may stop waiting before it.
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      async createTask({ delayMs, ms, gate }, extra) {
+        // The tools/call reply (the task) comes delayMs late, or once the gate file exists: a client may stop waiting
+        // before it.
+        if (gate) while (!existsSync(gate)) await new Promise((resolve) => setTimeout(resolve, 20));
+        else await new Promise((resolve) => setTimeout(resolve, delayMs));
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
+        const created = gate ? "once its gate opened" : `after ${delayMs} ms`;
         setTimeout(() => {
           const result = {
-            content: [{ type: "text" as const, text: `created after ${delayMs} ms, done after ${ms} ms` }],
+            content: [{ type: "text" as const, text: `created ${created}, done after ${ms} ms` }],
           };
           void taskStore.storeTaskResult(task.taskId, "completed", result).catch(() => {});
         }, ms);

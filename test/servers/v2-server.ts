@@ -10,6 +10,7 @@
 // Everything else (one line per request: `[v2-server] rpc <method> count=<n>`, task transitions)
 // goes to stderr.
 
+import { existsSync } from "node:fs";
 import { catalogue } from "../../demo-server/tools/tool.js";
 import { DemoStore } from "../../demo-server/store.js";
 import { TaskRuntime } from "../../demo-server/runtime.js";
@@ -112,21 +113,30 @@ function crashOnUpdate(
 }
 
 /**
- * Fault injection for tests (--crash-after): the process exits on its own (code 70, a line on stderr) that long after
- * the first tools/call came, while the call or its task runs, with no request of the client's in flight.
+ * Fault injection for tests (--crash-after, --crash-when): the process exits on its own (code 70, a line on stderr)
+ * that long after the first tools/call came, or once the file exists after it, while the call or its task runs, with
+ * no request of the client's in flight.
  */
 function crashAfter(opts: ServerOptions, inbound: (message: unknown) => void): (message: unknown) => void {
-  const ms = opts.crashAfterMs;
-  if (ms === undefined) return inbound;
+  const { crashAfterMs: ms, crashWhen: file } = opts;
+  if (ms === undefined && file === undefined) return inbound;
   let armed = false;
+  const crash = (why: string) => {
+    process.stderr.write(`[v2-server] fault injection: exiting ${why}\n`);
+    process.exit(70);
+  };
   return (message) => {
     inbound(message);
     if (armed || (message as { method?: unknown } | undefined)?.method !== "tools/call") return;
     armed = true;
-    setTimeout(() => {
-      process.stderr.write(`[v2-server] fault injection: exiting ${ms} ms after the first tools/call\n`);
-      process.exit(70);
-    }, ms);
+    if (file === undefined) setTimeout(() => crash(`${ms} ms after the first tools/call`), ms);
+    else {
+      const look = setInterval(() => {
+        if (!existsSync(file)) return;
+        clearInterval(look);
+        crash("when asked to, after the first tools/call");
+      }, 20);
+    }
   };
 }
 

@@ -20,10 +20,13 @@ export interface ServerOptions {
   /** Fault injection for tests: the process exits (code 70, saying so on stderr) this long after the first
    *  tools/call came, on its own, with no request of the client's in flight. */
   crashAfterMs?: number;
+  /** The same, once this file exists (looked for every 20 ms after the first tools/call): a test opens it when the
+   *  client is where it wants it. */
+  crashWhen?: string;
 }
 
 export const USAGE = `usage: v2-server (--stdio | --port <n>) [--poll-interval <ms>] [--ttl <ms>] [--store <dir>] [--quiet]
-                 [--crash-on-update before|after] [--crash-after <ms>]
+                 [--crash-on-update before|after] [--crash-after <ms> | --crash-when <file>]
 
   --stdio              serve MCP 2026-07-28 over stdin/stdout
   --port <n>           serve Streamable HTTP on http://127.0.0.1:<n>/mcp (0 = pick a free port);
@@ -36,6 +39,7 @@ export const USAGE = `usage: v2-server (--stdio | --port <n>) [--poll-interval <
                        fault injection for tests: exit (code 70) on the first tasks/update, before applying it
                        or after applying and storing it but before replying
   --crash-after <ms>   fault injection for tests: exit (code 70) <ms> after the first tools/call
+  --crash-when <file>  fault injection for tests: exit (code 70) once <file> exists, after the first tools/call
 `;
 
 function intArg(name: string, value: string | undefined, min: number): number {
@@ -84,6 +88,12 @@ export function parseOptions(argv: string[]): ServerOptions {
       case "--crash-after":
         opts.crashAfterMs = intArg("--crash-after", argv[++i], 0);
         break;
+      case "--crash-when": {
+        const file = argv[++i];
+        if (!file) throw new Error("--crash-when needs a file");
+        opts.crashWhen = file;
+        break;
+      }
       case "-h":
       case "--help":
         process.stderr.write(USAGE);
