@@ -6,7 +6,8 @@
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliEnv, events, runCli, tempHome } from "../helpers/cli.js";
+import { cliEnv, events, tempHome } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/context.js";
 import { agent, call, textOf, untilAsking, type ToolReply } from "../helpers/serve-agent.js";
 import { everythingStdio, ROOT, SDK_V1_SERVER, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { until } from "../helpers/until.js";
@@ -30,7 +31,7 @@ async function home(): Promise<string> {
     ["server", "add", "v2", "--url", v2.url],
     ["server", "add", "sdkv1", "--stdio", `node ${SDK_V1_SERVER} --stdio`],
   ]) {
-    const added = await runCli(args, { home: dir });
+    const added = await runInProcess(args, { home: dir });
     expect(added.code, added.stderr).toBe(0);
   }
   return dir;
@@ -91,15 +92,15 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
     expect(reply.isError).toBeFalsy();
     expect(textOf(reply)).toMatch(/# Research Report: bridges/);
     // Saved as any task is: `list` shows it, `result` reads it from its handle, which says it came through serve.
-    const listed = JSON.parse((await runCli(["list", "--json"], { home: dir })).stdout) as Array<
+    const listed = JSON.parse((await runInProcess(["list", "--json"], { home: dir })).stdout) as Array<
       Record<string, unknown>
     >;
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ server: "everything", tool: "simulate-research-query", status: "completed" });
-    const exported = await runCli(["export", String(listed[0]!.taskId)], { home: dir });
+    const exported = await runInProcess(["export", String(listed[0]!.taskId)], { home: dir });
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/"via": ?"serve"/);
-    const result = await runCli(["result", String(listed[0]!.taskId)], { home: dir });
+    const result = await runInProcess(["result", String(listed[0]!.taskId)], { home: dir });
     expect(result.stdout).toMatch(/# Research Report: bridges/);
   }, 120_000);
 
@@ -128,7 +129,7 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       await later.close();
     }
     // `mcp-task result` reads the same outcome from the handle.
-    const result = await runCli(["result", taskId, "--json"], { home: dir });
+    const result = await runInProcess(["result", taskId, "--json"], { home: dir });
     expect(events(result.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
   }, 120_000);
 
@@ -157,7 +158,7 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       expect(textOf(await call(client, "task_answer", { taskId, action: "accept", content: { name: "x" } }))).toMatch(
         /no tool task_answer/,
       );
-      const responded = await runCli(["respond", taskId, "--input", '{"name":"Ada"}'], { home: dir });
+      const responded = await runInProcess(["respond", taskId, "--input", '{"name":"Ada"}'], { home: dir });
       expect(responded.code, responded.stderr).toBe(0);
       const result = await until(
         async () => {
@@ -195,7 +196,9 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
           }),
         }),
       ]);
-      const responded = await runCli(["respond", taskId, "--input", '{"interpretation":"technical"}'], { home: dir });
+      const responded = await runInProcess(["respond", taskId, "--input", '{"interpretation":"technical"}'], {
+        home: dir,
+      });
       expect(responded.code, responded.stderr).toBe(0);
       const result = await until(
         async () => {
@@ -343,7 +346,7 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
 
   it("the task tools reach only tasks started through serve: a task `call` started is not this bridge's", async () => {
     const dir = await home();
-    const detached = await runCli(["call", "task_slow", "ms=60000", "-s", "v2", "--detach"], { home: dir });
+    const detached = await runInProcess(["call", "task_slow", "ms=60000", "-s", "v2", "--detach"], { home: dir });
     expect(detached.code, detached.stderr).toBe(0);
     const taskId = detached.stdout.trim();
     const client = await agent(dir, ["-s", "v2"]);
@@ -358,9 +361,9 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       await client.close();
     }
     // It still runs: the bridge did not touch it.
-    const got = await runCli(["get", taskId, "--json"], { home: dir });
+    const got = await runInProcess(["get", taskId, "--json"], { home: dir });
     expect(JSON.parse(got.stdout)).toMatchObject({ taskId, status: "working" });
-    await runCli(["cancel", taskId], { home: dir });
+    await runInProcess(["cancel", taskId], { home: dir });
   }, 120_000);
 
   it("a client that speaks tasks gets the same bridge: plain tool calls and the task tools", async () => {
@@ -412,7 +415,7 @@ describe("mcp-task serve --print-config", () => {
       vscode: (c: any) => c.servers["mcp-task"],
     };
     for (const [client, entryOf] of Object.entries(shapes)) {
-      const printed = await runCli(["serve", "-s", "v2", "--print-config", client], { home: dir });
+      const printed = await runInProcess(["serve", "-s", "v2", "--print-config", client], { home: dir });
       expect(printed.code, printed.stderr).toBe(0);
       const entry = entryOf(JSON.parse(printed.stdout));
       expect(entry.command).toBe(process.execPath);
@@ -420,7 +423,7 @@ describe("mcp-task serve --print-config", () => {
       expect(entry.env).toEqual({ MCP_TASK_HOME: dir });
       if (client === "vscode" || client === "claude-code") expect(entry.type).toBe("stdio");
     }
-    const unknown = await runCli(["serve", "-s", "nowhere", "--print-config", "cursor"], { home: dir });
+    const unknown = await runInProcess(["serve", "-s", "nowhere", "--print-config", "cursor"], { home: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown server: nowhere/);
   }, 120_000);
