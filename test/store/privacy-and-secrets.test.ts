@@ -283,7 +283,7 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
     trap.close();
     await server.stop();
   }
-});
+}, 180_000); // hang-only: real servers, keepers and a score of commands on a loaded machine
 
 it("an import never replaces a saved task's handle: a crafted file marked newer, with a forged outcome and arguments, changes nothing", async () => {
   const home = tempHome();
@@ -485,7 +485,7 @@ it("a secret a server echoes (status message, result, error) is kept nowhere and
   expect(kept.some((file) => file.endsWith(".trace"))).toBe(true);
   for (const file of kept)
     for (const part of ["ECHOTOKEN", "ECHOKEY"]) expect(readFileSync(file, "utf8"), file).not.toContain(part);
-});
+}, 180_000); // hang-only: real servers, keepers and a score of commands on a loaded machine
 
 it("server add refuses a literal secret in a header or env value (the import rule); headers are never copied into handles; literals an older version saved are printed by no command", async () => {
   const home = tempHome();
@@ -577,7 +577,7 @@ it("server add refuses a literal secret in a header or env value (the import rul
     }
   }
   expect(handles).toBeGreaterThanOrEqual(2);
-});
+}, 180_000); // hang-only: real servers, keepers and a score of commands on a loaded machine
 
 it("a planted broker record cannot point server stop at another socket: the key is the record's file name", async () => {
   const home = tempHome();
