@@ -14,6 +14,7 @@ import { DashboardModel } from "../../src/ui/model.js";
 import { cliEnv, runCli, startCli, tempHome, type CliResult } from "../helpers/cli.js";
 import { runInProcess, testContext } from "../helpers/context.js";
 import { ROOT, startListening, type RunningServer } from "../helpers/servers.js";
+import { until } from "../helpers/until.js";
 
 const OAUTH_SERVER = join(ROOT, "dist/test-servers/oauth-server.js");
 const APPROVE = `${process.execPath} ${join(ROOT, "test/servers/approve-browser.mjs")}`;
@@ -49,7 +50,8 @@ function tokenFile(home: string): string {
 
 const noBrowser = { BROWSER: "" };
 
-describe("sign-in", () => {
+// hang-only: a test here runs up to a dozen commands, keepers and sign-ins; at a load of 16 the longest took ~50 s.
+describe("sign-in", { timeout: 180_000 }, () => {
   const outputs: CliResult[] = [];
   /** A command in-process; its output kept, to check that none shows a token. */
   const run = async (args: string[], home: string, env: Record<string, string> = noBrowser) => {
@@ -132,11 +134,10 @@ describe("sign-in", () => {
     const model = new DashboardModel(ctx);
     await model.start();
     try {
-      for (const end = Date.now() + 30_000; !model.getState().rows.every((row) => row.summary.outcome);) {
-        if (Date.now() > end)
-          throw new Error(JSON.stringify(model.getState().rows.map((r) => [r.connection, r.error])));
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await until(() => model.getState().rows.every((row) => row.summary.outcome), {
+        hangMs: 60_000, // hang-only: a 1.5 s task followed to its end
+        what: "the dashboard's rows to end",
+      });
       const row = model.getState().rows.find((r) => r.summary.taskId === taskId)!;
       expect(model.handleOf(row.stem)!.outcome!.result!.content[0]!.text).toMatch(/work done after 1500 ms/);
     } finally {
@@ -289,13 +290,14 @@ describe("sign-in", () => {
     await run(["server", "add", "demo", "--url", url], home);
     expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
     const first = JSON.parse(readFileSync(tokenFile(home), "utf8")).tokens.access_token as string;
-    const started = await run(["call", "work", "ms=4000", "-s", "demo", "--detach"], home);
+    // 2 s: long enough to be still running when its token is expired (then revoked) a request later.
+    const started = await run(["call", "work", "ms=2000", "-s", "demo", "--detach"], home);
     expect(started.code, started.stderr).toBe(0);
     const taskId = started.stdout.trim();
     await control("expire");
     const watched = await run(["watch", taskId], home);
     expect(watched.code, watched.stderr).toBe(0);
-    expect(watched.stdout).toMatch(/work done after 4000 ms/);
+    expect(watched.stdout).toMatch(/work done after 2000 ms/);
     const second = JSON.parse(readFileSync(tokenFile(home), "utf8")).tokens.access_token as string;
     expect(second).not.toBe(first);
 
@@ -306,7 +308,7 @@ describe("sign-in", () => {
     const together = await Promise.all([1, 2, 3].map(() => runProcess(["tools", "-s", "demo"], home)));
     for (const one of together) expect(one.code, one.stderr).toBe(0);
 
-    const again = await run(["call", "work", "ms=4000", "-s", "demo", "--detach"], home);
+    const again = await run(["call", "work", "ms=2000", "-s", "demo", "--detach"], home);
     const againId = again.stdout.trim();
     await control("revoke");
     const refused = await run(["watch", againId], home);
@@ -316,7 +318,7 @@ describe("sign-in", () => {
     expect((await run(["login", "demo"], home, { BROWSER: APPROVE })).code).toBe(0);
     const after = await run(["watch", againId], home);
     expect(after.code, after.stderr).toBe(0);
-    expect(after.stdout).toMatch(/work done after 4000 ms/);
+    expect(after.stdout).toMatch(/work done after 2000 ms/);
     for (const output of outputs)
       for (const token of [first, second]) expect(output.stdout + output.stderr).not.toContain(token);
   });

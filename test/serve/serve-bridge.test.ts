@@ -6,7 +6,8 @@
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliEnv, events, runCli, tempHome } from "../helpers/cli.js";
+import { cliEnv, events, tempHome } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/context.js";
 import { agent, call, textOf, untilAsking, type ToolReply } from "../helpers/serve-agent.js";
 import { everythingStdio, ROOT, SDK_V1_SERVER, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { until } from "../helpers/until.js";
@@ -30,18 +31,27 @@ async function home(): Promise<string> {
     ["server", "add", "v2", "--url", v2.url],
     ["server", "add", "sdkv1", "--stdio", `node ${SDK_V1_SERVER} --stdio`],
   ]) {
-    const added = await runCli(args, { home: dir });
+    const added = await runInProcess(args, { home: dir });
     expect(added.code, added.stderr).toBe(0);
   }
   return dir;
 }
 
 describe("mcp-task serve, driven by the SDK's v1 client", () => {
-  it("lists the upstream tools with their schemas as sent, and the task tools; outputSchema only where the reply is always the result", async () => {
-    const dir = await home();
-    const one = await agent(dir, ["-s", "everything"]);
-    try {
-      const { tools } = await one.listTools();
+  // One bridge on server-everything for the tests that only read its tools and run one task to its end there.
+  describe("a bridge on server-everything (--wait 100s)", () => {
+    let dir: string;
+    let everything: Awaited<ReturnType<typeof agent>>;
+    beforeAll(async () => {
+      dir = await home();
+      everything = await agent(dir, ["-s", "everything", "--wait", "100s"]);
+    }, 120_000);
+    afterAll(async () => {
+      await everything?.close();
+    });
+
+    it("lists the upstream tools with their schemas as sent, and the task tools; outputSchema only where the reply is always the result", async () => {
+      const { tools } = await everything.listTools();
       const names = tools.map((t) => t.name);
       expect(names).toEqual(
         expect.arrayContaining(["echo", "simulate-research-query", "task_status", "task_result", "task_cancel"]),
@@ -56,9 +66,28 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       expect(tools.find((t) => t.name === "get-structured-content")!.outputSchema).toBeDefined();
       // The bridge is no task server to the agent: no task support is announced.
       expect(tools.every((t) => !("execution" in t))).toBe(true);
-    } finally {
-      await one.close();
-    }
+    }, 120_000);
+
+    it("a task that ends within --wait: the upstream result exactly, its handle saved and marked as started through serve", async () => {
+      const reply = await call(everything, "simulate-research-query", { topic: "bridges" });
+      expect(reply.isError).toBeFalsy();
+      expect(textOf(reply)).toMatch(/# Research Report: bridges/);
+      // Saved as any task is: `list` shows it, `result` reads it from its handle, which says it came through serve.
+      const listed = JSON.parse((await runInProcess(["list", "--json"], { home: dir })).stdout) as Array<
+        Record<string, unknown>
+      >;
+      expect(listed).toHaveLength(1);
+      expect(listed[0]).toMatchObject({ server: "everything", tool: "simulate-research-query", status: "completed" });
+      const exported = await runInProcess(["export", String(listed[0]!.taskId)], { home: dir });
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stdout).toMatch(/"via": ?"serve"/);
+      const result = await runInProcess(["result", String(listed[0]!.taskId)], { home: dir });
+      expect(result.stdout).toMatch(/# Research Report: bridges/);
+    }, 120_000);
+  });
+
+  it("two servers: their tools named by server, task_answer with --agent-answers; a tool that may run as a task without its outputSchema, its result the server's exactly", async () => {
+    const dir = await home();
     const two = await agent(dir, ["-s", "everything", "-s", "v2", "--agent-answers"]);
     try {
       const { tools } = await two.listTools();
@@ -77,30 +106,6 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
     } finally {
       await two.close();
     }
-  }, 120_000);
-
-  it("a task that ends within --wait: the upstream result exactly, its handle saved and marked as started through serve", async () => {
-    const dir = await home();
-    const client = await agent(dir, ["-s", "everything", "--wait", "100s"]);
-    let reply: ToolReply;
-    try {
-      reply = await call(client, "simulate-research-query", { topic: "bridges" });
-    } finally {
-      await client.close();
-    }
-    expect(reply.isError).toBeFalsy();
-    expect(textOf(reply)).toMatch(/# Research Report: bridges/);
-    // Saved as any task is: `list` shows it, `result` reads it from its handle, which says it came through serve.
-    const listed = JSON.parse((await runCli(["list", "--json"], { home: dir })).stdout) as Array<
-      Record<string, unknown>
-    >;
-    expect(listed).toHaveLength(1);
-    expect(listed[0]).toMatchObject({ server: "everything", tool: "simulate-research-query", status: "completed" });
-    const exported = await runCli(["export", String(listed[0]!.taskId)], { home: dir });
-    expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout).toMatch(/"via": ?"serve"/);
-    const result = await runCli(["result", String(listed[0]!.taskId)], { home: dir });
-    expect(result.stdout).toMatch(/# Research Report: bridges/);
   }, 120_000);
 
   it("a task that does not end within --wait: its id now, its result later from a new session after the first ended", async () => {
@@ -128,7 +133,7 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       await later.close();
     }
     // `mcp-task result` reads the same outcome from the handle.
-    const result = await runCli(["result", taskId, "--json"], { home: dir });
+    const result = await runInProcess(["result", taskId, "--json"], { home: dir });
     expect(events(result.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
   }, 120_000);
 
@@ -157,7 +162,7 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       expect(textOf(await call(client, "task_answer", { taskId, action: "accept", content: { name: "x" } }))).toMatch(
         /no tool task_answer/,
       );
-      const responded = await runCli(["respond", taskId, "--input", '{"name":"Ada"}'], { home: dir });
+      const responded = await runInProcess(["respond", taskId, "--input", '{"name":"Ada"}'], { home: dir });
       expect(responded.code, responded.stderr).toBe(0);
       const result = await until(
         async () => {
@@ -195,7 +200,9 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
           }),
         }),
       ]);
-      const responded = await runCli(["respond", taskId, "--input", '{"interpretation":"technical"}'], { home: dir });
+      const responded = await runInProcess(["respond", taskId, "--input", '{"interpretation":"technical"}'], {
+        home: dir,
+      });
       expect(responded.code, responded.stderr).toBe(0);
       const result = await until(
         async () => {
@@ -273,23 +280,35 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
     }
   }, 120_000);
 
-  it("task_cancel cancels; the agent's own cancellation of its request stops only the waiting", async () => {
-    const dir = await home();
-    const client = await agent(dir, ["-s", "v2", "--wait", "100s"]);
-    try {
+  // One bridge on our V2 server for the tests that start their own tasks and look only at those.
+  describe("a bridge on the V2 server (--wait 100s)", () => {
+    let client: Awaited<ReturnType<typeof agent>>;
+    beforeAll(async () => {
+      client = await agent(await home(), ["-s", "v2", "--wait", "100s"]);
+    }, 120_000);
+    afterAll(async () => {
+      await client?.close();
+    });
+
+    it("task_cancel cancels; the agent's own cancellation of its request stops only the waiting", async () => {
       // The agent gives up on its request (notifications/cancelled): the task goes on.
       const abort = new AbortController();
       const gaveUp = client
         .callTool({ name: "task_slow", arguments: { ms: 60_000 } }, CallToolResultSchema, { signal: abort.signal })
         .catch((error: unknown) => error);
-      const listed = await until(
-        async () => ((await call(client, "task_list")).structuredContent?.tasks as unknown[]).length > 0,
-        { hangMs: 60_000, everyMs: 200, what: "the task saved" },
-      );
+      const slow = async () =>
+        ((await call(client, "task_list")).structuredContent?.tasks as Array<{ taskId: string; tool: string }>).filter(
+          (t) => t.tool === "task_slow",
+        );
+      const listed = await until(async () => (await slow()).length > 0, {
+        hangMs: 60_000,
+        everyMs: 200,
+        what: "the task saved",
+      });
       expect(listed).toBe(true);
       abort.abort();
       expect(await gaveUp).toBeInstanceOf(Error);
-      const [task] = (await call(client, "task_list")).structuredContent?.tasks as Array<{ taskId: string }>;
+      const [task] = await slow();
       const status = await call(client, "task_status", { taskId: task!.taskId });
       expect(status.structuredContent).toMatchObject({ status: "working" });
       const cancelled = await call(client, "task_cancel", { taskId: task!.taskId });
@@ -297,15 +316,9 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       const result = await call(client, "task_result", { taskId: task!.taskId });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toMatch(/was cancelled/);
-    } finally {
-      await client.close();
-    }
-  }, 120_000);
+    }, 120_000);
 
-  it("an upstream that fails: the agent's tool error, with the server's message", async () => {
-    const dir = await home();
-    const client = await agent(dir, ["-s", "v2", "--wait", "100s"]);
-    try {
+    it("an upstream that fails: the agent's tool error, with the server's message", async () => {
       const failed = await call(client, "task_fail", { ms: 100 });
       expect(failed.isError).toBe(true);
       expect(textOf(failed)).toMatch(/failed: task_fail: simulated failure/);
@@ -315,10 +328,8 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       const unknown = await call(client, "task_status", { taskId: "no-such-task" });
       expect(unknown.isError).toBe(true);
       expect(textOf(unknown)).toMatch(/no task no-such-task of this bridge/);
-    } finally {
-      await client.close();
-    }
-  }, 120_000);
+    }, 120_000);
+  });
 
   it("progress from the upstream task reaches an agent that asked for it (a progressToken)", async () => {
     const dir = await home();
@@ -343,7 +354,7 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
 
   it("the task tools reach only tasks started through serve: a task `call` started is not this bridge's", async () => {
     const dir = await home();
-    const detached = await runCli(["call", "task_slow", "ms=60000", "-s", "v2", "--detach"], { home: dir });
+    const detached = await runInProcess(["call", "task_slow", "ms=60000", "-s", "v2", "--detach"], { home: dir });
     expect(detached.code, detached.stderr).toBe(0);
     const taskId = detached.stdout.trim();
     const client = await agent(dir, ["-s", "v2"]);
@@ -358,9 +369,9 @@ describe("mcp-task serve, driven by the SDK's v1 client", () => {
       await client.close();
     }
     // It still runs: the bridge did not touch it.
-    const got = await runCli(["get", taskId, "--json"], { home: dir });
+    const got = await runInProcess(["get", taskId, "--json"], { home: dir });
     expect(JSON.parse(got.stdout)).toMatchObject({ taskId, status: "working" });
-    await runCli(["cancel", taskId], { home: dir });
+    await runInProcess(["cancel", taskId], { home: dir });
   }, 120_000);
 
   it("a client that speaks tasks gets the same bridge: plain tool calls and the task tools", async () => {
@@ -412,7 +423,7 @@ describe("mcp-task serve --print-config", () => {
       vscode: (c: any) => c.servers["mcp-task"],
     };
     for (const [client, entryOf] of Object.entries(shapes)) {
-      const printed = await runCli(["serve", "-s", "v2", "--print-config", client], { home: dir });
+      const printed = await runInProcess(["serve", "-s", "v2", "--print-config", client], { home: dir });
       expect(printed.code, printed.stderr).toBe(0);
       const entry = entryOf(JSON.parse(printed.stdout));
       expect(entry.command).toBe(process.execPath);
@@ -420,7 +431,7 @@ describe("mcp-task serve --print-config", () => {
       expect(entry.env).toEqual({ MCP_TASK_HOME: dir });
       if (client === "vscode" || client === "claude-code") expect(entry.type).toBe("stdio");
     }
-    const unknown = await runCli(["serve", "-s", "nowhere", "--print-config", "cursor"], { home: dir });
+    const unknown = await runInProcess(["serve", "-s", "nowhere", "--print-config", "cursor"], { home: dir });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown server: nowhere/);
   }, 120_000);

@@ -236,9 +236,13 @@ app.all(
       delete headers.authorization;
       const out = request(new URL(upstream.pathname, upstream), { method: req.method, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        res.flushHeaders(); // at once, as the upstream sent them: an SSE stream's first event may be long in coming
         answer.pipe(res);
       });
       out.on("error", () => res.headersSent || res.writeHead(502).end());
+      // The client gone (a GET stream it closed): so is the upstream request. Left open, the session's GET stream
+      // stayed taken upstream, and the next GET of that session (the keeper's, after its command closed) met 409.
+      res.on("close", () => res.writableFinished || out.destroy());
       out.end(body);
     });
   },

@@ -1,8 +1,8 @@
 // What mcp-task promises about the user's data: the store is private (and checked at every start), and secrets
-// given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file. The first secrets' test
-// runs the binary (what it proves is the process's own streams); the others run the commands in-process
-// (test/helpers/context.ts: the same store check at start, the same connect policy, output redacted by the map the
-// product fills, as the process's streams are), each with a few of its commands run by the binary as well.
+// given as ${env:NAME} references never reach the terminal, a pipe, a --json line or a file. The commands run
+// in-process (test/helpers/context.ts: the same store check at start, the same connect policy, output redacted by the
+// map the product fills, as the process's streams are), each test with a few of its commands run by the binary as
+// well (what those prove is the process's own streams: stdout, a --json line, a server's stderr in an error).
 import {
   chmodSync,
   chownSync,
@@ -92,7 +92,7 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
   const env = { MY_TOKEN: SECRET };
   const home = tempHome();
   const server = await startV2Http();
-  const { outputs, cli } = recording(home, env);
+  const { outputs, cli, binary } = recording(home, env, true);
   try {
     expect(
       (await cli(["server", "add", "api", "--url", server.url, "--header", "Authorization: Bearer ${env:MY_TOKEN}"]))
@@ -104,11 +104,12 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
       0,
     );
 
-    // A server that echoes the secret back (here: because it was sent as an argument) still shows the reference.
-    const echoed = await cli(["call", "echo", `text=${SECRET}`, "-s", "api"]);
+    // A server that echoes the secret back (here: because it was sent as an argument) still shows the reference: on
+    // the process's own stdout, and in a --json line.
+    const echoed = await binary(["call", "echo", `text=${SECRET}`, "-s", "api"]);
     expect(echoed.code).toBe(0);
     expect(echoed.stdout.trim()).toBe("${env:MY_TOKEN}");
-    const echoedJson = await cli(["call", "echo", `text=say ${SECRET}`, "-s", "api", "--json"]);
+    const echoedJson = await binary(["call", "echo", `text=say ${SECRET}`, "-s", "api", "--json"]);
     expect(JSON.stringify(events(echoedJson.stdout))).toContain("say ${env:MY_TOKEN}");
 
     const task = await cli(["call", "task_slow", "ms=300", "-s", "api", "--json"]);
@@ -128,7 +129,8 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
       ["call", "echo", "-s", "leaky", "--json"],
       ["call", "echo", "-s", "leaky"],
     ]) {
-      const failed = await cli(args);
+      // The last by the binary: the server's stderr, in the error on the process's own stderr.
+      const failed = await (args.length === 4 ? binary : cli)(args);
       expect(failed.code, args.join(" ")).toBe(4);
       expect(failed.stdout + failed.stderr).toContain("my token is ${env:MY_TOKEN}");
       noStack(failed.stderr);
@@ -145,7 +147,7 @@ it("secrets given as ${env:NAME} never reach stdout, stderr, --json lines or the
   const kept = files(home);
   expect(kept.length).toBeGreaterThan(2);
   for (const file of kept) expect(readFileSync(file, "utf8"), file).not.toContain(SECRET);
-});
+}, 120_000); // hang-only: 3 processes and 10 commands in-process on a loaded machine
 
 /** Every file under `dir`. */
 const filesUnder = (dir: string): string[] =>
@@ -208,10 +210,12 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
       },
     };
     const victim = tempHome();
+    // The trap answers every request at once (503): a command that reaches it gives up 200 ms after its first failed
+    // read (the product's default is a minute), without a request timeout of our own that a loaded machine could hit.
     const run = (args: string[], input?: string) =>
       runInProcess(args, {
         home: victim,
-        env: { ...env, MCP_TASK_GIVE_UP: "1s", MCP_TASK_REQUEST_TIMEOUT: "2s" },
+        env: { ...env, MCP_TASK_GIVE_UP: "200ms" },
         input,
       });
     expect(
@@ -279,7 +283,7 @@ it("an imported handle reaches no new server unconfirmed, carries no credentials
     trap.close();
     await server.stop();
   }
-});
+}, 180_000); // hang-only: real servers, keepers and a score of commands on a loaded machine
 
 it("an import never replaces a saved task's handle: a crafted file marked newer, with a forged outcome and arguments, changes nothing", async () => {
   const home = tempHome();
@@ -481,7 +485,7 @@ it("a secret a server echoes (status message, result, error) is kept nowhere and
   expect(kept.some((file) => file.endsWith(".trace"))).toBe(true);
   for (const file of kept)
     for (const part of ["ECHOTOKEN", "ECHOKEY"]) expect(readFileSync(file, "utf8"), file).not.toContain(part);
-});
+}, 180_000); // hang-only: real servers, keepers and a score of commands on a loaded machine
 
 it("server add refuses a literal secret in a header or env value (the import rule); headers are never copied into handles; literals an older version saved are printed by no command", async () => {
   const home = tempHome();
@@ -573,7 +577,7 @@ it("server add refuses a literal secret in a header or env value (the import rul
     }
   }
   expect(handles).toBeGreaterThanOrEqual(2);
-});
+}, 180_000); // hang-only: real servers, keepers and a score of commands on a loaded machine
 
 it("a planted broker record cannot point server stop at another socket: the key is the record's file name", async () => {
   const home = tempHome();
