@@ -19,7 +19,11 @@ const transports = [
 ] as const;
 
 describe.each(transports)("V2 test server over %s", (_name, server) => {
-  const call = (...args: string[]) => runInProcess(["call", ...args, ...server()], { home: tempHome() });
+  // One home for the transport's tests, whose broker stays between them (over stdio: one broker and one server
+  // process for the file, not one per call); each test's task is its own, and none reads the others'.
+  const home = tempHome();
+  const call = (...args: string[]) =>
+    runInProcess(["call", ...args, ...server()], { home, env: { MCP_TASK_BROKER_GRACE: "5m" } });
 
   it("detects V2 and follows a task to completion", async () => {
     const run = await call("task_complete", "text=finished-ok", "--json");
@@ -104,6 +108,8 @@ describe.each(transports)("V2 test server over %s", (_name, server) => {
 });
 
 describe("polling cost", () => {
+  /** The task's own time: four of the server's intervals (500 ms), enough for polls to be counted. */
+  const TASK_MS = 2000;
   let paced: RunningServer;
   beforeAll(async () => {
     paced = await startV2Http("--poll-interval", "500");
@@ -121,7 +127,7 @@ describe("polling cost", () => {
     const home = tempHome();
     const beforeStats = await stats(home);
     const before = beforeStats["tasks/get"] ?? 0;
-    const run = await runInProcess(["call", "task_complete", "ms=3000", "-s", paced.url], {
+    const run = await runInProcess(["call", "task_complete", `ms=${TASK_MS}`, "-s", paced.url], {
       home,
       env: { MCP_TASK_PUSH: "off" },
     });
@@ -130,16 +136,16 @@ describe("polling cost", () => {
     const gets = afterStats["tasks/get"] - before;
     // Polling only: no push stream was asked for.
     expect(afterStats["subscriptions/listen"] ?? 0).toBe(beforeStats["subscriptions/listen"] ?? 0);
-    // A 3 s task (the server's own time) polled every 500 ms: at most one read per interval, plus the first and the
+    // A 2 s task (the server's own time) polled every 500 ms: at most one read per interval, plus the first and the
     // final read. Bounded by the requests counted, not by the wall time of the run.
-    expect(gets).toBeLessThanOrEqual(3000 / 500 + 2);
+    expect(gets).toBeLessThanOrEqual(TASK_MS / 500 + 2);
     expect(gets).toBeGreaterThanOrEqual(2);
   });
 
   it("spends (almost) no polls while the server confirms it pushes", async () => {
     const home = tempHome();
     const before = (await stats(home))["tasks/get"] ?? 0;
-    const run = await runInProcess(["call", "task_complete", "ms=3000", "-s", paced.url], { home });
+    const run = await runInProcess(["call", "task_complete", `ms=${TASK_MS}`, "-s", paced.url], { home });
     expect(run.code).toBe(0);
     // A safety poll every three intervals at most; the final push carries the result.
     expect((await stats(home))["tasks/get"] - before).toBeLessThanOrEqual(2);
