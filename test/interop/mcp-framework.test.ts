@@ -39,15 +39,22 @@ const textOf = (event: Record<string, unknown>) =>
   (event.result as { content: Array<{ text: string }> } | null)?.content[0]?.text;
 
 describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ name, server }) => {
+  // The cases without a question share one home, whose broker (over stdio, with its server; over HTTP Stream, the
+  // session's keeper) stays between them: one started for them all, not one per test. Each reads only its own task.
+  // Those with a question have a home each: a question comes without its task's id, and is held for whichever tasks
+  // of the broker could have asked it.
+  const shared = tempHome();
+  const inShared = (args: string[]) => runInProcess(args, { home: shared, env: { MCP_TASK_BROKER_GRACE: "5m" } });
+
   it("call: the task's result, exit 0 (its early tasks/result error is no outcome)", async () => {
-    const run = await runInProcess(["call", "work", "ms=600", ...server(), "--json"], { home: tempHome() });
+    const run = await inShared(["call", "work", "ms=600", ...server(), "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(ending(run.stdout)).toMatchObject({ type: "result", status: "completed", error: null });
     expect(textOf(ending(run.stdout))).toBe("work done after 600 ms");
   });
 
   it("a failed task: exit 1 with what the server said once it had failed, not its answer from while it worked", async () => {
-    const run = await runInProcess(["call", "fail", "ms=600", ...server(), "--json"], { home: tempHome() });
+    const run = await inShared(["call", "fail", "ms=600", ...server(), "--json"]);
     expect(run.code, run.stderr).toBe(1);
     const end = ending(run.stdout);
     expect(end).toMatchObject({ type: "result", status: "failed", error: { code: -32603 } });
@@ -58,7 +65,7 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
   });
 
   it("an isError result: exit 1 with the tool's own text", async () => {
-    const run = await runInProcess(["call", "broken", "ms=600", ...server(), "--json"], { home: tempHome() });
+    const run = await inShared(["call", "broken", "ms=600", ...server(), "--json"]);
     expect(run.code, run.stderr).toBe(1);
     expect(ending(run.stdout)).toMatchObject({ status: "completed", result: { isError: true } });
     expect(textOf(ending(run.stdout))).toBe("broken on purpose");
@@ -127,13 +134,12 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
   );
 
   it("--detach, get until it ends, then watch and result from later commands: the result, exit 0", async () => {
-    const home = tempHome();
-    const call = await runInProcess(["call", "work", "ms=800", ...server(), "--detach"], { home });
+    const call = await inShared(["call", "work", "ms=800", ...server(), "--detach"]);
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
     const status = await until(
       async () => {
-        const got = await runInProcess(["get", taskId, "--json"], { home });
+        const got = await inShared(["get", taskId, "--json"]);
         expect(got.code, got.stderr).toBe(0);
         const read = (JSON.parse(got.stdout) as { status: string }).status;
         return read !== "working" && read;
@@ -141,34 +147,31 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
       { everyMs: 100, what: "the task's end read by get" },
     );
     expect(status).toBe("completed");
-    const watched = await runInProcess(["watch", taskId, "--json"], { home });
+    const watched = await inShared(["watch", taskId, "--json"]);
     expect(watched.code, watched.stderr).toBe(0);
     expect(textOf(ending(watched.stdout))).toBe("work done after 800 ms");
-    const result = await runInProcess(["result", taskId], { home });
+    const result = await inShared(["result", taskId]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("work done after 800 ms");
   });
 
   it("list --remote lists a running task; cancel cancels it, and get reads it back cancelled", async () => {
-    const home = tempHome();
-    const call = await runInProcess(["call", "slow", "ms=60000", ...server(), "--detach"], { home });
+    const call = await inShared(["call", "slow", "ms=60000", ...server(), "--detach"]);
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
-    const listed = await runInProcess(["list", "--remote", "-s", server()[1]!, "--json"], { home });
+    const listed = await inShared(["list", "--remote", "-s", server()[1]!, "--json"]);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ taskId, tool: "slow" }));
-    const cancelled = await runInProcess(["cancel", taskId, "--json"], { home });
+    const cancelled = await inShared(["cancel", taskId, "--json"]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ taskId, status: "cancelled" });
-    const got = await runInProcess(["get", taskId, "--json"], { home });
+    const got = await inShared(["get", taskId, "--json"]);
     expect(got.code, got.stderr).toBe(0);
     expect(JSON.parse(got.stdout)).toMatchObject({ taskId, status: "cancelled" });
   });
 
   it("check names its tasks/result that does not wait, and the outcome it read once the task ended", async () => {
-    const run = await runInProcess(["check", ...server(), "--tool", "slow", "--args", '{"ms":1500}', "--json"], {
-      home: tempHome(),
-    });
+    const run = await inShared(["check", ...server(), "--tool", "slow", "--args", '{"ms":1500}', "--json"]);
     const checks = (JSON.parse(run.stdout) as { checks: Array<{ name: string; status: string; detail: string }> })
       .checks;
     const result = checks.find((check) => check.name === "task-result")!;
