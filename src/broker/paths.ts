@@ -8,7 +8,7 @@ import type { ServerDescriptor } from "../protocol/server.js";
 import { UsageError } from "../errors.js";
 import { sha256Hex } from "../hash.js";
 import { parseDuration } from "../duration.js";
-import { MAX_SOCKET_PATH_BYTES } from "../limits.js";
+import { HELD_CALL_QUESTION_MS, MAX_SOCKET_PATH_BYTES } from "../limits.js";
 import { ensurePrivateDir } from "../store/settings.js";
 import type { ProcessRef } from "./processes.js";
 
@@ -105,4 +105,13 @@ export interface BrokerMeta {
 export function brokerGrace(env: Record<string, string | undefined>): number | undefined {
   const value = env.MCP_TASK_BROKER_GRACE;
   return value ? parseDuration(value, "MCP_TASK_BROKER_GRACE") : undefined;
+}
+
+/**
+ * MCP_TASK_HELD_QUESTION: how long a broker keeps, for its call, a question the call's command could not answer
+ * while the server holds back the call's reply (default HELD_CALL_QUESTION_MS); a UsageError when not a duration.
+ */
+export function heldQuestionWait(env: Record<string, string | undefined>): number {
+  const value = env.MCP_TASK_HELD_QUESTION;
+  return value ? parseDuration(value, "MCP_TASK_HELD_QUESTION") : HELD_CALL_QUESTION_MS;
 }

@@ -72,6 +72,8 @@ export class Questions {
     private readonly log: (line: string) => void,
     /** The running tasks the broker holds: those that could have asked a question without its task's id. */
     private readonly running: () => string[],
+    /** How long a question its call's command could not answer is kept for the call (HELD_CALL_QUESTION_MS). */
+    private readonly heldCallQuestionMs = HELD_CALL_QUESTION_MS,
   ) {}
 
   /**
@@ -287,7 +289,7 @@ export class Questions {
       else if (input.during) refuse();
       else this.unclaimed(input, "during a call that ended without a task, and its command could not answer it");
     };
-    void this.clock.sleep(HELD_CALL_QUESTION_MS).then(() => input.afterCall?.());
+    void this.clock.sleep(this.heldCallQuestionMs).then(() => input.afterCall?.());
   }
 
   /** A command went away: its tasks have no owner, and the questions it did not answer wait for the next one. */

@@ -12,7 +12,15 @@ import type { ServerDescriptor } from "../protocol/server.js";
 import { teeTrace } from "../protocol/trace.js";
 import { questionKeeperOf, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { encodeError, send, sendBatched } from "./protocol.js";
-import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import {
+  brokerGrace,
+  brokerKey,
+  brokerPaths,
+  heldQuestionWait,
+  sessionBrokerKey,
+  type BrokerMeta,
+  type BrokerPaths,
+} from "./paths.js";
 import { refOf } from "./processes.js";
 import type { Client } from "./attached.js";
 import { Questions } from "./questions.js";
@@ -40,7 +48,7 @@ export async function runBroker(ctx: Context, key: string): Promise<number> {
   try {
     // Read inside: a bad setting is reported through the .failed file like any other reason not to start.
     graceMs = brokerGrace(ctx.env) ?? DEFAULT_GRACE_MS;
-    lifecycle = await startBroker(ctx, key, paths);
+    lifecycle = await startBroker(ctx, key, paths, heldQuestionWait(ctx.env));
   } catch (error) {
     // Why it could not start, as data for the command waiting for it (client.ts); the log, for people, gets the
     // error as any command reports it.
@@ -65,7 +73,7 @@ function readSpec(paths: BrokerPaths, key: string): BrokerSpec {
 }
 
 /** Connects to the server, and listens on the broker's socket once it is connected. */
-async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promise<Lifecycle> {
+async function startBroker(ctx: Context, key: string, paths: BrokerPaths, heldQuestionMs: number): Promise<Lifecycle> {
   const spec = readSpec(paths, key);
   const clients = new Set<Client>();
   // The broker's wire, message by message, to the commands that asked (the dashboard's wire view, tapWire).
@@ -100,6 +108,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths): Promi
     ctx.clock,
     (line) => ctx.io.stderr.write(line),
     () => tasks.runningTasks(),
+    heldQuestionMs,
   );
   const heldFor = (snapshot: Snapshot) => questions.heldFor(snapshot);
   const holders = holdersOf(questions.pending, clients);

@@ -8,7 +8,8 @@ export const MAX_INPUT_ROUNDS = 16;
  * A question asked while its call is on its way, that the command cannot answer, is kept for the task the call
  * creates; a server that holds back its reply until the answer comes would hold the command for ever, so after this
  * long without a reply the server is told the question is not answered (as before keeping). 5 s: a reply that is
- * not held back comes within a round trip or two.
+ * not held back comes within a round trip or two. MCP_TASK_HELD_QUESTION (a duration, read by the broker with its
+ * other settings: src/broker/paths.ts) sets it otherwise, as the tests that wait it out do.
  */
 export const HELD_CALL_QUESTION_MS = 5000;
 /**

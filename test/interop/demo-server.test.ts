@@ -21,6 +21,9 @@ const DEMO_MAIN = join(ROOT, "dist/test-servers/demo-server-main.js");
 /** Five times faster than the real pace: the invoice's own work takes about 1.5 s. */
 const FAST = { speed: 5, pollIntervalMs: 200 };
 
+/** A test of a group whose tests run in order. */
+const serial = it.sequential;
+
 const tempStore = () => mkdtempSync(join(tmpdir(), "mcp-task-demo-store-"));
 
 /** The engine of each wire: one answers a wire's questions at a time, so a new one takes over from the last. */
@@ -78,7 +81,7 @@ const structured = (run: Run) => run.final.result?.structuredContent as Record<s
 
 /** The checks every transport and generation must pass, against a connected wire. */
 function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
-  it("lists the demo tools, with their task support on V1", async () => {
+  serial("lists the demo tools, with their task support on V1", async () => {
     const tools = await wireOf().listTools();
     const support = Object.fromEntries(tools.map((t) => [t.name, t.taskSupport]));
     expect(Object.keys(support).sort()).toEqual(["export_ledger", "lookup_po", "process_invoice", "sync_ledger"]);
@@ -93,7 +96,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     expect(tools.find((t) => t.name === "process_invoice")!.outputSchema).toMatchObject({ type: "object" });
   });
 
-  it("answers lookup_po at once, without a task, with structured content", async () => {
+  serial("answers lookup_po at once, without a task, with structured content", async () => {
     const engine = engineOn(wireOf(), preparedAnswers({}));
     const started = await engine.call("lookup_po", { po_number: "PO-1001" }, { task: "auto" });
     expect(started.kind).toBe("result");
@@ -109,7 +112,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     expect(started.outcome.result!.content[0].text).toContain("Acme Office Supplies");
   });
 
-  it("processes an invoice that matches its PO through one approval question", async () => {
+  serial("processes an invoice that matches its PO through one approval question", async () => {
     const run = await runTask(
       wireOf(),
       "process_invoice",
@@ -137,7 +140,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     expect(run.final.result!.content[0].text).toMatch(/^INV-2041 posted: 1,250.00 EUR against PO-1001/);
   });
 
-  it("asks a second question when the invoice differs from its PO, and follows the decision", async () => {
+  serial("asks a second question when the invoice differs from its PO, and follows the decision", async () => {
     const run = await runTask(
       wireOf(),
       "process_invoice",
@@ -159,7 +162,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     });
   });
 
-  it("asks again when the amount exceeds the approver's limit; holding it posts nothing", async () => {
+  serial("asks again when the amount exceeds the approver's limit; holding it posts nothing", async () => {
     const run = await runTask(
       wireOf(),
       "process_invoice",
@@ -177,7 +180,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     });
   });
 
-  it("completes a rejected invoice with status rejected (not a tool error)", async () => {
+  serial("completes a rejected invoice with status rejected (not a tool error)", async () => {
     const run = await runTask(
       wireOf(),
       "process_invoice",
@@ -196,7 +199,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     });
   });
 
-  it("fails sync_ledger with a clear JSON-RPC error after its retries", async () => {
+  serial("fails sync_ledger with a clear JSON-RPC error after its retries", async () => {
     const run = await runTask(wireOf(), "sync_ledger", {});
     expect(run.final.status).toBe("failed");
     expect(run.final.error).toMatchObject({ code: -32603, data: { host: "erp.demo.invalid", retryable: true } });
@@ -204,7 +207,7 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     expect(run.seen.map((s) => s.statusMessage ?? "").some((m) => m.includes("attempt 2 of 3"))).toBe(true);
   });
 
-  it("cancels the export while it reports its progress", async () => {
+  serial("cancels the export while it reports its progress", async () => {
     const engine = engineOn(wireOf(), preparedAnswers({}));
     const started = await engine.call("export_ledger", {}, { task: "auto" });
     if (started.kind !== "task") throw new Error("expected a task");
@@ -222,17 +225,20 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     expect(again.status).toBe("cancelled");
   });
 
-  it("runs process_invoice only as a task (V1: -32601 without params.task; V2: -32021 without the extension)", async () => {
-    const call = wireOf().callTool(
-      "process_invoice",
-      { invoice_id: "INV-1", po_number: "PO-1001", amount: 1250 },
-      { task: "never" },
-    );
-    if (generation === "v1") await expect(call).rejects.toMatchObject({ rpcCode: -32601 });
-    else await expect(call).rejects.toBeInstanceOf(UsageError);
-  });
+  serial(
+    "runs process_invoice only as a task (V1: -32601 without params.task; V2: -32021 without the extension)",
+    async () => {
+      const call = wireOf().callTool(
+        "process_invoice",
+        { invoice_id: "INV-1", po_number: "PO-1001", amount: 1250 },
+        { task: "never" },
+      );
+      if (generation === "v1") await expect(call).rejects.toMatchObject({ rpcCode: -32601 });
+      else await expect(call).rejects.toBeInstanceOf(UsageError);
+    },
+  );
 
-  it("refuses bad arguments with -32602", async () => {
+  serial("refuses bad arguments with -32602", async () => {
     const engine = engineOn(wireOf(), preparedAnswers({}));
     await expect(
       engine.call("process_invoice", { invoice_id: "INV-1", po_number: "1001", amount: 10 }, { task: "auto" }),
@@ -242,7 +248,12 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
 
 const GENERATIONS: DemoGeneration[] = ["v2", "v1"];
 
-describe.each(GENERATIONS)("demo server %s over HTTP", (generation) => {
+// The four groups of each generation over each transport run side by side (each on a server and a wire of its own,
+// waiting mostly on the server's paced work), each group's tests one after another (`serial`: one engine answers a
+// wire's questions at a time). The restarts run after them, one at a time: each must restart its server within a
+// phase of its task.
+
+describe.each(GENERATIONS)("demo server %s over HTTP", { concurrent: true }, (generation) => {
   let server: DemoServer;
   let wire: Wire;
   const logged: string[] = [];
@@ -258,7 +269,7 @@ describe.each(GENERATIONS)("demo server %s over HTTP", (generation) => {
     await server?.close();
   });
 
-  it("is detected as the right generation, on 127.0.0.1", () => {
+  serial("is detected as the right generation, on 127.0.0.1", () => {
     expect(wire.capabilities.generation).toBe(generation);
     expect(wire.capabilities.canListTasks).toBe(generation === "v1");
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -267,19 +278,19 @@ describe.each(GENERATIONS)("demo server %s over HTTP", (generation) => {
   demoBehaviour(generation, () => wire);
 
   if (generation === "v1")
-    it("lists its tasks (tasks/list), with the ttl and poll interval it gave them", async () => {
+    serial("lists its tasks (tasks/list), with the ttl and poll interval it gave them", async () => {
       const page = await wire.listTasks();
       expect(page.tasks.length).toBeGreaterThanOrEqual(6);
       expect(page.tasks.every((t) => t.ttlMs === 3_600_000 && t.pollIntervalMs === 200)).toBe(true);
     });
 
-  it("logged no SDK or HTTP error meanwhile", () => {
+  serial("logged no SDK or HTTP error meanwhile", () => {
     expect(logged.filter((line) => /^(sdk|http):/.test(line))).toEqual([]);
     expect(logged.some((line) => line.includes("-> input_required"))).toBe(true);
   });
 });
 
-describe.each(GENERATIONS)("demo server %s over stdio", (generation) => {
+describe.each(GENERATIONS)("demo server %s over stdio", { concurrent: true }, (generation) => {
   let wire: Wire;
   const storeDir = tempStore();
   const descriptor = (): ServerDescriptor => ({
@@ -307,13 +318,13 @@ describe.each(GENERATIONS)("demo server %s over stdio", (generation) => {
     await wire?.close();
   });
 
-  it("is detected as the right generation", () => {
+  serial("is detected as the right generation", () => {
     expect(wire.capabilities.generation).toBe(generation);
   });
 
   demoBehaviour(generation, () => wire);
 
-  it("pushes task updates (V1 notifications/tasks/status, V2 notifications/tasks)", async () => {
+  serial("pushes task updates (V1 notifications/tasks/status, V2 notifications/tasks)", async () => {
     const pushed: Snapshot[] = [];
     const engine = engineOn(wire, preparedAnswers({}));
     const started = await engine.call("sync_ledger", { ledger: "general" }, { task: "auto" });
@@ -336,11 +347,10 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
   let storeDir: string;
   let port: number;
   let server: DemoServer | undefined;
+  /** Twice the real pace while a restart must fall inside a phase of the task; the fast pace once it need not. */
+  let speed = 2;
   const start = async () =>
-    (server = await startDemoServer(
-      { transport: "http", port },
-      { generation, storeDir, speed: 2, pollIntervalMs: 200 },
-    ));
+    (server = await startDemoServer({ transport: "http", port }, { generation, storeDir, speed, pollIntervalMs: 200 }));
   /** Stops the server, keeps it down for a moment (the client also notices its kept-alive sockets are gone), starts it again. */
   const restart = async () => {
     await server!.close();
@@ -415,6 +425,8 @@ describe.each(GENERATIONS)("demo server %s restarted mid-task (HTTP, same store)
   });
 
   it("restarted while a question waits: the question is asked again and the task completes", async () => {
+    // Restarted once the question is asked, whenever that is: the task's phases may be short.
+    speed = FAST.speed;
     await restart();
     let wire = await connect({ transport: "http", url: server!.url! }, { env: {} });
     try {

@@ -28,6 +28,9 @@ import { frameworkTransports, ROOT } from "../helpers/servers.js";
 
 const FITS = JSON.stringify({ name: "Ada", count: 2 });
 const transports = frameworkTransports();
+// The groups below run side by side (each on a server process of its own: a question mcp-framework sends to every
+// session of its HTTP Stream server reaches only that group's), each group's tests one after another (`serial`).
+const serial = it.sequential;
 
 /** The last event of a --json follow: the task's end. */
 function ending(stdout: string): Record<string, unknown> {
@@ -38,33 +41,43 @@ function ending(stdout: string): Record<string, unknown> {
 const textOf = (event: Record<string, unknown>) =>
   (event.result as { content: Array<{ text: string }> } | null)?.content[0]?.text;
 
-describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ name, server }) => {
-  it("call: the task's result, exit 0 (its early tasks/result error is no outcome)", async () => {
-    const run = await runInProcess(["call", "work", "ms=600", ...server(), "--json"], { home: tempHome() });
+describe.each(transports)("mcp-framework over $name", { timeout: 90_000, concurrent: true }, ({ name, server }) => {
+  // The cases without a question share one home, whose broker (over stdio, with its server; over HTTP Stream, the
+  // session's keeper) stays between them: one started for them all, not one per test. Each reads only its own task.
+  // Those with a question have a home each: a question comes without its task's id, and is held for whichever tasks
+  // of the broker could have asked it.
+  const shared = tempHome();
+  const inShared = (args: string[]) => runInProcess(args, { home: shared, env: { MCP_TASK_BROKER_GRACE: "5m" } });
+
+  serial("call: the task's result, exit 0 (its early tasks/result error is no outcome)", async () => {
+    const run = await inShared(["call", "work", "ms=600", ...server(), "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(ending(run.stdout)).toMatchObject({ type: "result", status: "completed", error: null });
     expect(textOf(ending(run.stdout))).toBe("work done after 600 ms");
   });
 
-  it("a failed task: exit 1 with what the server said once it had failed, not its answer from while it worked", async () => {
-    const run = await runInProcess(["call", "fail", "ms=600", ...server(), "--json"], { home: tempHome() });
-    expect(run.code, run.stderr).toBe(1);
-    const end = ending(run.stdout);
-    expect(end).toMatchObject({ type: "result", status: "failed", error: { code: -32603 } });
-    expect((end.error as { message: string }).message).toMatch(/\(status: failed\)/);
-    expect(events(run.stdout)).toContainEqual(
-      expect.objectContaining({ type: "status", status: "failed", statusMessage: "work failed on purpose" }),
-    );
-  });
+  serial(
+    "a failed task: exit 1 with what the server said once it had failed, not its answer from while it worked",
+    async () => {
+      const run = await inShared(["call", "fail", "ms=600", ...server(), "--json"]);
+      expect(run.code, run.stderr).toBe(1);
+      const end = ending(run.stdout);
+      expect(end).toMatchObject({ type: "result", status: "failed", error: { code: -32603 } });
+      expect((end.error as { message: string }).message).toMatch(/\(status: failed\)/);
+      expect(events(run.stdout)).toContainEqual(
+        expect.objectContaining({ type: "status", status: "failed", statusMessage: "work failed on purpose" }),
+      );
+    },
+  );
 
-  it("an isError result: exit 1 with the tool's own text", async () => {
-    const run = await runInProcess(["call", "broken", "ms=600", ...server(), "--json"], { home: tempHome() });
+  serial("an isError result: exit 1 with the tool's own text", async () => {
+    const run = await inShared(["call", "broken", "ms=600", ...server(), "--json"]);
     expect(run.code, run.stderr).toBe(1);
     expect(ending(run.stdout)).toMatchObject({ status: "completed", result: { isError: true } });
     expect(textOf(ending(run.stdout))).toBe("broken on purpose");
   });
 
-  it("a question answered with --input: completes with that answer", async () => {
+  serial("a question answered with --input: completes with that answer", async () => {
     const run = await runInProcess(["call", "confirm", "item=given", ...server(), "--input", FITS, "--json"], {
       home: tempHome(),
     });
@@ -76,7 +89,7 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
     });
   });
 
-  it("a question without --input: exit 6, kept; a later respond answers it and gets the result", async () => {
+  serial("a question without --input: exit 6, kept; a later respond answers it and gets the result", async () => {
     const home = tempHome();
     const call = await runInProcess(["call", "confirm", "item=later", ...server(), "--json"], { home });
     expect(call.code, call.stderr).toBe(6);
@@ -95,7 +108,8 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
 
   // Its HTTP Stream sends a question to every session: a keeper of another session, its task ended, answered first
   // with a refusal (nothing of its could have asked it), and the asking task's tool got that refusal as the answer.
-  it.skipIf(name === "stdio")(
+  // (Not over stdio: there a server has one session.)
+  (name === "stdio" ? serial.skip : serial)(
     "a question sent to every session: another session's idle keeper leaves it to the asking task (--input, respond)",
     async () => {
       const idle = tempHome();
@@ -126,14 +140,13 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
     },
   );
 
-  it("--detach, get until it ends, then watch and result from later commands: the result, exit 0", async () => {
-    const home = tempHome();
-    const call = await runInProcess(["call", "work", "ms=800", ...server(), "--detach"], { home });
+  serial("--detach, get until it ends, then watch and result from later commands: the result, exit 0", async () => {
+    const call = await inShared(["call", "work", "ms=800", ...server(), "--detach"]);
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
     const status = await until(
       async () => {
-        const got = await runInProcess(["get", taskId, "--json"], { home });
+        const got = await inShared(["get", taskId, "--json"]);
         expect(got.code, got.stderr).toBe(0);
         const read = (JSON.parse(got.stdout) as { status: string }).status;
         return read !== "working" && read;
@@ -141,34 +154,31 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000 }, ({ na
       { everyMs: 100, what: "the task's end read by get" },
     );
     expect(status).toBe("completed");
-    const watched = await runInProcess(["watch", taskId, "--json"], { home });
+    const watched = await inShared(["watch", taskId, "--json"]);
     expect(watched.code, watched.stderr).toBe(0);
     expect(textOf(ending(watched.stdout))).toBe("work done after 800 ms");
-    const result = await runInProcess(["result", taskId], { home });
+    const result = await inShared(["result", taskId]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("work done after 800 ms");
   });
 
-  it("list --remote lists a running task; cancel cancels it, and get reads it back cancelled", async () => {
-    const home = tempHome();
-    const call = await runInProcess(["call", "slow", "ms=60000", ...server(), "--detach"], { home });
+  serial("list --remote lists a running task; cancel cancels it, and get reads it back cancelled", async () => {
+    const call = await inShared(["call", "slow", "ms=60000", ...server(), "--detach"]);
     expect(call.code, call.stderr).toBe(0);
     const taskId = call.stdout.trim();
-    const listed = await runInProcess(["list", "--remote", "-s", server()[1]!, "--json"], { home });
+    const listed = await inShared(["list", "--remote", "-s", server()[1]!, "--json"]);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ taskId, tool: "slow" }));
-    const cancelled = await runInProcess(["cancel", taskId, "--json"], { home });
+    const cancelled = await inShared(["cancel", taskId, "--json"]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ taskId, status: "cancelled" });
-    const got = await runInProcess(["get", taskId, "--json"], { home });
+    const got = await inShared(["get", taskId, "--json"]);
     expect(got.code, got.stderr).toBe(0);
     expect(JSON.parse(got.stdout)).toMatchObject({ taskId, status: "cancelled" });
   });
 
-  it("check names its tasks/result that does not wait, and the outcome it read once the task ended", async () => {
-    const run = await runInProcess(["check", ...server(), "--tool", "slow", "--args", '{"ms":1500}', "--json"], {
-      home: tempHome(),
-    });
+  serial("check names its tasks/result that does not wait, and the outcome it read once the task ended", async () => {
+    const run = await inShared(["check", ...server(), "--tool", "slow", "--args", '{"ms":1500}', "--json"]);
     const checks = (JSON.parse(run.stdout) as { checks: Array<{ name: string; status: string; detail: string }> })
       .checks;
     const result = checks.find((check) => check.name === "task-result")!;
@@ -187,11 +197,11 @@ const EARLY_SERVER = join(ROOT, "dist/test-servers/early-result-server.js");
 
 describe.each(["error", "empty", "task"])(
   "a V1 server whose tasks/result answers early with %s",
-  { timeout: 60_000 },
+  { timeout: 60_000, concurrent: true },
   (early) => {
     const server = ["--stdio", `node ${EARLY_SERVER} --early ${early}`];
 
-    it("call, then result from a later command: the task's result, not the early answer", async () => {
+    serial("call, then result from a later command: the task's result, not the early answer", async () => {
       const home = tempHome();
       const call = await runInProcess(["call", "work", "ms=800", ...server, "--json"], { home });
       expect(call.code, call.stderr).toBe(0);
@@ -202,7 +212,7 @@ describe.each(["error", "empty", "task"])(
       expect(textOf(ending(result.stdout))).toBe("done after 800 ms");
     });
 
-    it("check fails task-result, naming what it answered while the task was working", async () => {
+    serial("check fails task-result, naming what it answered while the task was working", async () => {
       const run = await runInProcess(["check", ...server, "--tool", "work", "--args", '{"ms":1500}', "--json"], {
         home: tempHome(),
       });

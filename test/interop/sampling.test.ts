@@ -39,8 +39,13 @@ async function newestTask(home: string): Promise<string> {
   return rows[0].taskId;
 }
 
-describe("server-everything: a plain call that samples", { timeout: 60_000 }, () => {
-  it("--sampling-reply: the server gets exactly that reply; sampling is declared", async () => {
+// The groups run side by side (each on server processes of its own; over HTTP the SDK v1 server is the sampling
+// group's alone until it is done), each group's tests one after another (`serial`); the big question after them, alone:
+// it counts what this process reads.
+const serial = it.sequential;
+
+describe("server-everything: a plain call that samples", { timeout: 60_000, concurrent: true }, () => {
+  serial("--sampling-reply: the server gets exactly that reply; sampling is declared", async () => {
     const home = tempHome();
     const trace = join(home, "trace.ndjson");
     const run = await runInProcess(
@@ -66,38 +71,44 @@ describe("server-everything: a plain call that samples", { timeout: 60_000 }, ()
     expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} }, sampling: {} }]);
   });
 
-  it("no reply and nobody to ask: sampling is not declared, and the server does without (no sampling tool)", async () => {
-    const home = tempHome();
-    const trace = join(home, "trace.ndjson");
-    const tools = await runInProcess([`--trace=${trace}`, "tools", "--stdio", everythingStdio, "--json"], { home });
-    expect(tools.code, tools.stderr).toBe(0);
-    expect(tools.stdout).not.toContain("trigger-sampling-request");
-    const call = await runInProcess(
-      [`--trace=${trace}`, "call", "trigger-sampling-request", "prompt=hi", "--no-task", "--stdio", everythingStdio],
-      { home },
-    );
-    expect(call.code).toBe(2);
-    expect(call.stderr).toMatch(/has no tool named trigger-sampling-request/);
-    expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} } }, { elicitation: { form: {}, url: {} } }]);
-  });
+  serial(
+    "no reply and nobody to ask: sampling is not declared, and the server does without (no sampling tool)",
+    async () => {
+      const home = tempHome();
+      const trace = join(home, "trace.ndjson");
+      const tools = await runInProcess([`--trace=${trace}`, "tools", "--stdio", everythingStdio, "--json"], { home });
+      expect(tools.code, tools.stderr).toBe(0);
+      expect(tools.stdout).not.toContain("trigger-sampling-request");
+      const call = await runInProcess(
+        [`--trace=${trace}`, "call", "trigger-sampling-request", "prompt=hi", "--no-task", "--stdio", everythingStdio],
+        { home },
+      );
+      expect(call.code).toBe(2);
+      expect(call.stderr).toMatch(/has no tool named trigger-sampling-request/);
+      expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} } }, { elicitation: { form: {}, url: {} } }]);
+    },
+  );
 
-  it("the line prompt (a person, stdout not a terminal): the request shown clean, the typed reply sent", async () => {
-    const home = tempHome();
-    const ctx = await testContext(home, { input: "My own reply\n", env: cliEnv(home) });
-    (ctx.io as { interactive: boolean }).interactive = true; // a person at the keyboard, stdout not a terminal
-    const prompt = "haiku\u001b[2J\u001b]0;owned\u0007 now\u202e";
-    const argv = ["call", "trigger-sampling-request", `prompt=${prompt}`, "--no-task", "--stdio", everythingStdio];
-    const code = await runProgram(ctx, [process.execPath, "mcp-task", ...argv]);
-    expect(code, ctx.out.stderr).toBe(0);
-    expect(ctx.out.stderr).toContain("asks for a model's reply (sampling) to 1 message");
-    expect(ctx.out.stderr).toContain("[user] Resource trigger-sampling-request context: haiku now");
-    expect(ctx.out.stderr).toContain("system prompt: You are a helpful test server.");
-    expect(ctx.out.stderr).toContain("at most 100 tokens");
-    expect(ctx.out.stderr).not.toMatch(CONTROL);
-    expect(ctx.out.stderr).not.toContain("\u202e");
-    expect(ctx.out.stdout).toContain('"text": "My own reply"');
-    expect(ctx.out.stdout).toContain('"model": "human"');
-  });
+  serial(
+    "the line prompt (a person, stdout not a terminal): the request shown clean, the typed reply sent",
+    async () => {
+      const home = tempHome();
+      const ctx = await testContext(home, { input: "My own reply\n", env: cliEnv(home) });
+      (ctx.io as { interactive: boolean }).interactive = true; // a person at the keyboard, stdout not a terminal
+      const prompt = "haiku\u001b[2J\u001b]0;owned\u0007 now\u202e";
+      const argv = ["call", "trigger-sampling-request", `prompt=${prompt}`, "--no-task", "--stdio", everythingStdio];
+      const code = await runProgram(ctx, [process.execPath, "mcp-task", ...argv]);
+      expect(code, ctx.out.stderr).toBe(0);
+      expect(ctx.out.stderr).toContain("asks for a model's reply (sampling) to 1 message");
+      expect(ctx.out.stderr).toContain("[user] Resource trigger-sampling-request context: haiku now");
+      expect(ctx.out.stderr).toContain("system prompt: You are a helpful test server.");
+      expect(ctx.out.stderr).toContain("at most 100 tokens");
+      expect(ctx.out.stderr).not.toMatch(CONTROL);
+      expect(ctx.out.stderr).not.toContain("\u202e");
+      expect(ctx.out.stdout).toContain('"text": "My own reply"');
+      expect(ctx.out.stdout).toContain('"model": "human"');
+    },
+  );
 });
 
 let http: RunningServer;
@@ -117,54 +128,61 @@ const transports = [
   { name: "Streamable HTTP", server: () => ["-s", http.url] },
 ];
 
-describe.each(transports)("SDK v1 server over $name: sampling during a task", { timeout: 90_000 }, ({ server }) => {
-  it("CI with --sampling-reply completes, and the server got exactly that reply", async () => {
-    const home = tempHome();
-    const trace = join(home, "trace.ndjson");
-    const reply = "Line one\nline two: 'quoted' $HOME";
-    // MCP_TASK_TRACE: the broker that runs a stdio server traces its own connection too.
-    const run = await runInProcess(
-      ["call", "sample", "prompt=two lines please", ...server(), "--sampling-reply", reply],
-      {
-        home,
-        env: { MCP_TASK_TRACE: trace },
+describe.each(transports)(
+  "SDK v1 server over $name: sampling during a task",
+  { timeout: 90_000, concurrent: true },
+  ({ server }) => {
+    serial("CI with --sampling-reply completes, and the server got exactly that reply", async () => {
+      const home = tempHome();
+      const trace = join(home, "trace.ndjson");
+      const reply = "Line one\nline two: 'quoted' $HOME";
+      // MCP_TASK_TRACE: the broker that runs a stdio server traces its own connection too.
+      const run = await runInProcess(
+        ["call", "sample", "prompt=two lines please", ...server(), "--sampling-reply", reply],
+        {
+          home,
+          env: { MCP_TASK_TRACE: trace },
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const taskId = await newestTask(home);
+      expect(await sampledIn(home, taskId)).toEqual({
+        item: "two lines please",
+        action: "sampled",
+        content: { role: "assistant", content: { type: "text", text: reply }, model: "human", stopReason: "endTurn" },
+      });
+      // Over stdio the broker's own connection made the handshake; over HTTP this command did (the keeper resumes).
+      expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} }, sampling: {} }]);
+    });
+
+    serial(
+      "no reply in a pipeline: exit 6 with the question kept; a later respond --sampling-reply @file completes",
+      async () => {
+        const home = tempHome();
+        const call = await runInProcess(["call", "sample", "prompt=later", ...server()], { home });
+        expect(call.code, call.stderr).toBe(6);
+        expect(call.stderr).toMatch(/--sampling-reply TEXT/);
+        const taskId = await newestTask(home);
+        const file = join(home, "reply.txt");
+        writeFileSync(file, "From a file\n");
+        const responded = await runInProcess(["respond", taskId, "--sampling-reply", `@${file}`], { home });
+        expect(responded.code, responded.stderr).toBe(0);
+        const got = await sampledIn(home, taskId);
+        expect(got.content).toMatchObject({ content: { type: "text", text: "From a file" }, model: "human" });
       },
     );
-    expect(run.code, run.stderr).toBe(0);
-    const taskId = await newestTask(home);
-    expect(await sampledIn(home, taskId)).toEqual({
-      item: "two lines please",
-      action: "sampled",
-      content: { role: "assistant", content: { type: "text", text: reply }, model: "human", stopReason: "endTurn" },
+
+    serial("declined: the server gets the spec's error (-1, user rejected) and the task fails", async () => {
+      const home = tempHome();
+      const call = await runInProcess(["call", "sample", "prompt=no", ...server()], { home });
+      expect(call.code, call.stderr).toBe(6);
+      const taskId = await newestTask(home);
+      const watched = await runInProcess(["watch", taskId, "--decline", "--json"], { home });
+      expect(watched.code, watched.stderr).toBe(1);
+      expect(watched.stdout).toMatch(/User rejected sampling request/);
     });
-    // Over stdio the broker's own connection made the handshake; over HTTP this command did (the keeper resumes).
-    expect(declared(trace)).toEqual([{ elicitation: { form: {}, url: {} }, sampling: {} }]);
-  });
-
-  it("no reply in a pipeline: exit 6 with the question kept; a later respond --sampling-reply @file completes", async () => {
-    const home = tempHome();
-    const call = await runInProcess(["call", "sample", "prompt=later", ...server()], { home });
-    expect(call.code, call.stderr).toBe(6);
-    expect(call.stderr).toMatch(/--sampling-reply TEXT/);
-    const taskId = await newestTask(home);
-    const file = join(home, "reply.txt");
-    writeFileSync(file, "From a file\n");
-    const responded = await runInProcess(["respond", taskId, "--sampling-reply", `@${file}`], { home });
-    expect(responded.code, responded.stderr).toBe(0);
-    const got = await sampledIn(home, taskId);
-    expect(got.content).toMatchObject({ content: { type: "text", text: "From a file" }, model: "human" });
-  });
-
-  it("declined: the server gets the spec's error (-1, user rejected) and the task fails", async () => {
-    const home = tempHome();
-    const call = await runInProcess(["call", "sample", "prompt=no", ...server()], { home });
-    expect(call.code, call.stderr).toBe(6);
-    const taskId = await newestTask(home);
-    const watched = await runInProcess(["watch", taskId, "--decline", "--json"], { home });
-    expect(watched.code, watched.stderr).toBe(1);
-    expect(watched.stdout).toMatch(/User rejected sampling request/);
-  });
-});
+  },
+);
 
 describe("SDK v1 server over Streamable HTTP: a big sampling question", { timeout: 120_000 }, () => {
   // The question (the prompt, twice: a message and the system prompt) is held by the session's broker; each read of
@@ -205,34 +223,43 @@ function declaredOn(traceFile: string, method: string): Array<Record<string, unk
     .map((event) => event.message!.params!._meta!["io.modelcontextprotocol/clientCapabilities"]!);
 }
 
-describe("V2 test server: a sampling request among a task's inputRequests", { timeout: 90_000 }, () => {
-  it("no reply: exit 6, the question kept; --decline cannot; respond --sampling-reply completes; declared only where served", async () => {
-    const home = tempHome();
-    const trace = join(home, "trace.ndjson");
-    const call = await runInProcess([`--trace=${trace}`, "call", "task_sampling", "text=hi", "-s", v2.url], { home });
-    expect(call.code, call.stderr).toBe(6);
-    expect(call.stderr).toMatch(/^hint: mcp-task respond .*--sampling-reply TEXT/m);
-    // A task call declares it (its question stays with the server for a later command); `get` answers nothing.
-    for (const capabilities of declaredOn(trace, "tools/call")) expect(capabilities).toHaveProperty("sampling");
-    const taskId = await newestTask(home);
-    const got = await runInProcess([`--trace=${trace}`, "get", taskId], { home });
-    expect(got.code, got.stderr).toBe(0);
-    expect(declaredOn(trace, "tasks/get").at(-1)).not.toHaveProperty("sampling");
-    const declined = await runInProcess(["respond", taskId, "--decline"], { home });
-    expect(declined.code).toBe(6);
-    expect(declined.stderr).toMatch(/cannot be declined/);
-    const responded = await runInProcess([`--trace=${trace}`, "respond", taskId, "--sampling-reply", "From V2"], {
-      home,
-    });
-    expect(responded.code, responded.stderr).toBe(0);
-    for (const capabilities of declaredOn(trace, "tasks/update")) expect(capabilities).toHaveProperty("sampling");
-    const result = await runInProcess(["result", taskId, "--json"], { home });
-    const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
-    expect(JSON.parse(last.result.content[0].text)).toEqual({
-      role: "assistant",
-      content: { type: "text", text: "From V2" },
-      model: "human",
-      stopReason: "endTurn",
-    });
-  });
-});
+describe(
+  "V2 test server: a sampling request among a task's inputRequests",
+  { timeout: 90_000, concurrent: true },
+  () => {
+    serial(
+      "no reply: exit 6, the question kept; --decline cannot; respond --sampling-reply completes; declared only where served",
+      async () => {
+        const home = tempHome();
+        const trace = join(home, "trace.ndjson");
+        const call = await runInProcess([`--trace=${trace}`, "call", "task_sampling", "text=hi", "-s", v2.url], {
+          home,
+        });
+        expect(call.code, call.stderr).toBe(6);
+        expect(call.stderr).toMatch(/^hint: mcp-task respond .*--sampling-reply TEXT/m);
+        // A task call declares it (its question stays with the server for a later command); `get` answers nothing.
+        for (const capabilities of declaredOn(trace, "tools/call")) expect(capabilities).toHaveProperty("sampling");
+        const taskId = await newestTask(home);
+        const got = await runInProcess([`--trace=${trace}`, "get", taskId], { home });
+        expect(got.code, got.stderr).toBe(0);
+        expect(declaredOn(trace, "tasks/get").at(-1)).not.toHaveProperty("sampling");
+        const declined = await runInProcess(["respond", taskId, "--decline"], { home });
+        expect(declined.code).toBe(6);
+        expect(declined.stderr).toMatch(/cannot be declined/);
+        const responded = await runInProcess([`--trace=${trace}`, "respond", taskId, "--sampling-reply", "From V2"], {
+          home,
+        });
+        expect(responded.code, responded.stderr).toBe(0);
+        for (const capabilities of declaredOn(trace, "tasks/update")) expect(capabilities).toHaveProperty("sampling");
+        const result = await runInProcess(["result", taskId, "--json"], { home });
+        const last = events(result.stdout).at(-1) as { result: { content: Array<{ text: string }> } };
+        expect(JSON.parse(last.result.content[0].text)).toEqual({
+          role: "assistant",
+          content: { type: "text", text: "From V2" },
+          model: "human",
+          stopReason: "endTurn",
+        });
+      },
+    );
+  },
+);

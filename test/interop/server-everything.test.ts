@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskNotFoundError } from "../../src/errors.js";
 import { connect } from "../../src/protocol/connect.js";
 import type { ServerDescriptor } from "../../src/protocol/server.js";
+import type { Wire } from "../../src/protocol/wire.js";
 import { TaskEngine } from "../../src/tasks/engine.js";
 import { preparedAnswers } from "../../src/tasks/input.js";
 import { systemClock } from "../../src/context.js";
@@ -19,22 +20,29 @@ afterAll(async () => {
   await http?.stop();
 });
 
+// The four groups below run side by side (each waits mostly on the server: a research task takes its 4 s), each
+// group's tests one after another (`serial`): those of one transport share a home and its broker.
+const serial = it.sequential;
+
 const transports = [
   ["stdio", () => ["--stdio", everythingStdio]],
   ["http", () => ["-s", http.url]],
 ] as const;
 
-describe.each(transports)("server-everything over %s", (_name, server) => {
-  it("runs the research task and prints the report", async () => {
-    const run = await runInProcess(["call", "simulate-research-query", "topic=python", ...server()], {
-      home: tempHome(),
-    });
+describe.each(transports)("server-everything over %s", { concurrent: true }, (_name, server) => {
+  // One home for the transport's tests, whose broker stays between them (over stdio: one broker and one
+  // server-everything for them all, not one per test); each test's task is its own.
+  const home = tempHome();
+  const env = { MCP_TASK_BROKER_GRACE: "5m" };
+
+  serial("runs the research task and prints the report", async () => {
+    const run = await runInProcess(["call", "simulate-research-query", "topic=python", ...server()], { home, env });
     expect(run.stderr).toMatch(/started task [0-9a-f]+ .*V1/);
     expect(run.stdout).toContain("# Research Report: python");
     expect(run.code).toBe(0);
   });
 
-  it("answers the ambiguous task's elicitation from --input", async () => {
+  serial("answers the ambiguous task's elicitation from --input", async () => {
     const run = await runInProcess(
       [
         "call",
@@ -45,16 +53,17 @@ describe.each(transports)("server-everything over %s", (_name, server) => {
         '{"interpretation":"snake"}',
         ...server(),
       ],
-      { home: tempHome() },
+      { home, env },
     );
     expect(run.stdout).toContain("# Research Report: python (snake)");
     expect(run.stdout).toContain("**Clarification**: snake");
     expect(run.code).toBe(0);
   });
 
-  it("exits 6 at once when input is required and no answer is given (no TTY)", async () => {
+  serial("exits 6 at once when input is required and no answer is given (no TTY)", async () => {
     const run = await runInProcess(["call", "simulate-research-query", "topic=python", "ambiguous=true", ...server()], {
-      home: tempHome(),
+      home,
+      env,
     });
     expect(run.code).toBe(6);
     expect(run.stderr).toMatch(/input required and no answer given/);
@@ -62,8 +71,8 @@ describe.each(transports)("server-everything over %s", (_name, server) => {
   });
 });
 
-describe("NDJSON and plain calls", () => {
-  it("writes the documented events, ending with the result", async () => {
+describe("NDJSON and plain calls", { concurrent: true }, () => {
+  serial("writes the documented events, ending with the result", async () => {
     const run = await runInProcess(["call", "simulate-research-query", "topic=rust", "--json", "-s", http.url], {
       home: tempHome(),
     });
@@ -84,7 +93,7 @@ describe("NDJSON and plain calls", () => {
     expect(JSON.stringify(last.result)).toContain("Research Report: rust");
   });
 
-  it("makes a plain call for a tool that forbids tasks, with taskId null in JSON", async () => {
+  serial("makes a plain call for a tool that forbids tasks, with taskId null in JSON", async () => {
     const run = await runInProcess(["call", "echo", "message=hello", "--json", "-s", http.url], { home: tempHome() });
     expect(run.code).toBe(0);
     const lines = events(run.stdout);
@@ -97,7 +106,7 @@ describe("NDJSON and plain calls", () => {
     });
   });
 
-  it("reports a task-required tool called with --no-task as the server's refusal", async () => {
+  serial("reports a task-required tool called with --no-task as the server's refusal", async () => {
     const run = await runInProcess(["call", "simulate-research-query", "topic=x", "--no-task", "-s", http.url], {
       home: tempHome(),
     });
@@ -106,34 +115,32 @@ describe("NDJSON and plain calls", () => {
   });
 });
 
-describe("the engine on a V1 wire", () => {
+describe("the engine on a V1 wire", { concurrent: true }, () => {
   const descriptor: ServerDescriptor = { transport: "stdio", command: process.execPath, args: [EVERYTHING, "stdio"] };
-
-  it("cancels a running task and reports what the server says afterwards", async () => {
-    const wire = await connect(descriptor, { env: process.env });
-    try {
-      const engine = new TaskEngine(wire, systemClock, preparedAnswers({}));
-      const started = await engine.call("simulate-research-query", { topic: "go" }, { task: "auto" });
-      expect(started.kind).toBe("task");
-      if (started.kind !== "task") return;
-      const after = await engine.cancel(started.snapshot.taskId);
-      expect(after.status).toBe("cancelled");
-      // Cancelling again: the task is terminal, so the server refuses; the wire reports the task as it is.
-      const again = await engine.cancel(started.snapshot.taskId);
-      expect(again.status).toBe("cancelled");
-      const listed = await wire.listTasks();
-      expect(listed.tasks.map((t) => t.taskId)).toContain(started.snapshot.taskId);
-    } finally {
-      await wire.close();
-    }
+  // One server-everything for both tests: each works on a task id of its own.
+  let wire: Wire;
+  beforeAll(async () => {
+    wire = await connect(descriptor, { env: process.env });
+  });
+  afterAll(async () => {
+    await wire?.close();
   });
 
-  it("turns an unknown task id into TaskNotFoundError", async () => {
-    const wire = await connect(descriptor, { env: process.env });
-    try {
-      await expect(wire.getTask("no-such-task")).rejects.toBeInstanceOf(TaskNotFoundError);
-    } finally {
-      await wire.close();
-    }
+  serial("cancels a running task and reports what the server says afterwards", async () => {
+    const engine = new TaskEngine(wire, systemClock, preparedAnswers({}));
+    const started = await engine.call("simulate-research-query", { topic: "go" }, { task: "auto" });
+    expect(started.kind).toBe("task");
+    if (started.kind !== "task") return;
+    const after = await engine.cancel(started.snapshot.taskId);
+    expect(after.status).toBe("cancelled");
+    // Cancelling again: the task is terminal, so the server refuses; the wire reports the task as it is.
+    const again = await engine.cancel(started.snapshot.taskId);
+    expect(again.status).toBe("cancelled");
+    const listed = await wire.listTasks();
+    expect(listed.tasks.map((t) => t.taskId)).toContain(started.snapshot.taskId);
+  });
+
+  serial("turns an unknown task id into TaskNotFoundError", async () => {
+    await expect(wire.getTask("no-such-task")).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 });

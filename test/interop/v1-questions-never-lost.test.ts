@@ -83,24 +83,31 @@ async function startExample(file: string, portVariable: string): Promise<Running
 }
 
 const { http, transports } = sdkV1Transports();
+// The groups up to the SDK's examples run side by side (each on server processes of its own: over stdio a server per
+// home, over HTTP the one server of this file, which no other group of them uses), each group's tests one after
+// another (`serial`); the rest after them, one at a time.
+const serial = it.sequential;
 
-describe.each(transports)("SDK v1 server over $name", ({ server }) => {
-  it("a question that comes before its call's reply, the call --detach: kept for its task; a later respond answers it", async () => {
-    const home = tempHome();
-    // The command refuses the question (--detach) while the call is still on its way; the reply then makes the task
-    // whose question it is (nothing else could have asked it): held for that task, not refused to the server.
-    const call = await runInProcess(["call", "ask-beside", "item=beside", ...server(), "--detach"], { home });
-    expect(call.code, call.stderr).toBe(0);
-    const taskId = call.stdout.trim();
-    const unfit = await runInProcess(["respond", taskId, "--input", UNFIT], { home, timeoutMs: 15_000 });
-    expect(unfit.code, unfit.stderr).toBe(6);
-    oneError(unfit);
-    const fit = await runInProcess(["respond", taskId, "--input", FITS], { home, timeoutMs: 15_000 });
-    expect(fit.code, fit.stderr).toBe(0);
-    expect(await answerIn(home, taskId)).toMatchObject({ item: "beside", action: "accept" });
-  });
+describe.each(transports)("SDK v1 server over $name", { concurrent: true }, ({ server }) => {
+  serial(
+    "a question that comes before its call's reply, the call --detach: kept for its task; a later respond answers it",
+    async () => {
+      const home = tempHome();
+      // The command refuses the question (--detach) while the call is still on its way; the reply then makes the task
+      // whose question it is (nothing else could have asked it): held for that task, not refused to the server.
+      const call = await runInProcess(["call", "ask-beside", "item=beside", ...server(), "--detach"], { home });
+      expect(call.code, call.stderr).toBe(0);
+      const taskId = call.stdout.trim();
+      const unfit = await runInProcess(["respond", taskId, "--input", UNFIT], { home, timeoutMs: 15_000 });
+      expect(unfit.code, unfit.stderr).toBe(6);
+      oneError(unfit);
+      const fit = await runInProcess(["respond", taskId, "--input", FITS], { home, timeoutMs: 15_000 });
+      expect(fit.code, fit.stderr).toBe(0);
+      expect(await answerIn(home, taskId)).toMatchObject({ item: "beside", action: "accept" });
+    },
+  );
 
-  it("an --input that does not fit exits 6 with the question kept; a later respond answers it", async () => {
+  serial("an --input that does not fit exits 6 with the question kept; a later respond answers it", async () => {
     const home = tempHome();
     const call = await runInProcess(["call", "confirm", "item=unfit", ...server(), "--input", UNFIT], { home });
     expect(call.code, call.stderr).toBe(6);
@@ -120,7 +127,7 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     });
   });
 
-  it("no --input exits 6 with the question kept; a later watch --input completes with that answer", async () => {
+  serial("no --input exits 6 with the question kept; a later watch --input completes with that answer", async () => {
     const home = tempHome();
     const call = await runInProcess(["call", "confirm", "item=later", ...server()], { home });
     expect(call.code, call.stderr).toBe(6);
@@ -132,7 +139,7 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     expect(await answerIn(home, taskId)).toMatchObject({ item: "later", content: { name: "Ada", count: 2 } });
   });
 
-  it("a question without the related-task metadata: exit 6 with it kept, answered by a later respond", async () => {
+  serial("a question without the related-task metadata: exit 6 with it kept, answered by a later respond", async () => {
     const home = tempHome();
     const call = await runInProcess(["call", "confirm-bare", "item=bare", ...server()], { home });
     expect(call.code, call.stderr).toBe(6);
@@ -152,47 +159,190 @@ describe.each(transports)("SDK v1 server over $name", ({ server }) => {
     });
   });
 
-  it("--detach while the server asks at once: the id, exit 0, the question unanswered for a later respond", async () => {
-    const home = tempHome();
-    const call = await runInProcess(["call", "confirm-bare", "item=detached", ...server(), "--detach", "--json"], {
-      home,
-    });
-    expect(call.code, call.stderr).toBe(0);
-    const taskId = events(call.stdout)[0].taskId as string;
-    const responded = await runInProcess(["respond", taskId, "--input", FITS], { home });
-    expect(responded.code, responded.stderr).toBe(0);
-    expect(await answerIn(home, taskId)).toMatchObject({ item: "detached", action: "accept" });
-  });
+  serial(
+    "--detach while the server asks at once: the id, exit 0, the question unanswered for a later respond",
+    async () => {
+      const home = tempHome();
+      const call = await runInProcess(["call", "confirm-bare", "item=detached", ...server(), "--detach", "--json"], {
+        home,
+      });
+      expect(call.code, call.stderr).toBe(0);
+      const taskId = events(call.stdout)[0].taskId as string;
+      const responded = await runInProcess(["respond", taskId, "--input", FITS], { home });
+      expect(responded.code, responded.stderr).toBe(0);
+      expect(await answerIn(home, taskId)).toMatchObject({ item: "detached", action: "accept" });
+    },
+  );
 
-  it("a question the server asks before it replies to the call, with nobody to answer: exit 6 in bounded time, the server told", async () => {
-    const home = tempHome();
-    // HELD_CALL_QUESTION_MS (5 s), not for ever (the server waits 10 minutes for its answer): the call has no task to
-    // keep the question for. The 50 s is a hang-only bound, far above the 5 s and far below the server's wait.
-    const call = await runInProcess(["call", "ask-first", "item=first", ...server()], { home, timeoutMs: 50_000 });
-    expect(call.code, call.stderr).toBe(6);
-    expect(call.stderr).toMatch(/^hint: call again with --input '\{\.\.\.\}' or --decline/m);
-    oneError(call);
-    const answered = await runInProcess(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], {
-      home,
-    });
-    expect(answered.code, answered.stderr).toBe(0);
-    expect(events(answered.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
-  });
+  serial(
+    "a question the server asks before it replies to the call, with nobody to answer: exit 6 in bounded time, the server told",
+    async () => {
+      const home = tempHome();
+      // HELD_CALL_QUESTION_MS (5 s; here 300 ms: MCP_TASK_HELD_QUESTION, read by the broker this command starts), not
+      // for ever (the server waits 10 minutes for its answer): the call has no task to keep the question for. The 50 s
+      // is a hang-only bound, far above the wait and far below the server's.
+      const call = await runInProcess(["call", "ask-first", "item=first", ...server()], {
+        home,
+        timeoutMs: 50_000,
+        env: { MCP_TASK_HELD_QUESTION: "300ms" },
+      });
+      expect(call.code, call.stderr).toBe(6);
+      expect(call.stderr).toMatch(/^hint: call again with --input '\{\.\.\.\}' or --decline/m);
+      oneError(call);
+      const answered = await runInProcess(["call", "ask-first", "item=first", ...server(), "--input", FITS, "--json"], {
+        home,
+      });
+      expect(answered.code, answered.stderr).toBe(0);
+      expect(events(answered.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
+    },
+  );
 
-  it("Ctrl-C before the question comes: it waits for the next command, and a later watch --input answers it", async () => {
-    const home = tempHome();
-    const call = startCli(["call", "confirm-bare", "item=interrupted", "delayMs=1500", ...server()], { home });
-    await until(() => /started task/.test(call.output.stderr), { what: "the call's task started" });
-    call.child.kill("SIGINT");
-    expect(await call.exited).toBe(130);
-    expect(call.output.stderr).toMatch(/^hint: resume with: mcp-task watch /m);
-    const taskId = await taskIdOf(home, "confirm-bare");
-    const watched = await runInProcess(["watch", taskId, "--input", FITS], { home });
-    expect(watched.code, watched.stderr).toBe(0);
-    expect(await answerIn(home, taskId)).toMatchObject({ item: "interrupted", content: { name: "Ada", count: 2 } });
-  });
+  serial(
+    "Ctrl-C before the question comes: it waits for the next command, and a later watch --input answers it",
+    async () => {
+      const home = tempHome();
+      const call = startCli(["call", "confirm-bare", "item=interrupted", "delayMs=1500", ...server()], { home });
+      await until(() => /started task/.test(call.output.stderr), { what: "the call's task started" });
+      call.child.kill("SIGINT");
+      expect(await call.exited).toBe(130);
+      expect(call.output.stderr).toMatch(/^hint: resume with: mcp-task watch /m);
+      const taskId = await taskIdOf(home, "confirm-bare");
+      const watched = await runInProcess(["watch", taskId, "--input", FITS], { home });
+      expect(watched.code, watched.stderr).toBe(0);
+      expect(await answerIn(home, taskId)).toMatchObject({ item: "interrupted", content: { name: "Ada", count: 2 } });
+    },
+  );
 });
 
+describe("questions without the related-task metadata from two tasks of one stdio server", { concurrent: true }, () => {
+  serial(
+    "each is held for both tasks, marked, and each respond answers one: no answer reaches the other task's question",
+    async () => {
+      const home = tempHome();
+      const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
+      const a = await runInProcess(["call", "confirm-bare", "item=A", "delayMs=4000", ...stdio, "--detach"], { home });
+      expect(a.code, a.stderr).toBe(0);
+      const b = await runInProcess(["call", "confirm-bare", "item=B", "delayMs=4300", ...stdio, "--detach"], { home });
+      expect(b.code, b.stderr).toBe(0);
+      const [taskA, taskB] = [a.stdout.trim(), b.stdout.trim()];
+      // Both tasks run before either asks (A 4 s after it started, B 4.3 s after it did: B is started well inside the
+      // 4 s, on a loaded machine too, with the other groups running beside this one): once A's question is held for
+      // both, the reads below see it (B's own question, if not come yet, is waited for by its respond).
+      const heldFor = async (taskId: string) =>
+        (JSON.parse((await runInProcess(["get", taskId, "--json"], { home })).stdout) as { status: string }).status ===
+        "input_required";
+      await until(async () => (await heldFor(taskA)) && (await heldFor(taskB)), {
+        everyMs: 100,
+        what: "A's question held for both tasks",
+      });
+      // Neither question says whose it is: each task's reads show the one waiting longest, marked as such.
+      for (const taskId of [taskA, taskB]) {
+        const got = await runInProcess(["get", taskId, "--json"], { home });
+        expect(JSON.parse(got.stdout), taskId).toMatchObject({
+          status: "input_required",
+          inputRequests: [{ message: "Confirm A (bare)", unattributed: true }],
+        });
+      }
+      const text = await runInProcess(["get", taskA], { home });
+      expect(text.stdout).toMatch(/asks \(v1:\S+\): Confirm A \(bare\) \(the server did not say which task asks this/);
+      const forA = await runInProcess(["respond", taskA, "--input", JSON.stringify({ name: "for-A", count: 1 })], {
+        home,
+        timeoutMs: 15_000,
+      });
+      expect(forA.code, forA.stderr).toBe(0);
+      const forB = await runInProcess(
+        ["respond", taskB, "--input", JSON.stringify({ name: "for-B", count: 1 }), "--json"],
+        {
+          home,
+          timeoutMs: 15_000,
+        },
+      );
+      expect(forB.code, forB.stderr).toBe(0);
+      expect(JSON.parse(forB.stdout)).toMatchObject({ status: "completed" });
+      expect(await answerIn(home, taskA)).toMatchObject({ item: "A", content: { name: "for-A" } });
+      expect(await answerIn(home, taskB)).toMatchObject({ item: "B", content: { name: "for-B" } });
+    },
+  );
+
+  serial(
+    "a call whose server asks before it replies, while another task runs: the call's own command is handed the question",
+    async () => {
+      const home = tempHome();
+      const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
+      const running = await runInProcess(["call", "work", "ms=20000", ...stdio, "--detach"], { home });
+      expect(running.code, running.stderr).toBe(0);
+      // Either could have asked (the server says not which): the command there to answer gets it, marked; held for
+      // nobody, the call would have waited as long as the server does (here 10 minutes).
+      const call = await runInProcess(["call", "ask-first", "item=first", ...stdio, "--input", FITS, "--json"], {
+        home,
+        timeoutMs: 20_000,
+      });
+      expect(call.code, call.stderr).toBe(0);
+      expect(events(call.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
+      await runInProcess(["cancel", running.stdout.trim()], { home });
+    },
+  );
+});
+
+describe("the SDK's example servers, unmodified", { concurrent: true }, () => {
+  serial(
+    "simpleTaskInteractive: call --detach, then watch --input from a later command completes (questions on the GET stream)",
+    async () => {
+      const server = await startExample("simpleTaskInteractive.js", "PORT");
+      try {
+        const home = tempHome();
+        const call = await runInProcess(
+          ["call", "confirm_delete", "filename=notes.txt", "-s", server.url, "--detach"],
+          {
+            home,
+          },
+        );
+        expect(call.code, call.stderr).toBe(0);
+        const taskId = call.stdout.trim();
+        const watched = await runInProcess(["watch", taskId, "--input", JSON.stringify({ confirm: true })], { home });
+        expect(watched.code, watched.stderr).toBe(0);
+        expect(watched.stdout).toMatch(/Deleted 'notes\.txt'/);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
+
+  serial(
+    "simpleStreamableHttp: collect-user-info-task --detach prints the id, exits 0, and a later respond completes it",
+    async () => {
+      const server = await startExample("simpleStreamableHttp.js", "MCP_PORT");
+      try {
+        const home = tempHome();
+        const call = await runInProcess(
+          ["call", "collect-user-info-task", "infoType=contact", "-s", server.url, "--detach"],
+          {
+            home,
+          },
+        );
+        expect(call.code, call.stderr).toBe(0);
+        const taskId = call.stdout.trim();
+        expect(taskId).toMatch(/^[0-9a-f-]{8,}$/);
+        // Unfit first (email missing): kept; then the fitting answer.
+        const unfit = await runInProcess(["respond", taskId, "--input", JSON.stringify({ name: "Ada" })], { home });
+        expect(unfit.code, unfit.stderr).toBe(6);
+        oneError(unfit);
+        const responded = await runInProcess(
+          ["respond", taskId, "--input", JSON.stringify({ name: "Ada", email: "ada@example.com" })],
+          { home },
+        );
+        expect(responded.code, responded.stderr).toBe(0);
+        const result = await runInProcess(["result", taskId], { home });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/Collected contact info:[\s\S]*"email": "ada@example\.com"/);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
+});
+
+// Over HTTP these share the SDK v1 server with the group above: they run after the groups that run side by side.
 describe.each(transports)("respond answers the question it was for, not the next one, over $name", ({ server }) => {
   it("the task asks again at once, the same form: respond answers only the first; a later respond the second", async () => {
     const home = tempHome();
@@ -237,118 +387,6 @@ describe.each(transports)("respond answers the question it was for, not the next
       content: { name: "Ada", count: 2 },
       again: { action: "decline" },
     });
-  });
-});
-
-describe("questions without the related-task metadata from two tasks of one stdio server", () => {
-  it("each is held for both tasks, marked, and each respond answers one: no answer reaches the other task's question", async () => {
-    const home = tempHome();
-    const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
-    const a = await runInProcess(["call", "confirm-bare", "item=A", "delayMs=2500", ...stdio, "--detach"], { home });
-    expect(a.code, a.stderr).toBe(0);
-    const b = await runInProcess(["call", "confirm-bare", "item=B", "delayMs=2800", ...stdio, "--detach"], { home });
-    expect(b.code, b.stderr).toBe(0);
-    const [taskA, taskB] = [a.stdout.trim(), b.stdout.trim()];
-    // Both tasks run before either asks (A 2.5 s after it started, B 2.8 s after it did: B is started well inside the 2.5 s): once A's question is held
-    // for both, the reads below see it (B's own question, if not come yet, is waited for by its respond).
-    const heldFor = async (taskId: string) =>
-      (JSON.parse((await runInProcess(["get", taskId, "--json"], { home })).stdout) as { status: string }).status ===
-      "input_required";
-    await until(async () => (await heldFor(taskA)) && (await heldFor(taskB)), {
-      everyMs: 100,
-      what: "A's question held for both tasks",
-    });
-    // Neither question says whose it is: each task's reads show the one waiting longest, marked as such.
-    for (const taskId of [taskA, taskB]) {
-      const got = await runInProcess(["get", taskId, "--json"], { home });
-      expect(JSON.parse(got.stdout), taskId).toMatchObject({
-        status: "input_required",
-        inputRequests: [{ message: "Confirm A (bare)", unattributed: true }],
-      });
-    }
-    const text = await runInProcess(["get", taskA], { home });
-    expect(text.stdout).toMatch(/asks \(v1:\S+\): Confirm A \(bare\) \(the server did not say which task asks this/);
-    const forA = await runInProcess(["respond", taskA, "--input", JSON.stringify({ name: "for-A", count: 1 })], {
-      home,
-      timeoutMs: 15_000,
-    });
-    expect(forA.code, forA.stderr).toBe(0);
-    const forB = await runInProcess(
-      ["respond", taskB, "--input", JSON.stringify({ name: "for-B", count: 1 }), "--json"],
-      {
-        home,
-        timeoutMs: 15_000,
-      },
-    );
-    expect(forB.code, forB.stderr).toBe(0);
-    expect(JSON.parse(forB.stdout)).toMatchObject({ status: "completed" });
-    expect(await answerIn(home, taskA)).toMatchObject({ item: "A", content: { name: "for-A" } });
-    expect(await answerIn(home, taskB)).toMatchObject({ item: "B", content: { name: "for-B" } });
-  });
-
-  it("a call whose server asks before it replies, while another task runs: the call's own command is handed the question", async () => {
-    const home = tempHome();
-    const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
-    const running = await runInProcess(["call", "work", "ms=20000", ...stdio, "--detach"], { home });
-    expect(running.code, running.stderr).toBe(0);
-    // Either could have asked (the server says not which): the command there to answer gets it, marked; held for
-    // nobody, the call would have waited as long as the server does (here 10 minutes).
-    const call = await runInProcess(["call", "ask-first", "item=first", ...stdio, "--input", FITS, "--json"], {
-      home,
-      timeoutMs: 20_000,
-    });
-    expect(call.code, call.stderr).toBe(0);
-    expect(events(call.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
-    await runInProcess(["cancel", running.stdout.trim()], { home });
-  });
-});
-
-describe("the SDK's example servers, unmodified", () => {
-  it("simpleTaskInteractive: call --detach, then watch --input from a later command completes (questions on the GET stream)", async () => {
-    const server = await startExample("simpleTaskInteractive.js", "PORT");
-    try {
-      const home = tempHome();
-      const call = await runInProcess(["call", "confirm_delete", "filename=notes.txt", "-s", server.url, "--detach"], {
-        home,
-      });
-      expect(call.code, call.stderr).toBe(0);
-      const taskId = call.stdout.trim();
-      const watched = await runInProcess(["watch", taskId, "--input", JSON.stringify({ confirm: true })], { home });
-      expect(watched.code, watched.stderr).toBe(0);
-      expect(watched.stdout).toMatch(/Deleted 'notes\.txt'/);
-    } finally {
-      await server.stop();
-    }
-  });
-
-  it("simpleStreamableHttp: collect-user-info-task --detach prints the id, exits 0, and a later respond completes it", async () => {
-    const server = await startExample("simpleStreamableHttp.js", "MCP_PORT");
-    try {
-      const home = tempHome();
-      const call = await runInProcess(
-        ["call", "collect-user-info-task", "infoType=contact", "-s", server.url, "--detach"],
-        {
-          home,
-        },
-      );
-      expect(call.code, call.stderr).toBe(0);
-      const taskId = call.stdout.trim();
-      expect(taskId).toMatch(/^[0-9a-f-]{8,}$/);
-      // Unfit first (email missing): kept; then the fitting answer.
-      const unfit = await runInProcess(["respond", taskId, "--input", JSON.stringify({ name: "Ada" })], { home });
-      expect(unfit.code, unfit.stderr).toBe(6);
-      oneError(unfit);
-      const responded = await runInProcess(
-        ["respond", taskId, "--input", JSON.stringify({ name: "Ada", email: "ada@example.com" })],
-        { home },
-      );
-      expect(responded.code, responded.stderr).toBe(0);
-      const result = await runInProcess(["result", taskId], { home });
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/Collected contact info:[\s\S]*"email": "ada@example\.com"/);
-    } finally {
-      await server.stop();
-    }
   });
 });
 

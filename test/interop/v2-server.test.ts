@@ -13,15 +13,23 @@ afterAll(async () => {
   await http?.stop();
 });
 
+// The three groups below run side by side (each on a server of its own, waiting mostly on it), each group's tests
+// one after another (`serial`): those of one transport share a home and its broker.
+const serial = it.sequential;
+
 const transports = [
   ["stdio", () => ["--stdio", v2Stdio()]],
   ["http", () => ["-s", http.url]],
 ] as const;
 
-describe.each(transports)("V2 test server over %s", (_name, server) => {
-  const call = (...args: string[]) => runInProcess(["call", ...args, ...server()], { home: tempHome() });
+describe.each(transports)("V2 test server over %s", { concurrent: true }, (_name, server) => {
+  // One home for the transport's tests, whose broker stays between them (over stdio: one broker and one server
+  // process for the file, not one per call); each test's task is its own, and none reads the others'.
+  const home = tempHome();
+  const call = (...args: string[]) =>
+    runInProcess(["call", ...args, ...server()], { home, env: { MCP_TASK_BROKER_GRACE: "5m" } });
 
-  it("detects V2 and follows a task to completion", async () => {
+  serial("detects V2 and follows a task to completion", async () => {
     const run = await call("task_complete", "text=finished-ok", "--json");
     expect(run.code).toBe(0);
     const lines = events(run.stdout);
@@ -30,19 +38,19 @@ describe.each(transports)("V2 test server over %s", (_name, server) => {
     expect(JSON.stringify(lines.at(-1)!.result)).toContain("finished-ok");
   });
 
-  it("exits 1 for a task that fails with a JSON-RPC error, and shows the error", async () => {
+  serial("exits 1 for a task that fails with a JSON-RPC error, and shows the error", async () => {
     const run = await call("task_fail");
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/failed: task_fail: simulated failure \(code -?\d+\)/);
   });
 
-  it("exits 1 for a task that completes with isError", async () => {
+  serial("exits 1 for a task that completes with isError", async () => {
     const run = await call("task_tool_error", "--json");
     expect(run.code).toBe(1);
     expect(events(run.stdout).at(-1)).toMatchObject({ type: "result", status: "completed", result: { isError: true } });
   });
 
-  it("checks structuredContent against the outputSchema: a valid result passes", async () => {
+  serial("checks structuredContent against the outputSchema: a valid result passes", async () => {
     const run = await call("task_structured", "--json");
     expect(run.code).toBe(0);
     const last = events(run.stdout).at(-1)!;
@@ -50,20 +58,20 @@ describe.each(transports)("V2 test server over %s", (_name, server) => {
     expect((last.result as { structuredContent: unknown }).structuredContent).toMatchObject({ value: 42 });
   });
 
-  it("reports a result that breaks the outputSchema", async () => {
+  serial("reports a result that breaks the outputSchema", async () => {
     const text = await call("task_structured_bad");
     expect(text.stderr).toMatch(/warning: the result does not match the tool's outputSchema: .*unit/);
     const json = await call("task_structured_bad", "--json");
     expect(events(json.stdout).at(-1)!.outputSchemaError).toMatch(/outputSchema/);
   });
 
-  it("answers a task's input once", async () => {
+  serial("answers a task's input once", async () => {
     const run = await call("task_input_once", "--input", '{"name":"Ada"}');
     expect(run.stdout.trim()).toBe("Hello, Ada");
     expect(run.code).toBe(0);
   });
 
-  it("answers two rounds of input from one --input object, each key once", async () => {
+  serial("answers two rounds of input from one --input object, each key once", async () => {
     const run = await call("task_input_twice", "--input", '{"color":"green","confirm":false}', "--json");
     expect(run.code).toBe(0);
     const lines = events(run.stdout);
@@ -71,39 +79,41 @@ describe.each(transports)("V2 test server over %s", (_name, server) => {
     expect(lines.filter((l) => l.type === "status" && l.status === "input_required")).toHaveLength(2);
   });
 
-  it("answers request-level input before the task exists", async () => {
+  serial("answers request-level input before the task exists", async () => {
     const run = await call("request_input", "--input", '{"city":"Oslo"}');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Oslo/);
   });
 
-  it("exits 6 when input is required and nothing can answer it", async () => {
+  serial("exits 6 when input is required and nothing can answer it", async () => {
     const taskLevel = await call("task_input_once");
     expect(taskLevel.code).toBe(6);
     const requestLevel = await call("request_input");
     expect(requestLevel.code).toBe(6);
   });
 
-  it("exits 6 when the given answer does not fit the requested form", async () => {
+  serial("exits 6 when the given answer does not fit the requested form", async () => {
     const run = await call("task_input_twice", "--input", '{"color":"purple","confirm":true}');
     expect(run.code).toBe(6);
     expect(run.stderr).toMatch(/does not fit the requested form/);
   });
 
-  it("declines with --decline", async () => {
+  serial("declines with --decline", async () => {
     const run = await call("task_input_once", "--decline");
     expect(run.code).not.toBe(6);
     expect(run.stdout + run.stderr).toMatch(/declin/i);
   });
 
-  it("stops waiting at --timeout with exit 7 while the task runs on", async () => {
+  serial("stops waiting at --timeout with exit 7 while the task runs on", async () => {
     const run = await call("task_slow", "ms=20000", "--timeout", "1s");
     expect(run.code).toBe(7);
     expect(run.stderr).toMatch(/keeps running/);
   });
 });
 
-describe("polling cost", () => {
+describe("polling cost", { concurrent: true }, () => {
+  /** The task's own time: four of the server's intervals (500 ms), enough for polls to be counted. */
+  const TASK_MS = 2000;
   let paced: RunningServer;
   beforeAll(async () => {
     paced = await startV2Http("--poll-interval", "500");
@@ -117,11 +127,11 @@ describe("polling cost", () => {
     return JSON.parse(run.stdout);
   }
 
-  it("never polls a task faster than the server's interval (polling only)", async () => {
+  serial("never polls a task faster than the server's interval (polling only)", async () => {
     const home = tempHome();
     const beforeStats = await stats(home);
     const before = beforeStats["tasks/get"] ?? 0;
-    const run = await runInProcess(["call", "task_complete", "ms=3000", "-s", paced.url], {
+    const run = await runInProcess(["call", "task_complete", `ms=${TASK_MS}`, "-s", paced.url], {
       home,
       env: { MCP_TASK_PUSH: "off" },
     });
@@ -130,16 +140,16 @@ describe("polling cost", () => {
     const gets = afterStats["tasks/get"] - before;
     // Polling only: no push stream was asked for.
     expect(afterStats["subscriptions/listen"] ?? 0).toBe(beforeStats["subscriptions/listen"] ?? 0);
-    // A 3 s task (the server's own time) polled every 500 ms: at most one read per interval, plus the first and the
+    // A 2 s task (the server's own time) polled every 500 ms: at most one read per interval, plus the first and the
     // final read. Bounded by the requests counted, not by the wall time of the run.
-    expect(gets).toBeLessThanOrEqual(3000 / 500 + 2);
+    expect(gets).toBeLessThanOrEqual(TASK_MS / 500 + 2);
     expect(gets).toBeGreaterThanOrEqual(2);
   });
 
-  it("spends (almost) no polls while the server confirms it pushes", async () => {
+  serial("spends (almost) no polls while the server confirms it pushes", async () => {
     const home = tempHome();
     const before = (await stats(home))["tasks/get"] ?? 0;
-    const run = await runInProcess(["call", "task_complete", "ms=3000", "-s", paced.url], { home });
+    const run = await runInProcess(["call", "task_complete", `ms=${TASK_MS}`, "-s", paced.url], { home });
     expect(run.code).toBe(0);
     // A safety poll every three intervals at most; the final push carries the result.
     expect((await stats(home))["tasks/get"] - before).toBeLessThanOrEqual(2);
