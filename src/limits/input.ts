@@ -2,6 +2,14 @@
 // How many questions a server may ask, and how long a question or a call waits for its answer or reply.
 /** The most questions one engine answers for one task: a server that never stops asking is stopped here (exit 6). */
 export const MAX_ANSWERS_PER_TASK = 32;
+/**
+ * An answered question the server still lists after IGNORED_ANSWER_READS reads and IGNORED_ANSWER_MS was acknowledged and
+ * ignored, and input_required with nothing asked that lasts as long asks nothing a client can answer: either ends the
+ * wait (exit 4) instead of reading on for ever. 10 reads and 5 s: a server that takes an answer lists the question no
+ * more within a read or two. MCP_TASK_IGNORED_WAIT (a duration) sets the time part (tests that must sit through it).
+ */
+export const IGNORED_ANSWER_READS = 10;
+export const IGNORED_ANSWER_MS = 5_000;
 /** V2 request-level input rounds before a call is answered. */
 export const MAX_INPUT_ROUNDS = 16;
 /**

@@ -7,10 +7,7 @@ import { openRequests, type InputRequest, type Snapshot, type UncertainDelivery 
 import { inputUnavailable } from "./input.js";
 import { taskOf, type EngineShared } from "./engine-task.js";
 import { shellWord } from "../sanitize.js";
-
-/** An answered key the server still lists after this many reads and this long was ignored (exit 4). */
-const IGNORED_POLLS = 10;
-const IGNORED_MS = 5_000;
+import { IGNORED_ANSWER_MS, IGNORED_ANSWER_READS as IGNORED_POLLS } from "../limits.js";
 
 /** A question as asked, without its `_meta` (which may carry per-request details). */
 export const questionOf = (request: InputRequest) =>
@@ -34,6 +31,8 @@ export interface AnswerOptions {
   onInput?: (taskId: string, requests: InputRequest[]) => void;
   /** Told when an answer's delivery is in doubt, and what the next read of the task says about it. */
   onDelivery?: (event: DeliveryEvent) => void;
+  /** How long an ignored answer or an empty question may last (with IGNORED_ANSWER_READS reads) before exit 4. */
+  ignoredMs?: number;
 }
 
 /** How long a state that nothing answers has lasted: reads and since when. */
@@ -74,6 +73,10 @@ export class TaskAnswers {
     private readonly loop: { wake(): void; readNow(): void },
   ) {
     this.clock = shared.clock;
+  }
+
+  private get ignoredMs(): number {
+    return this.options.ignoredMs ?? IGNORED_ANSWER_MS;
   }
 
   /** True while answers are on their way (a refusal waits for the answers delivered beside it to be recorded). */
@@ -147,7 +150,7 @@ export class TaskAnswers {
     }
   }
 
-  /** Throws when the server has kept listing an answered key for IGNORED_POLLS reads and IGNORED_MS. */
+  /** Throws when the server has kept listing an answered key for IGNORED_POLLS reads and ignoredMs. */
   checkIgnored(snapshot: Snapshot): void {
     const listed =
       snapshot.status === "input_required" && snapshot.inputListed
@@ -159,7 +162,7 @@ export class TaskAnswers {
       const seen = this.ignored.get(request.key) ?? { since: this.clock.monotonic(), reads: 0 };
       seen.reads++;
       this.ignored.set(request.key, seen);
-      if (seen.reads > IGNORED_POLLS && this.clock.monotonic() - seen.since >= IGNORED_MS) {
+      if (seen.reads > IGNORED_POLLS && this.clock.monotonic() - seen.since >= this.ignoredMs) {
         throw new ProtocolViolation(
           `the server still asks for ${request.key} ${Math.round((this.clock.monotonic() - seen.since) / 1000)} s after mcp-task answered it (it acknowledged the answer and ignored it)`,
           `keep waiting with: mcp-task watch ${shellWord(this.taskId)}`,
@@ -170,7 +173,7 @@ export class TaskAnswers {
   }
 
   // input_required with nothing asked (V2: an empty inputRequests): nothing can be answered. A state that lasts
-  // as long as an ignored answer may (IGNORED_POLLS reads and IGNORED_MS) is reported (exit 4), not waited on.
+  // as long as an ignored answer may (IGNORED_POLLS reads and ignoredMs) is reported (exit 4), not waited on.
   checkUnasked(snapshot: Snapshot): void {
     if (
       snapshot.status !== "input_required" ||
@@ -183,7 +186,7 @@ export class TaskAnswers {
       return;
     }
     const unasked = (this.unasked ??= { since: this.clock.monotonic(), reads: 0 });
-    if (++unasked.reads > IGNORED_POLLS && this.clock.monotonic() - unasked.since >= IGNORED_MS) {
+    if (++unasked.reads > IGNORED_POLLS && this.clock.monotonic() - unasked.since >= this.ignoredMs) {
       throw new ProtocolViolation(
         `the server says the task needs input but asks no question (input_required with an empty inputRequests, for ${Math.round((this.clock.monotonic() - unasked.since) / 1000)} s)`,
         `keep waiting with: mcp-task watch ${shellWord(this.taskId)}`,

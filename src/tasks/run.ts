@@ -19,6 +19,8 @@ export interface FollowSettings {
   push: boolean;
   /** The user's floor on the poll interval. */
   floorMs?: number;
+  /** How long an ignored answer or an empty question lasts before exit 4: MCP_TASK_IGNORED_WAIT, IGNORED_ANSWER_MS. */
+  ignoredMs?: number;
 }
 
 export function followSettings(source: { env: Record<string, string | undefined> }): FollowSettings {
@@ -26,6 +28,9 @@ export function followSettings(source: { env: Record<string, string | undefined>
   return {
     giveUpMs: env.MCP_TASK_GIVE_UP ? parseDuration(env.MCP_TASK_GIVE_UP, "MCP_TASK_GIVE_UP") : 60_000,
     push: env.MCP_TASK_PUSH !== "off",
+    ...(env.MCP_TASK_IGNORED_WAIT
+      ? { ignoredMs: parseDuration(env.MCP_TASK_IGNORED_WAIT, "MCP_TASK_IGNORED_WAIT") }
+      : {}),
   };
 }
 
@@ -101,6 +106,7 @@ function follow(
         answerInput: options.answerInput !== false,
         floorMs: settings.floorMs,
         giveUpMs: settings.giveUpMs,
+        ignoredMs: settings.ignoredMs,
         push: settings.push,
         initial: last,
         spread: options.spread,

@@ -8,8 +8,9 @@
 // minutes) is caught by a hang-only timeout (HANG_MS), far past what any loaded machine takes and short of the wait
 // the defect would make. How fast these end is the bench's matter, not this file's.
 // The binary runs where the process is the point (its exit, its server's processes, its peak RSS, what Node reads at
-// start such as NODE_EXTRA_CA_CERTS); the rest runs in-process (`inProcess`), the servers still real processes. The
-// cases of each block run side by side: each has its own home, server and pid folder.
+// start such as NODE_EXTRA_CA_CERTS); the rest runs in-process (`inProcess`), the servers still real processes. Every
+// case runs side by side with the others (each has its own home, server and pid folder): most of their time is a wait
+// on a process's grace.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,6 +74,8 @@ const pidDir = () => mkdtempSync(join(tmpdir(), "mcp-task-pids-"));
 const HANG_MS = 90_000;
 /** Hang-only: the server's processes are gone once mcp-task is done. Those that ignore SIGTERM never leave alone. */
 const GONE_HANG_MS = 30_000;
+/** A broker leaves this long after its last command (MCP_TASK_BROKER_GRACE; 1 s in tests, 30 s by default). */
+const BROKER_ENV = { MCP_TASK_BROKER_GRACE: "200ms" };
 
 describe.concurrent("hostile processes (stdio)", { timeout: 60_000 }, () => {
   it(
@@ -97,7 +100,7 @@ describe.concurrent("hostile processes (stdio)", { timeout: 60_000 }, () => {
     "ignore-sigterm: tools and call --no-task end within the grace and the server is killed (SIGKILL after SIGTERM)",
     async () => {
       const home = tempHome();
-      for (const args of [["tools"], ["call", "plain", "--no-task"], ["tools"]]) {
+      const once = async (args: string[]) => {
         const pids = pidDir();
         // Hang-only (HANG_MS): a command that waited for this server to leave on SIGTERM would never end. A fresh
         // negotiation also reaps the SDK's probe sibling (1 s before its SIGKILL).
@@ -114,7 +117,10 @@ describe.concurrent("hostile processes (stdio)", { timeout: 60_000 }, () => {
         expect(pidsIn(pids).length).toBeGreaterThan(0);
         // It ignores SIGTERM and the end of its input: gone means mcp-task killed it (SIGKILL after the grace).
         await expectAllGone(pids);
-      }
+      };
+      // A first contact (the negotiation), then two with the verdict it cached, side by side (each its own server).
+      await once(["tools"]);
+      await Promise.all([once(["call", "plain", "--no-task"]), once(["tools"])]);
     },
     6 * HANG_MS,
   );
@@ -122,26 +128,33 @@ describe.concurrent("hostile processes (stdio)", { timeout: 60_000 }, () => {
   it(
     "ignore-sigterm: a broker stops it when it leaves, and a broker that cannot start leaves none behind",
     async () => {
-      const home = tempHome();
-      const pids = pidDir();
-      const call = await measured(
-        ["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--pid-dir", pids)],
-        home,
-      );
-      expect(call.code, call.stderr).toBe(0);
-      // The broker leaves a second after its last task (MCP_TASK_BROKER_GRACE), then its server gets the grace
-      // (STDIO_KILL_GRACE_MS) and SIGKILL: the server never leaves on its own, so gone means the broker killed it.
-      expect(STDIO_KILL_GRACE_MS).toBeLessThan(GONE_HANG_MS);
-      await expectAllGone(pids);
-      const mute = pidDir();
-      const failed = await measured(
-        ["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--mute", "--pid-dir", mute)],
-        tempHome(),
-        { env: { MCP_TASK_REQUEST_TIMEOUT: "2s" } },
-      );
-      expectError(failed, 4, /cannot start the server|did not answer|cannot connect/);
-      expect(pidsIn(mute).length).toBeGreaterThan(0);
-      await expectAllGone(mute);
+      // The two halves side by side, each in a home of its own.
+      const broker = async () => {
+        const home = tempHome();
+        const pids = pidDir();
+        const call = await measured(
+          ["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--pid-dir", pids)],
+          home,
+          { env: BROKER_ENV },
+        );
+        expect(call.code, call.stderr).toBe(0);
+        // The broker leaves its grace after its last task (MCP_TASK_BROKER_GRACE), then its server gets the grace
+        // (STDIO_KILL_GRACE_MS) and SIGKILL: the server never leaves on its own, so gone means the broker killed it.
+        expect(STDIO_KILL_GRACE_MS).toBeLessThan(GONE_HANG_MS);
+        await expectAllGone(pids);
+      };
+      const cannotStart = async () => {
+        const mute = pidDir();
+        const failed = await measured(
+          ["call", "plain", "--stdio", hostileStdio("ignore-sigterm", "v2", "--mute", "--pid-dir", mute)],
+          tempHome(),
+          { env: { ...BROKER_ENV, MCP_TASK_REQUEST_TIMEOUT: "2s" } },
+        );
+        expectError(failed, 4, /cannot start the server|did not answer|cannot connect/);
+        expect(pidsIn(mute).length).toBeGreaterThan(0);
+        await expectAllGone(mute);
+      };
+      await Promise.all([broker(), cannotStart()]);
     },
     3 * HANG_MS,
   );
@@ -150,7 +163,7 @@ describe.concurrent("hostile processes (stdio)", { timeout: 60_000 }, () => {
     "grandchild: a grandchild that holds the pipes and ignores SIGTERM does not keep mcp-task, and is gone too",
     async () => {
       const home = tempHome();
-      for (const args of [["tools"], ["call", "plain", "--no-task"]]) {
+      const direct = async (args: string[]) => {
         const pids = pidDir();
         // The defect was a wait that never ended (the pipes stay open while the grandchild lives): hang-only
         // (HANG_MS), and the grandchild, which ignores SIGTERM, is gone once the command is.
@@ -161,16 +174,22 @@ describe.concurrent("hostile processes (stdio)", { timeout: 60_000 }, () => {
         expect(run.stdout).toContain(args[0] === "tools" ? "plain" : "plain result"); // its output whole
         expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
         await expectAllGone(pids);
-      }
-      // Through a broker (call): it leaves a second after its last task, and its server's group goes with it.
-      const pids = pidDir();
-      const call = await measured(
-        ["call", "plain", "--stdio", hostileStdio("grandchild", "v2", "--pid-dir", pids)],
-        home,
-      );
-      expect(call.code, call.stderr).toBe(0);
-      expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
-      await expectAllGone(pids);
+      };
+      // Through a broker (call): it leaves its grace after its last task, and its server's group goes with it.
+      const brokered = async () => {
+        const pids = pidDir();
+        const call = await measured(
+          ["call", "plain", "--stdio", hostileStdio("grandchild", "v2", "--pid-dir", pids)],
+          home,
+          { env: BROKER_ENV },
+        );
+        expect(call.code, call.stderr).toBe(0);
+        expect(pidsIn(pids).some(({ role }) => role === "grandchild")).toBe(true);
+        await expectAllGone(pids);
+      };
+      // A first contact (the negotiation), then the two with the verdict it cached side by side (own servers each).
+      await direct(["tools"]);
+      await Promise.all([direct(["call", "plain", "--no-task"]), brokered()]);
     },
     4 * HANG_MS,
   );
@@ -185,7 +204,7 @@ describe.concurrent("hostile processes (stdio)", { timeout: 60_000 }, () => {
     const trace = join(pids, "..", `${pids.split("/").at(-1)}.trace.ndjson`);
     const cli = startCli(
       ["call", "hang", "--no-task", "--stdio", hostileStdio("stray-json", "v2", "--pid-dir", pids)],
-      { home, env: { MCP_TASK_TRACE: trace } },
+      { home, env: { ...BROKER_ENV, MCP_TASK_TRACE: trace } },
     );
     // Killed once its call is on its way (its wire trace has the tools/call); hang-only bound.
     await until(
@@ -330,7 +349,7 @@ describe.concurrent("hostile streams (HTTP)", { timeout: 60_000 }, () => {
   });
 });
 
-describe("TLS failures are named from the error's code", { timeout: 60_000 }, () => {
+describe.concurrent("TLS failures are named from the error's code", { timeout: 60_000 }, () => {
   it("a self-signed certificate (exit 4, hint NODE_EXTRA_CA_CERTS, which works), and one for another host name", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-task-tls-"));
     const make = (name: string, subject: string, san: string) =>
@@ -387,7 +406,7 @@ describe("TLS failures are named from the error's code", { timeout: 60_000 }, ()
   });
 });
 
-describe("question and error lines", { timeout: 60_000 }, () => {
+describe.concurrent("question and error lines", { timeout: 60_000 }, () => {
   it("huge-question: a question of 1 MB is cut on its line (exit 6, no answer in a pipeline)", async () => {
     const server = await startHostileHttp("huge-question", "v2", "--mb", "1");
     try {
@@ -402,7 +421,7 @@ describe("question and error lines", { timeout: 60_000 }, () => {
   });
 });
 
-describe("stdin", { timeout: 60_000 }, () => {
+describe.concurrent("stdin", { timeout: 60_000 }, () => {
   it("--args - reads at most 32 MiB (exit 2, naming the limit), without holding what it was given", async () => {
     const run = await measured(["call", "plain", "--args", "-", "-s", "http://127.0.0.1:45999/mcp"], tempHome(), {
       input: Buffer.alloc(40 * 1024 * 1024, 0x20),

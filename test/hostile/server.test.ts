@@ -50,9 +50,15 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
     it(`task-reply-to-list (${generation}): tools/list answered with a task is exit 4`, async () => {
       await withHttp("task-reply-to-list", generation, async ({ url }) => {
         const home = tempHome();
-        expectError(await runCli(["tools", "-s", url], { home }), 4);
-        expectJsonError(await runCli(["tools", "--json", "-s", url], { home }), 4);
-        expectJsonError(await runCli(["call", "plain", "--json", "-s", url], { home }), 4);
+        // Side by side: none of them saves anything.
+        const [tools, toolsJson, call] = await Promise.all([
+          runCli(["tools", "-s", url], { home }),
+          runCli(["tools", "--json", "-s", url], { home }),
+          runCli(["call", "plain", "--json", "-s", url], { home }),
+        ]);
+        expectError(tools, 4);
+        expectJsonError(toolsJson, 4);
+        expectJsonError(call, 4);
         expect(await stored(home)).toEqual([]);
       });
     });
@@ -60,8 +66,12 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
     it(`task-reply-to-plain-call (${generation}): a task in reply to a call made with --no-task is exit 4, nothing saved`, async () => {
       await withHttp("task-reply-to-plain-call", generation, async ({ url }) => {
         const home = tempHome();
-        expectError(await runCli(["call", "plain", "--no-task", "-s", url], { home }), 4, /task/);
-        expectJsonError(await runCli(["call", "plain", "--no-task", "--json", "-s", url], { home }), 4, /task/);
+        const [text, json] = await Promise.all([
+          runCli(["call", "plain", "--no-task", "-s", url], { home }),
+          runCli(["call", "plain", "--no-task", "--json", "-s", url], { home }),
+        ]);
+        expectError(text, 4, /task/);
+        expectJsonError(json, 4, /task/);
         expect(await stored(home)).toEqual([]);
       });
     });
@@ -69,7 +79,11 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
     it(`output-schema-breach (${generation}): a result that breaks its outputSchema is a warning (and outputSchemaError in JSON) with the task's own exit code`, async () => {
       await withHttp("output-schema-breach", generation, async ({ url }) => {
         const home = tempHome();
-        const json = await runCli(["call", "report", "--json", "-s", url], { home });
+        // The JSON and the text call side by side (two tasks, two handles).
+        const [json, text] = await Promise.all([
+          runCli(["call", "report", "--json", "-s", url], { home }),
+          runCli(["call", "report", "-s", url], { home }),
+        ]);
         expect(json.code, json.stderr).toBe(0);
         expectClean(json);
         expect(json.stderr).toBe("");
@@ -80,7 +94,6 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
           result: { structuredContent: { total: "many" } },
         });
         expect(result.outputSchemaError).toMatch(/outputSchema.*total/);
-        const text = await runCli(["call", "report", "-s", url], { home });
         expect(text.code, text.stderr).toBe(0);
         expectClean(text);
         expect(text.stderr).toMatch(/^warning: the result does not match the tool's outputSchema/m);
@@ -95,12 +108,16 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
     it(`endless-input (${generation}): without an answer exit 6 at once; with one, exit 6 once ${32} questions were answered`, async () => {
       await withHttp("endless-input", generation, async ({ url }) => {
         const home = tempHome();
-        const none = await runCli(["call", "ask", "-s", url], { home });
+        // The unanswered call beside the answered one (each its own task): the 32 rounds are most of the time. V2
+        // polled only: the server acknowledges a subscription and pushes nothing, and a subscribed watch reads every
+        // third interval (the subscription's own path: update-ignored over stdio, below).
+        const env: Record<string, string> = generation === "v2" ? { MCP_TASK_PUSH: "off" } : {};
+        const [none, answered] = await Promise.all([
+          runCli(["call", "ask", "-s", url], { home, env }),
+          // hang-only: 90 s, far past the 32 rounds of a loaded machine (40 s was missed once under load)
+          runCli(["call", "ask", "--input", '{"ok":true}', "--json", "-s", url], { home, env, timeoutMs: 90_000 }),
+        ]);
         expectError(none, 6, /input required/);
-        const answered = await runCli(["call", "ask", "--input", '{"ok":true}', "--json", "-s", url], {
-          home,
-          timeoutMs: 40_000,
-        });
         const error = expectJsonError(answered, 6, /keeps asking for input: 32 questions answered/);
         expect(error.taskId).toEqual(expect.any(String));
         // Bounded by what it did (32 questions answered, a few events each), not by the time it took.
@@ -115,11 +132,17 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
       await withHttp("reply-never-comes", generation, async ({ url }) => {
         const home = tempHome();
         const env = { MCP_TASK_REQUEST_TIMEOUT: "1s", MCP_TASK_GIVE_UP: "2s" };
-        const call = await runCli(["call", "hang_call", "-s", url], { home, env });
+        // Three waits on the server side by side: the unanswered call (it saves nothing), the unanswered read (then
+        // its handle, read again), and V1's unanswered tasks/result (in a home of its own, so that `home` holds one
+        // handle).
+        const [call, get, result] = await Promise.all([
+          runCli(["call", "hang_call", "-s", url], { home, env }),
+          runCli(["call", "hang_get", "--json", "-s", url], { home, env }),
+          runCli(["call", "hang_result", "-s", url], { home: tempHome(), env }),
+        ]);
         expectError(call, 4, /did not answer tools\/call within 1 s/);
         // The configured timeout was used (the error says 1 s; the runner's 45 s is hang-only): one error, one hint.
         expect(lines(call.stderr)).toBeLessThanOrEqual(2);
-        const get = await runCli(["call", "hang_get", "--json", "-s", url], { home, env });
         const error = expectJsonError(get, 4, /did not answer tasks\/get within 1 s/);
         expect(events(get.stdout).length).toBeLessThanOrEqual(3);
         const [handle] = await stored(home);
@@ -131,7 +154,6 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
         expectError(again, 4, /did not answer tasks\/get/);
         expect(lines(again.stderr)).toBeLessThanOrEqual(2);
         // V1: tasks/get says completed, and tasks/result (which must answer at once then) never does.
-        const result = await runCli(["call", "hang_result", "-s", url], { home, env });
         if (generation === "v1")
           expectError(result, 4, /did not answer tasks\/result within 1 s although the task is completed/);
         else expect(result.code, result.stderr).toBe(0);
@@ -172,11 +194,20 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
     it(`escapes (${generation}): escape sequences in tool names, task ids, status messages, results, errors and questions never reach the terminal`, async () => {
       await withHttp("escapes", generation, async ({ url }) => {
         const home = tempHome();
-        const tools = await runCli(["tools", "-s", url], { home });
+        // Every command of the case side by side (each its own task, or none): then the store they leave.
+        const [tools, toolsJson, call, json, evilFail, evilAsk, evilRpc, evilRpcJson] = await Promise.all([
+          runCli(["tools", "-s", url], { home }),
+          runCli(["tools", "--json", "-s", url], { home }),
+          runCli(["call", "evil", "-s", url], { home }),
+          runCli(["call", "evil", "--json", "-s", url], { home }),
+          runCli(["call", "evil_fail", "-s", url], { home }),
+          runCli(["call", "evil_ask", "-s", url], { home }),
+          runCli(["call", "evil_rpc", "-s", url], { home }),
+          runCli(["call", "evil_rpc", "--json", "-s", url], { home }),
+        ]);
         expect(tools.code, tools.stderr).toBe(0);
         expectClean(tools);
         expect(tools.stdout).toMatch(/evil tool red/);
-        const toolsJson = await runCli(["tools", "--json", "-s", url], { home });
         expect(toolsJson.code).toBe(0);
         expectClean(toolsJson);
         // JSON keeps the server's text exactly (escaped, so that a terminal never acts on it).
@@ -184,21 +215,19 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
           true,
         );
 
-        const call = await runCli(["call", "evil", "-s", url], { home });
         expect(call.code, call.stderr).toBe(0);
         expectClean(call);
         expect(call.stdout).toMatch(/^result red/);
-        const json = await runCli(["call", "evil", "--json", "-s", url], { home });
         expect(json.code).toBe(0);
         expectClean(json);
         const lines = events(json.stdout);
         expect(String(lines[0].taskId)).toContain("\u001b]52;");
         expect(lines.some((line) => String(line.statusMessage ?? "").includes("\u009b2J"))).toBe(true);
 
-        expectClean(await runCli(["call", "evil_fail", "-s", url], { home }));
-        expectError(await runCli(["call", "evil_ask", "-s", url], { home }), 6, /input required/);
-        expectError(await runCli(["call", "evil_rpc", "-s", url], { home }), 4, /refused red/);
-        expectJsonError(await runCli(["call", "evil_rpc", "--json", "-s", url], { home }), 4, /\u001b\[31m/);
+        expectClean(evilFail);
+        expectError(evilAsk, 6, /input required/);
+        expectError(evilRpc, 4, /refused red/);
+        expectJsonError(evilRpcJson, 4, /\u001b\[31m/);
 
         const handles = await stored(home);
         expect(handles).toHaveLength(4);
@@ -227,13 +256,17 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
   it("update-ignored (v2): an answer acknowledged and ignored (the same key asked on and on) is exit 4 after the bound, handle intact", async () => {
     await withHttp("update-ignored", "v2", async ({ url }) => {
       const home = tempHome();
-      const run = await runCli(["call", "ask", "--input", '{"ok":true}', "-s", url], { home, timeoutMs: 30_000 });
+      // The bound's time part (5 s by default) shortened: its 10 reads are what it still takes. Polled only: the
+      // server acknowledges a subscription and pushes nothing, and a subscribed watch reads every third interval
+      // (the stdio case below keeps the subscription).
+      const env = { MCP_TASK_IGNORED_WAIT: "1s", MCP_TASK_PUSH: "off" };
+      const run = await runCli(["call", "ask", "--input", '{"ok":true}', "-s", url], { home, env, timeoutMs: 30_000 });
       expectError(run, 4, /still asks for confirm .* after mcp-task answered it/);
       expect(lines(run.stderr)).toBeLessThan(40); // a bounded number of questions; the runner's 30 s is hang-only
       const [handle] = await stored(home);
       expect(handle).toMatchObject({ tool: "ask", status: "input_required" });
       // A later watch knows the key is answered: it does not answer again, and stops the same way.
-      const watch = await runCli(["watch", String(handle.taskId), "--json"], { home, timeoutMs: 30_000 });
+      const watch = await runCli(["watch", String(handle.taskId), "--json"], { home, env, timeoutMs: 30_000 });
       expectJsonError(watch, 4, /still asks for confirm/);
     });
   });
@@ -242,7 +275,7 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
     const home = tempHome();
     const run = await runCli(
       ["call", "ask", "--input", '{"ok":true}', "--stdio", hostileStdio("update-ignored", "v2")],
-      { home, timeoutMs: 30_000 },
+      { home, env: { MCP_TASK_IGNORED_WAIT: "1s" }, timeoutMs: 30_000 }, // the bound's time part shortened (default 5 s)
     );
     expectError(run, 4, /still asks for confirm/);
     expect(lines(run.stderr)).toBeLessThan(40); // a bounded number of questions; the runner's 30 s is hang-only
@@ -264,15 +297,18 @@ describe.concurrent("hostile servers", { timeout: 150_000 }, () => {
   });
 
   it("escapes over stdio (v1 and v2): the same text through a broker stays clean", async () => {
-    for (const generation of BOTH) {
-      const home = tempHome();
-      const server = hostileStdio("escapes", generation);
-      const call = await runCli(["call", "evil", "--stdio", server], { home });
-      expect(call.code, call.stderr).toBe(0);
-      expectClean(call);
-      expectClean(await runCli(["tools", "--stdio", server], { home }));
-      expectError(await runCli(["call", "evil_ask", "--stdio", server], { home }), 6);
-      expectClean(await runCli(["list"], { home }));
-    }
+    // The two generations side by side, each in a home (and a broker) of its own.
+    await Promise.all(
+      BOTH.map(async (generation) => {
+        const home = tempHome();
+        const server = hostileStdio("escapes", generation);
+        const call = await runCli(["call", "evil", "--stdio", server], { home });
+        expect(call.code, call.stderr).toBe(0);
+        expectClean(call);
+        expectClean(await runCli(["tools", "--stdio", server], { home }));
+        expectError(await runCli(["call", "evil_ask", "--stdio", server], { home }), 6);
+        expectClean(await runCli(["list"], { home }));
+      }),
+    );
   });
 });

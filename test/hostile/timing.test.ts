@@ -53,7 +53,11 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`poll-zero (${generation}): pollInterval 0 and -1000 are read at the floor (${MIN_POLL_INTERVAL_MS} ms), not in a spin`, async () => {
       await withHttp("poll-zero", generation, async ({ url }) => {
         const home = tempHome();
-        const zero = await runCli(["call", "zero", "seconds=2", "-s", url], { home });
+        // The two tasks side by side, each in a home of its own (the server counts each task's reads).
+        const [zero, negative] = await Promise.all([
+          runCli(["call", "zero", "seconds=2", "-s", url], { home }),
+          runCli(["call", "negative", "seconds=2", "--json", "-s", url], { home: tempHome() }),
+        ]);
         expect(zero.code, zero.stderr).toBe(0);
         expectClean(zero);
         // A 2 s task read every 200 ms is at most ~10 reads (the server counts them; fewer on a loaded machine, never
@@ -63,7 +67,6 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
         expect(reads(zero.stdout, 2000)).toBeGreaterThanOrEqual(1);
         const [handle] = handles(home);
         expect(handle.pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
-        const negative = await runCli(["call", "negative", "seconds=2", "--json", "-s", url], { home });
         expect(negative.code, negative.stderr).toBe(0);
         expect(events(negative.stdout)[0]).toMatchObject({ type: "task", pollIntervalMs: MIN_POLL_INTERVAL_MS });
         expect(events(negative.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
@@ -126,14 +129,17 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`completed-with-error (${generation}): a task that says completed while its result is an error is exit 4 with the server's error, never a silent success`, async () => {
       await withHttp("completed-with-error", generation, async ({ url }) => {
         const home = tempHome();
-        const run = await runCli(["call", "bad_done", "-s", url], { home });
+        // The text and the JSON call side by side (two tasks).
+        const [run, json] = await Promise.all([
+          runCli(["call", "bad_done", "-s", url], { home }),
+          runCli(["call", "bad_done", "--json", "-s", url], { home }),
+        ]);
         expectError(
           run,
           4,
           /says task \S+ completed, but sent an error instead of its result: it broke after all \(code -32000\)/,
         );
         expect(run.stdout).toBe("");
-        const json = await runCli(["call", "bad_done", "--json", "-s", url], { home });
         expect(json.code).toBe(4);
         expect(events(json.stdout).at(-1)).toMatchObject({ type: "error", exitCode: 4, code: "protocol" });
         // Not recorded as a success: a later read says the same.
@@ -180,12 +186,18 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`huge-id (${generation}): a task id of 64 and 200 KiB is exit 4 before it is stored or shown (at most ${MAX_TASK_ID_LENGTH} characters)`, async () => {
       await withHttp("huge-id", generation, async ({ url }) => {
         const home = tempHome();
-        for (const kb of [64, 200]) {
-          const run = await runCli(["call", "huge_id", `kb=${kb}`, "-s", url], { home });
-          expectError(run, 4, new RegExp(`task id of ${kb * 1024 + 5} characters \\(at most ${MAX_TASK_ID_LENGTH}\\)`));
-          expect(run.stderr.length).toBeLessThan(1000);
-          expect(run.stdout).toBe("");
-        }
+        await Promise.all(
+          [64, 200].map(async (kb) => {
+            const run = await runCli(["call", "huge_id", `kb=${kb}`, "-s", url], { home });
+            expectError(
+              run,
+              4,
+              new RegExp(`task id of ${kb * 1024 + 5} characters \\(at most ${MAX_TASK_ID_LENGTH}\\)`),
+            );
+            expect(run.stderr.length).toBeLessThan(1000);
+            expect(run.stdout).toBe("");
+          }),
+        );
         expect(handleFiles(home)).toEqual([]);
         expect(await listed(home)).toEqual([]);
       });
@@ -194,10 +206,12 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
     it(`bad-timing (${generation}): negative and absurd ttls, a createdAt in year 9999 or of 10 KB of text keep expiry arithmetic sane`, async () => {
       await withHttp("bad-timing", generation, async ({ url }) => {
         const home = tempHome();
-        for (const tool of ["negative_ttl", "absurd_ttl", "future", "garbage_time"]) {
-          const run = await runCli(["call", tool, "--detach", "-s", url], { home });
-          expect(run.code, run.stderr).toBe(0);
-        }
+        await Promise.all(
+          ["negative_ttl", "absurd_ttl", "future", "garbage_time"].map(async (tool) => {
+            const run = await runCli(["call", tool, "--detach", "-s", url], { home });
+            expect(run.code, run.stderr).toBe(0);
+          }),
+        );
         const byTool = Object.fromEntries((await listed(home)).map((h) => [h.tool, h]));
         // A negative ttl is no ttl (not "expired before it began"); one past 10 years is unlimited.
         expect(byTool.negative_ttl).toMatchObject({ ttlMs: null, expired: false });
@@ -219,30 +233,34 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
   }
 
   it("huge-id over stdio (v1 and v2, through the broker): exit 4 before anything is stored", async () => {
-    for (const generation of BOTH) {
-      const home = tempHome();
-      const run = await runCli(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], {
-        home,
-      });
-      expectError(run, 4, /task id of 204805 characters/);
-      expect(run.stderr.length).toBeLessThan(1000);
-      expect(run.stdout).toBe("");
-      expect(handleFiles(home)).toEqual([]);
-    }
+    await Promise.all(
+      BOTH.map(async (generation) => {
+        const home = tempHome();
+        const run = await runCli(["call", "huge_id", "kb=200", "--stdio", hostileStdio("huge-id", generation)], {
+          home,
+        });
+        expectError(run, 4, /task id of 204805 characters/);
+        expect(run.stderr.length).toBeLessThan(1000);
+        expect(run.stdout).toBe("");
+        expect(handleFiles(home)).toEqual([]);
+      }),
+    );
   });
 
   it("poll-zero and poll-huge over stdio (v2, through the broker): read at the floor, waiting at the ceiling", async () => {
     const home = tempHome();
-    const zero = await runCli(["call", "zero", "seconds=2", "--stdio", hostileStdio("poll-zero", "v2")], { home });
+    const hugeHome = tempHome();
+    // Side by side: each its own home, server and broker.
+    const [zero, huge] = await Promise.all([
+      runCli(["call", "zero", "seconds=2", "--stdio", hostileStdio("poll-zero", "v2")], { home }),
+      runCli(["call", "huge_poll", "seconds=1", "--timeout", "2s", "--stdio", hostileStdio("poll-huge", "v2")], {
+        home: hugeHome,
+      }),
+    ]);
     expect(zero.code, zero.stderr).toBe(0);
     // The command's reads and the broker's are one (the server counts them): at most one per 200 ms.
     expect(reads(zero.stdout, 2000)).toBeLessThanOrEqual(2000 / MIN_POLL_INTERVAL_MS + 2);
     expect(handles(home)[0].pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
-    const hugeHome = tempHome();
-    const huge = await runCli(
-      ["call", "huge_poll", "seconds=1", "--timeout", "2s", "--stdio", hostileStdio("poll-huge", "v2")],
-      { home: hugeHome },
-    );
     expectError(huge, 7, /keeps running/);
     expect(huge.stderr.length).toBeLessThan(2000);
     expect(huge.stderr).not.toMatch(/TimeoutOverflowWarning/);
