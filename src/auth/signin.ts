@@ -3,7 +3,7 @@
 // registration, PKCE S256, the token exchange and the `iss` check; this file runs the person's side.
 import { randomBytes } from "node:crypto";
 import { extractWWWAuthenticateParams } from "@modelcontextprotocol/client";
-import { AuthRequiredError, McpTaskError, ServerError } from "../errors.js";
+import { AuthRequiredError, ServerError } from "../errors.js";
 import { LOGIN_WAIT_MS } from "../limits.js";
 import { sanitizeLine, shellValue } from "../sanitize.js";
 import type { OAuthClientSettings } from "../store/settings.js";

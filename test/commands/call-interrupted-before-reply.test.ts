@@ -48,7 +48,7 @@ async function ended(home: string, id: string): Promise<void> {
   );
 }
 
-const { http, transports } = sdkV1Transports();
+const { transports } = sdkV1Transports();
 
 /** The task id the error line names, with the hint that resumes it. */
 function resumedId(run: { code: number | null; stderr: string }): string {

@@ -18,7 +18,7 @@ const FORM = {
   required: ["name", "count"],
 };
 
-const { http, transports } = sdkV1Transports();
+const { transports } = sdkV1Transports();
 
 type Event = Record<string, unknown> & { type: string };
 

@@ -211,7 +211,6 @@ const REDOS_TEXT = `${"a".repeat(40)}b`;
 const DEEP_MARK = "\u0000deep-schema\u0000";
 const DEEP_JSON = '{"type":"object","properties":{"a":'.repeat(DEPTH) + '{"type":"string"}' + "}}".repeat(DEPTH);
 const encode = (message: Msg) => JSON.stringify(message).replaceAll(JSON.stringify(DEEP_MARK), DEEP_JSON);
-const PROTO_KEYS = ["__proto__", "constructor", "prototype"];
 /** A form with fields named as Object.prototype's own keys, parsed so that they are own properties. */
 const protoForm = () => ({
   method: "elicitation/create",
