@@ -11,7 +11,15 @@ import type { QuestionHolder, ResumeToken, Wire } from "../protocol/wire.js";
 import type { Trace } from "../protocol/trace.js";
 import { decodeError, type WireError } from "./protocol.js";
 import { BrokerWire } from "./wire.js";
-import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import {
+  brokerGrace,
+  brokerKey,
+  brokerPace,
+  brokerPaths,
+  sessionBrokerKey,
+  type BrokerMeta,
+  type BrokerPaths,
+} from "./paths.js";
 import { questionKeeperOf } from "../protocol/wire.js";
 import { isRunning, signalIfSame } from "./processes.js";
 import type { BrokerSpec } from "./server.js";
@@ -57,6 +65,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   }
   // A broker would refuse to start on it (and say so only in its log): said here first, as a usage error.
   brokerGrace(options.env ?? process.env);
+  brokerPace(options.env ?? process.env);
   const release = await lockfile.lock(paths.lock, {
     realpath: false,
     stale: START_TIMEOUT_MS,

@@ -106,3 +106,9 @@ export function brokerGrace(env: Record<string, string | undefined>): number | u
   const value = env.MCP_TASK_BROKER_GRACE;
   return value ? parseDuration(value, "MCP_TASK_BROKER_GRACE") : undefined;
 }
+
+/** MCP_TASK_BROKER_PACE: the least time between a broker's own reads of a task (undefined: BROKER_FOLLOW_PACE_MS). */
+export function brokerPace(env: Record<string, string | undefined>): number | undefined {
+  const value = env.MCP_TASK_BROKER_PACE;
+  return value ? parseDuration(value, "MCP_TASK_BROKER_PACE") : undefined;
+}

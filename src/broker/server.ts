@@ -12,7 +12,15 @@ import type { ServerDescriptor } from "../protocol/server.js";
 import { teeTrace } from "../protocol/trace.js";
 import { questionKeeperOf, type ResumeToken, type Snapshot, type Wire } from "../protocol/wire.js";
 import { encodeError, send, sendBatched } from "./protocol.js";
-import { brokerGrace, brokerKey, brokerPaths, sessionBrokerKey, type BrokerMeta, type BrokerPaths } from "./paths.js";
+import {
+  brokerGrace,
+  brokerKey,
+  brokerPace,
+  brokerPaths,
+  sessionBrokerKey,
+  type BrokerMeta,
+  type BrokerPaths,
+} from "./paths.js";
 import { refOf } from "./processes.js";
 import type { Client } from "./attached.js";
 import { Questions } from "./questions.js";
@@ -40,6 +48,7 @@ export async function runBroker(ctx: Context, key: string): Promise<number> {
   try {
     // Read inside: a bad setting is reported through the .failed file like any other reason not to start.
     graceMs = brokerGrace(ctx.env) ?? DEFAULT_GRACE_MS;
+    brokerPace(ctx.env); // read again by its tasks; a bad one is said here, before anything starts
     lifecycle = await startBroker(ctx, key, paths);
   } catch (error) {
     // Why it could not start, as data for the command waiting for it (client.ts); the log, for people, gets the
