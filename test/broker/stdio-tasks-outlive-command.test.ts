@@ -147,10 +147,11 @@ it("a V2 stdio server's tasks work through the broker too", async () => {
 it("a task that ends before its call's command watches it is seen ended by its push: no poll, then or later", async () => {
   const home = tempHome();
   const server = v2Stdio("--poll-interval", "200", "--quiet");
-  // A broker that stays (its grace is longer than the wait below), started by a first call.
+  // A broker that stays (its grace is longer than the wait below), started by a first call; its own follow reads
+  // at least 500 ms apart (MCP_TASK_BROKER_PACE; 5 s by default), which the wait below covers three times over.
   const warm = await runInProcess(["call", "task_complete", "ms=10", "--stdio", server], {
     home,
-    env: { MCP_TASK_BROKER_GRACE: "30s" },
+    env: { MCP_TASK_BROKER_GRACE: "30s", MCP_TASK_BROKER_PACE: "500ms" },
   });
   expect(warm.code).toBe(0);
   const run = await runInProcess(["call", "task_complete", "ms=10", "--json", "--stdio", server], { home });
@@ -162,8 +163,9 @@ it("a task that ends before its call's command watches it is seen ended by its p
   };
   // The command watches after the call's reply, by when the task has ended: the broker passes on what it saw.
   expect(await reads()).toBe(0);
-  // Nor does the broker's own follow (5 s apart) read a task it knows ended: the broker's own timing, waited out.
-  await sleep(5_500); // process-timing
+  // Nor does the broker's own follow (500 ms apart here) read a task it knows ended: the broker's own timing,
+  // waited out.
+  await sleep(1_500); // process-timing
   expect(await reads()).toBe(0);
   expect((await runInProcess(["server", "stop", server], { home })).code).toBe(0);
 });

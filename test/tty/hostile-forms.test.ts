@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { events, runCli, tempHome } from "../helpers/cli.js";
+import { events, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
 import { startHostileHttp, type RunningServer } from "../helpers/servers.js";
 import { bin, sleep, tmuxTerminal } from "../helpers/tmux.js";
@@ -59,7 +59,7 @@ it("Ctrl-C while that form is open stops waiting at once (exit 130), the task ke
   expect(done).toMatch(/interrupted; task \S+ keeps running/);
   expect(done).toMatch(/EXIT=130/);
   expect(done).toMatch(/mcp-task watch/);
-  const list = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ tool: string }>;
+  const list = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{ tool: string }>;
   expect(list).toEqual([expect.objectContaining({ tool: "ask" })]);
 });
 
@@ -79,7 +79,7 @@ it(
 
 it("the dashboard answers the prototype-named form of a detached task", { timeout: 60_000 }, async () => {
   const home = tempHome();
-  const started = await runCli(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
+  const started = await runInProcess(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
   const taskId = events(started.stdout)[0].taskId as string;
   terminal(home, `${bin} dashboard`);
   await waitFor(/1 waiting for you/, 30_000);
@@ -90,13 +90,13 @@ it("the dashboard answers the prototype-named form of a detached task", { timeou
   await waitFor(/✓ completed/, 30_000);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
-  const result = await runCli(["result", taskId], { home });
+  const result = await runInProcess(["result", taskId], { home });
   expect(result.stdout).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
 });
 
 it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { timeout: 60_000 }, async () => {
   const home = tempHome();
-  await runCli(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
+  await runInProcess(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
   terminal(home, `${bin} dashboard`);
   await waitFor(/1 waiting for you/, 30_000);
   keys("a");
