@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
+import { until } from "../helpers/until.js";
 import { everythingStdio, v2Stdio } from "../helpers/servers.js";
 import * as errors from "../../src/errors.js";
 import { decodeError, encodeError } from "../../src/broker/protocol.js";
@@ -38,7 +39,8 @@ function brokers(home: string): Meta[] {
     .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Meta);
 }
 
-async function gone(pids: number[], timeoutMs = 10_000): Promise<void> {
+/** Waits for `pids` to be gone; the bound is hang-only (a process that never leaves), not how long leaving takes. */
+async function gone(pids: number[], timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (pids.some(running)) {
     if (Date.now() > until) throw new Error(`still running: ${pids.filter(running).join(", ")}`);
@@ -124,12 +126,15 @@ it("a question asked while nobody watches waits in the broker for a later respon
     "--stdio",
     everythingStdio,
   );
-  // The task reaches input_required (after ~3 s) with no command attached.
+  // The task reaches input_required (after ~3 s) with no command attached: read until it does (hang-only, 60 s).
   let status = "";
-  for (let tries = 0; tries < 100 && status !== "input_required"; tries++) {
-    if (tries > 0) await sleep(200);
-    status = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout).status;
-  }
+  await until(
+    async () => {
+      status = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout).status;
+      return status === "input_required";
+    },
+    { hangMs: 60_000, everyMs: 200, what: "the task asking" },
+  ).catch(() => {});
   expect(status).toBe("input_required");
   const responded = await runInProcess(["respond", id, "--input", '{"interpretation":"snake"}'], { home });
   expect(responded.code).toBe(0);
