@@ -3,12 +3,15 @@
 // detached before, its result read after) runs in-process; the terminal's command, and the demo's, are processes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
 import { everythingStdio, startEverythingHttp, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { bin, sleep, tmuxTerminal } from "../helpers/tmux.js";
 
+// Every waitFor's bound is the helper's hang-only 60 s: a screen that never comes, not how fast it comes; and each
+// test's timeout is hang-only too (several such waits, and processes starting, on a loaded machine).
+vi.setConfig({ testTimeout: 180_000 });
 const { screen, keys, waitFor, terminal, close, resize } = tmuxTerminal("mcp-task-tty");
 
 let v2: RunningServer;
@@ -51,7 +54,7 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
   terminal(home, `${bin} dashboard`);
   await waitFor(/2 tasks/);
   for (let answered = 0; answered < 2;) {
-    const text = await waitFor(/[1-9] waiting for you/, 30_000);
+    const text = await waitFor(/[1-9] waiting for you/);
     expect(text).toContain("mcp-task dashboard");
     keys("a");
     const form = await waitFor(/asks for input/);
@@ -70,7 +73,7 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
     answered++;
     await waitFor(/answer (sent|delivered)/);
   }
-  const list = await waitFor(/✓ completed[\s\S]*✓ completed/, 30_000);
+  const list = await waitFor(/✓ completed[\s\S]*✓ completed/);
   expect(list).toMatch(/0 waiting for you/);
   expect(list).toMatch(/STATUS\s+TOOL\s+ID\s+SERVER\s+AGE\s+SINCE\s+TTL/);
   // A narrower terminal: the view follows, keeping the server column (the time in status gives way).
@@ -120,7 +123,7 @@ it("the dashboard follows a V1 task on a stdio server through its broker and ans
   expect(run.code, run.stderr).toBe(0);
   const id = events(run.stdout)[0].taskId as string;
   terminal(home, `${bin} dashboard`);
-  await waitFor(/1 waiting for you/, 30_000);
+  await waitFor(/1 waiting for you/);
   keys("a");
   await waitFor(/asks for input[\s\S]*Clarification/);
   keys("Enter");
@@ -130,7 +133,7 @@ it("the dashboard follows a V1 task on a stdio server through its broker and ans
   await sleep(200);
   keys("Enter");
   await waitFor(/answer (sent|delivered)/);
-  await waitFor(/✓ completed/, 30_000);
+  await waitFor(/✓ completed/);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
   const result = await runInProcess(["result", id], { home });
@@ -163,10 +166,10 @@ it("the dashboard refuses to start without a terminal (exit 2)", async () => {
 it("mcp-task demo opens the dashboard on the demo server; the invoice is approved through the form and completes", async () => {
   const home = tempHome();
   terminal(home, `${bin} demo --speed 4`);
-  await waitFor(/4 tasks/, 30_000);
+  await waitFor(/4 tasks/);
   // First invoice: one approval. Its question comes once the task has validated the invoice.
   const answer = async () => {
-    await waitFor(/[1-9] waiting for you/, 30_000);
+    await waitFor(/[1-9] waiting for you/);
     keys("a");
     const form = await waitFor(/asks for input/);
     // Ink hands keys to the input handler of the last render once React has run its effects, which can come after
