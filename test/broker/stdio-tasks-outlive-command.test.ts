@@ -175,6 +175,17 @@ it("a task that ends before its call's command watches it is seen ended by its p
   expect((await runInProcess(["server", "stop", server], { home })).code).toBe(0);
 });
 
+it("a bad MCP_TASK_BROKER_PACE is said before a broker starts (exit 2), as a bad grace is", async () => {
+  const home = tempHome();
+  const run = await runInProcess(["call", "task_complete", "ms=10", "--stdio", v2Stdio()], {
+    home,
+    env: { MCP_TASK_BROKER_PACE: "soon" },
+  });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/^mcp-task: error: MCP_TASK_BROKER_PACE: not a duration: soon$/m);
+  expect(existsSync(join(home, "brokers")) ? brokers(home) : []).toEqual([]);
+});
+
 it("a call's arguments are checked by its broker against the tool's inputSchema: exit 2, nothing started", async () => {
   const home = tempHome();
   const run = await runInProcess(["call", "task_complete", "ms=soon", "--stdio", v2Stdio()], { home });
