@@ -12,10 +12,9 @@ import type { Trace } from "../protocol/trace.js";
 import { decodeError, type WireError } from "./protocol.js";
 import { BrokerWire } from "./wire.js";
 import {
-  brokerGrace,
   brokerKey,
   brokerPaths,
-  heldQuestionWait,
+  checkBrokerSettings,
   sessionBrokerKey,
   type BrokerMeta,
   type BrokerPaths,
@@ -64,8 +63,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     );
   }
   // A broker would refuse to start on it (and say so only in its log): said here first, as a usage error.
-  brokerGrace(options.env ?? process.env);
-  heldQuestionWait(options.env ?? process.env);
+  checkBrokerSettings(options.env ?? process.env);
   const release = await lockfile.lock(paths.lock, {
     realpath: false,
     stale: START_TIMEOUT_MS,

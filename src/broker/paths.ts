@@ -115,3 +115,16 @@ export function heldQuestionWait(env: Record<string, string | undefined>): numbe
   const value = env.MCP_TASK_HELD_QUESTION;
   return value ? parseDuration(value, "MCP_TASK_HELD_QUESTION") : HELD_CALL_QUESTION_MS;
 }
+
+/** MCP_TASK_BROKER_PACE: the least time between a broker's own reads of a task (undefined: BROKER_FOLLOW_PACE_MS). */
+export function brokerPace(env: Record<string, string | undefined>): number | undefined {
+  const value = env.MCP_TASK_BROKER_PACE;
+  return value ? parseDuration(value, "MCP_TASK_BROKER_PACE") : undefined;
+}
+
+/** Every broker setting read once, so that a bad one is said (a UsageError) before a broker is started on it. */
+export function checkBrokerSettings(env: Record<string, string | undefined>): void {
+  brokerGrace(env);
+  heldQuestionWait(env);
+  brokerPace(env);
+}

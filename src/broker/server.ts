@@ -15,6 +15,7 @@ import { encodeError, send, sendBatched } from "./protocol.js";
 import {
   brokerGrace,
   brokerKey,
+  brokerPace,
   brokerPaths,
   heldQuestionWait,
   sessionBrokerKey,
@@ -48,6 +49,7 @@ export async function runBroker(ctx: Context, key: string): Promise<number> {
   try {
     // Read inside: a bad setting is reported through the .failed file like any other reason not to start.
     graceMs = brokerGrace(ctx.env) ?? DEFAULT_GRACE_MS;
+    brokerPace(ctx.env); // read again by its tasks; a bad one is said here, before anything starts
     lifecycle = await startBroker(ctx, key, paths, heldQuestionWait(ctx.env));
   } catch (error) {
     // Why it could not start, as data for the command waiting for it (client.ts); the log, for people, gets the

@@ -11,8 +11,8 @@ import { TrackedTask } from "../tasks/tracker.js";
 import { ttlEnd } from "../tasks/expiry.js";
 import { Recorder } from "../tasks/recorder.js";
 import { saveStarted } from "../tasks/start.js";
-import { MAX_BROKER_FOLLOW_MS } from "../limits.js";
-import { brokerKey } from "./paths.js";
+import { BROKER_FOLLOW_PACE_MS, MAX_BROKER_FOLLOW_MS } from "../limits.js";
+import { brokerKey, brokerPace } from "./paths.js";
 import { send } from "./protocol.js";
 import type { Client } from "./attached.js";
 import { sentTo, type Holders } from "./holders.js";
@@ -35,6 +35,8 @@ export class HeldTasks {
   readonly reads: TaskReads;
   /** Since when nothing happened that keeps the broker up (a task ended, a command left): monotonic. */
   idleSince: number;
+  /** The least time between its own reads of a task (MCP_TASK_BROKER_PACE, read where the broker starts). */
+  private readonly paceMs: number;
 
   constructor(
     private readonly wire: Wire,
@@ -50,6 +52,7 @@ export class HeldTasks {
     this.recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, descriptor);
     this.reads = new TaskReads(ctx.clock);
     this.idleSince = ctx.clock.monotonic();
+    this.paceMs = brokerPace(ctx.env) ?? BROKER_FOLLOW_PACE_MS;
   }
 
   running(snapshot: Snapshot | undefined, taskId: string): boolean {
@@ -199,9 +202,9 @@ export class HeldTasks {
     };
     while (!this.stop.aborted && !ended()) {
       const last = this.known.get(taskId);
-      // At least 5 s apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already);
+      // At least BROKER_FOLLOW_PACE_MS (5 s) apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already);
       // and once more just past the end of its following (its ttl).
-      const pace = Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, 5000);
+      const pace = Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, this.paceMs);
       const left = this.followLeft(last, taskId) + 100;
       const lastRead = left <= pace;
       if (lastRead) this.lastReadOwed.add(taskId);

@@ -31,6 +31,13 @@ export const MAX_SOCKET_PATH_BYTES = process.platform === "linux" ? 107 : 103;
  * that calls a task working for ever cannot keep its broker for ever. A day covers a human approval left overnight.
  */
 export const MAX_BROKER_FOLLOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * The least time between a broker's own reads of a task it follows (slower where the server's pollInterval asks):
+ * a broker follows its tasks for the record only, and a command following a task reads for it meanwhile. Settable
+ * with MCP_TASK_BROKER_PACE (src/broker/paths.ts: brokerPace), as MCP_TASK_BROKER_GRACE sets its idle grace: for a
+ * test that must see the broker's pace without sitting through 5 s of it.
+ */
+export const BROKER_FOLLOW_PACE_MS = 5000;
 /** How long a stdio server gets to exit by itself once its input ends, before SIGTERM: a user waits on it, and an
  *  idle server with its input closed has nothing left to do (100 ms was 20% of a call; one that must clean up gets
  *  SIGTERM, the usual request to do so). */

@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { traceLine } from "../../src/broker/trace-file.js";
 import { MAX_BROKER_TRACE_BYTES } from "../../src/limits.js";
-import { events, runCli, tempHome } from "../helpers/cli.js";
+import { events, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
+import { until } from "../helpers/until.js";
 import { everythingStdio, ROOT, startListening, v2Stdio, type RunningServer } from "../helpers/servers.js";
 
 type Event = {
@@ -50,16 +51,17 @@ const brokerFiles = (home: string, ext: string) =>
     .filter((file) => file.endsWith(ext))
     .map((file) => join(home, "brokers", file));
 
+/** Waits for `pid` to be gone; the bound (helpers/until.ts, 30 s) is hang-only: a broker that never leaves. */
 async function gone(pid: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  const alive = () => {
     try {
       process.kill(pid, 0);
+      return true;
     } catch {
-      return;
+      return false;
     }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`process ${pid} still runs`);
+  };
+  await until(() => !alive(), { what: `process ${pid} to be gone` });
 }
 
 describe("the broker's wire", { timeout: 120_000 }, () => {
@@ -118,8 +120,10 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
         await runInProcess(["server", "stop", broker.name], { home });
         await gone(broker.pid);
       }
-      for (let i = 0; brokerFiles(home, ".json").length > 0 && i < 100; i++)
-        await new Promise((r) => setTimeout(r, 100));
+      // hang-only (30 s): a broker record that is never removed.
+      await until(() => brokerFiles(home, ".json").length === 0, { what: "the broker's record removed" }).catch(
+        () => {},
+      );
       expect(brokerFiles(home, ".json")).toEqual([]);
       for (const trace of brokerFiles(home, ".trace")) expect(statSync(trace).mode & 0o777).toBe(0o600);
       await check();
@@ -130,8 +134,9 @@ describe("the broker's wire", { timeout: 120_000 }, () => {
     const home = tempHome();
     // A task that waits for its answer: it is still there to be read, however late the watch comes.
     const id = await detach(home, ["task_input_once", "ms=200", "--stdio", v2Stdio()]);
-    // A new process: what it finds is what the detached call left with its broker.
-    const watched = await runCli(["watch", id, "--trace", "--input", '{"name":"Kay"}'], { home });
+    // A new command (in-process: the broker is the process here): what it finds is what the detached call left with
+    // its broker.
+    const watched = await runInProcess(["watch", id, "--trace", "--input", '{"name":"Kay"}'], { home });
     expect(watched.code, watched.stderr).toBe(0);
     // Its answer (tasks/update) is always its own request; a read (tasks/get) may be one the broker made for
     // another reader and shared (src/broker/reads.ts), so it is not looked for.

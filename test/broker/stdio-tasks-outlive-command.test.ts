@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { events, runCli, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
+import { until } from "../helpers/until.js";
 import { everythingStdio, v2Stdio } from "../helpers/servers.js";
 import * as errors from "../../src/errors.js";
 import { decodeError, encodeError } from "../../src/broker/protocol.js";
@@ -38,7 +39,8 @@ function brokers(home: string): Meta[] {
     .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Meta);
 }
 
-async function gone(pids: number[], timeoutMs = 10_000): Promise<void> {
+/** Waits for `pids` to be gone; the bound is hang-only (a process that never leaves), not how long leaving takes. */
+async function gone(pids: number[], timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (pids.some(running)) {
     if (Date.now() > until) throw new Error(`still running: ${pids.filter(running).join(", ")}`);
@@ -124,12 +126,15 @@ it("a question asked while nobody watches waits in the broker for a later respon
     "--stdio",
     everythingStdio,
   );
-  // The task reaches input_required (after ~3 s) with no command attached.
+  // The task reaches input_required (after ~3 s) with no command attached: read until it does (hang-only, 60 s).
   let status = "";
-  for (let tries = 0; tries < 100 && status !== "input_required"; tries++) {
-    if (tries > 0) await sleep(200);
-    status = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout).status;
-  }
+  await until(
+    async () => {
+      status = JSON.parse((await runInProcess(["get", id, "--json"], { home })).stdout).status;
+      return status === "input_required";
+    },
+    { hangMs: 60_000, everyMs: 200, what: "the task asking" },
+  ).catch(() => {});
   expect(status).toBe("input_required");
   const responded = await runInProcess(["respond", id, "--input", '{"interpretation":"snake"}'], { home });
   expect(responded.code).toBe(0);
@@ -147,10 +152,11 @@ it("a V2 stdio server's tasks work through the broker too", async () => {
 it("a task that ends before its call's command watches it is seen ended by its push: no poll, then or later", async () => {
   const home = tempHome();
   const server = v2Stdio("--poll-interval", "200", "--quiet");
-  // A broker that stays (its grace is longer than the wait below), started by a first call.
+  // A broker that stays (its grace is longer than the wait below), started by a first call; its own follow reads
+  // at least 500 ms apart (MCP_TASK_BROKER_PACE; 5 s by default), which the wait below covers three times over.
   const warm = await runInProcess(["call", "task_complete", "ms=10", "--stdio", server], {
     home,
-    env: { MCP_TASK_BROKER_GRACE: "30s" },
+    env: { MCP_TASK_BROKER_GRACE: "30s", MCP_TASK_BROKER_PACE: "500ms" },
   });
   expect(warm.code).toBe(0);
   const run = await runInProcess(["call", "task_complete", "ms=10", "--json", "--stdio", server], { home });
@@ -162,10 +168,22 @@ it("a task that ends before its call's command watches it is seen ended by its p
   };
   // The command watches after the call's reply, by when the task has ended: the broker passes on what it saw.
   expect(await reads()).toBe(0);
-  // Nor does the broker's own follow (5 s apart) read a task it knows ended: the broker's own timing, waited out.
-  await sleep(5_500); // process-timing
+  // Nor does the broker's own follow (500 ms apart here) read a task it knows ended: the broker's own timing,
+  // waited out.
+  await sleep(1_500); // process-timing
   expect(await reads()).toBe(0);
   expect((await runInProcess(["server", "stop", server], { home })).code).toBe(0);
+});
+
+it("a bad MCP_TASK_BROKER_PACE is said before a broker starts (exit 2), as a bad grace is", async () => {
+  const home = tempHome();
+  const run = await runInProcess(["call", "task_complete", "ms=10", "--stdio", v2Stdio()], {
+    home,
+    env: { MCP_TASK_BROKER_PACE: "soon" },
+  });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/^mcp-task: error: MCP_TASK_BROKER_PACE: not a duration: soon$/m);
+  expect(existsSync(join(home, "brokers")) ? brokers(home) : []).toEqual([]);
 });
 
 it("a call's arguments are checked by its broker against the tool's inputSchema: exit 2, nothing started", async () => {

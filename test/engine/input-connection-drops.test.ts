@@ -137,7 +137,8 @@ it("V2, the server stays away after the answer left: 'answer not delivered' (exi
   const home = tempHome();
   const run = await runInProcess(
     ["call", "task_input_once", "ms=200", "--input", '{"name":"Ada"}', "--json", "-s", first.url],
-    { home, env: { MCP_TASK_GIVE_UP: "2s" } },
+    // The server never comes back: the give-up window is waited out whole, so it is short (500 ms, not 2 s).
+    { home, env: { MCP_TASK_GIVE_UP: "500ms" } },
   );
   expect(run.code, run.stderr).toBe(4);
   const last = events(run.stdout).at(-1)!;

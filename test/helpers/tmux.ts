@@ -15,7 +15,9 @@ export function tmuxTerminal(prefix: string) {
   // -J: lines the terminal wrapped are joined, so that a pattern finds text across the wrap.
   const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
   const keys = (...k: string[]) => tmux("send-keys", "-t", session, ...k);
-  async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  // hang-only: the bound is a screen that never comes, generous for a terminal's process on a loaded machine (a
+  // frame drawn after a broker and a server started took over 20 s at a load of 14).
+  async function waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<string> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const text = screen();

@@ -262,12 +262,12 @@ describe("consent at a real terminal (tmux)", () => {
     expect(run.code, run.stderr).toBe(0);
     const id = events(run.stdout)[0].taskId as string;
     tty.terminal(home, `env BROWSER='${VISIT}' VISIT_LOG=${visits.env.VISIT_LOG} ${bin} dashboard`);
-    await tty.waitFor(/1 waiting for you/, 30_000);
+    await tty.waitFor(/1 waiting for you/); // hang-only, the helper's 60 s
     tty.keys("a");
     await tty.waitFor(/asks for input[\s\S]*host: http:\/\/127\.0\.0\.1:\d+/);
     expect(visits.opened()).toEqual([]);
     tty.keys("o");
-    await tty.waitFor(/✓ completed/, 30_000);
+    await tty.waitFor(/✓ completed/); // hang-only, the helper's 60 s
     tty.keys("q");
     expect(await tty.waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
     expect(visits.opened()).toHaveLength(1);

@@ -3,16 +3,17 @@
 // and asks for the task there: a server that lost the task too ends the command at once with exit 5 and the handle
 // marked gone; one that kept its tasks (the demo server with --forget-sessions: tasks on disk, sessions not) carries
 // on, and the handle is moved to the new session so that later commands come in it. The dashboard follows tasks
-// through the same engine and wire, and does the same. Commands run in-process (test/helpers/context.ts), but for
-// the watch that is running while the server restarts (a process of its own).
+// through the same engine and wire, and does the same. Commands run in-process (test/helpers/context.ts), the watch
+// that is running while the server restarts too (startInProcess): the server is the process that restarts.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { DashboardModel } from "../../src/ui/model.js";
 import type { DashboardState } from "../../src/ui/state.js";
-import { events, startCli, tempHome } from "../helpers/cli.js";
-import { runInProcess, testContext } from "../helpers/context.js";
+import { events, tempHome } from "../helpers/cli.js";
+import { runInProcess, startInProcess, testContext } from "../helpers/context.js";
+import { until } from "../helpers/until.js";
 import { freePort, startDemoHttp, startEverythingHttp, type RunningServer } from "../helpers/servers.js";
 
 const GONE = /the server no longer knows this session \(it restarted\?\), and with it task /;
@@ -61,21 +62,13 @@ async function handleOf(home: string, id: string): Promise<{ resume: { sessionId
   return JSON.parse(run.stdout);
 }
 
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await sleep(50);
-  }
-}
-
 it("server-everything restarts while watch follows its task: exit 5 at once, the handle marked gone", async () => {
   const port = await freePort();
   let server = await everything(port);
   const home = tempHome();
   const id = await detach(home, server.url, "simulate-research-query", "topic=tides");
-  const watching = startCli(["watch", id], { home, env: GIVE_UP });
-  await until(() => /following task/.test(watching.output.stderr), 10_000);
+  const watching = startInProcess(["watch", id], { home, env: GIVE_UP });
+  await until(() => /following task/.test(watching.output.stderr), { what: "the watch following the task" });
   await server.stop();
   await sleep(500); // process-timing: the server stays down this long
   server = await everything(port);
@@ -119,8 +112,8 @@ it("a server that keeps its tasks but not its sessions: watch finds the task in 
   const id = await detach(home, server.url, "export_ledger", "rows=6000");
   const before = (await handleOf(home, id)).resume.sessionId;
   expect(before).toEqual(expect.any(String));
-  const watching = startCli(["watch", id], { home, env: GIVE_UP });
-  await until(() => /following task/.test(watching.output.stderr), 10_000);
+  const watching = startInProcess(["watch", id], { home, env: GIVE_UP });
+  await until(() => /following task/.test(watching.output.stderr), { what: "the watch following the task" });
   await server.stop();
   server = await demoV1(port, store, "--forget-sessions");
   expect(await watching.exited).toBe(0);
@@ -159,7 +152,7 @@ it("a server that keeps its tasks but not its sessions, restarted before `get <i
 async function untilState(
   model: DashboardModel,
   test: (s: DashboardState) => boolean,
-  timeoutMs = 20_000,
+  timeoutMs = 60_000, // hang-only: a row that never gets there; a restart on a loaded machine takes seconds
 ): Promise<DashboardState> {
   const deadline = Date.now() + timeoutMs;
   while (!test(model.getState())) {

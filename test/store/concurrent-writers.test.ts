@@ -55,7 +55,7 @@ it(
     // loaded machine must not fail on the version probe's own 10 s bound, which is not what is tested here. The
     // request timeout is hang-only (10 minutes): the store is what is tested.
     const env = { MCP_TASK_REQUEST_TIMEOUT: "10m" };
-    const primed = await runCli(["tools", "-s", server.url], { home, env });
+    const primed = await runInProcess(["tools", "-s", server.url], { home, env }); // the verdict: files, not a process
     expect(primed.code, primed.stderr).toBe(0);
     const runs = await Promise.all(
       Array.from({ length: 8 }, async () => {

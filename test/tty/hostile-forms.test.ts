@@ -4,12 +4,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { events, runCli, tempHome } from "../helpers/cli.js";
+import { events, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
 import { startHostileHttp, type RunningServer } from "../helpers/servers.js";
 import { bin, sleep, tmuxTerminal } from "../helpers/tmux.js";
 
-const { screen, keys, waitFor, terminal, close, resize } = tmuxTerminal("mcp-task-tty-hostile");
+// Every waitFor's bound is the helper's hang-only 60 s, and each test's timeout (180 s) is hang-only too.
+const { keys, waitFor, terminal, close } = tmuxTerminal("mcp-task-tty-hostile");
 
 let proto: RunningServer;
 let wide: RunningServer;
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 it(
   "the live view answers a form whose fields are named __proto__, constructor and prototype",
-  { timeout: 40_000 },
+  { timeout: 180_000 },
   async () => {
     terminal(tempHome(), `${bin} call ask -s ${proto.url}`);
     await fillProtoForm();
@@ -48,7 +49,7 @@ it(
   },
 );
 
-it("Ctrl-C while that form is open stops waiting at once (exit 130), the task kept", { timeout: 40_000 }, async () => {
+it("Ctrl-C while that form is open stops waiting at once (exit 130), the task kept", { timeout: 180_000 }, async () => {
   const home = tempHome();
   terminal(home, `${bin} call ask -s ${proto.url}`);
   await waitFor(/› proto \*/);
@@ -59,16 +60,16 @@ it("Ctrl-C while that form is open stops waiting at once (exit 130), the task ke
   expect(done).toMatch(/interrupted; task \S+ keeps running/);
   expect(done).toMatch(/EXIT=130/);
   expect(done).toMatch(/mcp-task watch/);
-  const list = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ tool: string }>;
+  const list = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{ tool: string }>;
   expect(list).toEqual([expect.objectContaining({ tool: "ask" })]);
 });
 
 it(
   "the live view refuses a question of 10,000 fields at once (exit 4), without drawing it",
-  { timeout: 40_000 },
+  { timeout: 180_000 },
   async () => {
     terminal(tempHome(), `${bin} call wide_ask -s ${wide.url}`);
-    const done = await waitFor(/EXIT=\d+/, 15_000);
+    const done = await waitFor(/EXIT=\d+/); // hang-only: a frozen view never exits
     expect(done).toMatch(/EXIT=4/);
     expect(done).toMatch(
       /mcp-task will not show or fill the form of a question from the server: it has 10000 fields \(limit 100\)/,
@@ -77,28 +78,28 @@ it(
   },
 );
 
-it("the dashboard answers the prototype-named form of a detached task", { timeout: 60_000 }, async () => {
+it("the dashboard answers the prototype-named form of a detached task", { timeout: 180_000 }, async () => {
   const home = tempHome();
-  const started = await runCli(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
+  const started = await runInProcess(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
   const taskId = events(started.stdout)[0].taskId as string;
   terminal(home, `${bin} dashboard`);
-  await waitFor(/1 waiting for you/, 30_000);
+  await waitFor(/1 waiting for you/);
   keys("a");
   await waitFor(/asks for input/);
   await fillProtoForm();
   await waitFor(/answer (sent|delivered)/);
-  await waitFor(/✓ completed/, 30_000);
+  await waitFor(/✓ completed/);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
-  const result = await runCli(["result", taskId], { home });
+  const result = await runInProcess(["result", taskId], { home });
   expect(result.stdout).toContain('"content":{"__proto__":"p","constructor":true,"prototype":"q"}');
 });
 
-it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { timeout: 60_000 }, async () => {
+it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { timeout: 180_000 }, async () => {
   const home = tempHome();
-  await runCli(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
+  await runInProcess(["call", "ask", "--detach", "--json", "-s", proto.url], { home });
   terminal(home, `${bin} dashboard`);
-  await waitFor(/1 waiting for you/, 30_000);
+  await waitFor(/1 waiting for you/);
   keys("a");
   await waitFor(/› proto \*/);
   keys("C-c");
@@ -111,7 +112,7 @@ it("Ctrl-C leaves the dashboard while a form is open (it was ignored there)", { 
 
 it(
   "the line prompt (stdout not a terminal) reads the same form through the form's own field reader",
-  { timeout: 40_000 },
+  { timeout: 180_000 },
   async () => {
     const home = tempHome();
     const out = join(home, "out.txt");

@@ -1,13 +1,18 @@
 // Real terminals under tmux: the live view and input form of `call`, the dashboard answering questions of tasks on
-// a V1 and a V2 server, and the line prompt when stdout is not a terminal.
+// a V1 and a V2 server, and the line prompt when stdout is not a terminal. What is done around the terminal (a task
+// detached before, its result read after) runs in-process; the terminal's command, and the demo's, are processes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { events, runCli, tempHome } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/context.js";
 import { everythingStdio, startEverythingHttp, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { bin, sleep, tmuxTerminal } from "../helpers/tmux.js";
 
-const { screen, keys, waitFor, terminal, close, resize } = tmuxTerminal("mcp-task-tty");
+// Every waitFor's bound is the helper's hang-only 60 s: a screen that never comes, not how fast it comes; and each
+// test's timeout is hang-only too (several such waits, and processes starting, on a loaded machine).
+vi.setConfig({ testTimeout: 180_000 });
+const { keys, waitFor, terminal, close, resize } = tmuxTerminal("mcp-task-tty");
 
 let v2: RunningServer;
 let v1: RunningServer;
@@ -43,13 +48,13 @@ it("call on a terminal shows the live view and asks through the form, twice", as
 it("the dashboard follows tasks on a V1 and a V2 server, and answers both through the form", async () => {
   const home = tempHome();
   const detach = async (...args: string[]) =>
-    events((await runCli(["call", ...args, "--detach", "--json"], { home })).stdout)[0].taskId as string;
+    events((await runInProcess(["call", ...args, "--detach", "--json"], { home })).stdout)[0].taskId as string;
   await detach("simulate-research-query", "topic=python", "ambiguous=true", "-s", v1.url);
   await detach("task_input_once", "ms=300", "-s", v2.url);
   terminal(home, `${bin} dashboard`);
   await waitFor(/2 tasks/);
   for (let answered = 0; answered < 2;) {
-    const text = await waitFor(/[1-9] waiting for you/, 30_000);
+    const text = await waitFor(/[1-9] waiting for you/);
     expect(text).toContain("mcp-task dashboard");
     keys("a");
     const form = await waitFor(/asks for input/);
@@ -68,7 +73,7 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
     answered++;
     await waitFor(/answer (sent|delivered)/);
   }
-  const list = await waitFor(/✓ completed[\s\S]*✓ completed/, 30_000);
+  const list = await waitFor(/✓ completed[\s\S]*✓ completed/);
   expect(list).toMatch(/0 waiting for you/);
   expect(list).toMatch(/STATUS\s+TOOL\s+ID\s+SERVER\s+AGE\s+SINCE\s+TTL/);
   // A narrower terminal: the view follows, keeping the server column (the time in status gives way).
@@ -77,8 +82,8 @@ it("the dashboard follows tasks on a V1 and a V2 server, and answers both throug
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
   const results = await Promise.all(
-    JSON.parse((await runCli(["list", "--json"], { home })).stdout).map(
-      async (row: { taskId: string }) => (await runCli(["result", row.taskId], { home })).stdout,
+    JSON.parse((await runInProcess(["list", "--json"], { home })).stdout).map(
+      async (row: { taskId: string }) => (await runInProcess(["result", row.taskId], { home })).stdout,
     ),
   );
   expect(results.join("\n")).toMatch(/Research Report: python \(snake\)/);
@@ -93,16 +98,16 @@ it("Ctrl-C while the live view shows a form stops waiting (exit 130); the questi
   const text = await waitFor(/EXIT=\d+/);
   expect(text).toMatch(/EXIT=130/);
   expect(text).toMatch(/resume with: mcp-task watch/);
-  const [row] = JSON.parse((await runCli(["list", "--json"], { home })).stdout) as Array<{ taskId: string }>;
-  const answered = await runCli(["respond", row.taskId, "--input", '{"name":"Later"}'], { home });
+  const [row] = JSON.parse((await runInProcess(["list", "--json"], { home })).stdout) as Array<{ taskId: string }>;
+  const answered = await runInProcess(["respond", row.taskId, "--input", '{"name":"Later"}'], { home });
   expect(answered.code, answered.stderr).toBe(0);
-  const result = await runCli(["result", row.taskId], { home });
+  const result = await runInProcess(["result", row.taskId], { home });
   expect(result.stdout).toContain("Hello, Later");
 });
 
 it("the dashboard follows a V1 task on a stdio server through its broker and answers its question", async () => {
   const home = tempHome();
-  const run = await runCli(
+  const run = await runInProcess(
     [
       "call",
       "simulate-research-query",
@@ -118,7 +123,7 @@ it("the dashboard follows a V1 task on a stdio server through its broker and ans
   expect(run.code, run.stderr).toBe(0);
   const id = events(run.stdout)[0].taskId as string;
   terminal(home, `${bin} dashboard`);
-  await waitFor(/1 waiting for you/, 30_000);
+  await waitFor(/1 waiting for you/);
   keys("a");
   await waitFor(/asks for input[\s\S]*Clarification/);
   keys("Enter");
@@ -128,10 +133,10 @@ it("the dashboard follows a V1 task on a stdio server through its broker and ans
   await sleep(200);
   keys("Enter");
   await waitFor(/answer (sent|delivered)/);
-  await waitFor(/✓ completed/, 30_000);
+  await waitFor(/✓ completed/);
   keys("q");
   expect(await waitFor(/EXIT=\d+/)).toMatch(/EXIT=0/);
-  const result = await runCli(["result", id], { home });
+  const result = await runInProcess(["result", id], { home });
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/Research Report: python \(snake\)/);
 });
@@ -161,10 +166,10 @@ it("the dashboard refuses to start without a terminal (exit 2)", async () => {
 it("mcp-task demo opens the dashboard on the demo server; the invoice is approved through the form and completes", async () => {
   const home = tempHome();
   terminal(home, `${bin} demo --speed 4`);
-  await waitFor(/4 tasks/, 30_000);
+  await waitFor(/4 tasks/);
   // First invoice: one approval. Its question comes once the task has validated the invoice.
   const answer = async () => {
-    await waitFor(/[1-9] waiting for you/, 30_000);
+    await waitFor(/[1-9] waiting for you/);
     keys("a");
     const form = await waitFor(/asks for input/);
     // Ink hands keys to the input handler of the last render once React has run its effects, which can come after
@@ -204,14 +209,14 @@ it("mcp-task demo opens the dashboard on the demo server; the invoice is approve
     "mcp-task: left the demo; its server stopped with it, so unfinished demo tasks wait (kept on disk) until you run mcp-task demo again, which picks them up (mcp-task list shows them)",
   );
   expect(left).not.toContain("running tasks go on");
-  const gone = await runCli(["tools", "-s", "demo"], { home });
+  const gone = await runInProcess(["tools", "-s", "demo"], { home });
   expect(gone.code).toBe(4);
   expect(gone.stderr).toMatch(/^mcp-task: error: cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused\n/);
-  const posted = JSON.parse((await runCli(["list", "--json", "--status", "completed"], { home })).stdout).filter(
+  const posted = JSON.parse((await runInProcess(["list", "--json", "--status", "completed"], { home })).stdout).filter(
     (r: { tool: string }) => r.tool === "process_invoice",
   );
   expect(posted).toHaveLength(2);
-  for (const row of posted) expect((await runCli(["result", row.taskId], { home })).stdout).toMatch(/posted/);
+  for (const row of posted) expect((await runInProcess(["result", row.taskId], { home })).stdout).toMatch(/posted/);
 });
 
 it("mcp-task demo without a terminal walks through the flow with the default answers and exits 0", async () => {
