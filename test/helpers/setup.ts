@@ -4,9 +4,18 @@
 // whole suite, for any process it started.)
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Agent, setGlobalDispatcher } from "undici";
 import { afterAll } from "vitest";
 import { homes } from "./cli.js";
 import { startedServers } from "./servers.js";
+
+// In-process commands share this worker's connection pool (the built-in fetch's global dispatcher), which no two
+// commands of the binary ever do: a command's process and its pool end together. A socket one test left idle can be
+// picked up by the next command against a shared server just as the server closes it (Node servers close an idle
+// socket after 5 s; undici's own margin below a server's Keep-Alive hint is 1 s, which a loaded worker's late timer
+// can miss), and that command then fails with "the connection closed" (exit 4): seen under load, never a defect. Here
+// an idle socket is kept 1 s at most, far inside any server's keep-alive. Requests within a command still reuse it.
+setGlobalDispatcher(new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 }));
 
 function running(pid: number): boolean {
   try {
