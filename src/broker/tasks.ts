@@ -202,8 +202,8 @@ export class HeldTasks {
     };
     while (!this.stop.aborted && !ended()) {
       const last = this.known.get(taskId);
-      // At least BROKER_FOLLOW_PACE_MS (5 s) apart, and never slower than MAX_POLL_INTERVAL_MS (the interval as parsed is clamped already);
-      // and once more just past the end of its following (its ttl).
+      // At least BROKER_FOLLOW_PACE_MS (5 s; MCP_TASK_BROKER_PACE) apart, and never slower than MAX_POLL_INTERVAL_MS
+      // (the interval as parsed is clamped already); and once more just past the end of its following (its ttl).
       const pace = Math.max(pollInterval(last?.pollIntervalMs) ?? 1000, this.paceMs);
       const left = this.followLeft(last, taskId) + 100;
       const lastRead = left <= pace;
