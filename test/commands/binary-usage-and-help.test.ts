@@ -45,7 +45,7 @@ describe.concurrent("the command line", () => {
     ];
     it.each(cases)("%s", async (_name, args, message) => {
       const run = await runInProcess(args, { home: tempHome() });
-      expect(run.code).toBe(2);
+      expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(message);
       noStack(run.stderr);
     });

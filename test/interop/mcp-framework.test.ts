@@ -178,7 +178,8 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000, concurr
   });
 
   serial("check names its tasks/result that does not wait, and the outcome it read once the task ended", async () => {
-    const run = await inShared(["check", ...server(), "--tool", "slow", "--args", '{"ms":1500}', "--json"]);
+    // The task lasts 5 s: its tasks/result must be sent while it works, however slowly a loaded machine gets there.
+    const run = await inShared(["check", ...server(), "--tool", "slow", "--args", '{"ms":5000}', "--json"]);
     const checks = (JSON.parse(run.stdout) as { checks: Array<{ name: string; status: string; detail: string }> })
       .checks;
     const result = checks.find((check) => check.name === "task-result")!;
@@ -213,7 +214,8 @@ describe.each(["error", "empty", "task"])(
     });
 
     serial("check fails task-result, naming what it answered while the task was working", async () => {
-      const run = await runInProcess(["check", ...server, "--tool", "work", "--args", '{"ms":1500}', "--json"], {
+      // 5 s: the early tasks/result must meet the task working, however slowly a loaded machine gets there.
+      const run = await runInProcess(["check", ...server, "--tool", "work", "--args", '{"ms":5000}', "--json"], {
         home: tempHome(),
       });
       const checks = (JSON.parse(run.stdout) as { checks: Array<{ name: string; status: string; detail: string }> })

@@ -6,6 +6,8 @@
 // commands run in-process (the question is kept by the broker or the session's keeper, a process either way); Ctrl-C
 // (a signal) and Esc (a terminal) are the binary's.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
@@ -220,14 +222,16 @@ describe("questions without the related-task metadata from two tasks of one stdi
     async () => {
       const home = tempHome();
       const stdio = ["--stdio", `node ${SDK_V1_SERVER} --stdio`];
-      const a = await runInProcess(["call", "confirm-bare", "item=A", "delayMs=4000", ...stdio, "--detach"], { home });
+      // Each asks once the test opens its gate: both tasks run before either asks, and B asks only after the reads
+      // below (on a loaded machine B's call once came after A's question, which was then rightly A's alone).
+      const gates = mkdtempSync(join(tmpdir(), "mcp-task-gates-"));
+      const [gateA, gateB] = [join(gates, "A"), join(gates, "B")];
+      const a = await runInProcess(["call", "confirm-bare", "item=A", `gate=${gateA}`, ...stdio, "--detach"], { home });
       expect(a.code, a.stderr).toBe(0);
-      const b = await runInProcess(["call", "confirm-bare", "item=B", "delayMs=4300", ...stdio, "--detach"], { home });
+      const b = await runInProcess(["call", "confirm-bare", "item=B", `gate=${gateB}`, ...stdio, "--detach"], { home });
       expect(b.code, b.stderr).toBe(0);
       const [taskA, taskB] = [a.stdout.trim(), b.stdout.trim()];
-      // Both tasks run before either asks (A 4 s after it started, B 4.3 s after it did: B is started well inside the
-      // 4 s, on a loaded machine too, with the other groups running beside this one): once A's question is held for
-      // both, the reads below see it (B's own question, if not come yet, is waited for by its respond).
+      writeFileSync(gateA, "");
       const heldFor = async (taskId: string) =>
         (JSON.parse((await runInProcess(["get", taskId, "--json"], { home })).stdout) as { status: string }).status ===
         "input_required";
@@ -245,6 +249,7 @@ describe("questions without the related-task metadata from two tasks of one stdi
       }
       const text = await runInProcess(["get", taskA], { home });
       expect(text.stdout).toMatch(/asks \(v1:\S+\): Confirm A \(bare\) \(the server did not say which task asks this/);
+      writeFileSync(gateB, ""); // B's own question, waited for by its respond
       const forA = await runInProcess(["respond", taskA, "--input", JSON.stringify({ name: "for-A", count: 1 })], {
         home,
         timeoutMs: 15_000,

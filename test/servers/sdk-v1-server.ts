@@ -13,8 +13,9 @@
 // `gate` (a file's path), once that file exists (a test opens it when the client is where it wants it); the others each ask
 // one question, a form of {name: string, count: integer >= 1}:
 //   - confirm {item}: asks with the related-task metadata (the SDK queues it for tasks/result, status input_required)
-//   - confirm-bare {item, delayMs?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based servers
-//     do): over HTTP on the session's standalone GET stream; the task stays `working` while it waits.
+//   - confirm-bare {item, delayMs?, gate?}: asks WITHOUT it (server.elicitInput during the task, as many SDK-based
+//     servers do), delayMs after the task began or, given `gate` (a file's path), once that file exists: over HTTP on
+//     the session's standalone GET stream; the task stays `working` while it waits.
 //   - ask-first {item}: asks (without the metadata) before it creates its task: its tools/call reply waits for it.
 //   - ask-beside {item, gapMs?}: asks (without the metadata) and, without waiting for the answer, creates its task
 //     gapMs later (default 300) and replies: the question comes before the reply (as the SDK's example
@@ -272,14 +273,15 @@ function makeServer(): McpServer {
     "confirm-bare",
     {
       description: "asks one question without the related-task metadata",
-      inputSchema: { item: z.string(), delayMs: z.number().optional() },
+      inputSchema: { item: z.string(), delayMs: z.number().optional(), gate: z.string().optional() },
       execution: { taskSupport: "required" },
     },
     {
-      async createTask({ item, delayMs }, extra) {
+      async createTask({ item, delayMs, gate }, extra) {
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 300_000, pollInterval: 200 });
         void finish(task.taskId, item, async () => {
           await new Promise((resolve) => setTimeout(resolve, delayMs ?? 0));
+          if (gate) while (!existsSync(gate)) await new Promise((resolve) => setTimeout(resolve, 20));
           return server.server.elicitInput(
             { mode: "form", message: `Confirm ${item} (bare)`, requestedSchema: FORM },
             { timeout: ANSWER_TIMEOUT_MS },
