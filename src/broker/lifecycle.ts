@@ -5,7 +5,6 @@
 import { existsSync, rmSync } from "node:fs";
 import type { Server } from "node:net";
 import type { Context } from "../context.js";
-import { BROKER_START_WAIT_MS } from "../limits.js";
 import type { Wire } from "../protocol/wire.js";
 import type { BrokerMeta, BrokerPaths } from "./paths.js";
 import { isRunning, signalIfSame, type ProcessRef } from "./processes.js";
@@ -117,11 +116,7 @@ export class Lifecycle {
         // broker saves and follows (requests.ts). Only calls: another request a command left (a V1 tasks/result,
         // which waits for the task's end) must not hold a broker past its tasks' ttl.
         const idle = clients.size === 0 && tasks.live() === 0 && calling.size === 0;
-        const now = this.ctx.clock.monotonic();
-        // Not before the command that started it has attached (it is on its way: a loaded machine may take seconds),
-        // unless that command has given up on it by now.
-        const awaited = !tasks.commandCame && now - tasks.startedAt < BROKER_START_WAIT_MS;
-        if (idle && !awaited && now - tasks.idleSince >= graceMs) await this.shutdown(0);
+        if (idle && this.ctx.clock.monotonic() - tasks.idleSince >= graceMs) await this.shutdown(0);
       }
     })();
     this.ctx.interrupt.addEventListener("abort", () => void this.shutdown(0), { once: true });

@@ -182,7 +182,6 @@ export function brokerServer(parts: BrokerParts): Server {
   return createServer((socket) => {
     const client: Client = { socket, watching: new Set() };
     parts.clients.add(client);
-    parts.tasks.commandCame = true;
     onMessages(socket, (message: Message) => {
       if ("method" in message && "id" in message) {
         const handler = handlers[message.method];

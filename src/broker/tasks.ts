@@ -35,10 +35,6 @@ export class HeldTasks {
   readonly reads: TaskReads;
   /** Since when nothing happened that keeps the broker up (a task ended, a command left): monotonic. */
   idleSince: number;
-  /** When it began (monotonic), and whether a command has attached since: until one has, it waits for the command
-   *  that started it (BROKER_START_WAIT_MS) whatever its grace (lifecycle.ts). */
-  readonly startedAt: number;
-  commandCame = false;
   /** The least time between its own reads of a task (MCP_TASK_BROKER_PACE, read where the broker starts). */
   private readonly paceMs: number;
 
@@ -55,7 +51,7 @@ export class HeldTasks {
   ) {
     this.recorder = new Recorder(wire, ctx.tracker.store, ctx.clock, descriptor);
     this.reads = new TaskReads(ctx.clock);
-    this.idleSince = this.startedAt = ctx.clock.monotonic();
+    this.idleSince = ctx.clock.monotonic();
     this.paceMs = brokerPace(ctx.env) ?? BROKER_FOLLOW_PACE_MS;
   }
 

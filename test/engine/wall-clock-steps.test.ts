@@ -16,7 +16,6 @@ import { brokerServer } from "../../src/broker/requests.js";
 import { HeldTasks } from "../../src/broker/tasks.js";
 import { BrokerWire } from "../../src/broker/wire.js";
 import { clockOf } from "../../src/context.js";
-import { BROKER_START_WAIT_MS } from "../../src/limits.js";
 import type { Wire } from "../../src/protocol/wire.js";
 import { tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
@@ -53,9 +52,9 @@ it("a call's polls keep their pace when the wall clock steps back an hour mid-wa
   wire.verify();
 });
 
-/** A broker's lifecycle over HeldTasks with nothing to do, on `clock` (its socket a file in a temporary home). */
-async function idleBroker(clock: FakeClock) {
+it("a broker with nothing to do leaves after its grace when the wall clock steps back an hour", async () => {
   const home = tempHome();
+  const clock = new FakeClock();
   const ctx = await testContext(home, { clock });
   const stop = new AbortController();
   const wire = { close: async () => {}, closed: new Promise(() => {}) } as unknown as Wire;
@@ -80,13 +79,7 @@ async function idleBroker(clock: FakeClock) {
     answering: new Set(),
     calling: new Set(),
   } as unknown as Running;
-  return { lifecycle: new Lifecycle(ctx, paths, "key", running), tasks };
-}
-
-it("a broker with nothing to do leaves after its grace when the wall clock steps back an hour", async () => {
-  const clock = new FakeClock();
-  const { lifecycle, tasks } = await idleBroker(clock);
-  tasks.commandCame = true; // the command that started it came and went
+  const lifecycle = new Lifecycle(ctx, paths, "key", running);
   const sleepsBefore = clock.asked.length;
   clock.stepWall(-HOUR); // as its first wait begins
   lifecycle.leaveWhenIdle(300);
@@ -94,30 +87,6 @@ it("a broker with nothing to do leaves after its grace when the wall clock steps
   expect(await clock.runUntil(lifecycle.done)).toBe(0);
   expect(clock.monotonic()).toBe(300);
   expect(clock.asked.length - sleepsBefore).toBeLessThanOrEqual(4);
-});
-
-it("a broker waits for the command that started it past its grace, and leaves once that command has given up", async () => {
-  // A loaded machine (or a short MCP_TASK_BROKER_GRACE) let a broker leave before its command attached: the command
-  // said "its broker exited without saying why" (exit 4). It waits BROKER_START_WAIT_MS, as long as the command does.
-  const clock = new FakeClock();
-  const { lifecycle } = await idleBroker(clock);
-  lifecycle.leaveWhenIdle(300);
-  let left = false;
-  void lifecycle.done.then(() => (left = true));
-  await clock.advance(5_000); // fake-clock: far past the grace, no command yet
-  expect(left).toBe(false);
-  expect(await clock.runUntil(lifecycle.done)).toBe(0);
-  expect(clock.monotonic()).toBe(BROKER_START_WAIT_MS);
-
-  const later = new FakeClock();
-  const second = await idleBroker(later);
-  second.lifecycle.leaveWhenIdle(300);
-  await later.advance(1_000); // fake-clock
-  second.tasks.commandCame = true; // it attached, worked and left at 1 s (requests.ts sets idleSince as it leaves)
-  second.tasks.idleSince = later.monotonic();
-  expect(await later.runUntil(second.lifecycle.done)).toBe(0);
-  // It looks every 300 ms (its grace, under a second): the first look 300 ms past the command's leaving is at 1.5 s.
-  expect(later.monotonic()).toBe(1_500);
 });
 
 it("a look at a broker (server ps, a hello) does not restart its grace; a command that worked there does", async () => {
