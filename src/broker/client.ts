@@ -20,9 +20,9 @@ import {
   type BrokerPaths,
 } from "./paths.js";
 import { questionKeeperOf } from "../protocol/wire.js";
-import { isRunning, signalIfSame } from "./processes.js";
+import { isRunning, refOf, signalIfSame } from "./processes.js";
 import type { BrokerSpec } from "./server.js";
-import { BROKER_STOP_WAIT_MS, MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
+import { BROKER_START_WAIT_MS, BROKER_STOP_WAIT_MS, MAX_BROKER_LOG_BYTES, MAX_BROKER_RECORD_BYTES } from "../limits.js";
 import { openOwnAppend, readOwnText, UnsafeFileError, writeOwnFile } from "../store/safe-fs.js";
 
 export interface BrokerOptions {
@@ -47,8 +47,6 @@ export interface BrokerOptions {
   who?: QuestionHolder;
 }
 
-const START_TIMEOUT_MS = 30_000;
-
 export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   const keeper = options.session && questionKeeperOf(options.session);
   const key = keeper !== undefined ? sessionBrokerKey(options.descriptor, keeper) : brokerKey(options.descriptor);
@@ -66,7 +64,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
   checkBrokerSettings(options.env ?? process.env);
   const release = await lockfile.lock(paths.lock, {
     realpath: false,
-    stale: START_TIMEOUT_MS,
+    stale: BROKER_START_WAIT_MS,
     retries: { retries: 300, minTimeout: 50, maxTimeout: 200 },
   });
   try {
@@ -78,6 +76,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
       name: options.name,
       descriptor: options.descriptor,
       ...(options.session ? { resume: options.session } : {}),
+      starter: refOf(process.pid),
     };
     writeOwnFile(`${paths.meta}.spec`, JSON.stringify(spec)); // never through a link planted there
     const log = openLog(paths.log);
@@ -93,7 +92,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     let exited: number | null = null;
     child.on("exit", (code) => (exited = code ?? 1));
     child.unref();
-    const until = options.clock.monotonic() + START_TIMEOUT_MS;
+    const until = options.clock.monotonic() + BROKER_START_WAIT_MS;
     while (options.clock.monotonic() < until) {
       const ready = await attach(paths.socket, options);
       if (ready) return ready;
@@ -128,7 +127,7 @@ function startFailure(options: BrokerOptions, paths: BrokerPaths, exited: number
   // The reason names no server; the broker's own "cannot start the server: " before it is this error's.
   const reason = report
     ? report.message.replace(/^cannot start the server: /, "")
-    : `its broker ${exited === null ? `did not start in ${START_TIMEOUT_MS / 1000} s` : "exited"} without saying why (its log: ${paths.log})`;
+    : `its broker ${exited === null ? `did not start in ${BROKER_START_WAIT_MS / 1000} s` : "exited"} without saying why (its log: ${paths.log})`;
   const http = options.descriptor.transport === "http";
   const message = http
     ? `cannot reach the session of ${options.name}: ${reason}`

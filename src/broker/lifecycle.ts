@@ -5,6 +5,7 @@
 import { existsSync, rmSync } from "node:fs";
 import type { Server } from "node:net";
 import type { Context } from "../context.js";
+import { BROKER_START_WAIT_MS } from "../limits.js";
 import type { Wire } from "../protocol/wire.js";
 import type { BrokerMeta, BrokerPaths } from "./paths.js";
 import { isRunning, signalIfSame, type ProcessRef } from "./processes.js";
@@ -26,6 +27,8 @@ export interface Running {
   calling: ReadonlySet<unknown>;
   /** The tasks whose questions it holds (questions.ts): dropped as it leaves, and said so on their handles. */
   held?: () => string[];
+  /** The command that started it (BrokerSpec.starter): its grace waits for that command while it may come. */
+  starter?: ProcessRef;
 }
 
 /** How long a broker whose server died waits for the requests that death failed to be answered. */
@@ -45,6 +48,9 @@ async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<
 
 export class Lifecycle {
   private stopping = false;
+  /** When it began listening (monotonic), and whether any command has reached it since. */
+  private readonly startedAt: number;
+  reached = false;
   private finish: (code: number) => void = () => {};
   /** The broker's exit code, once it has left. */
   readonly done = new Promise<number>((resolve) => (this.finish = resolve));
@@ -54,7 +60,21 @@ export class Lifecycle {
     private readonly paths: BrokerPaths,
     private readonly key: string,
     private readonly running: Running,
-  ) {}
+  ) {
+    this.startedAt = ctx.clock.monotonic();
+    running.server.once("connection", () => (this.reached = true));
+  }
+
+  /**
+   * Until a command has reached it, it waits for the one that started it (on its way: a loaded machine may take
+   * seconds to attach), whatever its grace, while that command runs and for as long as it waits for a broker
+   * (BROKER_START_WAIT_MS). A short MCP_TASK_BROKER_GRACE, or load, let it leave first, and the command said "its
+   * broker exited without saying why" (exit 4).
+   */
+  private awaitingStarter(): boolean {
+    if (this.reached || this.ctx.clock.monotonic() - this.startedAt >= BROKER_START_WAIT_MS) return false;
+    return isRunning(this.running.starter);
+  }
 
   async shutdown(code: number, why = "the keeper that held it stopped"): Promise<void> {
     if (this.stopping) return;
@@ -116,7 +136,8 @@ export class Lifecycle {
         // broker saves and follows (requests.ts). Only calls: another request a command left (a V1 tasks/result,
         // which waits for the task's end) must not hold a broker past its tasks' ttl.
         const idle = clients.size === 0 && tasks.live() === 0 && calling.size === 0;
-        if (idle && this.ctx.clock.monotonic() - tasks.idleSince >= graceMs) await this.shutdown(0);
+        if (idle && !this.awaitingStarter() && this.ctx.clock.monotonic() - tasks.idleSince >= graceMs)
+          await this.shutdown(0);
       }
     })();
     this.ctx.interrupt.addEventListener("abort", () => void this.shutdown(0), { once: true });

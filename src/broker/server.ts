@@ -22,7 +22,7 @@ import {
   type BrokerMeta,
   type BrokerPaths,
 } from "./paths.js";
-import { refOf } from "./processes.js";
+import { refOf, type ProcessRef } from "./processes.js";
 import type { Client } from "./attached.js";
 import { Questions } from "./questions.js";
 import { holdersOf } from "./holders.js";
@@ -37,6 +37,8 @@ export interface BrokerSpec {
   descriptor: ServerDescriptor;
   /** A keeper of one session (V1 over HTTP): reconnect to it with this token, never with a new initialize. */
   resume?: ResumeToken;
+  /** The command that starts it, which it waits for before its grace counts (lifecycle.ts); absent from older builds. */
+  starter?: ProcessRef;
 }
 
 const DEFAULT_GRACE_MS = 30_000;
@@ -131,6 +133,7 @@ async function startBroker(ctx: Context, key: string, paths: BrokerPaths, heldQu
     answering,
     calling: questions.calls,
     held: () => questions.heldTasks(),
+    starter: spec.starter,
   });
   lifecycle.leaveWithServer();
 

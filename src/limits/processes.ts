@@ -38,6 +38,12 @@ export const MAX_BROKER_FOLLOW_MS = 24 * 60 * 60 * 1000;
  * test that must see the broker's pace without sitting through 5 s of it.
  */
 export const BROKER_FOLLOW_PACE_MS = 5000;
+/**
+ * How long a command waits for the broker it started to listen, and the longest that broker waits for that command
+ * (while it runs) before its idle grace may count: a short MCP_TASK_BROKER_GRACE (or a loaded machine) must not let a
+ * broker leave before the command that started it has attached ("its broker exited without saying why").
+ */
+export const BROKER_START_WAIT_MS = 30_000;
 /** How long a stdio server gets to exit by itself once its input ends, before SIGTERM: a user waits on it, and an
  *  idle server with its input closed has nothing left to do (100 ms was 20% of a call; one that must clean up gets
  *  SIGTERM, the usual request to do so). */

@@ -14,8 +14,10 @@ import { Questions } from "../../src/broker/questions.js";
 import { TraceRelay } from "../../src/broker/relay.js";
 import { brokerServer } from "../../src/broker/requests.js";
 import { HeldTasks } from "../../src/broker/tasks.js";
+import { refOf, type ProcessRef } from "../../src/broker/processes.js";
 import { BrokerWire } from "../../src/broker/wire.js";
 import { clockOf } from "../../src/context.js";
+import { BROKER_START_WAIT_MS } from "../../src/limits.js";
 import type { Wire } from "../../src/protocol/wire.js";
 import { tempHome } from "../helpers/cli.js";
 import { testContext } from "../helpers/context.js";
@@ -52,9 +54,12 @@ it("a call's polls keep their pace when the wall clock steps back an hour mid-wa
   wire.verify();
 });
 
-it("a broker with nothing to do leaves after its grace when the wall clock steps back an hour", async () => {
+/**
+ * A broker's lifecycle over HeldTasks with nothing to do, on `clock` (its socket a file in a temporary home), started
+ * by `starter` (this test's process, running: the broker waits for it; undefined: a command gone).
+ */
+async function idleBroker(clock: FakeClock, starter?: ProcessRef) {
   const home = tempHome();
-  const clock = new FakeClock();
   const ctx = await testContext(home, { clock });
   const stop = new AbortController();
   const wire = { close: async () => {}, closed: new Promise(() => {}) } as unknown as Wire;
@@ -70,7 +75,7 @@ it("a broker with nothing to do leaves after its grace when the wall clock steps
   writeFileSync(socket, "");
   const paths = { socket, meta: join(home, "broker.json") } as BrokerPaths;
   const running = {
-    server: { close: () => {} },
+    server: { close: () => {}, once: () => {} },
     wire,
     meta: {},
     clients: new Set(),
@@ -78,8 +83,14 @@ it("a broker with nothing to do leaves after its grace when the wall clock steps
     stop,
     answering: new Set(),
     calling: new Set(),
+    starter,
   } as unknown as Running;
-  const lifecycle = new Lifecycle(ctx, paths, "key", running);
+  return { lifecycle: new Lifecycle(ctx, paths, "key", running), tasks };
+}
+
+it("a broker with nothing to do leaves after its grace when the wall clock steps back an hour", async () => {
+  const clock = new FakeClock();
+  const { lifecycle } = await idleBroker(clock); // the command that started it is gone
   const sleepsBefore = clock.asked.length;
   clock.stepWall(-HOUR); // as its first wait begins
   lifecycle.leaveWhenIdle(300);
@@ -87,6 +98,39 @@ it("a broker with nothing to do leaves after its grace when the wall clock steps
   expect(await clock.runUntil(lifecycle.done)).toBe(0);
   expect(clock.monotonic()).toBe(300);
   expect(clock.asked.length - sleepsBefore).toBeLessThanOrEqual(4);
+});
+
+it("a broker waits past its grace for the command that started it, while that command runs", async () => {
+  // A loaded machine (or a short MCP_TASK_BROKER_GRACE) let a broker leave before its command attached: the command
+  // said "its broker exited without saying why" (exit 4). It waits while that command runs, as long as the command
+  // waits for it (BROKER_START_WAIT_MS); a command that reached it, or is gone, leaves the grace to count as ever.
+  const running = refOf(process.pid); // this test's process: the command that started the broker, still running
+  const clock = new FakeClock();
+  const { lifecycle } = await idleBroker(clock, running);
+  lifecycle.leaveWhenIdle(300);
+  let left = false;
+  void lifecycle.done.then(() => (left = true));
+  await clock.advance(5_000); // fake-clock: far past the grace, no command yet
+  expect(left).toBe(false);
+  expect(await clock.runUntil(lifecycle.done)).toBe(0);
+  expect(clock.monotonic()).toBe(BROKER_START_WAIT_MS);
+
+  const reached = new FakeClock();
+  const second = await idleBroker(reached, running);
+  second.lifecycle.leaveWhenIdle(300);
+  await reached.advance(1_000); // fake-clock
+  second.lifecycle.reached = true; // it attached, worked and left at 1 s (requests.ts sets idleSince as it leaves)
+  second.tasks.idleSince = reached.monotonic();
+  expect(await reached.runUntil(second.lifecycle.done)).toBe(0);
+  // It looks every 300 ms (its grace, under a second): the first look 300 ms past the command's leaving is at 1.5 s.
+  expect(reached.monotonic()).toBe(1_500);
+
+  // Started by a command that is gone (killed before it attached: a pid whose start time is not the recorded one).
+  const gone = new FakeClock();
+  const third = await idleBroker(gone, { pid: process.pid, start: "proc:0" });
+  third.lifecycle.leaveWhenIdle(300);
+  expect(await gone.runUntil(third.lifecycle.done)).toBe(0);
+  expect(gone.monotonic()).toBe(300);
 });
 
 it("a look at a broker (server ps, a hello) does not restart its grace; a command that worked there does", async () => {
