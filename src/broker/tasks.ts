@@ -11,6 +11,7 @@ import { TrackedTask } from "../tasks/tracker.js";
 import { ttlEnd } from "../tasks/expiry.js";
 import { Recorder } from "../tasks/recorder.js";
 import { saveStarted } from "../tasks/start.js";
+import { sanitizeLine } from "../sanitize.js";
 import { BROKER_FOLLOW_PACE_MS, MAX_BROKER_FOLLOW_MS } from "../limits.js";
 import { brokerKey, brokerPace } from "./paths.js";
 import { send } from "./protocol.js";
@@ -125,11 +126,16 @@ export class HeldTasks {
     args: Record<string, unknown>,
     snapshot: Snapshot,
   ): Promise<void> {
-    if (!owner || !sameServer(owner.descriptor, this.descriptor)) return;
+    // Not saved, it is followed still, but its outcome has no handle to go to: its log says why (`server logs`).
+    const task = `task ${sanitizeLine(snapshot.taskId)} (${sanitizeLine(tool)})`;
+    const unsaved = (why: string): void =>
+      void this.ctx.io.stderr.write(`mcp-task broker: ${task} has no handle: ${sanitizeLine(why)}\n`);
+    if (!owner || !sameServer(owner.descriptor, this.descriptor))
+      return unsaved("its command named another server than this broker's");
     try {
       await saveStarted(this.ctx.tracker, owner, this.wire, tool, args, snapshot);
-    } catch {
-      /* not saved: as before, the task is followed and its outcome has no handle to go to */
+    } catch (error) {
+      unsaved(error instanceof Error ? error.message : String(error));
     }
   }
 

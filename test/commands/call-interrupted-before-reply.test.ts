@@ -7,7 +7,7 @@
 // the session's keeper). The interrupted call is the binary (Ctrl-C is a signal to a process); what polls for the
 // task's end and reads its handle runs in-process (the handle is in the store, written by the broker, a process
 // either way), but for `result`, read by a process of its own: the later process of the title.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, runCli, startCli, tempHome, type CliResult } from "../helpers/cli.js";
@@ -67,7 +67,12 @@ async function savedRows(home: string, count = 1): Promise<Array<Record<string, 
       return rows.length >= count && rows;
     },
     { hangMs: HANG_MS, everyMs: 100, what: `${count} saved handle(s)` },
-  );
+  ).catch((error: Error) => {
+    // What the brokers said (a handle a broker could not save is said in its log).
+    const dir = join(home, "brokers");
+    const logs = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith(".log")) : [];
+    throw new Error(`${error.message}; ${logs.map((name) => readFileSync(join(dir, name), "utf8")).join("\n")}`);
+  });
 }
 
 /** The gate of slow-create in this home: the server creates its task (and replies) once the file exists. */
