@@ -61,10 +61,10 @@ describe.concurrent("hostile timing", { timeout: 240_000 }, () => {
         expect(zero.code, zero.stderr).toBe(0);
         expectClean(zero);
         // A 2 s task read every 200 ms is at most ~10 reads (the server counts them; fewer on a loaded machine, never
-        // more). Before the floor, a 10 s task was read hundreds of times (6.2 CPU-seconds on V1): a spin reads a 2 s
-        // task dozens of times at the least, far past this bound.
+        // more: none at all where the command's first read came after 2 s). Before the floor, a 10 s task was read
+        // hundreds of times (6.2 CPU-seconds on V1): a spin reads a 2 s task dozens of times at the least, far past
+        // this bound. That the command read the interval at all, the handle shows (below).
         expect(reads(zero.stdout, 2000)).toBeLessThanOrEqual(2000 / MIN_POLL_INTERVAL_MS + 2);
-        expect(reads(zero.stdout, 2000)).toBeGreaterThanOrEqual(1);
         const [handle] = handles(home);
         expect(handle.pollIntervalMs).toBe(MIN_POLL_INTERVAL_MS);
         expect(negative.code, negative.stderr).toBe(0);
