@@ -563,10 +563,11 @@ it("server add refuses a literal secret in a header or env value (the import rul
   }
   for (const run of outputs) expect(run.stdout + run.stderr).not.toMatch(/LITERAL|ECHOREF/);
   // Beside settings.json, which holds them as the older version saved them, a running broker's record and the spec
-  // it was started from (brokers/<key>.json, .json.spec, both 0600, gone with the broker) hold its stdio server's
-  // configuration as saved.
+  // it was started from (brokers/<key>.json, .json.spec, both 0600, gone with the broker) hold its server's
+  // configuration as saved: a stdio server's, or a V1 session keeper's (its key has a dash), still running on a
+  // loaded machine.
   for (const file of filesUnder(home).filter(
-    (f) => !f.endsWith("settings.json") && !/brokers\/\w+\.json(\.spec)?$/.test(f),
+    (f) => !f.endsWith("settings.json") && !/brokers\/[\w-]+\.json(\.spec)?$/.test(f),
   )) {
     const text = readFileSync(file, "utf8");
     expect(text, file).not.toMatch(/LITERAL|ECHOREF/);

@@ -3,9 +3,8 @@
 // back that keeps its servers. In-process; the writes are counted at the rename that puts each one in place.
 import { readFileSync, renameSync as realRename, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, expect, it, vi } from "vitest";
+import { beforeAll, beforeEach, expect, it, vi } from "vitest";
 import { tempHome } from "../helpers/cli.js";
-import { runInProcess } from "../helpers/context.js";
 import {
   MAX_CACHED_VERDICT_BYTES,
   MAX_CACHED_VERDICTS,
@@ -24,6 +23,13 @@ vi.mock("node:fs", async (original) => {
   return { ...fs, renameSync, default: { ...fs, renameSync } };
 });
 beforeEach(() => void renames.splice(0));
+// The commands are loaded afresh, after the mock: a worker that ran another file first (vitest's isolate: false) has
+// them loaded already, on the real node:fs.
+let runInProcess: typeof import("../helpers/context.js").runInProcess;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ runInProcess } = await import("../helpers/context.js"));
+});
 
 const settingsWrites = () => renames.filter((to) => to.endsWith("settings.json")).length;
 
