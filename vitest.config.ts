@@ -11,6 +11,9 @@ export default defineConfig({
     // Real servers and real processes on two cores: much of a file's time is spent waiting on them, so three files
     // at once (measured on this 2-core machine: 17 min with two, 14 with four at once, every test passing).
     maxWorkers: 3,
+    // A worker's modules are loaded once for all the files it runs, not again for each (a file that mocks a module
+    // loads what uses it afresh: settings.test.ts).
+    isolate: false,
     setupFiles: ["test/helpers/setup.ts"],
     // Names (and fails on) any process the suite started that is still running after the last file.
     globalSetup: ["test/helpers/global-setup.ts"],

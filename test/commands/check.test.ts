@@ -294,9 +294,10 @@ describe.concurrent("check", { timeout: 60_000 }, () => {
     servers.push(server);
     // Each case's one tool is picked (no --tool); its task made to last 0.5 s (not 1.5 s: what it breaks does not
     // hang on it), but the liar's: its lie is told on a tasks/get while it works, which must come before its end.
-    // On V2 the liar's task lasts 10 s: the checks after its believed end must meet it running whatever the machine's
-    // pace (at 1.5 s a loaded machine reached them after its real end, and they passed).
-    const liar = generation === "v2" ? { seconds: 10 } : undefined;
+    // The liar's task lasts 10 s: its first tasks/get must come while it works, and on V2 the checks after its
+    // believed end must meet it running, whatever the machine's pace (at 1.5 s a loaded machine reached them after
+    // its real end, and they passed; on V1 its first read came after it, and no lie was told).
+    const liar = { seconds: 10 };
     const all = await check(server.url, undefined, hostileCase === "push-contradicts" ? liar : { seconds: 0.5 });
     const failed = all.filter((r) => r.status === "fail");
     // On V2 a pushed end that carries its result ends the watch (watch.ts), so the lie is believed, and the checks
