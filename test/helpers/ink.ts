@@ -3,7 +3,13 @@
 import { render } from "ink-testing-library";
 import { act } from "react";
 
-(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+/**
+ * React's act() environment, on for a file that drives a tree with act: called at the top of each such file (and by
+ * mount). test/helpers/setup.ts turns it off before every file, as a worker runs many files with this module loaded
+ * once (a file that renders without act would otherwise have React warn of each update).
+ */
+export const actEnvironment = () =>
+  ((globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true);
 
 export const KEY = {
   tab: "\t",
@@ -23,6 +29,7 @@ export type Mounted = ReturnType<typeof render>;
 export const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function mount(tree: React.ReactElement): Promise<Mounted> {
+  actEnvironment();
   let instance!: Mounted;
   await act(async () => {
     instance = render(tree);

@@ -16,6 +16,9 @@ import { startedServers } from "./servers.js";
 // can miss), and that command then fails with "the connection closed" (exit 4): seen under load, never a defect. Here
 // an idle socket is kept 1 s at most, far inside any server's keep-alive. Requests within a command still reuse it.
 setGlobalDispatcher(new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 }));
+// A worker runs many files with its modules loaded once (vitest.config.ts: isolate: false): React's act() environment,
+// which a file driving a tree with act turns on (helpers/ink.ts mount), starts off in every file.
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
 
 function running(pid: number): boolean {
   try {

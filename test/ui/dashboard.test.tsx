@@ -7,11 +7,13 @@ import { DashboardModel } from "../../src/ui/model.js";
 import { events, tempHome } from "../helpers/cli.js";
 import { runInProcess, testContext } from "../helpers/context.js";
 import { renderDashboard } from "../helpers/dashboard.js";
-import { eventually, KEY, press as pressKeys, tick } from "../helpers/ink.js";
+import { eventually, KEY, press as pressKeys, tick, actEnvironment } from "../helpers/ink.js";
 import { saveHandle, taskDir } from "../helpers/large-store.js";
 import { EMPTY_HOME } from "../../src/ui/TaskList.js";
 import { SDK_V1_SERVER, startListening, startV2Http, type RunningServer } from "../helpers/servers.js";
 import { stampedStore } from "../helpers/large-store.js";
+
+actEnvironment();
 
 let server: RunningServer;
 beforeAll(async () => {

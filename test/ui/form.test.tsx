@@ -2,7 +2,7 @@
 // Keys go in one at a time, each inside act() (one stdin.write is one key event for Ink).
 import { act } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KEY, mount, press, tick, type Mounted } from "../helpers/ink.js";
+import { KEY, mount, press, tick, type Mounted, actEnvironment } from "../helpers/ink.js";
 import { cleanup } from "ink-testing-library";
 import stripAnsi from "strip-ansi";
 import type { InputRequest } from "../../src/protocol/wire.js";
@@ -10,6 +10,8 @@ import { ElicitationForm } from "../../src/ui/form/ElicitationForm.js";
 import { defaultsOf, fieldsOf, type Field } from "../../src/tasks/fields.js";
 import { checkField, parseField } from "../../src/tasks/field-input.js";
 import { SchemaForm } from "../../src/ui/form/SchemaForm.js";
+
+actEnvironment();
 
 const RESEARCH = {
   type: "object",

@@ -4,12 +4,14 @@
 import { act } from "react";
 import { expect, it } from "vitest";
 import { NewCall } from "../../src/ui/NewCall.js";
-import { KEY, mount, press, tick } from "../helpers/ink.js";
+import { KEY, mount, press, tick, actEnvironment } from "../helpers/ink.js";
 import { DashboardModel } from "../../src/ui/model.js";
 import { descriptorKey } from "../../src/protocol/server.js";
 import { runInProcess, testContext } from "../helpers/context.js";
 import { tempHome } from "../helpers/cli.js";
 import { startV2Http } from "../helpers/servers.js";
+
+actEnvironment();
 
 it("lists a chosen server's tools once, however often the dashboard renders it", async () => {
   let listed = 0;

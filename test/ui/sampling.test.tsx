@@ -3,10 +3,12 @@
 import { cleanup } from "ink-testing-library";
 import { act } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KEY, mount, press } from "../helpers/ink.js";
+import { KEY, mount, press, actEnvironment } from "../helpers/ink.js";
 import type { InputRequest } from "../../src/protocol/wire.js";
 import { ElicitationForm } from "../../src/ui/form/ElicitationForm.js";
 import { samplingLines } from "../../src/tasks/sampling.js";
+
+actEnvironment();
 
 afterEach(() => {
   act(() => cleanup());

@@ -16,8 +16,10 @@ import { WireLog, taskOf } from "../../src/ui/wire-log.js";
 import { events, tempHome } from "../helpers/cli.js";
 import { runInProcess, testContext } from "../helpers/context.js";
 import { renderDashboard } from "../helpers/dashboard.js";
-import { eventually } from "../helpers/ink.js";
+import { eventually, actEnvironment } from "../helpers/ink.js";
 import { ROOT, startV2Http, type RunningServer } from "../helpers/servers.js";
+
+actEnvironment();
 
 let server: RunningServer;
 beforeAll(async () => {
