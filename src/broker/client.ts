@@ -66,6 +66,7 @@ export async function connectBroker(options: BrokerOptions): Promise<Wire> {
     realpath: false,
     stale: BROKER_START_WAIT_MS,
     retries: { retries: 300, minTimeout: 50, maxTimeout: 200 },
+    onCompromised: () => {}, // as for a handle's lock (store/handle-write.ts)
   });
   try {
     // Another command may have started it while we waited for the lock: then there is one broker, not two.

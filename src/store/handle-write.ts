@@ -56,7 +56,10 @@ export async function lockHandle(dir: string, path: string, stem: string): Promi
   // only a lock another process holds is worth waiting for; a store that cannot be written (the folder cannot be
   // made: StoreUnwritableError) fails at once, not after 15 s of retries.
   const lockfilePath = join(dir, `.lock-${stem}`);
-  const options = { realpath: false, lockfilePath, stale: 10_000 };
+  // A lock taken over as stale while held (this process stalled past `stale`), or whose folder went (the store
+  // removed): the write goes on, as in the auth store; proper-lockfile's default would throw from a timer and end the
+  // process with a stack trace.
+  const options = { realpath: false, lockfilePath, stale: 10_000, onCompromised: () => {} };
   return lockfile.lock(path, { ...options, retries: 0 }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ELOCKED") throw unwritable(error, lockfilePath);
     // Retries span more than `stale` (about 15 s): a lock left by a process killed while holding it is taken
