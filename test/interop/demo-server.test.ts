@@ -207,7 +207,8 @@ function demoBehaviour(generation: DemoGeneration, wireOf: () => Wire) {
     expect(run.final.status).toBe("failed");
     expect(run.final.error).toMatchObject({ code: -32603, data: { host: "erp.demo.invalid", retryable: true } });
     expect(run.final.error!.message).toMatch(/^ERP connection refused \(simulated\)/);
-    expect(run.seen.map((s) => s.statusMessage ?? "").some((m) => m.includes("attempt 2 of 3"))).toBe(true);
+    // Its attempts as it goes (which one a read meets depends on the machine's pace: a loaded one met another).
+    expect(run.seen.map((s) => s.statusMessage ?? "").some((m) => /attempt \d of 3/.test(m))).toBe(true);
   });
 
   serial("cancels the export while it reports its progress", async () => {
