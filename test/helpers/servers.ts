@@ -1,5 +1,6 @@
 // Real servers for the tests, started as child processes on loopback only.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -18,14 +19,37 @@ export const V2_SERVER = join(ROOT, "dist/test-servers/v2-server.js");
 export const everythingStdio = `node ${EVERYTHING} stdio`;
 export const v2Stdio = (...flags: string[]) => ["node", V2_SERVER, "--stdio", ...flags].join(" ");
 
+/**
+ * A free loopback port for a server a test stops and starts again on the same port. It is taken below the OS's
+ * ephemeral range: a port the OS handed out (listen on 0) is, once its server stops, free for the OS to hand to any
+ * outgoing connection on this machine as its local port, and the restart then fails with EADDRINUSE (seen on CI,
+ * with other test files' clients running beside it).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+  const [low] = ephemeralRange();
+  const floor = 10_000;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = floor + Math.floor(Math.random() * Math.max(1, low - floor));
+    if (await canListen(port)) return port;
+  }
+  throw new Error("no free port found below the ephemeral range");
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (low > 11_000 && high >= low) return [low, high];
+  } catch {
+    // Not Linux: IANA's dynamic range, which macOS and Windows use.
+  }
+  return [49_152, 65_535];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolvePort) => {
     const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-    server.on("error", reject);
+    server.once("error", () => resolvePort(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolvePort(true)));
   });
 }
 
@@ -140,7 +164,9 @@ export function startDemoHttp(port: number, store: string, ...flags: string[]): 
 /** A server process (our V2, demo or hostile test server) that prints `listening <url>` on stdout once ready. */
 export async function startListening(args: string[], name: string): Promise<RunningServer> {
   const child = tracked(spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] }), name);
-  child.stderr?.resume();
+  // The end of its stderr goes into the error if it exits before listening (say, EADDRINUSE).
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const url = await cameUp(
     child,
     new Promise<string>((resolveUrl, reject) => {
@@ -148,7 +174,7 @@ export async function startListening(args: string[], name: string): Promise<Runn
         const match = /^listening (\S+)/.exec(line);
         if (match) resolveUrl(match[1]);
       });
-      child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
+      child.once("exit", (code) => reject(new Error(`${name} exited with ${code}; its stderr ends with: ${stderr}`)));
     }),
   );
   return { url, process: child, stop: stopper(child) };
