@@ -48,6 +48,8 @@ async function ensureExited(ref: ProcessRef | undefined, ctx: Context): Promise<
 
 export class Lifecycle {
   private stopping = false;
+  /** Why its server exited, once it did: said to every command attached as the broker leaves (shutdown). */
+  private serverExit?: Error;
   /** When it began listening (monotonic), and whether any command has reached it since. */
   private readonly startedAt: number;
   reached = false;
@@ -86,8 +88,15 @@ export class Lifecycle {
     stop.abort();
     await tasks.markDropped(held, why);
     server.close();
-    // Ended, not destroyed: what was written to a command (the server's exit, above) reaches it first.
-    for (const client of clients) client.socket.end();
+    // Every attached command hears why its server exited before its connection ends, those that attached after the
+    // death too (a command between two of its connections): the exit status and stderr tail its own error line
+    // shows (BrokerWire.goneError), as a later `get` shows them from the handle. Ended, not destroyed: what was
+    // written reaches it first.
+    for (const client of clients) {
+      if (this.serverExit)
+        send(client.socket, { method: "serverExited", params: { error: encodeError(this.serverExit) } });
+      client.socket.end();
+    }
     rmSync(this.paths.socket, { force: true });
     rmSync(this.paths.meta, { force: true });
     rmSync(`${this.paths.meta}.spec`, { force: true });
@@ -116,10 +125,7 @@ export class Lifecycle {
         this.ctx.clock.sleep(ANSWER_BEFORE_LEAVING_MS, stop.signal),
       ]);
       stop.abort();
-      // Every attached command hears why, before its connection ends: the exit status and stderr tail its own error
-      // line shows (BrokerWire.goneError), as a later `get` shows them from the handle.
-      for (const client of this.running.clients)
-        send(client.socket, { method: "serverExited", params: { error: encodeError(reason) } });
+      this.serverExit = reason;
       await this.shutdown(1);
     });
   }
