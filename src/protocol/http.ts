@@ -35,12 +35,72 @@ export function httpTransport(
   for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
   return new StreamableHTTPClientTransport(new URL(descriptor.url), {
     requestInit: { headers },
-    fetch: oneAnswerAtATime(guard.fetch(withProbeHeaders(authorize ? authorize(inner ?? fetch) : (inner ?? fetch)))),
+    fetch: oneAnswerAtATime(guard.fetch(withProbeHeaders(withAuthorization(authorize, inner)))),
     // Redirects are the guard's fetch's to follow (within the origin), and so is the floor on SSE reconnections.
     redirectPolicy: "follow",
     reconnectionScheduler: guard.reconnectionScheduler(),
     ...(session?.sessionId ? { sessionId: session.sessionId, protocolVersion: session.protocolVersion } : {}),
   });
+}
+
+/** The fetch under the size guard: the sign-in's token presented (when signed in) on a connection that may be replayed. */
+function withAuthorization(authorize: Authorize | undefined, inner: typeof fetch | undefined): typeof fetch {
+  const replaying = replayOnStaleConnection(inner ?? fetch);
+  return authorize ? authorize(replaying) : replaying;
+}
+
+/** The requests that ask and change nothing a second copy would change: sent again on a stale connection. */
+const REPLAYABLE = new Set([
+  "initialize",
+  "server/discover",
+  "ping",
+  "tasks/get",
+  "tasks/list",
+  "tasks/result",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);
+
+/**
+ * A request that fails before any reply because its connection closed or was reset is sent once more, on a new
+ * connection, when it is a read (REPLAYABLE). Kept-alive connections are reused: one the server closes as idle (Node's
+ * default after 5 s) just as the client sends on it fails so, and a one-shot `get` on a loaded machine said "cannot
+ * reach the server: the connection closed" of a server that was up. undici retries only idempotent HTTP methods, and
+ * every MCP request is a POST; a call, an answer or a cancel is never replayed (the server may have acted on it).
+ */
+function replayOnStaleConnection(next: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    try {
+      return await next(input, init);
+    } catch (error) {
+      if (init?.signal?.aborted || !closedUnderfoot(error) || !replayable(init)) throw error;
+      return next(input, init);
+    }
+  };
+}
+
+function replayable(init: RequestInit | undefined): boolean {
+  if (init?.method !== "POST" || typeof init.body !== "string" || init.body.length > 65_536) return false;
+  try {
+    const message = JSON.parse(init.body) as { method?: unknown };
+    return typeof message.method === "string" && REPLAYABLE.has(message.method);
+  } catch {
+    return false;
+  }
+}
+
+/** The connection closed or was reset under the request (undici's "other side closed", ECONNRESET, EPIPE). */
+function closedUnderfoot(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; depth++) {
+    if (e.code === "UND_ERR_SOCKET" || e.code === "ECONNRESET" || e.code === "EPIPE") return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 /**
@@ -114,7 +174,7 @@ export function legacySseTransport(
   for (const [name, value] of Object.entries(descriptor.headers ?? {})) headers[name] = resolveEnvRefs(value, env);
   return new SSEClientTransport(new URL(descriptor.url), {
     requestInit: { headers },
-    fetch: guard.fetch(authorize ? authorize(inner ?? fetch) : inner),
+    fetch: guard.fetch(withAuthorization(authorize, inner)),
     redirectPolicy: "follow",
   });
 }

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, startCli, tempHome } from "../helpers/cli.js";
+import { events, expectAnsweredAndMovedOn, startCli, tempHome } from "../helpers/cli.js";
 import { hastyClock, runInProcess } from "../helpers/context.js";
 import {
   ROOT,
@@ -143,7 +143,7 @@ describe.concurrent("task commands", () => {
       writeFileSync(file, JSON.stringify({ ...doc.template, name: "Ada", confirm: true }));
       const answered = await runInProcess(["respond", id, "--input", `@${file}`, "--json"], { home });
       expect(answered.code, answered.stderr).toBe(0);
-      expect(JSON.parse(answered.stdout)).toMatchObject({ status: "completed", outcome: { status: "completed" } });
+      expectAnsweredAndMovedOn(answered.stdout);
       const result = await runInProcess(["result", id], { home });
       expect(result.stdout).toContain('multi_input: name="Ada", confirm=true');
     });

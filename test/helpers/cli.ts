@@ -1,5 +1,6 @@
 // Runs the built binary as a user or a pipeline would: a fresh process, no TTY, CI set.
 import { spawn, type ChildProcess } from "node:child_process";
+import { expect } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,6 +89,22 @@ export function events(stdout: string): Array<Record<string, unknown>> {
     .split("\n")
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line));
+}
+
+/**
+ * respond's output once the answer was taken and its task moved on, as documented: ended (completed), or out of
+ * input_required and still working (its tool ends just after the answer; on a loaded machine respond's read can come
+ * first). `--json` output is checked as the document; text, as its line.
+ */
+export function expectAnsweredAndMovedOn(stdout: string, taskId?: string): void {
+  if (!stdout.trimStart().startsWith("{")) {
+    expect(stdout).toMatch(/ended \(completed\)|is working again; follow it with: mcp-task watch /);
+    return;
+  }
+  const doc = JSON.parse(stdout) as { taskId: string; status: string; outcome: unknown };
+  if (taskId !== undefined) expect(doc.taskId).toBe(taskId);
+  if (doc.status === "completed") expect(doc.outcome).toMatchObject({ status: "completed" });
+  else expect(doc).toMatchObject({ status: "working", outcome: null });
 }
 
 /** Starts the binary (of `root`, default this checkout) and returns the child, for tests that signal it. */

@@ -21,7 +21,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { events, tempHome } from "../helpers/cli.js";
+import { events, expectAnsweredAndMovedOn, tempHome } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
 import { until } from "../helpers/until.js";
 import { frameworkTransports, ROOT } from "../helpers/servers.js";
@@ -96,11 +96,7 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000, concurr
     const taskId = events(call.stdout)[0]!.taskId as string;
     const responded = await runInProcess(["respond", taskId, "--input", FITS, "--json"], { home });
     expect(responded.code, responded.stderr).toBe(0);
-    expect(JSON.parse(responded.stdout)).toMatchObject({
-      taskId,
-      status: "completed",
-      outcome: { status: "completed" },
-    });
+    expectAnsweredAndMovedOn(responded.stdout, taskId);
     const result = await runInProcess(["result", taskId, "--json"], { home });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(textOf(ending(result.stdout))!)).toMatchObject({ item: "later", content: { count: 2 } });
@@ -129,7 +125,7 @@ describe.each(transports)("mcp-framework over $name", { timeout: 90_000, concurr
       const taskId = events(call.stdout)[0]!.taskId as string;
       const responded = await runInProcess(["respond", taskId, "--input", FITS, "--json"], { home });
       expect(responded.code, responded.stderr).toBe(0);
-      expect(JSON.parse(responded.stdout)).toMatchObject({ taskId, outcome: { status: "completed" } });
+      expectAnsweredAndMovedOn(responded.stdout, taskId);
       // The idle keeper was asked both questions, and answered neither.
       const brokers = join(idle, "brokers");
       const log = readdirSync(brokers)

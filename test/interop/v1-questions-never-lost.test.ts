@@ -18,7 +18,7 @@ import { TaskEngine } from "../../src/tasks/engine.js";
 import { Tracker } from "../../src/tasks/tracker.js";
 import { HandleStore } from "../../src/store/handles.js";
 import type { InputProvider } from "../../src/tasks/input.js";
-import { events, startCli, tempHome, type CliResult } from "../helpers/cli.js";
+import { events, expectAnsweredAndMovedOn, startCli, tempHome, type CliResult } from "../helpers/cli.js";
 import { runInProcess } from "../helpers/context.js";
 import { until } from "../helpers/until.js";
 import { freePort, ROOT, SDK_V1_SERVER, sdkV1Transports, type RunningServer } from "../helpers/servers.js";
@@ -263,7 +263,7 @@ describe("questions without the related-task metadata from two tasks of one stdi
         },
       );
       expect(forB.code, forB.stderr).toBe(0);
-      expect(JSON.parse(forB.stdout)).toMatchObject({ status: "completed" });
+      expectAnsweredAndMovedOn(forB.stdout);
       expect(await answerIn(home, taskA)).toMatchObject({ item: "A", content: { name: "for-A" } });
       expect(await answerIn(home, taskB)).toMatchObject({ item: "B", content: { name: "for-B" } });
     },
@@ -367,7 +367,7 @@ describe.each(transports)("respond answers the question it was for, not the next
       home,
     });
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/ended \(completed\)/);
+    expectAnsweredAndMovedOn(second.stdout);
     expect(await answerIn(home, taskId)).toMatchObject({
       content: { name: "Ada", count: 2 },
       again: { action: "accept", content: { name: "Bo", count: 3 } },
@@ -387,7 +387,7 @@ describe.each(transports)("respond answers the question it was for, not the next
     expect(first.stdout).toMatch(/mcp-task respond /);
     const declined = await runInProcess(["respond", taskId, "--decline", "--json"], { home });
     expect(declined.code, declined.stderr).toBe(0);
-    expect(JSON.parse(declined.stdout)).toMatchObject({ status: "completed" });
+    expectAnsweredAndMovedOn(declined.stdout);
     expect(await answerIn(home, taskId)).toMatchObject({
       content: { name: "Ada", count: 2 },
       again: { action: "decline" },

@@ -3,6 +3,7 @@
 // one way per `--case`.
 //
 //   node dist/test-servers/hostile-server.js --case <name> [--generation v1|v2] (--stdio | --port 0) [--mb N] [--flood N]
+//     [--drop-first METHOD,...]   (HTTP, any case: the connection of the first request of each method closes unanswered)
 //
 // In HTTP mode (Streamable HTTP on 127.0.0.1, endpoint /mcp) the only stdout output is one line,
 // `listening http://127.0.0.1:PORT/mcp`, once ready. Every POSTed request is answered on an SSE stream of its own,
@@ -120,6 +121,7 @@ const CASE = flag("--case") ?? "";
 const GEN = (flag("--generation") ?? "v2") as Generation;
 const MB = Number(flag("--mb") ?? "40");
 const FLOOD = Number(flag("--flood") ?? "30000");
+const DROP_FIRST = new Set((flag("--drop-first") ?? "").split(",").filter(Boolean));
 const DEPTH = Number(flag("--depth") ?? "20000");
 const FIELDS = Number(flag("--fields") ?? "10000");
 const COUNT = Number(flag("--count") ?? "100000");
@@ -1154,6 +1156,15 @@ async function serveHttp(port: number): Promise<void> {
       }
       const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Msg[];
       requestHeaders = req.headers;
+      for (const m of messages) if (m.method !== undefined && m.id !== undefined) log(`received ${m.method}`);
+      // --drop-first: the connection closed under the first request of each method named, unanswered, as a server
+      // closing a kept-alive connection as idle does just as the client sends on it.
+      const dropped = messages.find((m) => m.id !== undefined && DROP_FIRST.delete(String(m.method)));
+      if (dropped) {
+        log(`dropped ${dropped.method}`);
+        req.socket.destroy();
+        return;
+      }
       if (PROCESS_CASES.has(CASE) && processCaseHttpCall(messages, res)) return;
       const requests = messages.filter((m) => m.method !== undefined && m.id !== undefined);
       if (requests.length === 0) {
