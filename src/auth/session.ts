@@ -103,9 +103,35 @@ export async function connectSignedIn(
     });
   const { provider, signInAgain } = signed;
   const renewals: Renewals = { timeoutMs: authTimeoutMs(options.env) };
+  // A person's sign-in is never timed by the handshake's request that met the 401 (the version probe waits at most
+  // PROBE_MAX_TIMEOUT_MS): asked for during the handshake, it stops the handshake, happens outside it, and the
+  // handshake starts again, signed in (once). A person who took longer than the probe's 10 s at the browser was
+  // told "the server did not answer initialize within 60 s", and the sign-in was lost.
+  let handshaking = true;
+  let deferred: { reason: "expired" | "scope"; scope?: string } | undefined;
+  const signInOutsideHandshake: SignInAgain | undefined = signInAgain
+    ? async (reason, scope) => {
+        if (!handshaking) return signInAgain(reason, scope);
+        deferred = { reason, scope };
+        throw new AuthRequiredError(`${signed.name} requires authorization`);
+      }
+    : undefined;
+  const authorize = authorizedFetch(provider, descriptor.url, signInOutsideHandshake, renewals);
+  const handshake = async () => {
+    handshaking = true;
+    const wire = await connect(descriptor, { ...options, authorize });
+    handshaking = false; // from here on a sign-in happens inside the request that needs it (a step-up, say)
+    return wire;
+  };
   try {
-    const authorize = authorizedFetch(provider, descriptor.url, signInAgain, renewals);
-    return await connect(descriptor, { ...options, authorize });
+    try {
+      return await handshake();
+    } catch (error) {
+      const asked = deferred;
+      if (!asked || !signInAgain) throw error;
+      await signInAgain(asked.reason, asked.scope);
+      return await handshake();
+    }
   } catch (error) {
     // A token renewal under way when the handshake gave up (its own timeout can be the longer): what failed is the
     // authorization server, and that is what to report, not the server's probe that waited on it.

@@ -7,7 +7,7 @@
 // real Context over the home, its output redacted by the map the product fills, as the process's streams are; a V1
 // task's session keeper is a process either way); the binary runs what only a process shows: a pipeline's exit
 // status, commands at once (each its own process, its own view of the record and its own lock), and Ctrl-C.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DashboardModel } from "../../src/ui/model.js";
@@ -168,6 +168,25 @@ describe("sign-in", { timeout: 180_000 }, () => {
     expect(call.code, call.stderr).toBe(0);
     expect(call.stderr).toMatch(/demo requires authorization: signing in/);
     expect(call.stdout).toMatch(/work done after 100 ms/);
+  });
+
+  it("a person slower at the browser than the handshake's probe waits: the sign-in is not timed by it, and the command goes on", async () => {
+    const home = tempHome();
+    await run(["server", "add", "demo", "--url", url], home);
+    // The probe's bound is 5 s with a 5 s request timeout; the person approves after 6 s (process-timing: it waits
+    // out the handshake's own bound). Before, the probe's timer ran through the sign-in: "the server did not answer
+    // initialize within 60 s", after 5 s, and nothing signed in.
+    const slow = join(home, "slow-browser.sh");
+    writeFileSync(slow, `#!/bin/sh\nsleep 6\nexec ${APPROVE} "$@"\n`, { mode: 0o755 });
+    const call = await run(["call", "work", "ms=100", "-s", "demo"], home, {
+      BROWSER: slow,
+      MCP_TASK_REQUEST_TIMEOUT: "5s",
+    });
+    expect(call.code, call.stderr).toBe(0);
+    expect(call.stderr.match(/demo requires authorization: signing in/g)).toHaveLength(1);
+    expect(call.stdout).toMatch(/work done after 100 ms/);
+    // Signed in for later commands too.
+    expect((await run(["tools", "-s", "demo"], home)).code).toBe(0);
   });
 
   it("a V1 task call refused for want of scope (403 insufficient_scope) in the session's keeper: the command signs in for the wider scope and the keeper calls again", async () => {
