@@ -76,7 +76,11 @@ describe("progress", { timeout: 60_000 }, () => {
       const file = readdirSync(dir).find((name) => name.startsWith(taskId) && name.endsWith(".json"));
       return file ? (JSON.parse(readFileSync(join(dir, file), "utf8")) as Handle) : undefined;
     };
-    await until(() => saved()?.outcome && saved()?.progress, { what: "the outcome and the progress saved" });
+    // hang-only: 90 s (beside a second copy of the suite, 30 s was once not enough for the broker's reads).
+    await until(() => saved()?.outcome && saved()?.progress, {
+      what: "the outcome and the progress saved",
+      hangMs: 90_000,
+    });
     expect(saved()?.progress).toMatchObject({ progress: 4, total: 4, first: { progress: expect.any(Number) } });
     const watched = await runInProcess(["watch", taskId], { home });
     expect(watched.code, watched.stderr).toBe(0);
@@ -87,7 +91,7 @@ describe("progress", { timeout: 60_000 }, () => {
       { type: "progress", taskId, progress: 4, total: 4, message: "step 4 of 4", at: expect.any(String) },
     ]);
     expect(events(json.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
-  });
+  }, 150_000);
 
   it("a task's progress while the call follows it: each report on stderr as it comes, rate included", async () => {
     const run = await runInProcess(["call", "progress", "steps=3", "stepMs=400", "--stdio", sdkV1Stdio], {

@@ -143,7 +143,8 @@ describe("polling cost", { concurrent: true }, () => {
     // A 2 s task (the server's own time) polled every 500 ms: at most one read per interval, plus the first and the
     // final read. Bounded by the requests counted, not by the wall time of the run.
     expect(gets).toBeLessThanOrEqual(TASK_MS / 500 + 2);
-    expect(gets).toBeGreaterThanOrEqual(2);
+    // At least one read: on a loaded machine the first can come after the task's end, and it is the last.
+    expect(gets).toBeGreaterThanOrEqual(1);
   });
 
   serial("spends (almost) no polls while the server confirms it pushes", async () => {
