@@ -93,12 +93,14 @@ describe("progress", { timeout: 60_000 }, () => {
     expect(events(json.stdout).at(-1)).toMatchObject({ type: "result", status: "completed" });
   }, 150_000);
 
-  it("a task's progress while the call follows it: each report on stderr as it comes, rate included", async () => {
+  it("a task's progress while the call follows it: each report on stderr as it comes, with its rate when known", async () => {
     const run = await runInProcess(["call", "progress", "steps=3", "stepMs=400", "--stdio", sdkV1Stdio], {
       home: tempHome(),
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/progress 1\/3 ▕.+▏ 33 % - step 1 of 3\n/);
-    expect(run.stderr).toMatch(/progress 3\/3 ▕█+▏ 100 % · [\d.]+\/s - step 3 of 3\n/);
+    // The rate is shown when the reports were seen at least 0.5 s apart (rateOf, tested on set times in
+    // test/ui/progress.test.tsx); a loaded machine can deliver the three 400 ms steps together.
+    expect(run.stderr).toMatch(/progress 3\/3 ▕█+▏ 100 %( · [\d.]+\/s)? - step 3 of 3\n/);
   });
 });
